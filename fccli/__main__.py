@@ -1,0 +1,5 @@
+"""`python -m fccli` is `fc`."""
+
+from fccli.cli.entry import main
+
+main()

@@ -1,0 +1,38 @@
+"""The typer app. Commands are registered from their own modules, which import only typer at the top."""
+
+from __future__ import annotations
+
+import typer
+
+from fccli import __version__
+from fccli.cli import run
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"fc {__version__}")
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    name="fc",
+    help="Make LLM tool calling visible: run the round trip, and read every request and response as JSON.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Plain click help and errors: Rich-formatted help costs ~70 ms on every `fc --help`.
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print fc's version."
+    ),
+) -> None:
+    """fc: the model only states an intent; the program executes."""
+
+
+app.command("run")(run.run)

@@ -1,0 +1,76 @@
+"""`fc run QUESTION`: the tool-call round trip, written as a trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+TOOL_CHOICES = ("auto", "none", "required")
+DEMO_FAULTS = ("bad-json", "missing-arg", "wrong-type", "unknown-tool", "no-call", "cut-stream")
+
+
+def run(
+    question: str = typer.Argument(..., help="What to ask, e.g. 杭州今天适合跑步吗？"),
+    provider: Optional[str] = typer.Option(
+        None, "--provider", "-p", help="demo, deepseek, openai, anthropic, ollama. "
+        "Default: $FC_PROVIDER; else deepseek when DEEPSEEK_API_KEY is set; else demo (offline).",
+    ),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name (each provider has a default)."),
+    base_url: Optional[str] = typer.Option(
+        None, "--base-url", envvar="FC_BASE_URL", help="Endpoint root, e.g. http://127.0.0.1:8000."
+    ),
+    tools: str = typer.Option("weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."),
+    system: Optional[str] = typer.Option(None, "--system", help="A system prompt."),
+    stream: bool = typer.Option(False, "--stream/--no-stream", help="Stream the responses (SSE)."),
+    thinking: Optional[bool] = typer.Option(
+        None, "--thinking/--no-thinking", help="Thinking mode where the provider has one. Default: the provider's."
+    ),
+    tool_choice: Optional[str] = typer.Option(None, "--tool-choice", help="auto, none, required, or a tool name."),
+    strict: bool = typer.Option(False, "--strict", help="Send tool schemas in strict form."),
+    no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for at most one tool call per response."),
+    max_steps: int = typer.Option(8, "--max-steps", min=1, help="Stop after N model requests."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Trace directory (default traces/<time>-<slug>)."),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out directory."),
+    demo_fault: Optional[str] = typer.Option(
+        None, "--demo-fault", help=f"Demo provider only: make the model commit a classic mistake ({', '.join(DEMO_FAULTS)})."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print the run summary as JSON instead of the transcript."),
+) -> None:
+    """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
+    from fccli.core.errors import FcError
+    from fccli.render.console import make_console
+    from fccli.render.run_view import RunView, print_json_summary
+    from fccli.runner import RunSettings, prepare_run
+
+    prepared = prepare_run(
+        RunSettings(
+            question=question,
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            tools=tools,
+            system=system,
+            stream=stream,
+            thinking=thinking,
+            tool_choice=tool_choice,
+            strict=strict,
+            parallel=not no_parallel,
+            max_steps=max_steps,
+            out=out,
+            force=force,
+            demo_fault=demo_fault,
+        )
+    )
+    console = make_console()
+    view = None if json_output else RunView(console, prepared.provider_name, prepared.wire.name)
+    try:
+        result = prepared.execute(view)
+    except FcError as e:
+        e.hint = "\n".join(filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"]))
+        raise
+    if view is None:
+        print_json_summary(prepared.trace)
+    else:
+        view.finished(result, prepared.trace.path)

@@ -1,0 +1,93 @@
+"""Every error fc raises on purpose, under one root.
+
+The CLI catches `FcError` in one place and maps it to the exit code of CLI.md; anything else
+is a bug in fc.
+
+    FcError
+    ├── UsageError            exit 2: bad option, unknown provider or tool set, missing key, refused overwrite
+    │   ├── InputFileError    exit 2: a file that is missing, not JSON, or not of the expected shape
+    │   └── ConversionError   exit 2: content a wire format cannot express, or a wire body of the wrong shape
+    ├── ProviderError         exit 3: the provider or the network failed (HTTP status and body kept)
+    │   └── ProtocolError     exit 3: the answer breaks the protocol (unknown stop reason, a tool stop
+    │                                  without calls, an answer cut off at max_tokens)
+    ├── FindingsError         exit 1: the thing examined has problems
+    └── Interrupted           exit 130: Ctrl-C; the trace keeps what it had
+"""
+
+from __future__ import annotations
+
+
+class FcError(Exception):
+    """Root of fc's errors. `str(err)` is the one or two lines printed on stderr."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if self.hint is None else f"{self.message}\n{self.hint}"
+
+
+class UsageError(FcError):
+    """Bad usage: an unknown option value, provider or tool set, a missing key, a refused overwrite."""
+
+    exit_code = 2
+
+
+class InputFileError(UsageError):
+    """A file fc was asked to read is missing, is not JSON, or is not of the expected shape."""
+
+    def __init__(self, path: str, problem: str, *, json_path: str | None = None) -> None:
+        where = path if json_path is None else f"{path}, at {json_path}"
+        super().__init__(f"{where}: {problem}")
+        self.path = path
+        self.json_path = json_path
+        self.problem = problem
+
+
+class ConversionError(UsageError):
+    """Content that a wire format cannot express, or a wire body that is not of the format's shape."""
+
+    def __init__(self, problem: str, *, json_path: str | None = None) -> None:
+        super().__init__(problem if json_path is None else f"{json_path}: {problem}")
+        self.problem = problem
+        self.json_path = json_path
+
+
+class ProviderError(FcError):
+    """The provider or the network failed: an HTTP error, a timeout, a cut stream."""
+
+    exit_code = 3
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        body: str | None = None,
+        step: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.body = body
+        self.step = step
+
+
+class ProtocolError(ProviderError):
+    """The model's answer breaks the protocol, so fc stops rather than guess what was meant."""
+
+
+class FindingsError(FcError):
+    """The thing examined has problems (`fc check` errors, `fc diff --exit-code` differences)."""
+
+    exit_code = 1
+
+
+class Interrupted(FcError):
+    """Ctrl-C. Raised after the trace has been closed with status `interrupted`."""
+
+    exit_code = 130

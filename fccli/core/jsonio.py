@@ -1,0 +1,84 @@
+"""Reading and writing the JSON files people open and edit.
+
+Every file fc writes is pretty-printed UTF-8 JSON (2-space indent, no ASCII escapes), so Chinese
+text stays readable. Reading turns every failure into an InputFileError naming the file and,
+for a shape error, the JSON path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from fccli.core.errors import InputFileError
+from fccli.core.models import BLOCK_TYPES
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def dumps(obj: Any) -> str:
+    """The one JSON style of fc's files."""
+    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+
+
+def encode(obj: Any) -> bytes:
+    return dumps(obj).encode("utf-8")
+
+
+def parse_json(text: str | bytes, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except UnicodeDecodeError:
+        raise InputFileError(source, "not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise InputFileError(
+            source, f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+        ) from None
+
+
+def read_json(path: str | Path) -> Any:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputFileError(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(str(path), "is a directory, not a JSON file") from None
+    except OSError as e:
+        raise InputFileError(str(path), f"cannot be read ({e.strerror})") from None
+    return parse_json(data, str(path))
+
+
+def json_path(loc: tuple[int | str, ...]) -> str:
+    """`('messages', 2, 'content', 0, 'tool_result', 'tool_use_id')` -> `$.messages[2].content[0].tool_use_id`.
+
+    pydantic puts the union's tag into the location; a person editing the file never sees it.
+    """
+    out = "$"
+    prev: int | str | None = None
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not (isinstance(prev, int) and part in BLOCK_TYPES):
+            out += f".{part}"
+        prev = part
+    return out
+
+
+def validate(model: type[M], data: Any, source: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        more = e.error_count() - 1
+        problem = first["msg"]
+        if more:
+            problem += f" (and {more} more problem{'s' if more > 1 else ''})"
+        raise InputFileError(source, problem, json_path=json_path(tuple(first["loc"]))) from None
+
+
+def load_model(model: type[M], path: str | Path) -> M:
+    return validate(model, read_json(path), str(path))

@@ -1,0 +1,161 @@
+"""fc's internal format: content blocks, as in CLI.md.
+
+A message is `{role, content: [block, ...]}`; a block is one of text, thinking, tool_use or
+tool_result, told apart by its `type` (a discriminated union, so a file with a bad block says
+which field of which block is wrong). The JSON shape is a contract: tests pin it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The JSON form written to trace files: unset optional fields left out."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class TextBlock(_Model):
+    type: Literal["text"] = "text"
+    text: str
+    """What the model (or the user) said."""
+
+
+class ThinkingBlock(_Model):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    """The reasoning text (DeepSeek's `reasoning_content`)."""
+    signature: str | None = None
+    """Anthropic's signature over the thinking, which must travel back unchanged."""
+
+
+class ToolUseBlock(_Model):
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    """The call's id, given by the model; its result names it in `tool_use_id`."""
+    name: str
+    """The tool the model asks for. Asking executes nothing."""
+    input: dict[str, Any]
+    """The arguments, a JSON object (chat formats carry it as a JSON string)."""
+    raw_arguments: str | None = None
+    """The arguments exactly as the model sent them, kept only when they were not a JSON object
+    (`input` is then `{}`, so validation can say what is missing)."""
+
+
+class ToolResultBlock(_Model):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    """The id of the call this result answers."""
+    content: str
+    """What the program hands back. The model believes whatever it reads here."""
+    is_error: bool = False
+    """True when the call failed; `content` then says why, so the model can react."""
+
+
+Block = Annotated[
+    Union[TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock],
+    Field(discriminator="type"),
+]
+BLOCK_TYPES = ("text", "thinking", "tool_use", "tool_result")
+
+
+def _text_as_blocks(value: Any) -> Any:
+    # A hand-written message may say `"content": "hi"`; it means one text block.
+    if isinstance(value, str):
+        return [{"type": "text", "text": value}]
+    return value
+
+
+class Message(_Model):
+    role: Literal["user", "assistant"]
+    content: Annotated[list[Block], BeforeValidator(_text_as_blocks)]
+    """The blocks of the turn; a user turn answering calls holds ALL their results, first."""
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+class ToolSpec(_Model):
+    name: str
+    """The name the model writes when it wants this tool."""
+    description: str
+    """What the tool does and returns: all the model knows of it, with the schema."""
+    input_schema: dict[str, Any]
+    """JSON Schema of the arguments object."""
+
+
+class ToolChoice(_Model):
+    type: Literal["auto", "none", "required", "tool"]
+    """auto: the model decides; none: no calls; required: at least one call; tool: this one."""
+    name: str | None = None
+    """The tool to call, with type `tool`."""
+
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]
+STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
+
+
+class Request(_Model):
+    model: str
+    """The model asked."""
+    system: str | None = None
+    """The system prompt."""
+    messages: list[Message]
+    """The whole history, oldest first: the API keeps no state between requests."""
+    tools: list[ToolSpec] = Field(default_factory=list)
+    """The tools offered. The model sees only their name, description and schema."""
+    tool_choice: ToolChoice | None = None
+    """Whether, and which, tools the model may call; unset means the provider's default (auto)."""
+    parallel_tool_calls: bool | None = None
+    """False asks for at most one call per response."""
+    max_tokens: int | None = None
+    """Upper bound on the answer's length."""
+    stream: bool | None = None
+    """Ask for the answer as a stream of events."""
+    thinking: bool | None = None
+    """Thinking (reasoning) mode on or off; unset means the provider's default."""
+
+
+class Usage(_Model):
+    input_tokens: int | None = None
+    """Tokens read (prompt), tool definitions included."""
+    output_tokens: int | None = None
+    """Tokens written, reasoning included."""
+    reasoning_tokens: int | None = None
+    """Of the output, the tokens spent thinking, where the provider says."""
+
+
+class Response(_Model):
+    id: str | None = None
+    """The provider's id for this response."""
+    model: str | None = None
+    """The model that answered."""
+    role: Literal["assistant"] = "assistant"
+    content: list[Block]
+    """What the model wrote: text, thinking, and tool_use blocks (intents, not executions)."""
+    stop_reason: str
+    """Why the model stopped: end_turn, tool_use (waiting for results), max_tokens,
+    stop_sequence or refusal; an unknown provider value is kept as it came."""
+    usage: Usage | None = None
+    """Token counts, where the provider gives them."""
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def as_message(self) -> Message:
+        """The turn as it goes back into the history: unchanged."""
+        return Message(role="assistant", content=list(self.content))

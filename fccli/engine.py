@@ -1,0 +1,209 @@
+"""The round trip: ask with tools, read the stop reason, execute the calls, hand the results back.
+
+    question + tools ──> model ──> stop_reason?
+                                   ├── tool_use: validate + execute every call (the model only
+                                   │             asked), ONE user message with all results, by id,
+                                   │             then ask again
+                                   ├── end_turn / stop_sequence / refusal: the answer; done
+                                   ├── max_tokens: cut off; calls in it are NOT executed
+                                   └── anything else: stop, rather than guess
+
+The engine emits events and never prints; the CLI renders them. Every request and response is
+written to the trace in both formats before the next thing happens.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli.core.errors import FcError, Interrupted, ProtocolError, ProviderError
+from fccli.core.jsonio import parse_json
+from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice
+from fccli.providers.base import Provider
+from fccli.providers.formats import ChatFormat
+from fccli.tools.execute import ToolRun, run_calls
+from fccli.tools.registry import ToolSet
+from fccli.trace import TraceWriter
+
+FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
+
+
+@dataclass
+class RunOptions:
+    question: str
+    model: str
+    system: str | None = None
+    max_steps: int = 8
+    thinking: bool | None = None
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    max_tokens: int | None = None
+
+
+# Events, in the order they happen. A renderer may ignore any of them.
+
+
+@dataclass
+class StepStarted:
+    step: int
+    request: Request
+
+
+@dataclass
+class ResponseReceived:
+    step: int
+    response: Response
+    duration_ms: float
+
+
+@dataclass
+class ToolsExecuted:
+    step: int
+    runs: list[ToolRun]
+
+
+@dataclass
+class Note:
+    """Something a learner should notice (a stop reason at odds with the content, ...)."""
+
+    step: int
+    text: str
+
+
+Event = StepStarted | ResponseReceived | ToolsExecuted | Note
+
+
+@dataclass
+class RunResult:
+    status: str
+    """ok | error | interrupted | max_steps"""
+    steps: int
+    final_answer: str | None
+    notes: list[str] = field(default_factory=list)
+
+
+class RoundTrip:
+    def __init__(
+        self,
+        provider: Provider,
+        wire: ChatFormat,
+        tools: ToolSet,
+        trace: TraceWriter,
+        on_event: Callable[[Event], None] = lambda e: None,
+    ) -> None:
+        self.provider = provider
+        self.wire = wire
+        self.tools = tools
+        self.trace = trace
+        self.emit = on_event
+
+    def run(self, options: RunOptions) -> RunResult:
+        messages = [Message(role="user", content=[TextBlock(text=options.question)])]
+        step = 0
+        try:
+            while step < options.max_steps:
+                step += 1
+                request = Request(
+                    model=options.model,
+                    system=options.system,
+                    messages=list(messages),
+                    tools=self.tools.specs(),
+                    tool_choice=options.tool_choice,
+                    parallel_tool_calls=options.parallel_tool_calls,
+                    max_tokens=options.max_tokens,
+                    thinking=options.thinking,
+                )
+                response, record = self._exchange(step, request)
+                messages.append(response.as_message())
+                if response.stop_reason == "tool_use":
+                    calls = response.tool_uses()
+                    if not calls:
+                        raise ProtocolError(
+                            f"step {step}: the stop reason is tool_use but the answer holds no tool call"
+                        )
+                    # The model only asked. Here the program decides, validates and executes.
+                    runs = run_calls(self.tools, calls)
+                    record["tool_runs"] = [r.manifest_entry() for r in runs]
+                    self.trace.add_step(record)
+                    self.emit(ToolsExecuted(step, runs))
+                    # ALL results of the turn in ONE user message, in call order, paired by id.
+                    messages.append(Message(role="user", content=[r.result for r in runs]))
+                    continue
+                self.trace.add_step(record)
+                if response.stop_reason in FINAL_STOPS:
+                    notes = self._unexecuted_calls(step, response)
+                    answer = response.text()
+                    self.trace.manifest["final_answer"] = answer
+                    self.trace.finish("ok")
+                    return RunResult("ok", step, answer, notes)
+                if response.stop_reason == "max_tokens":
+                    raise ProtocolError(
+                        f"step {step}: the answer was cut off at max_tokens"
+                        + self._not_executed(response),
+                        hint="raise --max-tokens, or ask for less",
+                    )
+                raise ProtocolError(
+                    f"step {step}: unknown stop reason {response.stop_reason!r}; fc stops rather than guess"
+                    + self._not_executed(response)
+                )
+            self.trace.finish("max_steps")
+            return RunResult("max_steps", step, None, [f"stopped after --max-steps {options.max_steps}"])
+        except KeyboardInterrupt:
+            self.trace.finish("interrupted", step=step)
+            raise Interrupted(
+                f"interrupted at step {step}; the trace keeps what it had: {self.trace.path}"
+            ) from None
+        except FcError as e:
+            self.trace.finish("error", error=e, step=step)
+            raise
+
+    def _exchange(self, step: int, request: Request) -> tuple[Response, dict[str, Any]]:
+        fmt = self.wire.name
+        body = self.trace.write_json(f"{step}-request.{fmt}.json", self.wire.to_wire_request(request))
+        self.trace.write_json(f"{step}-request.json", request.to_json_dict())
+        self.emit(StepStarted(step, request))
+        sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
+        start = time.perf_counter()
+        try:
+            raw = self.provider.send(sent, step=step)
+        except ProviderError as e:
+            if e.body is not None:
+                self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
+            raise
+        duration_ms = (time.perf_counter() - start) * 1000
+        self.trace.write_bytes(f"{step}-response.{fmt}.json", raw)
+        try:
+            response = self.wire.from_wire_response(parse_json(raw, f"{step}-response.{fmt}.json"))
+        except FcError as e:  # not JSON, or not of the format's shape
+            raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
+        self.trace.write_json(f"{step}-response.json", response.to_json_dict())
+        self.emit(ResponseReceived(step, response, duration_ms))
+        record: dict[str, Any] = {
+            "step": step,
+            "stop_reason": response.stop_reason,
+            "duration_ms": round(duration_ms, 1),
+            "usage": response.usage.to_json_dict() if response.usage else None,
+            "tool_runs": [],
+        }
+        return response, record
+
+    def _unexecuted_calls(self, step: int, response: Response) -> list[str]:
+        calls = response.tool_uses()
+        if not calls:
+            return []
+        text = (
+            f"step {step}: the stop reason is {response.stop_reason} but the answer holds "
+            f"{len(calls)} tool call(s); fc follows the stop reason and did not execute them"
+        )
+        self.trace.manifest.setdefault("notes", []).append(text)
+        self.trace.save_manifest()
+        self.emit(Note(step, text))
+        return [text]
+
+    @staticmethod
+    def _not_executed(response: Response) -> str:
+        n = len(response.tool_uses())
+        return f"; its {n} tool call(s) were NOT executed" if n else ""

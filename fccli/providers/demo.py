@@ -1,0 +1,384 @@
+"""The offline demo model: a deterministic stand-in for DeepSeek, working at the wire level.
+
+It receives the DeepSeek-format request body exactly as fc built it and answers with a
+DeepSeek-format response body, so every offline run goes through the real translators. It is
+a model, so it executes nothing: it only writes call intents and, once results are handed back,
+an answer made from those results alone (edit a result, and the answer follows). An error
+result makes it say it could not find out; it never invents weather.
+
+Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
+Same request bytes in, same response bytes out: ids are hashes of the request, `created` fixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from fccli.core.errors import ProviderError
+from fccli.core.jsonio import encode
+from fccli.providers.base import ProviderInfo
+from fccli.tools import weather
+
+INFO = ProviderInfo(
+    name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
+)
+CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so traces repeat byte for byte
+ERROR_MARKER = "[tool error] "  # how fc's chat translator marks an error result (chat has no flag)
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# "巴黎今天适合跑步吗" -> 巴黎: a place-like head before a time or weather word.
+_ZH_PLACE = re.compile(r"^([\u4e00-\u9fff]{2,8}?)(?:今天|明天|现在|今日|的天气|天气)")
+_EN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+
+
+class DemoProvider:
+    info = INFO
+
+    def send(self, body: bytes, *, step: int) -> bytes:
+        request = json.loads(body)
+        problem = history_problem(request)
+        if problem is not None:
+            error = {
+                "error": {
+                    "message": problem,
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": "invalid_request_error",
+                }
+            }
+            raw = encode(error).decode()
+            raise ProviderError(
+                f"step {step}: the demo model answered HTTP 400: {problem}", status=400, body=raw
+            )
+        return encode(respond(request))
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules DeepSeek enforces on a history (PROTOCOL.md, "What providers answer")
+
+
+def history_problem(request: dict[str, Any]) -> str | None:
+    thinking_on = _thinking_on(request)
+    messages = request.get("messages", [])
+    open_calls: list[str] = []
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        if role == "tool":
+            if m.get("tool_call_id") not in open_calls:
+                return "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+            open_calls.remove(m["tool_call_id"])
+            if not isinstance(m.get("content"), str):
+                return (
+                    "Failed to deserialize the JSON body into the target type: "
+                    f"messages[{i}]: invalid type: sequence, expected a string"
+                )
+            continue
+        if open_calls:
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool messages responding "
+                "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                + ", ".join(open_calls)
+            )
+        if role == "assistant" and m.get("tool_calls"):
+            if thinking_on and "reasoning_content" not in m:
+                return "The `reasoning_content` in the thinking mode must be passed back to the API."
+            for k, call in enumerate(m["tool_calls"]):
+                try:
+                    ok = isinstance(json.loads(call["function"]["arguments"]), dict)
+                except (ValueError, TypeError, KeyError):
+                    ok = False
+                if not ok:
+                    return f"messages.{i}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
+            open_calls = [c["id"] for c in m["tool_calls"]]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# what the model says
+
+
+@dataclass
+class _Call:
+    name: str
+    arguments: dict[str, Any]
+
+
+def respond(request: dict[str, Any]) -> dict[str, Any]:
+    messages = request.get("messages", [])
+    question = _last_user_text(messages)
+    zh = bool(_CJK.search(question))
+    tools = [t["function"] for t in request.get("tools", []) if t.get("type") == "function"]
+    tool = _pick_tool(tools, request.get("tool_choice"))
+
+    asked = _asked_arguments(messages)
+    if tool is not None:
+        param = _string_param(tool)
+        wanted = _wanted_values(question, param)
+        pending = [v for v in wanted if {param: v} not in asked] if param else ([] if asked else [None])
+        if pending:
+            if request.get("parallel_tool_calls") is False:
+                pending = pending[:1]
+            calls = [_Call(tool["name"], {param: v} if param else {}) for v in pending]
+            return _tool_call_response(request, calls, question, zh, param)
+    return _answer_response(request, messages, zh, offered=tool is not None)
+
+
+def _thinking_on(request: dict[str, Any]) -> bool:
+    thinking = request.get("thinking")
+    return not (isinstance(thinking, dict) and thinking.get("type") == "disabled")
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            return _text(m.get("content"))
+    return ""
+
+
+def _pick_tool(tools: list[dict[str, Any]], choice: Any) -> dict[str, Any] | None:
+    if not tools or choice == "none":
+        return None
+    if isinstance(choice, dict):
+        name = choice.get("function", {}).get("name")
+        return next((t for t in tools if t.get("name") == name), tools[0])
+    return next((t for t in tools if t.get("name") == "get_weather"), tools[0])
+
+
+def _string_param(tool: dict[str, Any]) -> str | None:
+    """The first required string parameter, else the first string one: where a question goes."""
+    params = tool.get("parameters") or {}
+    props = params.get("properties") or {}
+    strings = [name for name, schema in props.items() if isinstance(schema, dict) and schema.get("type") == "string"]
+    required = [name for name in params.get("required", []) if name in strings]
+    return (required or strings or [None])[0]
+
+
+def _wanted_values(question: str, param: str | None) -> list[str]:
+    """Known cities in order of appearance; else a place-like word; else, as a weak model does,
+    the whole question."""
+    found: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    for city in weather.cities():
+        for name, lang in [(city["zh"], "zh"), *((n, "en") for n in (city["en"], *city.get("aliases", [])))]:
+            if lang == "zh":
+                pos = question.find(name)
+            else:
+                m = re.search(rf"\b{re.escape(name)}\b", question, re.IGNORECASE)
+                pos = m.start() if m else -1
+            if pos >= 0 and city["zh"] not in seen:
+                seen.add(city["zh"])
+                found.append((pos, city["zh"] if lang == "zh" else city["en"]))
+    if found:
+        return [name for _, name in sorted(found)]
+    stripped = question.strip()
+    m = _ZH_PLACE.match(stripped) or _EN_PLACE.search(stripped)
+    if m:
+        return [m.group(1)]
+    return [stripped]
+
+
+def _asked_arguments(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    asked = []
+    for m in messages:
+        for call in m.get("tool_calls") or []:
+            try:
+                asked.append(json.loads(call["function"]["arguments"]))
+            except (ValueError, KeyError, TypeError):
+                asked.append({})
+    return asked
+
+
+def _digest(request: dict[str, Any]) -> str:
+    canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _envelope(
+    request: dict[str, Any], message: dict[str, Any], finish_reason: str
+) -> dict[str, Any]:
+    h = _digest(request)
+    reasoning = message.get("reasoning_content") or ""
+    written = (message.get("content") or "") + reasoning + json.dumps(message.get("tool_calls", []))
+    prompt = json.dumps(request.get("messages", []), ensure_ascii=False) + json.dumps(
+        request.get("tools", []), ensure_ascii=False
+    )
+    # Token counts are an estimate (about 2 characters a token), but the same every time.
+    completion_tokens = len(written) // 2 + 1
+    reasoning_tokens = len(reasoning) // 2
+    return {
+        "id": f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}",
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": request.get("model", INFO.default_model),
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
+        "usage": {
+            "prompt_tokens": len(prompt) // 2 + 1,
+            "completion_tokens": completion_tokens,
+            "total_tokens": len(prompt) // 2 + 1 + completion_tokens,
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+        },
+        "system_fingerprint": "fc-demo",
+    }
+
+
+def _tool_call_response(
+    request: dict[str, Any], calls: list[_Call], question: str, zh: bool, param: str | None
+) -> dict[str, Any]:
+    h = _digest(request)
+    values = [str(c.arguments.get(param, "")) for c in calls] if param else []
+    known = [v for v in values if weather.lookup(v) is not None]
+    name = calls[0].name
+    if zh:
+        if known:
+            what = "、".join(values)
+            reasoning = f"用户想知道{what}的天气适不适合跑步。我没有实时天气数据，需要调用 {name} 查询"
+            reasoning += "，每个城市一次调用，可以并行。" if len(calls) > 1 else "。"
+            text = f"我先查一下{what}的天气。"
+        elif values and values[0] != question.strip():
+            reasoning = f"用户问的是「{values[0]}」。我不确定它在不在可查的范围里，先用 {name} 查询 {param}={values[0]}。"
+            text = f"我先查一下{values[0]}的天气。"
+        else:
+            reasoning = f"问题里我没认出城市名。先把整句问题填进 {param or '参数'} 试试。"
+            text = "我先查一下。"
+    elif known:
+        what = ", ".join(values)
+        reasoning = f"The user asks whether the weather in {what} suits a run. I have no live weather data, so I call {name}"
+        reasoning += ", once per city; the calls can run in parallel." if len(calls) > 1 else "."
+        text = f"Let me check the weather in {what}."
+    elif values and values[0] != question.strip():
+        reasoning = f"The user asks about {values[0]!r}. I am not sure it is a place I can look up; I call {name} with {param}={values[0]!r}."
+        text = f"Let me check the weather in {values[0]}."
+    else:
+        reasoning = f"I do not recognise a city in the question. I put the whole question into {param or 'the arguments'}."
+        text = "Let me check."
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if _thinking_on(request):
+        message["reasoning_content"] = reasoning
+    message["tool_calls"] = [
+        {
+            "id": "call_" + hashlib.sha256(f"{h}:{i}".encode()).hexdigest()[:24],
+            "type": "function",
+            "function": {
+                "name": c.name,
+                "arguments": json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":")),
+            },
+        }
+        for i, c in enumerate(calls)
+    ]
+    return _envelope(request, message, "tool_calls")
+
+
+def _answer_response(
+    request: dict[str, Any], messages: list[dict[str, Any]], zh: bool, *, offered: bool
+) -> dict[str, Any]:
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    order: list[str] = []
+    results: dict[str, str] = {}
+    for m in messages:
+        for call in m.get("tool_calls") or []:
+            try:
+                args = json.loads(call["function"]["arguments"])
+            except (ValueError, KeyError, TypeError):
+                args = {}
+            calls[call["id"]] = (call["function"]["name"], args if isinstance(args, dict) else {})
+            order.append(call["id"])
+        if m.get("role") == "tool":
+            results[m["tool_call_id"]] = _text(m.get("content"))
+
+    lines: list[str] = []
+    pairing: list[str] = []
+    failed = False
+    for call_id in order:
+        if call_id not in results:
+            continue
+        name, args = calls[call_id]
+        subject = next((str(v) for v in args.values() if isinstance(v, str)), name)
+        pairing.append(f"{call_id} → {subject}")
+        line, ok = _describe_result(subject, name, results[call_id], zh)
+        failed = failed or not ok
+        lines.append(line)
+
+    if not lines:
+        if zh:
+            text = "我没有可用的工具，查不到实时天气，所以没法判断现在适不适合跑步。"
+            reasoning = "这次没有可调用的工具。不查就回答天气，就是编造。"
+        else:
+            text = "I have no tool to look up live weather, so I cannot tell whether it suits a run."
+            reasoning = "No tool is available this time. Answering about the weather without one would be making it up."
+        if offered:
+            reasoning += " (A tool was offered, but none fits.)" if not zh else "（工具虽然提供了，但用不上。）"
+    else:
+        if zh:
+            reasoning = "工具结果已按 id 对应回各次调用：" + "；".join(pairing) + "。只根据这些结果回答。"
+            footer = "（以上只依据工具返回的结果。）" if not failed else "查不到的部分，我不会编造。"
+        else:
+            reasoning = "The results are paired with their calls by id: " + "; ".join(pairing) + ". I answer from them alone."
+            footer = "(Based only on what the tool returned.)" if not failed else "Where the tool failed, I will not make anything up."
+        text = "\n".join([*lines, footer])
+
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if _thinking_on(request):
+        message["reasoning_content"] = reasoning
+    return _envelope(request, message, "stop")
+
+
+def _describe_result(subject: str, tool: str, content: str, zh: bool) -> tuple[str, bool]:
+    if content.startswith(ERROR_MARKER):
+        error = content[len(ERROR_MARKER) :]
+        short = error if len(error) <= 120 else error[:120] + "…"
+        if zh:
+            return f"{subject}：没查到，工具返回了错误（{short}）。", False
+        return f"{subject}: I could not find out; the tool returned an error ({short}).", False
+    try:
+        data = json.loads(content)
+    except ValueError:
+        data = None
+    if not (isinstance(data, dict) and {"temp_c", "condition", "aqi"} <= data.keys()):
+        if zh:
+            return f"{subject}：{tool} 返回「{content}」，据此我判断不了适不适合跑步。", True
+        return f"{subject}: {tool} returned {content!r}; from that I cannot judge whether to run.", True
+    city = data.get("city") if isinstance(data.get("city"), str) else subject
+    temp, condition, aqi = data["temp_c"], str(data["condition"]), data["aqi"]
+    verdict = _verdict(temp, condition, aqi, zh)
+    if zh:
+        return f"{city}现在 {temp}°C，{condition}，空气质量指数 {aqi}。{verdict}", True
+    return f"{city}: {temp}°C, {condition}, air quality index {aqi}. {verdict}", True
+
+
+def _verdict(temp: Any, condition: str, aqi: Any, zh: bool) -> str:
+    bad: list[str] = []
+    caution: list[str] = []
+    wet = any(w in condition.lower() for w in ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder"))
+    if wet:
+        bad.append("有雨雪，路面湿滑" if zh else "rain or snow makes the ground slippery")
+    if isinstance(aqi, (int, float)):
+        if aqi > 150:
+            bad.append("空气污染较重" if zh else "the air is unhealthy")
+        elif aqi > 100:
+            caution.append("空气一般，建议减量" if zh else "the air is so-so, so run less")
+    if isinstance(temp, (int, float)):
+        if temp >= 33:
+            bad.append("太热，容易中暑" if zh else "it is too hot, with a risk of heatstroke")
+        elif temp <= -10:
+            bad.append("太冷" if zh else "it is too cold")
+        elif temp >= 28:
+            caution.append("偏热，注意补水、避开中午" if zh else "it is warm, so drink and avoid noon")
+        elif temp <= 0:
+            caution.append("偏冷，注意保暖" if zh else "it is cold, so dress warmly")
+    if bad:
+        return ("不适合跑步：" + "，".join(bad) + "。") if zh else ("Not a day for a run: " + "; ".join(bad) + ".")
+    if caution:
+        return ("可以跑，但" + "，".join(caution) + "。") if zh else ("You can run, but " + "; ".join(caution) + ".")
+    return "适合跑步：气温舒适，空气不错。" if zh else "Good for a run: a comfortable temperature and clean air."

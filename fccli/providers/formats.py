@@ -1,0 +1,59 @@
+"""The wire formats by name, as trace files are suffixed: `deepseek`, `openai`.
+
+A format here is a wire module plus the provider data it needs (DeepSeek is the chat format
+with a dialect). Every reader (convert, diff, check, replay) finds its translator here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fccli.core.errors import UsageError
+from fccli.core.models import Request, Response
+from fccli.wire import chat
+
+DEEPSEEK_DIALECT = chat.ChatDialect(
+    name="deepseek",
+    # DeepSeek's thinking mode: the switch is a request field, the reasoning a message field,
+    # and thinking is on unless turned off (api-docs.deepseek.com, guides/thinking_mode).
+    reasoning_field="reasoning_content",
+    thinking_param=True,
+    thinking_default=True,
+)
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    dialect: chat.ChatDialect
+
+    @property
+    def name(self) -> str:
+        return self.dialect.name
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return chat.to_wire_request(request, self.dialect)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return chat.from_wire_request(body, self.dialect)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return chat.to_wire_response(response, self.dialect)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return chat.from_wire_response(body, self.dialect)
+
+
+FORMATS: dict[str, ChatFormat] = {
+    "deepseek": ChatFormat(DEEPSEEK_DIALECT),
+    "openai": ChatFormat(chat.OPENAI),
+}
+
+
+def get_format(name: str) -> ChatFormat:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise UsageError(
+            f"unknown wire format {name!r}", hint=f"known formats: {', '.join(FORMATS)}"
+        ) from None

@@ -1,0 +1,109 @@
+"""What `fc run` prints while it runs: each step as it happens, then where the trace is."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from fccli.core.models import TextBlock, ThinkingBlock, ToolUseBlock
+from fccli.engine import Event, Note, ResponseReceived, RunResult, StepStarted, ToolsExecuted
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+THINKING_PREVIEW = 160
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class RunView:
+    def __init__(self, console: Console, provider: str, wire_format: str) -> None:
+        self.console = console
+        self.provider = provider
+        self.wire_format = wire_format
+
+    def __call__(self, event: Event) -> None:
+        c = self.console
+        if isinstance(event, StepStarted):
+            req = event.request
+            last = req.messages[-1]
+            what = (
+                f"{len(last.tool_results())} tool result(s) handed back"
+                if last.tool_results()
+                else "the question"
+            )
+            tools = ", ".join(t.name for t in req.tools) or "none"
+            c.print()
+            c.rule(f"[bold]step {event.step}[/]", align="left", style="dim")
+            c.print(
+                f"[cyan]→ request[/] to {escape(self.provider)} ({self.wire_format} format): "
+                f"{len(req.messages)} message(s), {escape(what)}; tools offered: {escape(tools)}"
+            )
+        elif isinstance(event, ResponseReceived):
+            self._response(event)
+        elif isinstance(event, ToolsExecuted):
+            for run in event.runs:
+                mark = "[red]✗ error[/]" if run.result.is_error else "[green]✓ result[/]"
+                c.print(
+                    f"  {mark} for [magenta]{escape(run.call.id)}[/] "
+                    f"[dim]({run.duration_ms:.1f} ms)[/]: {escape(_short(run.result.content, 300))}"
+                )
+            c.print("  [dim]all results go back in ONE user message, each paired with its call by id[/]")
+        elif isinstance(event, Note):
+            c.print(f"  [yellow]note:[/] {escape(event.text)}")
+
+    def _response(self, event: ResponseReceived) -> None:
+        c = self.console
+        resp = event.response
+        usage = ""
+        if resp.usage and resp.usage.input_tokens is not None:
+            usage = f", {resp.usage.input_tokens} in / {resp.usage.output_tokens} out tokens"
+        colour = "yellow" if resp.stop_reason == "tool_use" else "green"
+        c.print(
+            f"[cyan]← response[/]: stop_reason [bold {colour}]{escape(resp.stop_reason)}[/] "
+            f"[dim]({event.duration_ms:.0f} ms{usage})[/]"
+        )
+        for block in resp.content:
+            if isinstance(block, ThinkingBlock):
+                c.print(f"  [dim]thinking: {escape(_short(block.thinking, THINKING_PREVIEW))}[/]")
+            elif isinstance(block, TextBlock):
+                label = "text" if resp.stop_reason == "tool_use" else "answer"
+                c.print(Text.assemble(f"  {label}: ", (block.text, "bold" if label == "answer" else "")))
+            elif isinstance(block, ToolUseBlock):
+                args = (
+                    block.raw_arguments
+                    if block.raw_arguments is not None
+                    else json.dumps(block.input, ensure_ascii=False)
+                )
+                c.print(
+                    f"  [yellow]▶ tool call[/] [bold]{escape(block.name)}[/] {escape(args)} "
+                    f"[dim]id[/] [magenta]{escape(block.id)}[/]"
+                )
+        if resp.tool_uses() and resp.stop_reason == "tool_use":
+            c.print("  [dim]the model only asked; fc validates the arguments and executes:[/]")
+
+    def finished(self, result: RunResult, trace: Path) -> None:
+        c = self.console
+        c.print()
+        if result.status == "max_steps":
+            c.print(f"[yellow]stopped:[/] {escape(result.notes[-1])}")
+        files = len(list(trace.glob("*.json")))
+        c.print(f"[bold]trace:[/] {escape(str(trace))} [dim]({files} files)[/]")
+
+
+def print_json_summary(trace: object) -> None:
+    """`fc run --json`: the manifest and the trace's path, on stdout, nothing else."""
+    import sys
+
+    from fccli.core.jsonio import dumps
+
+    manifest = getattr(trace, "manifest")  # noqa: B009 - a TraceWriter, not imported here
+    path = getattr(trace, "path")  # noqa: B009
+    sys.stdout.write(dumps({"trace": str(path), **manifest}))

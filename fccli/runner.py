@@ -1,0 +1,132 @@
+"""Everything `fc run` does between parsing options and printing: check the options, find the
+provider and tools, open the trace, and run the round trip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fccli.core.errors import UsageError
+from fccli.core.models import ToolChoice
+from fccli.engine import Event, RoundTrip, RunOptions, RunResult
+from fccli.providers.base import Provider
+from fccli.providers.formats import ChatFormat, get_format
+from fccli.providers.registry import default_provider_name, get_provider
+from fccli.slug import slugify
+from fccli.tools.loader import load_toolset
+from fccli.tools.registry import ToolSet
+from fccli.trace import TraceWriter, default_dir, prepare_dir
+
+TRACES_ROOT = Path("traces")
+
+
+@dataclass
+class RunSettings:
+    question: str
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    tools: str = "weather"
+    system: str | None = None
+    stream: bool = False
+    thinking: bool | None = None
+    tool_choice: str | None = None
+    strict: bool = False
+    parallel: bool = True
+    max_steps: int = 8
+    out: Path | None = None
+    force: bool = False
+    demo_fault: str | None = None
+
+
+@dataclass
+class PreparedRun:
+    provider_name: str
+    provider: Provider
+    wire: ChatFormat
+    tools: ToolSet
+    trace: TraceWriter
+    options: RunOptions
+
+    def execute(self, on_event: "((Event) -> None) | None" = None) -> RunResult:
+        engine = RoundTrip(self.provider, self.wire, self.tools, self.trace, on_event or (lambda e: None))
+        return engine.run(self.options)
+
+
+def _refuse_unbuilt(settings: RunSettings) -> None:
+    # Said plainly rather than silently ignored: a flag that does nothing would mislead a learner.
+    unbuilt = {
+        "--stream": settings.stream,
+        "--strict": settings.strict,
+        "--demo-fault": settings.demo_fault is not None,
+    }
+    for flag, used in unbuilt.items():
+        if used:
+            raise UsageError(f"{flag} is not available in this version of fc yet")
+
+
+def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
+    if value is None:
+        return None
+    if value in ("auto", "none", "required"):
+        return ToolChoice(type=value)  # type: ignore[arg-type]
+    if tools.get(value) is None:
+        raise UsageError(
+            f"--tool-choice {value!r} is neither auto, none, required nor a tool offered",
+            hint=f"tools offered: {', '.join(tools.names())}",
+        )
+    return ToolChoice(type="tool", name=value)
+
+
+def prepare_run(settings: RunSettings) -> PreparedRun:
+    """Check everything that can be checked before anything is written or sent."""
+    if not settings.question.strip():
+        raise UsageError("the question is empty")
+    name = settings.provider or default_provider_name()
+    provider = get_provider(name)
+    if settings.base_url and name == "demo":
+        raise UsageError("--base-url has no meaning for the offline demo provider")
+    _refuse_unbuilt(settings)
+    wire = get_format(provider.info.wire_format)
+    tools = load_toolset(settings.tools)
+    options = RunOptions(
+        question=settings.question,
+        model=settings.model or provider.info.default_model,
+        system=settings.system,
+        max_steps=settings.max_steps,
+        thinking=settings.thinking,
+        tool_choice=parse_tool_choice(settings.tool_choice, tools),
+        parallel_tool_calls=None if settings.parallel else False,
+    )
+    if settings.out is not None:
+        path = prepare_dir(settings.out, force=settings.force)
+    else:
+        path = prepare_dir(default_dir(TRACES_ROOT, slugify(settings.question, _city_names())), force=False)
+    trace = TraceWriter(
+        path,
+        {
+            "provider": name,
+            "wire_format": wire.name,
+            "model": options.model,
+            "base_url": provider.info.base_url,
+            "question": settings.question,
+            "options": {
+                "tools": settings.tools,
+                "tools_offered": tools.names(),
+                "system": settings.system,
+                "stream": settings.stream,
+                "thinking": settings.thinking,
+                "tool_choice": settings.tool_choice,
+                "parallel_tool_calls": options.parallel_tool_calls,
+                "strict": settings.strict,
+                "max_steps": settings.max_steps,
+            },
+        },
+    )
+    return PreparedRun(name, provider, wire, tools, trace, options)
+
+
+def _city_names() -> dict[str, str]:
+    from fccli.tools.weather import cities
+
+    return {c["zh"]: c["en"] for c in cities()}

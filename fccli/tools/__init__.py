@@ -1,0 +1,1 @@
+"""Tools: a registry, argument validation, execution into results, built-in sets, user files."""

@@ -1,0 +1,106 @@
+"""From a call intent to a result: validate, execute, and turn every failure into an error result.
+
+Nothing a model sends can crash the loop. An unknown tool name, arguments that are not JSON,
+arguments that fail validation, and an exception inside the tool each become a `tool_result`
+with `is_error: true` and a message the model can act on; the loop goes on and the model reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from fccli.core.models import ToolResultBlock, ToolUseBlock
+from fccli.tools.registry import Tool, ToolError, ToolSet
+
+
+@dataclass
+class ToolRun:
+    """One executed (or refused) call, as the trace's manifest records it."""
+
+    call: ToolUseBlock
+    result: ToolResultBlock
+    duration_ms: float
+    error_kind: str | None = None
+    """None, or unknown_tool | invalid_json | invalid_arguments | tool_error | tool_raised."""
+
+    def manifest_entry(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "id": self.call.id,
+            "name": self.call.name,
+            "arguments": self.call.input,
+        }
+        if self.call.raw_arguments is not None:
+            entry["raw_arguments"] = self.call.raw_arguments
+        entry["duration_ms"] = round(self.duration_ms, 3)
+        entry["is_error"] = self.result.is_error
+        entry["error"] = self.result.content if self.result.is_error else None
+        entry["error_kind"] = self.error_kind
+        return entry
+
+
+def result_text(value: Any) -> str:
+    """A tool's return value as the text handed back: strings as they are, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def describe_validation_error(tool: Tool, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
+        problem = f"{where}: {item['msg']}"
+        if item["type"] not in ("missing", "extra_forbidden"):
+            problem += f" (got {json.dumps(item.get('input'), ensure_ascii=False)})"
+        problems.append(problem)
+    schema = json.dumps(tool.spec().input_schema, ensure_ascii=False)
+    return (
+        f"invalid arguments for {tool.name}: {'; '.join(problems)}. "
+        f"Call it again with arguments that match its schema: {schema}"
+    )
+
+
+def run_call(tools: ToolSet, call: ToolUseBlock) -> ToolRun:
+    start = time.perf_counter()
+
+    def done(content: str, kind: str | None = None) -> ToolRun:
+        result = ToolResultBlock(tool_use_id=call.id, content=content, is_error=kind is not None)
+        return ToolRun(call, result, (time.perf_counter() - start) * 1000, kind)
+
+    tool = tools.get(call.name)
+    if tool is None:
+        known = ", ".join(tools.names()) or "(none)"
+        return done(f"unknown tool {call.name!r}; the tools offered are: {known}", "unknown_tool")
+    prefix = ""
+    if call.raw_arguments is not None:
+        # Read as {} so that validation says what is missing (PROTOCOL.md, mistake 4).
+        shown = call.raw_arguments if len(call.raw_arguments) <= 200 else call.raw_arguments[:200] + "…"
+        prefix = f"the arguments were not a JSON object ({shown!r}), so they were read as {{}}. "
+    try:
+        arguments = tool.arguments_model.model_validate(call.input)
+    except ValidationError as e:
+        kind = "invalid_json" if prefix else "invalid_arguments"
+        return done(prefix + describe_validation_error(tool, e), kind)
+    try:
+        value = tool.call(arguments)
+    except ToolError as e:
+        return done(f"{tool.name} failed: {e}", "tool_error")
+    except Exception as e:  # a tool failure is a result for the model, not a crash of the loop
+        return done(f"{tool.name} raised {type(e).__name__}: {e}", "tool_raised")
+    return done(result_text(value))
+
+
+def run_calls(tools: ToolSet, calls: list[ToolUseBlock]) -> list[ToolRun]:
+    """Execute all calls of one turn concurrently; results come back in call order."""
+    if len(calls) <= 1:
+        return [run_call(tools, c) for c in calls]
+    with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
+        return list(pool.map(lambda c: run_call(tools, c), calls))

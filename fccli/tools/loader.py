@@ -1,0 +1,67 @@
+"""Finding the tool set a run offers: a built-in set by name, or a user's Python file of functions."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from fccli.core.errors import UsageError
+from fccli.tools.registry import Tool, ToolSet, tool_from_function
+
+BUILTIN_SETS = ("weather",)
+
+
+def load_toolset(spec: str) -> ToolSet:
+    """`weather`, or a path to a `.py` file whose tools are its `TOOLS` list, else its public functions."""
+    if spec in BUILTIN_SETS:
+        from fccli.tools import weather
+
+        return weather.toolset()
+    path = Path(spec)
+    if path.suffix == ".py" or path.exists() or "/" in spec:
+        return load_tool_file(path)
+    raise UsageError(
+        f"unknown tool set {spec!r}",
+        hint=f"built-in sets: {', '.join(BUILTIN_SETS)}; or give the path of a .py file of tool functions",
+    )
+
+
+def load_tool_file(path: Path) -> ToolSet:
+    if not path.is_file():
+        raise UsageError(f"{path}: no such tools file")
+    module = _import_file(path)
+    listed = getattr(module, "TOOLS", None)
+    if listed is not None:
+        candidates = list(listed)
+    else:
+        candidates = [
+            obj
+            for name, obj in vars(module).items()
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__ and not name.startswith("_")
+        ]
+    tools = [c if isinstance(c, Tool) else tool_from_function(c) for c in candidates]
+    if not tools:
+        raise UsageError(
+            f"{path}: no tool functions found",
+            hint="define public functions with type hints and a docstring, or a TOOLS list",
+        )
+    return ToolSet(str(path), tools)
+
+
+def _import_file(path: Path) -> ModuleType:
+    name = f"fc_user_tools_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: cannot be loaded as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pydantic look their module up here
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        raise UsageError(f"{path}, line {e.lineno}: syntax error: {e.msg}") from None
+    except Exception as e:
+        raise UsageError(f"{path}: importing it failed: {type(e).__name__}: {e}") from None
+    return module

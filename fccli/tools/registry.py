@@ -1,0 +1,137 @@
+"""A tool is a Python function; its schema comes from its type hints, its description from its docstring.
+
+A function either takes plain typed parameters (`def get_weather(city: str)`, optionally
+`Annotated[str, Field(description=...)]`) or one pydantic model (`def search(q: Query)`).
+Either way a pydantic model validates the model's arguments before the function runs: the
+arguments are input from outside, as untrusted as anything a user types.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from fccli.core.errors import UsageError
+from fccli.core.models import ToolSpec
+
+
+class ToolError(Exception):
+    """Raised by a tool to fail with a message meant for the model (no type name prefixed)."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    arguments_model: type[BaseModel]
+    func: Callable[..., Any]
+    takes_model: bool
+    """True when `func` takes the validated model itself rather than keyword arguments."""
+
+    def spec(self) -> ToolSpec:
+        schema = clean_schema(self.arguments_model.model_json_schema())
+        return ToolSpec(name=self.name, description=self.description, input_schema=schema)
+
+    def call(self, arguments: BaseModel) -> Any:
+        if self.takes_model:
+            return self.func(arguments)
+        return self.func(**{name: getattr(arguments, name) for name in type(arguments).model_fields})
+
+
+def tool_from_function(func: Callable[..., Any], name: str | None = None) -> Tool:
+    tool_name = name or func.__name__
+    description = inspect.cleandoc(func.__doc__ or "").strip()
+    try:
+        hints = typing.get_type_hints(func, include_extras=True)
+    except Exception as e:  # a bad forward reference in a user's file
+        raise UsageError(f"tool {tool_name}: cannot read its type hints ({e})") from None
+    params = [
+        p
+        for p in inspect.signature(func).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if len(params) == 1 and _is_model(hints.get(params[0].name)):
+        model = hints[params[0].name]
+        return Tool(tool_name, description or _model_doc(model), model, func, takes_model=True)
+    fields: dict[str, Any] = {}
+    for p in params:
+        if p.name not in hints:
+            raise UsageError(
+                f"tool {tool_name}: parameter {p.name!r} has no type hint, "
+                "so fc cannot tell the model what to send"
+            )
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (hints[p.name], default)
+    # Extra keys are refused: a model inventing parameters should hear about it.
+    model = create_model(  # type: ignore[call-overload]
+        f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return Tool(tool_name, description, model, func, takes_model=False)
+
+
+def _is_model(hint: Any) -> bool:
+    return inspect.isclass(hint) and issubclass(hint, BaseModel)
+
+
+def _model_doc(model: type[BaseModel]) -> str:
+    doc = model.__doc__ or ""
+    return "" if doc == BaseModel.__doc__ else inspect.cleandoc(doc).strip()
+
+
+# pydantic sorts schema keys alphabetically; people read `type` and `properties` first.
+_KEY_ORDER = ("type", "description", "properties", "items", "required", "additionalProperties")
+
+
+def clean_schema(schema: Any) -> Any:
+    """Drop pydantic's generated `title` keys (noise the model pays tokens for), keys in reading order.
+
+    Only schema positions are cleaned, so a *property* called "title" stays.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    ordered = sorted(schema.items(), key=lambda kv: _rank(kv[0]))
+    for key, value in ordered:
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(
+            value, dict
+        ):
+            out[key] = {k: clean_schema(v) for k, v in value.items()}
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
+            out[key] = [clean_schema(v) for v in value]
+        elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+            out[key] = clean_schema(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _rank(key: str) -> int:
+    return _KEY_ORDER.index(key) if key in _KEY_ORDER else len(_KEY_ORDER)
+
+
+class ToolSet:
+    """The tools offered in a run, by name, in the order they are offered."""
+
+    def __init__(self, name: str, tools: Iterable[Tool]) -> None:
+        self.name = name
+        self.tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self.tools:
+                raise UsageError(f"tool set {name}: two tools are named {tool.name!r}")
+            self.tools[tool.name] = tool
+
+    def specs(self) -> list[ToolSpec]:
+        return [t.spec() for t in self.tools.values()]
+
+    def get(self, name: str) -> Tool | None:
+        return self.tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self.tools)

@@ -1,0 +1,439 @@
+"""The chat-completions wire format (OpenAI, DeepSeek, Ollama, vLLM, ...), both directions.
+
+Where it differs from the internal content blocks (PROTOCOL.md, "The same turn in each format"):
+
+- a call's `input` object travels as `function.arguments`, a JSON *string*;
+- the results of one turn, ONE internal user message, become one `role: "tool"` message per
+  result, in the order given, right after the assistant message;
+- `thinking` blocks travel as DeepSeek's `reasoning_content` beside `content`;
+- chat has no `is_error` flag, so an error result is marked in its text with ERROR_MARKER;
+- stop reasons have other names (`tool_calls` for `tool_use`, ...).
+
+What a provider adds on top (DeepSeek's `thinking` switch and `reasoning_content`) is data on a
+ChatDialect, given by the provider, not code here. Ids are never rewritten.
+
+Round trips: `from_wire_request(to_wire_request(r)) == r` except for what chat cannot hold:
+several text blocks in one assistant turn (joined), thinking without a reasoning field (dropped),
+a thinking signature (dropped), `raw_arguments` (the wire carries `input`), an error result
+whose text starts with ERROR_MARKER by itself, and `stop_sequence` (sent as `stop`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from fccli.core.errors import ConversionError
+from fccli.core.models import (
+    Block,
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+
+ERROR_MARKER = "[tool error] "
+"""Prefix of a tool message's content when the internal result had `is_error: true`."""
+
+STOP_FROM_CHAT = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+    # The pre-2023 single-function API; still sent by some compatible servers.
+    "function_call": "tool_use",
+}
+STOP_TO_CHAT = {
+    "end_turn": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "refusal": "content_filter",
+    "stop_sequence": "stop",
+}
+
+
+@dataclass(frozen=True)
+class ChatDialect:
+    """What one provider adds to the chat format. A provider is configuration, not a mapper."""
+
+    name: str = "openai"
+    """The format's name, used as the trace files' suffix (`1-request.deepseek.json`)."""
+    reasoning_field: str | None = None
+    """The assistant message's key for reasoning text (DeepSeek: `reasoning_content`)."""
+    thinking_param: bool = False
+    """Whether requests carry `thinking: {"type": "enabled" | "disabled"}` (DeepSeek)."""
+    thinking_default: bool = False
+    """Thinking on when the request leaves it unset (DeepSeek: on)."""
+
+
+OPENAI = ChatDialect()
+
+
+def dump_arguments(arguments: dict[str, Any]) -> str:
+    """The `arguments` string: compact JSON, UTF-8 text kept as is."""
+    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
+    """`(input, raw)`: the parsed object, or `{}` and the raw text when it is not a JSON object.
+
+    Never raise: the model's bad JSON is the model's mistake, to be answered with an error
+    result it can read, not a crash of the harness.
+    """
+    try:
+        value = json.loads(arguments)
+    except (json.JSONDecodeError, TypeError):
+        return {}, arguments
+    if isinstance(value, dict):
+        return value, None
+    return {}, arguments
+
+
+def thinking_enabled(request: Request, dialect: ChatDialect) -> bool:
+    return request.thinking if request.thinking is not None else dialect.thinking_default
+
+
+# ---------------------------------------------------------------------------------------------
+# internal -> wire
+
+
+def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str, Any]:
+    thinking_on = thinking_enabled(request, dialect)
+    messages: list[dict[str, Any]] = []
+    if request.system is not None:
+        messages.append({"role": "system", "content": request.system})
+    for i, message in enumerate(request.messages):
+        if message.role == "user":
+            messages.extend(_user_to_wire(message, i))
+        else:
+            messages.append(_assistant_to_wire(message, dialect, thinking_on, i))
+    body: dict[str, Any] = {"model": request.model, "messages": messages}
+    if request.tools:
+        body["tools"] = [tool_to_wire(t) for t in request.tools]
+    if request.tool_choice is not None:
+        body["tool_choice"] = tool_choice_to_wire(request.tool_choice)
+    if request.parallel_tool_calls is not None:
+        body["parallel_tool_calls"] = request.parallel_tool_calls
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.stream is not None:
+        body["stream"] = request.stream
+    if dialect.thinking_param and request.thinking is not None:
+        body["thinking"] = {"type": "enabled" if request.thinking else "disabled"}
+    return body
+
+
+def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.input_schema,
+        },
+    }
+
+
+def tool_choice_to_wire(choice: ToolChoice) -> Any:
+    if choice.type == "tool":
+        return {"type": "function", "function": {"name": choice.name}}
+    return choice.type
+
+
+def _user_to_wire(message: Message, index: int) -> list[dict[str, Any]]:
+    """One user message -> tool messages and user messages, in block order.
+
+    Order is kept as given, even when it is wrong (text before results): a translator that
+    silently repaired histories would hide the very mistakes `fc check` teaches.
+    """
+    out: list[dict[str, Any]] = []
+    texts: list[str] = []
+
+    def flush_texts() -> None:
+        if texts:
+            content: Any = (
+                texts[0] if len(texts) == 1 else [{"type": "text", "text": t} for t in texts]
+            )
+            out.append({"role": "user", "content": content})
+            texts.clear()
+
+    for j, block in enumerate(message.content):
+        if isinstance(block, TextBlock):
+            texts.append(block.text)
+        elif isinstance(block, ToolResultBlock):
+            flush_texts()
+            content = ERROR_MARKER + block.content if block.is_error else block.content
+            out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+        else:
+            raise ConversionError(
+                f"a {block.type} block cannot stand in a user message",
+                json_path=f"$.messages[{index}].content[{j}]",
+            )
+    flush_texts()
+    if not out:
+        # An empty user message still has to exist on the wire, or the turn order changes.
+        out.append({"role": "user", "content": ""})
+    return out
+
+
+def _assistant_to_wire(
+    message: Message, dialect: ChatDialect, thinking_on: bool, index: int
+) -> dict[str, Any]:
+    texts: list[str] = []
+    reasoning: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for j, block in enumerate(message.content):
+        if isinstance(block, TextBlock):
+            texts.append(block.text)
+        elif isinstance(block, ThinkingBlock):
+            reasoning.append(block.thinking)
+        elif isinstance(block, ToolUseBlock):
+            calls.append(
+                {
+                    "id": block.id,
+                    "type": "function",
+                    "function": {"name": block.name, "arguments": dump_arguments(block.input)},
+                }
+            )
+        else:
+            raise ConversionError(
+                "a tool_result block cannot stand in an assistant message",
+                json_path=f"$.messages[{index}].content[{j}]",
+            )
+    out: dict[str, Any] = {"role": "assistant"}
+    # OpenAI's rule: content may be null when the message carries tool calls.
+    out["content"] = "".join(texts) if texts or not calls else None
+    if dialect.reasoning_field is not None and (reasoning or (calls and thinking_on)):
+        # DeepSeek answers 400 when a tool-calling turn comes back without its reasoning in
+        # thinking mode, even an empty one: the key must be there (PROTOCOL.md, DeepSeek).
+        out[dialect.reasoning_field] = "".join(reasoning)
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def to_wire_response(response: Response, dialect: ChatDialect = OPENAI) -> dict[str, Any]:
+    message = _assistant_to_wire(response.as_message(), dialect, False, 0)
+    body: dict[str, Any] = {}
+    if response.id is not None:
+        body["id"] = response.id
+    body["object"] = "chat.completion"
+    if response.model is not None:
+        body["model"] = response.model
+    body["choices"] = [
+        {
+            "index": 0,
+            "message": message,
+            "finish_reason": STOP_TO_CHAT.get(response.stop_reason, response.stop_reason),
+        }
+    ]
+    if response.usage is not None:
+        body["usage"] = usage_to_wire(response.usage)
+    return body
+
+
+def usage_to_wire(usage: Usage) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if usage.input_tokens is not None:
+        out["prompt_tokens"] = usage.input_tokens
+    if usage.output_tokens is not None:
+        out["completion_tokens"] = usage.output_tokens
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["total_tokens"] = usage.input_tokens + usage.output_tokens
+    if usage.reasoning_tokens is not None:
+        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# wire -> internal
+
+
+def _expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
+    if not isinstance(value, kind):
+        raise ConversionError(f"expected {what}, found {_describe(value)}", json_path=path)
+    return value
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _text_parts(content: Any, path: str) -> list[str]:
+    """A chat `content`: a string, null, or an array of `{type: "text", text}` parts."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content] if content else []
+    _expect(content, list, path, "a string or an array of text parts")
+    texts = []
+    for k, part in enumerate(content):
+        _expect(part, dict, f"{path}[{k}]", "a content part object")
+        if part.get("type") != "text" or not isinstance(part.get("text"), str):
+            raise ConversionError(
+                f"only text parts are supported, found type {part.get('type')!r}",
+                json_path=f"{path}[{k}]",
+            )
+        texts.append(part["text"])
+    return texts
+
+
+def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
+    _expect(body, dict, "$", "a request object")
+    model = _expect(body.get("model"), str, "$.model", "the model's name")
+    raw_messages = _expect(body.get("messages"), list, "$.messages", "an array of messages")
+    system: list[str] = []
+    messages: list[Message] = []
+    for i, raw in enumerate(raw_messages):
+        path = f"$.messages[{i}]"
+        _expect(raw, dict, path, "a message object")
+        role = raw.get("role")
+        if role in ("system", "developer"):
+            system.extend(_text_parts(raw.get("content"), f"{path}.content"))
+        elif role == "user":
+            blocks: list[Block] = [TextBlock(text=t) for t in _text_parts(raw.get("content"), path)]
+            # Chat puts the user's words after the tool messages; internally they share one turn.
+            if messages and messages[-1].role == "user" and _only_results(messages[-1]):
+                messages[-1].content.extend(blocks)
+            else:
+                messages.append(Message(role="user", content=blocks))
+        elif role == "tool":
+            result = _tool_message_from_wire(raw, path)
+            if messages and messages[-1].role == "user" and _only_results(messages[-1]):
+                messages[-1].content.append(result)
+            else:
+                messages.append(Message(role="user", content=[result]))
+        elif role == "assistant":
+            messages.append(Message(role="assistant", content=_assistant_from_wire(raw, dialect, path)))
+        else:
+            raise ConversionError(f"unknown role {role!r}", json_path=f"{path}.role")
+
+    request = Request(
+        model=model,
+        system="\n\n".join(system) if system else None,
+        messages=messages,
+        tools=[_tool_from_wire(t, f"$.tools[{k}]") for k, t in enumerate(body.get("tools") or [])],
+    )
+    if "tool_choice" in body:
+        request.tool_choice = _tool_choice_from_wire(body["tool_choice"])
+    if isinstance(body.get("parallel_tool_calls"), bool):
+        request.parallel_tool_calls = body["parallel_tool_calls"]
+    max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
+    if isinstance(max_tokens, int):
+        request.max_tokens = max_tokens
+    if isinstance(body.get("stream"), bool):
+        request.stream = body["stream"]
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "disabled"):
+        request.thinking = thinking["type"] == "enabled"
+    return request
+
+
+def _only_results(message: Message) -> bool:
+    return bool(message.content) and all(isinstance(b, ToolResultBlock) for b in message.content)
+
+
+def _tool_message_from_wire(raw: dict[str, Any], path: str) -> ToolResultBlock:
+    call_id = _expect(raw.get("tool_call_id"), str, f"{path}.tool_call_id", "the id of the call")
+    text = "".join(_text_parts(raw.get("content"), f"{path}.content"))
+    is_error = text.startswith(ERROR_MARKER)
+    if is_error:
+        text = text[len(ERROR_MARKER) :]
+    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error)
+
+
+def _assistant_from_wire(raw: dict[str, Any], dialect: ChatDialect, path: str) -> list[Block]:
+    blocks: list[Block] = []
+    if dialect.reasoning_field is not None:
+        reasoning = raw.get(dialect.reasoning_field)
+        if isinstance(reasoning, str) and reasoning:
+            blocks.append(ThinkingBlock(thinking=reasoning))
+    text = "".join(_text_parts(raw.get("content"), f"{path}.content"))
+    if text:
+        blocks.append(TextBlock(text=text))
+    calls = raw.get("tool_calls") or []
+    _expect(calls, list, f"{path}.tool_calls", "an array of tool calls")
+    for k, call in enumerate(calls):
+        blocks.append(_call_from_wire(call, f"{path}.tool_calls[{k}]"))
+    return blocks
+
+
+def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
+    _expect(call, dict, path, "a tool call object")
+    call_id = _expect(call.get("id"), str, f"{path}.id", "the call's id")
+    function = _expect(call.get("function"), dict, f"{path}.function", "a function object")
+    name = _expect(function.get("name"), str, f"{path}.function.name", "the tool's name")
+    arguments = function.get("arguments", "")
+    if not isinstance(arguments, str):
+        # Some servers send an object; the format says string. Keep what was meant.
+        if isinstance(arguments, dict):
+            return ToolUseBlock(id=call_id, name=name, input=arguments)
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    parsed, raw = parse_arguments(arguments)
+    return ToolUseBlock(id=call_id, name=name, input=parsed, raw_arguments=raw)
+
+
+def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
+    _expect(tool, dict, path, "a tool object")
+    function = _expect(tool.get("function"), dict, f"{path}.function", "a function object")
+    return ToolSpec(
+        name=_expect(function.get("name"), str, f"{path}.function.name", "the tool's name"),
+        description=function.get("description") or "",
+        input_schema=function.get("parameters") or {"type": "object", "properties": {}},
+    )
+
+
+def _tool_choice_from_wire(choice: Any) -> ToolChoice:
+    if choice in ("auto", "none", "required"):
+        return ToolChoice(type=choice)
+    if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
+        name = choice["function"].get("name")
+        if isinstance(name, str):
+            return ToolChoice(type="tool", name=name)
+    raise ConversionError(f"unknown tool_choice {choice!r}", json_path="$.tool_choice")
+
+
+def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
+    _expect(body, dict, "$", "a response object")
+    choices = _expect(body.get("choices"), list, "$.choices", "an array of choices")
+    if not choices:
+        raise ConversionError("the response has no choices", json_path="$.choices")
+    choice = _expect(choices[0], dict, "$.choices[0]", "a choice object")
+    message = _expect(choice.get("message"), dict, "$.choices[0].message", "a message object")
+    finish = _expect(choice.get("finish_reason"), str, "$.choices[0].finish_reason", "a finish reason")
+    usage = body.get("usage")
+    return Response(
+        id=body.get("id") if isinstance(body.get("id"), str) else None,
+        model=body.get("model") if isinstance(body.get("model"), str) else None,
+        content=_assistant_from_wire(message, dialect, "$.choices[0].message"),
+        # Unknown reasons are kept as they came; the engine refuses to guess what they mean.
+        stop_reason=STOP_FROM_CHAT.get(finish, finish),
+        usage=usage_from_wire(usage) if isinstance(usage, dict) else None,
+    )
+
+
+def usage_from_wire(usage: dict[str, Any]) -> Usage:
+    details = usage.get("completion_tokens_details")
+    reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    return Usage(
+        input_tokens=usage.get("prompt_tokens"),
+        output_tokens=usage.get("completion_tokens"),
+        reasoning_tokens=reasoning,
+    )
