@@ -150,7 +150,9 @@ class RoundTrip:
                     + self._not_executed(response)
                 )
             self.trace.finish("max_steps")
-            return RunResult("max_steps", step, None, [f"stopped after --max-steps {options.max_steps}"])
+            return RunResult(
+                "max_steps", step, None, [f"stopped after --max-steps {options.max_steps}"]
+            )
         except KeyboardInterrupt:
             self.trace.finish("interrupted", step=step)
             raise Interrupted(
@@ -162,7 +164,9 @@ class RoundTrip:
 
     def _exchange(self, step: int, request: Request) -> tuple[Response, dict[str, Any]]:
         fmt = self.wire.name
-        body = self.trace.write_json(f"{step}-request.{fmt}.json", self.wire.to_wire_request(request))
+        body = self.trace.write_json(
+            f"{step}-request.{fmt}.json", self.wire.to_wire_request(request)
+        )
         self.trace.write_json(f"{step}-request.json", request.to_json_dict())
         self.emit(StepStarted(step, request))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent

@@ -3,6 +3,7 @@ provider and tools, open the trace, and run the round trip."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,8 +49,10 @@ class PreparedRun:
     trace: TraceWriter
     options: RunOptions
 
-    def execute(self, on_event: "((Event) -> None) | None" = None) -> RunResult:
-        engine = RoundTrip(self.provider, self.wire, self.tools, self.trace, on_event or (lambda e: None))
+    def execute(self, on_event: Callable[[Event], None] | None = None) -> RunResult:
+        engine = RoundTrip(
+            self.provider, self.wire, self.tools, self.trace, on_event or (lambda e: None)
+        )
         return engine.run(self.options)
 
 
@@ -101,7 +104,9 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     if settings.out is not None:
         path = prepare_dir(settings.out, force=settings.force)
     else:
-        path = prepare_dir(default_dir(TRACES_ROOT, slugify(settings.question, _city_names())), force=False)
+        path = prepare_dir(
+            default_dir(TRACES_ROOT, slugify(settings.question, _city_names())), force=False
+        )
     trace = TraceWriter(
         path,
         {

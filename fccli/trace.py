@@ -99,9 +99,7 @@ class TraceWriter:
         self.manifest["steps"].append(record)
         self.save_manifest()
 
-    def finish(
-        self, status: str, *, error: FcError | None = None, step: int | None = None
-    ) -> None:
+    def finish(self, status: str, *, error: FcError | None = None, step: int | None = None) -> None:
         self.manifest["status"] = status
         if error is not None:
             self.manifest["error"] = {

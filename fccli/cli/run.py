@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -13,30 +12,49 @@ DEMO_FAULTS = ("bad-json", "missing-arg", "wrong-type", "unknown-tool", "no-call
 
 def run(
     question: str = typer.Argument(..., help="What to ask, e.g. 杭州今天适合跑步吗？"),
-    provider: Optional[str] = typer.Option(
-        None, "--provider", "-p", help="demo, deepseek, openai, anthropic, ollama. "
+    provider: str | None = typer.Option(
+        None,
+        "--provider",
+        "-p",
+        help="demo, deepseek, openai, anthropic, ollama. "
         "Default: $FC_PROVIDER; else deepseek when DEEPSEEK_API_KEY is set; else demo (offline).",
     ),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name (each provider has a default)."),
-    base_url: Optional[str] = typer.Option(
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Model name (each provider has a default)."
+    ),
+    base_url: str | None = typer.Option(
         None, "--base-url", envvar="FC_BASE_URL", help="Endpoint root, e.g. http://127.0.0.1:8000."
     ),
-    tools: str = typer.Option("weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."),
-    system: Optional[str] = typer.Option(None, "--system", help="A system prompt."),
+    tools: str = typer.Option(
+        "weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."
+    ),
+    system: str | None = typer.Option(None, "--system", help="A system prompt."),
     stream: bool = typer.Option(False, "--stream/--no-stream", help="Stream the responses (SSE)."),
-    thinking: Optional[bool] = typer.Option(
-        None, "--thinking/--no-thinking", help="Thinking mode where the provider has one. Default: the provider's."
+    thinking: bool | None = typer.Option(
+        None,
+        "--thinking/--no-thinking",
+        help="Thinking mode where the provider has one. Default: the provider's.",
     ),
-    tool_choice: Optional[str] = typer.Option(None, "--tool-choice", help="auto, none, required, or a tool name."),
+    tool_choice: str | None = typer.Option(
+        None, "--tool-choice", help="auto, none, required, or a tool name."
+    ),
     strict: bool = typer.Option(False, "--strict", help="Send tool schemas in strict form."),
-    no_parallel: bool = typer.Option(False, "--no-parallel", help="Ask for at most one tool call per response."),
-    max_steps: int = typer.Option(8, "--max-steps", min=1, help="Stop after N model requests."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Trace directory (default traces/<time>-<slug>)."),
-    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out directory."),
-    demo_fault: Optional[str] = typer.Option(
-        None, "--demo-fault", help=f"Demo provider only: make the model commit a classic mistake ({', '.join(DEMO_FAULTS)})."
+    no_parallel: bool = typer.Option(
+        False, "--no-parallel", help="Ask for at most one tool call per response."
     ),
-    json_output: bool = typer.Option(False, "--json", help="Print the run summary as JSON instead of the transcript."),
+    max_steps: int = typer.Option(8, "--max-steps", min=1, help="Stop after N model requests."),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Trace directory (default traces/<time>-<slug>)."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out directory."),
+    demo_fault: str | None = typer.Option(
+        None,
+        "--demo-fault",
+        help=f"Demo provider only: make the model commit a classic mistake ({', '.join(DEMO_FAULTS)}).",
+    ),
+    json_output: bool = typer.Option(
+        False, "--json", help="Print the run summary as JSON instead of the transcript."
+    ),
 ) -> None:
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
     from fccli.core.errors import FcError
@@ -68,7 +86,9 @@ def run(
     try:
         result = prepared.execute(view)
     except FcError as e:
-        e.hint = "\n".join(filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"]))
+        e.hint = "\n".join(
+            filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
+        )
         raise
     if view is None:
         print_json_summary(prepared.trace)

@@ -7,7 +7,7 @@ which field of which block is wrong). The JSON shape is a contract: tests pin it
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -58,7 +58,7 @@ class ToolResultBlock(_Model):
 
 
 Block = Annotated[
-    Union[TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock],
+    TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock,
     Field(discriminator="type"),
 ]
 BLOCK_TYPES = ("text", "thinking", "tool_use", "tool_result")

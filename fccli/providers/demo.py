@@ -85,7 +85,9 @@ def history_problem(request: dict[str, Any]) -> str | None:
             )
         if role == "assistant" and m.get("tool_calls"):
             if thinking_on and "reasoning_content" not in m:
-                return "The `reasoning_content` in the thinking mode must be passed back to the API."
+                return (
+                    "The `reasoning_content` in the thinking mode must be passed back to the API."
+                )
             for k, call in enumerate(m["tool_calls"]):
                 try:
                     ok = isinstance(json.loads(call["function"]["arguments"]), dict)
@@ -118,7 +120,9 @@ def respond(request: dict[str, Any]) -> dict[str, Any]:
     if tool is not None:
         param = _string_param(tool)
         wanted = _wanted_values(question, param)
-        pending = [v for v in wanted if {param: v} not in asked] if param else ([] if asked else [None])
+        pending = (
+            [v for v in wanted if {param: v} not in asked] if param else ([] if asked else [None])
+        )
         if pending:
             if request.get("parallel_tool_calls") is False:
                 pending = pending[:1]
@@ -160,9 +164,14 @@ def _string_param(tool: dict[str, Any]) -> str | None:
     """The first required string parameter, else the first string one: where a question goes."""
     params = tool.get("parameters") or {}
     props = params.get("properties") or {}
-    strings = [name for name, schema in props.items() if isinstance(schema, dict) and schema.get("type") == "string"]
-    required = [name for name in params.get("required", []) if name in strings]
-    return (required or strings or [None])[0]
+    strings = [
+        name
+        for name, schema in props.items()
+        if isinstance(schema, dict) and schema.get("type") == "string"
+    ]
+    required: list[str] = [name for name in params.get("required", []) if name in strings]
+    choices = required or strings
+    return choices[0] if choices else None
 
 
 def _wanted_values(question: str, param: str | None) -> list[str]:
@@ -171,7 +180,10 @@ def _wanted_values(question: str, param: str | None) -> list[str]:
     found: list[tuple[int, str]] = []
     seen: set[str] = set()
     for city in weather.cities():
-        for name, lang in [(city["zh"], "zh"), *((n, "en") for n in (city["en"], *city.get("aliases", [])))]:
+        for name, lang in [
+            (city["zh"], "zh"),
+            *((n, "en") for n in (city["en"], *city.get("aliases", []))),
+        ]:
             if lang == "zh":
                 pos = question.find(name)
             else:
@@ -222,7 +234,9 @@ def _envelope(
         "object": "chat.completion",
         "created": CREATED,
         "model": request.get("model", INFO.default_model),
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
+        "choices": [
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
+        ],
         "usage": {
             "prompt_tokens": len(prompt) // 2 + 1,
             "completion_tokens": completion_tokens,
@@ -243,7 +257,9 @@ def _tool_call_response(
     if zh:
         if known:
             what = "、".join(values)
-            reasoning = f"用户想知道{what}的天气适不适合跑步。我没有实时天气数据，需要调用 {name} 查询"
+            reasoning = (
+                f"用户想知道{what}的天气适不适合跑步。我没有实时天气数据，需要调用 {name} 查询"
+            )
             reasoning += "，每个城市一次调用，可以并行。" if len(calls) > 1 else "。"
             text = f"我先查一下{what}的天气。"
         elif values and values[0] != question.strip():
@@ -315,17 +331,35 @@ def _answer_response(
             text = "我没有可用的工具，查不到实时天气，所以没法判断现在适不适合跑步。"
             reasoning = "这次没有可调用的工具。不查就回答天气，就是编造。"
         else:
-            text = "I have no tool to look up live weather, so I cannot tell whether it suits a run."
+            text = (
+                "I have no tool to look up live weather, so I cannot tell whether it suits a run."
+            )
             reasoning = "No tool is available this time. Answering about the weather without one would be making it up."
         if offered:
-            reasoning += " (A tool was offered, but none fits.)" if not zh else "（工具虽然提供了，但用不上。）"
+            reasoning += (
+                " (A tool was offered, but none fits.)"
+                if not zh
+                else "（工具虽然提供了，但用不上。）"
+            )
     else:
         if zh:
-            reasoning = "工具结果已按 id 对应回各次调用：" + "；".join(pairing) + "。只根据这些结果回答。"
-            footer = "（以上只依据工具返回的结果。）" if not failed else "查不到的部分，我不会编造。"
+            reasoning = (
+                "工具结果已按 id 对应回各次调用：" + "；".join(pairing) + "。只根据这些结果回答。"
+            )
+            footer = (
+                "（以上只依据工具返回的结果。）" if not failed else "查不到的部分，我不会编造。"
+            )
         else:
-            reasoning = "The results are paired with their calls by id: " + "; ".join(pairing) + ". I answer from them alone."
-            footer = "(Based only on what the tool returned.)" if not failed else "Where the tool failed, I will not make anything up."
+            reasoning = (
+                "The results are paired with their calls by id: "
+                + "; ".join(pairing)
+                + ". I answer from them alone."
+            )
+            footer = (
+                "(Based only on what the tool returned.)"
+                if not failed
+                else "Where the tool failed, I will not make anything up."
+            )
         text = "\n".join([*lines, footer])
 
     message: dict[str, Any] = {"role": "assistant", "content": text}
@@ -337,7 +371,10 @@ def _answer_response(
 def _describe_result(subject: str, tool: str, content: str, zh: bool) -> tuple[str, bool]:
     if content.startswith(ERROR_MARKER):
         error = content[len(ERROR_MARKER) :]
-        short = error if len(error) <= 120 else error[:120] + "…"
+        # The first sentence says what went wrong; the rest (say, the list of known cities)
+        # is for the model to retry with, not for the person reading the answer.
+        short = error.split(". ")[0]
+        short = short if len(short) <= 160 else short[:160] + "…"
         if zh:
             return f"{subject}：没查到，工具返回了错误（{short}）。", False
         return f"{subject}: I could not find out; the tool returned an error ({short}).", False
@@ -348,7 +385,10 @@ def _describe_result(subject: str, tool: str, content: str, zh: bool) -> tuple[s
     if not (isinstance(data, dict) and {"temp_c", "condition", "aqi"} <= data.keys()):
         if zh:
             return f"{subject}：{tool} 返回「{content}」，据此我判断不了适不适合跑步。", True
-        return f"{subject}: {tool} returned {content!r}; from that I cannot judge whether to run.", True
+        return (
+            f"{subject}: {tool} returned {content!r}; from that I cannot judge whether to run.",
+            True,
+        )
     city = data.get("city") if isinstance(data.get("city"), str) else subject
     temp, condition, aqi = data["temp_c"], str(data["condition"]), data["aqi"]
     verdict = _verdict(temp, condition, aqi, zh)
@@ -360,7 +400,10 @@ def _describe_result(subject: str, tool: str, content: str, zh: bool) -> tuple[s
 def _verdict(temp: Any, condition: str, aqi: Any, zh: bool) -> str:
     bad: list[str] = []
     caution: list[str] = []
-    wet = any(w in condition.lower() for w in ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder"))
+    wet = any(
+        w in condition.lower()
+        for w in ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")
+    )
     if wet:
         bad.append("有雨雪，路面湿滑" if zh else "rain or snow makes the ground slippery")
     if isinstance(aqi, (int, float)):
@@ -374,11 +417,25 @@ def _verdict(temp: Any, condition: str, aqi: Any, zh: bool) -> str:
         elif temp <= -10:
             bad.append("太冷" if zh else "it is too cold")
         elif temp >= 28:
-            caution.append("偏热，注意补水、避开中午" if zh else "it is warm, so drink and avoid noon")
+            caution.append(
+                "偏热，注意补水、避开中午" if zh else "it is warm, so drink and avoid noon"
+            )
         elif temp <= 0:
             caution.append("偏冷，注意保暖" if zh else "it is cold, so dress warmly")
     if bad:
-        return ("不适合跑步：" + "，".join(bad) + "。") if zh else ("Not a day for a run: " + "; ".join(bad) + ".")
+        return (
+            ("不适合跑步：" + "，".join(bad) + "。")
+            if zh
+            else ("Not a day for a run: " + "; ".join(bad) + ".")
+        )
     if caution:
-        return ("可以跑，但" + "，".join(caution) + "。") if zh else ("You can run, but " + "; ".join(caution) + ".")
-    return "适合跑步：气温舒适，空气不错。" if zh else "Good for a run: a comfortable temperature and clean air."
+        return (
+            ("可以跑，但" + "，".join(caution) + "。")
+            if zh
+            else ("You can run, but " + "; ".join(caution) + ".")
+        )
+    return (
+        "适合跑步：气温舒适，空气不错。"
+        if zh
+        else "Good for a run: a comfortable temperature and clean air."
+    )

@@ -55,7 +55,9 @@ class RunView:
                     f"  {mark} for [magenta]{escape(run.call.id)}[/] "
                     f"[dim]({run.duration_ms:.1f} ms)[/]: {escape(_short(run.result.content, 300))}"
                 )
-            c.print("  [dim]all results go back in ONE user message, each paired with its call by id[/]")
+            c.print(
+                "  [dim]all results go back in ONE user message, each paired with its call by id[/]"
+            )
         elif isinstance(event, Note):
             c.print(f"  [yellow]note:[/] {escape(event.text)}")
 
@@ -75,7 +77,10 @@ class RunView:
                 c.print(f"  [dim]thinking: {escape(_short(block.thinking, THINKING_PREVIEW))}[/]")
             elif isinstance(block, TextBlock):
                 label = "text" if resp.stop_reason == "tool_use" else "answer"
-                c.print(Text.assemble(f"  {label}: ", (block.text, "bold" if label == "answer" else "")))
+                indented = block.text.replace("\n", "\n" + " " * (len(label) + 4))
+                c.print(
+                    Text.assemble(f"  {label}: ", (indented, "bold" if label == "answer" else ""))
+                )
             elif isinstance(block, ToolUseBlock):
                 args = (
                     block.raw_arguments

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
 
 from fccli.core.models import ToolResultBlock, ToolUseBlock
 from fccli.tools.registry import Tool, ToolError, ToolSet
@@ -50,7 +51,9 @@ def result_text(value: Any) -> str:
         return value
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
-    return json.dumps(value, ensure_ascii=False)
+    # Datetimes, sets, dataclasses, models inside a dict: made JSON values (str() as a last
+    # resort), since json.dumps raising here would crash the loop on a tool's ordinary return.
+    return json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False)
 
 
 def describe_validation_error(tool: Tool, error: ValidationError) -> str:

@@ -35,12 +35,17 @@ def load_tool_file(path: Path) -> ToolSet:
     module = _import_file(path)
     listed = getattr(module, "TOOLS", None)
     if listed is not None:
-        candidates = list(listed)
+        candidates = list(listed) if isinstance(listed, (list, tuple)) else [listed]
+        for c in candidates:
+            if not isinstance(c, Tool) and not (callable(c) and hasattr(c, "__name__")):
+                raise UsageError(f"{path}: TOOLS holds {c!r}, which is not a function")
     else:
         candidates = [
             obj
             for name, obj in vars(module).items()
-            if inspect.isfunction(obj) and obj.__module__ == module.__name__ and not name.startswith("_")
+            if inspect.isfunction(obj)
+            and obj.__module__ == module.__name__
+            and not name.startswith("_")
         ]
     tools = [c if isinstance(c, Tool) else tool_from_function(c) for c in candidates]
     if not tools:

@@ -89,7 +89,9 @@ def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     """
     try:
         value = json.loads(arguments)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):
+        # ValueError covers JSONDecodeError and integers past the digit limit; deep nesting
+        # raises RecursionError.
         return {}, arguments
     if isinstance(value, dict):
         return value, None
@@ -308,7 +310,9 @@ def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
         if role in ("system", "developer"):
             system.extend(_text_parts(raw.get("content"), f"{path}.content"))
         elif role == "user":
-            blocks: list[Block] = [TextBlock(text=t) for t in _text_parts(raw.get("content"), path)]
+            blocks: list[Block] = [
+                TextBlock(text=t) for t in _text_parts(raw.get("content"), f"{path}.content")
+            ]
             # Chat puts the user's words after the tool messages; internally they share one turn.
             if messages and messages[-1].role == "user" and _only_results(messages[-1]):
                 messages[-1].content.extend(blocks)
@@ -321,7 +325,9 @@ def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
             else:
                 messages.append(Message(role="user", content=[result]))
         elif role == "assistant":
-            messages.append(Message(role="assistant", content=_assistant_from_wire(raw, dialect, path)))
+            messages.append(
+                Message(role="assistant", content=_assistant_from_wire(raw, dialect, path))
+            )
         else:
             raise ConversionError(f"unknown role {role!r}", json_path=f"{path}.role")
 
@@ -417,7 +423,9 @@ def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
         raise ConversionError("the response has no choices", json_path="$.choices")
     choice = _expect(choices[0], dict, "$.choices[0]", "a choice object")
     message = _expect(choice.get("message"), dict, "$.choices[0].message", "a message object")
-    finish = _expect(choice.get("finish_reason"), str, "$.choices[0].finish_reason", "a finish reason")
+    finish = _expect(
+        choice.get("finish_reason"), str, "$.choices[0].finish_reason", "a finish reason"
+    )
     usage = body.get("usage")
     return Response(
         id=body.get("id") if isinstance(body.get("id"), str) else None,

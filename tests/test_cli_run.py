@@ -1,0 +1,210 @@
+"""`fc run` end to end through the real entry point, as a learner runs it (CLI.md)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fccli import __version__
+
+QUESTION = "杭州今天适合跑步吗？"
+STEP_FILES = (
+    "1-request.json",
+    "1-request.deepseek.json",
+    "1-response.deepseek.json",
+    "1-response.json",
+    "2-request.json",
+    "2-request.deepseek.json",
+    "2-response.deepseek.json",
+    "2-response.json",
+)
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def only_trace(cwd: Path) -> Path:
+    (trace,) = (cwd / "traces").iterdir()
+    return trace
+
+
+def assert_clean_error(result: Any, code: int, *words: str) -> None:
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert 1 <= len(lines) <= 3, result.stderr
+    for word in words:
+        assert word in result.stderr
+
+
+def test_the_hangzhou_round_trip_writes_the_trace_of_cli_md(fc, tmp_path: Path) -> None:
+    result = fc("run", QUESTION)
+    assert result.returncode == 0, result.stderr
+    trace = only_trace(tmp_path)
+    assert re.fullmatch(r"\d{8}-\d{6}-hangzhou", trace.name)
+    for name in (*STEP_FILES, "manifest.json"):
+        assert (trace / name).is_file(), name
+
+    response = load(trace / "1-response.json")
+    assert response["stop_reason"] == "tool_use"
+    (use,) = [b for b in response["content"] if b["type"] == "tool_use"]
+    assert (use["name"], use["input"]) == ("get_weather", {"city": "杭州"})
+
+    second = load(trace / "2-request.json")["messages"]
+    assert second[1] == {"role": "assistant", "content": response["content"]}
+    assert second[2]["content"][0]["tool_use_id"] == use["id"]
+
+    wire = load(trace / "2-request.deepseek.json")["messages"]
+    assistant, tool = wire[1], wire[2]
+    assert isinstance(assistant["tool_calls"][0]["function"]["arguments"], str)
+    assert json.loads(assistant["tool_calls"][0]["function"]["arguments"]) == {"city": "杭州"}
+    assert "reasoning_content" in assistant
+    assert tool == {"role": "tool", "tool_call_id": use["id"], "content": tool["content"]}
+    temp = json.loads(tool["content"])["temp_c"]
+
+    final = load(trace / "2-response.json")
+    assert final["stop_reason"] == "end_turn"
+    answer = "".join(b["text"] for b in final["content"] if b["type"] == "text")
+    assert f"{temp}°C" in answer
+    assert load(trace / "manifest.json")["final_answer"] == answer
+    assert str(trace.relative_to(tmp_path)) in result.stdout
+
+
+def test_three_cities_three_calls_one_result_message_three_tool_messages(
+    fc, tmp_path: Path
+) -> None:
+    assert fc("run", "北京、上海、深圳今天适合跑步吗？", "-o", "t").returncode == 0
+    calls = [b for b in load(tmp_path / "t/1-response.json")["content"] if b["type"] == "tool_use"]
+    assert [c["input"]["city"] for c in calls] == ["北京", "上海", "深圳"]
+    results = load(tmp_path / "t/2-request.json")["messages"][2]
+    assert results["role"] == "user"
+    assert [b["tool_use_id"] for b in results["content"]] == [c["id"] for c in calls]
+    wire = load(tmp_path / "t/2-request.deepseek.json")["messages"]
+    assert [m["role"] for m in wire] == ["user", "assistant", "tool", "tool", "tool"]
+    assert [m["tool_call_id"] for m in wire[2:]] == [c["id"] for c in calls]
+
+
+def test_the_same_question_twice_gives_byte_identical_step_files(fc, tmp_path: Path) -> None:
+    assert fc("run", QUESTION, "-o", "a").returncode == 0
+    assert fc("run", QUESTION, "-o", "b").returncode == 0
+    for name in STEP_FILES:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_json_output_is_the_summary_only(fc, tmp_path: Path) -> None:
+    result = fc("run", QUESTION, "--json", "-o", "t")
+    assert result.returncode == 0
+    summary = json.loads(result.stdout)
+    assert summary["status"] == "ok"
+    assert summary["trace"] == "t"
+    assert [s["stop_reason"] for s in summary["steps"]] == ["tool_use", "end_turn"]
+
+
+def test_output_to_a_pipe_has_no_colour_codes(fc) -> None:
+    result = fc("run", QUESTION)
+    assert "\x1b[" not in result.stdout
+    assert "tool_use" in result.stdout and "get_weather" in result.stdout
+
+
+def test_a_non_empty_out_is_refused_unless_forced(fc, tmp_path: Path) -> None:
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "keep.txt").write_text("mine")
+    assert_clean_error(fc("run", QUESTION, "-o", "t"), 2, "not empty", "--force")
+    assert (tmp_path / "t" / "keep.txt").read_text() == "mine"
+    assert fc("run", QUESTION, "-o", "t", "--force").returncode == 0
+    assert not (tmp_path / "t" / "keep.txt").exists()
+    assert (tmp_path / "t" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["-p", "nosuch"], ["unknown provider 'nosuch'", "demo"]),
+        (["--tools", "nosuch"], ["unknown tool set 'nosuch'", "weather"]),
+        (["--tools", "missing.py"], ["missing.py", "no such tools file"]),
+        (["--tool-choice", "get_time"], ["get_time", "get_weather"]),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_2(
+    fc, tmp_path: Path, args: list[str], words: list[str]
+) -> None:
+    assert_clean_error(fc("run", QUESTION, *args), 2, *words)
+    assert not (tmp_path / "traces").exists()
+
+
+def test_an_unknown_option_is_exit_2(fc) -> None:
+    result = fc("run", QUESTION, "--no-such-flag")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+
+
+def test_version_and_help_work_offline(fc) -> None:
+    version = fc("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"fc {__version__}"
+    help_ = fc("--help")
+    assert help_.returncode == 0 and "run" in help_.stdout
+    run_help = fc("run", "--help")
+    assert run_help.returncode == 0 and "--max-steps" in run_help.stdout
+
+
+def test_a_users_tools_file_is_offered_with_its_own_description(fc, tmp_path: Path) -> None:
+    (tmp_path / "my_tools.py").write_text(
+        "from typing import Annotated\n"
+        "from pydantic import Field\n\n"
+        "def get_weather(city: Annotated[str, Field(description='城市的英文名，例如：Hangzhou')]) -> str:\n"
+        '    """获取信息"""\n'
+        "    return f'{city}: 30 degrees'\n",
+        encoding="utf-8",
+    )
+    result = fc("run", QUESTION, "--tools", "my_tools.py", "-o", "t")
+    assert result.returncode == 0, result.stderr
+    (tool,) = load(tmp_path / "t/1-request.json")["tools"]
+    assert tool["description"] == "获取信息"
+    assert (
+        tool["input_schema"]["properties"]["city"]["description"] == "城市的英文名，例如：Hangzhou"
+    )
+    assert (
+        load(tmp_path / "t/2-request.json")["messages"][2]["content"][0]["content"]
+        == "杭州: 30 degrees"
+    )
+
+
+def test_no_thinking_sends_the_switch_and_gets_no_reasoning(fc, tmp_path: Path) -> None:
+    assert fc("run", QUESTION, "--no-thinking", "-o", "t").returncode == 0
+    assert load(tmp_path / "t/1-request.deepseek.json")["thinking"] == {"type": "disabled"}
+    assert not any(b["type"] == "thinking" for b in load(tmp_path / "t/1-response.json")["content"])
+    assert "reasoning_content" not in load(tmp_path / "t/2-request.deepseek.json")["messages"][1]
+
+
+def test_no_parallel_and_tool_choice_reach_the_wire(fc, tmp_path: Path) -> None:
+    assert (
+        fc(
+            "run", "北京、上海？", "--no-parallel", "--tool-choice", "get_weather", "-o", "t"
+        ).returncode
+        == 0
+    )
+    body = load(tmp_path / "t/1-request.deepseek.json")
+    assert body["parallel_tool_calls"] is False
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    manifest = load(tmp_path / "t/manifest.json")
+    # one city per step: 北京, then 上海, then the answer
+    assert [len(s["tool_runs"]) for s in manifest["steps"]] == [1, 1, 0]
+
+
+def test_max_steps_stops_and_says_so(fc, tmp_path: Path) -> None:
+    result = fc("run", QUESTION, "--max-steps", "1", "-o", "t")
+    assert result.returncode == 0
+    assert "max-steps" in result.stdout
+    assert load(tmp_path / "t/manifest.json")["status"] == "max_steps"
+
+
+def test_fc_provider_selects_the_provider(fc, tmp_path: Path) -> None:
+    from tests.conftest import clean_env
+
+    result = fc("run", QUESTION, env=clean_env(FC_PROVIDER="nosuch"))
+    assert_clean_error(result, 2, "unknown provider 'nosuch'")
