@@ -155,9 +155,7 @@ class RoundTrip:
             )
         except KeyboardInterrupt:
             self.trace.finish("interrupted", step=step)
-            raise Interrupted(
-                f"interrupted at step {step}; the trace keeps what it had: {self.trace.path}"
-            ) from None
+            raise Interrupted(f"interrupted at step {step}") from None
         except FcError as e:
             self.trace.finish("error", error=e, step=step)
             raise

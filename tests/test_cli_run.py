@@ -208,3 +208,40 @@ def test_fc_provider_selects_the_provider(fc, tmp_path: Path) -> None:
 
     result = fc("run", QUESTION, env=clean_env(FC_PROVIDER="nosuch"))
     assert_clean_error(result, 2, "unknown provider 'nosuch'")
+
+
+def test_ctrl_c_exits_130_and_the_trace_keeps_what_it_had(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import clean_env
+
+    (tmp_path / "slow.py").write_text(
+        "import time\n\n"
+        "def get_weather(city: str) -> str:\n"
+        '    """Slow weather."""\n'
+        "    time.sleep(30)\n"
+        "    return 'late'\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fccli", "run", QUESTION, "--tools", "slow.py", "-o", "t"],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "t/1-response.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # into the tool's sleep
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert "interrupted" in stderr
+    manifest = load(tmp_path / "t/manifest.json")
+    assert manifest["status"] == "interrupted"
+    assert (tmp_path / "t/1-response.deepseek.json").exists()

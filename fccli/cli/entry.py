@@ -1,9 +1,10 @@
 """The `fc` console script: the one place where FcError becomes an exit code.
 
-Kept import-light: `fc --version` answers before typer is even imported.
+Kept import-light: `fc --version` answers before typer is even imported, and nothing of fccli
+beyond the typer app is imported before typer runs (the error tree only when something is raised).
+No `from __future__ import annotations` here: this module is on every path, `fc --version` too.
+`python benchmarks/startup.py` measures what this buys.
 """
-
-from __future__ import annotations
 
 import os
 import sys
@@ -17,21 +18,21 @@ def main() -> None:
         print(f"fc {__version__}")
         return
     from fccli.cli.app import app
-    from fccli.core.errors import FcError
 
     try:
         app(prog_name="fc")
-    except FcError as e:
-        if os.environ.get("FC_DEBUG") == "1":
-            raise
-        _print_error(str(e))
-        sys.exit(e.exit_code)
     except KeyboardInterrupt:
         _print_error("interrupted")
         sys.exit(130)
-    except Exception as e:  # a bug in fc: one line, unless asked for the traceback
+    except Exception as e:
+        from fccli.core.errors import FcError  # not before: `fc --help` never needs it
+
         if os.environ.get("FC_DEBUG") == "1":
             raise
+        if isinstance(e, FcError):
+            _print_error(str(e))
+            sys.exit(e.exit_code)
+        # a bug in fc: one line, unless asked for the traceback
         _print_error(f"internal error: {type(e).__name__}: {e}")
         _print_error("this is a bug in fc; FC_DEBUG=1 shows the traceback")
         sys.exit(1)

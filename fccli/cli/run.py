@@ -11,7 +11,9 @@ DEMO_FAULTS = ("bad-json", "missing-arg", "wrong-type", "unknown-tool", "no-call
 
 
 def run(
-    question: str = typer.Argument(..., help="What to ask, e.g. 杭州今天适合跑步吗？"),
+    question: str = typer.Argument(
+        ..., metavar="QUESTION", help="What to ask, e.g. 杭州今天适合跑步吗？"
+    ),
     provider: str | None = typer.Option(
         None,
         "--provider",

@@ -82,23 +82,33 @@ def run_call(tools: ToolSet, call: ToolUseBlock) -> ToolRun:
     if tool is None:
         known = ", ".join(tools.names()) or "(none)"
         return done(f"unknown tool {call.name!r}; the tools offered are: {known}", "unknown_tool")
+    broken = call.raw_arguments is not None and call.raw_arguments.strip() != ""
     prefix = ""
-    if call.raw_arguments is not None:
+    if broken:
         # Read as {} so that validation says what is missing (PROTOCOL.md, mistake 4).
-        shown = call.raw_arguments if len(call.raw_arguments) <= 200 else call.raw_arguments[:200] + "…"
+        raw = call.raw_arguments or ""
+        shown = raw if len(raw) <= 200 else raw[:200] + "…"
         prefix = f"the arguments were not a JSON object ({shown!r}), so they were read as {{}}. "
     try:
         arguments = tool.arguments_model.model_validate(call.input)
     except ValidationError as e:
         kind = "invalid_json" if prefix else "invalid_arguments"
         return done(prefix + describe_validation_error(tool, e), kind)
+    if broken:
+        # Even when {} would do, the model meant something else: never run a tool on
+        # half-received arguments. (An empty string is how some servers say "no arguments".)
+        return done(
+            prefix + f"{tool.name} was not run; send the arguments again as a JSON object.",
+            "invalid_json",
+        )
     try:
-        value = tool.call(arguments)
+        # Turning the value into text is part of the tool's run: a value JSON cannot hold is
+        # the tool's failure, reported to the model, not a crash of the loop.
+        return done(result_text(tool.call(arguments)))
     except ToolError as e:
         return done(f"{tool.name} failed: {e}", "tool_error")
     except Exception as e:  # a tool failure is a result for the model, not a crash of the loop
         return done(f"{tool.name} raised {type(e).__name__}: {e}", "tool_raised")
-    return done(result_text(value))
 
 
 def run_calls(tools: ToolSet, calls: list[ToolUseBlock]) -> list[ToolRun]:

@@ -40,7 +40,9 @@ class Tool:
     def call(self, arguments: BaseModel) -> Any:
         if self.takes_model:
             return self.func(arguments)
-        return self.func(**{name: getattr(arguments, name) for name in type(arguments).model_fields})
+        return self.func(
+            **{name: getattr(arguments, name) for name in type(arguments).model_fields}
+        )
 
 
 def tool_from_function(func: Callable[..., Any], name: str | None = None) -> Tool:
@@ -68,9 +70,7 @@ def tool_from_function(func: Callable[..., Any], name: str | None = None) -> Too
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints[p.name], default)
     # Extra keys are refused: a model inventing parameters should hear about it.
-    model = create_model(  # type: ignore[call-overload]
-        f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
     return Tool(tool_name, description, model, func, takes_model=False)
 
 

@@ -13,9 +13,12 @@ What a provider adds on top (DeepSeek's `thinking` switch and `reasoning_content
 ChatDialect, given by the provider, not code here. Ids are never rewritten.
 
 Round trips: `from_wire_request(to_wire_request(r)) == r` except for what chat cannot hold:
-several text blocks in one assistant turn (joined), thinking without a reasoning field (dropped),
-a thinking signature (dropped), `raw_arguments` (the wire carries `input`), an error result
-whose text starts with ERROR_MARKER by itself, and `stop_sequence` (sent as `stop`).
+several text blocks in one assistant turn (joined), the order of blocks in an assistant turn
+(always thinking, text, calls), empty text or thinking blocks (dropped), thinking without a
+reasoning field (dropped), a thinking signature (dropped), `raw_arguments` (the wire carries
+`input`), an error result whose text starts with ERROR_MARKER by itself, `stop_sequence` (sent
+as `stop`), an empty system prompt (none), and user turns split or merged around tool messages
+(a results-only turn followed by a text turn comes back as one; result, text, result as two).
 """
 
 from __future__ import annotations
@@ -88,7 +91,7 @@ def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     result it can read, not a crash of the harness.
     """
     try:
-        value = json.loads(arguments)
+        value = json.loads(arguments, parse_constant=_reject_constant)
     except (ValueError, TypeError, RecursionError):
         # ValueError covers JSONDecodeError and integers past the digit limit; deep nesting
         # raises RecursionError.
@@ -96,6 +99,12 @@ def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     if isinstance(value, dict):
         return value, None
     return {}, arguments
+
+
+def _reject_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON does not have; a provider would refuse
+    # them when the history goes back.
+    raise ValueError(f"{name} is not JSON")
 
 
 def thinking_enabled(request: Request, dialect: ChatDialect) -> bool:
@@ -335,14 +344,19 @@ def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
         model=model,
         system="\n\n".join(system) if system else None,
         messages=messages,
-        tools=[_tool_from_wire(t, f"$.tools[{k}]") for k, t in enumerate(body.get("tools") or [])],
+        tools=[
+            _tool_from_wire(t, f"$.tools[{k}]")
+            for k, t in enumerate(
+                _expect(body.get("tools") or [], list, "$.tools", "an array of tools")
+            )
+        ],
     )
     if "tool_choice" in body:
         request.tool_choice = _tool_choice_from_wire(body["tool_choice"])
     if isinstance(body.get("parallel_tool_calls"), bool):
         request.parallel_tool_calls = body["parallel_tool_calls"]
     max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
-    if isinstance(max_tokens, int):
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
         request.max_tokens = max_tokens
     if isinstance(body.get("stream"), bool):
         request.stream = body["stream"]

@@ -1,0 +1,95 @@
+"""The trace directory: refused overwrites, atomic files, names, and what a time-free comparison ignores."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from fccli.core.errors import ProviderError, UsageError
+from fccli.slug import slugify
+from fccli.trace import TraceWriter, default_dir, prepare_dir, without_times, write_atomic
+
+
+def test_a_new_directory_is_created(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b"
+    assert prepare_dir(target, force=False) == target
+    assert target.is_dir()
+
+
+def test_an_empty_directory_is_fine(tmp_path: Path) -> None:
+    prepare_dir(tmp_path, force=False)
+
+
+def test_a_non_empty_directory_is_refused_then_replaced_with_force(tmp_path: Path) -> None:
+    (tmp_path / "old.json").write_text("{}")
+    with pytest.raises(UsageError, match="not empty"):
+        prepare_dir(tmp_path, force=False)
+    assert (tmp_path / "old.json").exists()
+    prepare_dir(tmp_path, force=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_in_the_way_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(UsageError, match="not a directory"):
+        prepare_dir(tmp_path / "f", force=True)
+
+
+def test_default_names_carry_time_and_slug_and_never_collide(tmp_path: Path) -> None:
+    now = datetime(2026, 11, 29, 10, 15, 0)
+    first = default_dir(tmp_path, "hangzhou", now)
+    assert first.name == "20261129-101500-hangzhou"
+    first.mkdir()
+    assert default_dir(tmp_path, "hangzhou", now).name == "20261129-101500-hangzhou-2"
+
+
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [
+        ("杭州今天适合跑步吗？", "hangzhou"),
+        ("北京、上海、深圳今天适合跑步吗？", "beijing-shanghai-shenzhen"),
+        ("Is it a good day for a run?", "is-it-a-good-day-for-a-run"),
+        ("今天适合跑步吗？", "run"),
+        ("???", "run"),
+    ],
+)
+def test_slugs_are_short_ascii(text: str, slug: str) -> None:
+    names = {"杭州": "Hangzhou", "北京": "Beijing", "上海": "Shanghai", "深圳": "Shenzhen"}
+    assert slugify(text, names) == slug
+
+
+def test_atomic_write_leaves_no_temporary_files(tmp_path: Path) -> None:
+    write_atomic(tmp_path / "x.json", b"{}")
+    write_atomic(tmp_path / "x.json", b"[]")
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+    assert (tmp_path / "x.json").read_bytes() == b"[]"
+
+
+def test_the_manifest_exists_from_the_start_and_records_the_end(tmp_path: Path) -> None:
+    writer = TraceWriter(tmp_path, {"provider": "demo", "question": "q"})
+    started = json.loads((tmp_path / "manifest.json").read_text())
+    assert started["status"] == "running"
+    assert started["schema_version"] == 1
+    writer.add_step({"step": 1, "stop_reason": "tool_use"})
+    writer.finish("error", error=ProviderError("boom", status=500), step=2)
+    done = json.loads((tmp_path / "manifest.json").read_text())
+    assert done["status"] == "error"
+    assert done["error"] == {
+        "kind": "ProviderError",
+        "message": "boom",
+        "step": 2,
+        "http_status": 500,
+    }
+    assert done["steps"] == [{"step": 1, "stop_reason": "tool_use"}]
+    assert done["finished_at"] is not None
+
+
+def test_without_times_drops_only_times() -> None:
+    manifest = {
+        "started_at": "t",
+        "steps": [{"duration_ms": 1, "tool_runs": [{"duration_ms": 2, "id": "c"}]}],
+    }
+    assert without_times(manifest) == {"steps": [{"tool_runs": [{"id": "c"}]}]}
