@@ -210,7 +210,12 @@ def test_fc_provider_selects_the_provider(fc, tmp_path: Path) -> None:
     assert_clean_error(result, 2, "unknown provider 'nosuch'")
 
 
-def test_ctrl_c_exits_130_and_the_trace_keeps_what_it_had(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "question", [QUESTION, "北京、上海今天适合跑步吗？"], ids=["one-call", "parallel-calls"]
+)
+def test_ctrl_c_exits_130_at_once_and_the_trace_keeps_what_it_had(
+    tmp_path: Path, question: str
+) -> None:
     import signal
     import subprocess
     import sys
@@ -226,7 +231,7 @@ def test_ctrl_c_exits_130_and_the_trace_keeps_what_it_had(tmp_path: Path) -> Non
         "    return 'late'\n"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fccli", "run", QUESTION, "--tools", "slow.py", "-o", "t"],
+        [sys.executable, "-m", "fccli", "run", question, "--tools", "slow.py", "-o", "t"],
         cwd=tmp_path,
         env=clean_env(),
         stdout=subprocess.PIPE,
@@ -238,7 +243,8 @@ def test_ctrl_c_exits_130_and_the_trace_keeps_what_it_had(tmp_path: Path) -> Non
         time.sleep(0.05)
     time.sleep(0.3)  # into the tool's sleep
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=20)
+    # the tools sleep 30 s: finishing well before means nothing waited for them
+    _, stderr = proc.communicate(timeout=15)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert "interrupted" in stderr

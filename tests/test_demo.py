@@ -149,73 +149,46 @@ def test_ids_differ_between_calls_and_look_like_chat_ids() -> None:
     assert all(i.startswith("call_") for i in ids)
 
 
+def _asked(reasoning: bool = True) -> dict[str, Any]:
+    """An assistant turn that called get_weather once, with id `a`."""
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    if reasoning:
+        message["reasoning_content"] = ""
+    message["tool_calls"] = [
+        {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    ]
+    return message
+
+
+QUESTION = {"role": "user", "content": "q"}
+
+
 @pytest.mark.parametrize(
     ("messages", "words"),
     [
+        ([QUESTION, {"role": "tool", "tool_call_id": "x", "content": "1"}], "must be a response"),
         (
-            [
-                {"role": "user", "content": "q"},
-                {"role": "tool", "tool_call_id": "x", "content": "1"},
-            ],
-            "must be a response",
-        ),
-        (
-            [
-                {"role": "user", "content": "q"},
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "reasoning_content": "",
-                    "tool_calls": [
-                        {
-                            "id": "a",
-                            "type": "function",
-                            "function": {"name": "get_weather", "arguments": "{}"},
-                        }
-                    ],
-                },
-                {"role": "user", "content": "and?"},
-            ],
+            [QUESTION, _asked(), {"role": "user", "content": "and?"}],
             "did not have response messages: a",
         ),
         (
             [
-                {"role": "user", "content": "q"},
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": "a",
-                            "type": "function",
-                            "function": {"name": "get_weather", "arguments": "{}"},
-                        }
-                    ],
-                },
+                QUESTION,
+                _asked(reasoning=False),
                 {"role": "tool", "tool_call_id": "a", "content": "1"},
             ],
             "reasoning_content",
         ),
         (
             [
-                {"role": "user", "content": "q"},
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "reasoning_content": "",
-                    "tool_calls": [
-                        {
-                            "id": "a",
-                            "type": "function",
-                            "function": {"name": "get_weather", "arguments": "{}"},
-                        }
-                    ],
-                },
+                QUESTION,
+                _asked(),
                 {"role": "tool", "tool_call_id": "a", "content": [{"type": "text", "text": "1"}]},
             ],
             "invalid type: sequence, expected a string",
         ),
     ],
+    ids=["orphan-result", "unanswered-call", "missing-reasoning", "content-array"],
 )
 def test_a_broken_history_is_answered_like_deepseek_would(
     messages: list[dict[str, Any]], words: str

@@ -921,3 +921,17 @@ def test_broken_json_never_runs_a_tool_even_when_empty_arguments_would_do() -> N
     # An empty string is how some servers say "no arguments": that one runs.
     empty = run_call(tools, ToolUseBlock(id="d", name="ping", input={}, raw_arguments=""))
     assert not empty.result.is_error and ran == ["none"]
+
+
+def test_a_tool_calling_sys_exit_is_an_error_result_not_the_end_of_fc() -> None:
+    import sys
+
+    def quit_now(city: str) -> str:
+        """Exits."""
+        sys.exit(3)
+
+    tools = ToolSet("t", [tool_from_function(quit_now)])
+    single = run_call(tools, ToolUseBlock(id="c", name="quit_now", input={"city": "x"}))
+    assert single.error_kind == "tool_raised" and "SystemExit" in single.result.content
+    both = run_calls(tools, [use("quit_now", city="a"), use("quit_now", city="b")])
+    assert [r.error_kind for r in both] == ["tool_raised", "tool_raised"]

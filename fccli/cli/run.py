@@ -91,6 +91,8 @@ def run(
         e.hint = "\n".join(
             filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
         )
+        if view is None:  # a script reading --json still learns the status and where it stopped
+            print_json_summary(prepared.trace)
         raise
     if view is None:
         print_json_summary(prepared.trace)

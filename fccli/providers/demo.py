@@ -21,6 +21,7 @@ from typing import Any
 from fccli.core.errors import ProviderError
 from fccli.core.jsonio import encode
 from fccli.providers.base import ProviderInfo
+from fccli.providers.demo_phrases import PHRASES
 from fccli.tools import weather
 
 INFO = ProviderInfo(
@@ -112,7 +113,7 @@ class _Call:
 def respond(request: dict[str, Any]) -> dict[str, Any]:
     messages = request.get("messages", [])
     question = _last_user_text(messages)
-    zh = bool(_CJK.search(question))
+    say = PHRASES["zh" if _CJK.search(question) else "en"]
     tools = [t["function"] for t in request.get("tools", []) if t.get("type") == "function"]
     tool = _pick_tool(tools, request.get("tool_choice"))
 
@@ -127,8 +128,9 @@ def respond(request: dict[str, Any]) -> dict[str, Any]:
             if request.get("parallel_tool_calls") is False:
                 pending = pending[:1]
             calls = [_Call(tool["name"], {param: v} if param else {}) for v in pending]
-            return _tool_call_response(request, calls, question, zh, param)
-    return _answer_response(request, messages, zh, offered=tool is not None)
+            return _tool_call_response(request, calls, question, say, param)
+    why = "think_no_tools" if not tools else "think_choice_none"
+    return _answer_response(request, messages, say, why_no_call=why)
 
 
 def _thinking_on(request: dict[str, Any]) -> bool:
@@ -248,37 +250,27 @@ def _envelope(
 
 
 def _tool_call_response(
-    request: dict[str, Any], calls: list[_Call], question: str, zh: bool, param: str | None
+    request: dict[str, Any],
+    calls: list[_Call],
+    question: str,
+    say: dict[str, str],
+    param: str | None,
 ) -> dict[str, Any]:
     h = _digest(request)
     values = [str(c.arguments.get(param, "")) for c in calls] if param else []
-    known = [v for v in values if weather.lookup(v) is not None]
-    name = calls[0].name
-    if zh:
-        if known:
-            what = "、".join(values)
-            reasoning = (
-                f"用户想知道{what}的天气适不适合跑步。我没有实时天气数据，需要调用 {name} 查询"
-            )
-            reasoning += "，每个城市一次调用，可以并行。" if len(calls) > 1 else "。"
-            text = f"我先查一下{what}的天气。"
-        elif values and values[0] != question.strip():
-            reasoning = f"用户问的是「{values[0]}」。我不确定它在不在可查的范围里，先用 {name} 查询 {param}={values[0]}。"
-            text = f"我先查一下{values[0]}的天气。"
-        else:
-            reasoning = f"问题里我没认出城市名。先把整句问题填进 {param or '参数'} 试试。"
-            text = "我先查一下。"
-    elif known:
-        what = ", ".join(values)
-        reasoning = f"The user asks whether the weather in {what} suits a run. I have no live weather data, so I call {name}"
-        reasoning += ", once per city; the calls can run in parallel." if len(calls) > 1 else "."
-        text = f"Let me check the weather in {what}."
+    tool = calls[0].name
+    if any(weather.lookup(v) is not None for v in values):
+        what = say["list_sep"].join(values)
+        reasoning = say["think_known"].format(what=what, tool=tool)
+        reasoning += say["think_parallel"] if len(calls) > 1 else say["think_single"]
+        text = say["say_known"].format(what=what)
     elif values and values[0] != question.strip():
-        reasoning = f"The user asks about {values[0]!r}. I am not sure it is a place I can look up; I call {name} with {param}={values[0]!r}."
-        text = f"Let me check the weather in {values[0]}."
+        place = values[0]
+        reasoning = say["think_place"].format(place=place, tool=tool, param=param)
+        text = say["say_place"].format(place=place)
     else:
-        reasoning = f"I do not recognise a city in the question. I put the whole question into {param or 'the arguments'}."
-        text = "Let me check."
+        reasoning = say["think_nothing"].format(param=param or say["the_arguments"])
+        text = say["say_nothing"]
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
         message["reasoning_content"] = reasoning
@@ -297,7 +289,11 @@ def _tool_call_response(
 
 
 def _answer_response(
-    request: dict[str, Any], messages: list[dict[str, Any]], zh: bool, *, offered: bool
+    request: dict[str, Any],
+    messages: list[dict[str, Any]],
+    say: dict[str, str],
+    *,
+    why_no_call: str,
 ) -> dict[str, Any]:
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     order: list[str] = []
@@ -322,45 +318,16 @@ def _answer_response(
         name, args = calls[call_id]
         subject = next((str(v) for v in args.values() if isinstance(v, str)), name)
         pairing.append(f"{call_id} → {subject}")
-        line, ok = _describe_result(subject, name, results[call_id], zh)
+        line, ok = _describe_result(subject, name, results[call_id], say)
         failed = failed or not ok
         lines.append(line)
 
     if not lines:
-        if zh:
-            text = "我没有可用的工具，查不到实时天气，所以没法判断现在适不适合跑步。"
-            reasoning = "这次没有可调用的工具。不查就回答天气，就是编造。"
-        else:
-            text = (
-                "I have no tool to look up live weather, so I cannot tell whether it suits a run."
-            )
-            reasoning = "No tool is available this time. Answering about the weather without one would be making it up."
-        if offered:
-            reasoning += (
-                " (A tool was offered, but none fits.)"
-                if not zh
-                else "（工具虽然提供了，但用不上。）"
-            )
+        text = say["no_tool_text"]
+        reasoning = say[why_no_call] + say["no_tool_think"]
     else:
-        if zh:
-            reasoning = (
-                "工具结果已按 id 对应回各次调用：" + "；".join(pairing) + "。只根据这些结果回答。"
-            )
-            footer = (
-                "（以上只依据工具返回的结果。）" if not failed else "查不到的部分，我不会编造。"
-            )
-        else:
-            reasoning = (
-                "The results are paired with their calls by id: "
-                + "; ".join(pairing)
-                + ". I answer from them alone."
-            )
-            footer = (
-                "(Based only on what the tool returned.)"
-                if not failed
-                else "Where the tool failed, I will not make anything up."
-            )
-        text = "\n".join([*lines, footer])
+        reasoning = say["think_pairing"].format(pairs=say["pair_sep"].join(pairing))
+        text = "\n".join([*lines, say["footer_failed"] if failed else say["footer_ok"]])
 
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
@@ -368,74 +335,57 @@ def _answer_response(
     return _envelope(request, message, "stop")
 
 
-def _describe_result(subject: str, tool: str, content: str, zh: bool) -> tuple[str, bool]:
+def _describe_result(
+    subject: str, tool: str, content: str, say: dict[str, str]
+) -> tuple[str, bool]:
     if content.startswith(ERROR_MARKER):
         error = content[len(ERROR_MARKER) :]
         # The first sentence says what went wrong; the rest (say, the list of known cities)
         # is for the model to retry with, not for the person reading the answer.
         short = error.split(". ")[0]
         short = short if len(short) <= 160 else short[:160] + "…"
-        if zh:
-            return f"{subject}：没查到，工具返回了错误（{short}）。", False
-        return f"{subject}: I could not find out; the tool returned an error ({short}).", False
+        return say["result_error"].format(subject=subject, error=short), False
     try:
         data = json.loads(content)
     except ValueError:
         data = None
     if not (isinstance(data, dict) and {"temp_c", "condition", "aqi"} <= data.keys()):
-        if zh:
-            return f"{subject}：{tool} 返回「{content}」，据此我判断不了适不适合跑步。", True
-        return (
-            f"{subject}: {tool} returned {content!r}; from that I cannot judge whether to run.",
-            True,
-        )
-    city = data.get("city") if isinstance(data.get("city"), str) else subject
+        return say["result_opaque"].format(subject=subject, tool=tool, content=content), True
+    city = data["city"] if isinstance(data.get("city"), str) else subject
     temp, condition, aqi = data["temp_c"], str(data["condition"]), data["aqi"]
-    verdict = _verdict(temp, condition, aqi, zh)
-    if zh:
-        return f"{city}现在 {temp}°C，{condition}，空气质量指数 {aqi}。{verdict}", True
-    return f"{city}: {temp}°C, {condition}, air quality index {aqi}. {verdict}", True
+    verdict = _verdict(temp, condition, aqi, say)
+    line = say["result_weather"].format(
+        city=city, temp=temp, condition=condition, aqi=aqi, verdict=verdict
+    )
+    return line, True
 
 
-def _verdict(temp: Any, condition: str, aqi: Any, zh: bool) -> str:
+_WET = ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")
+
+
+def _verdict(temp: Any, condition: str, aqi: Any, say: dict[str, str]) -> str:
+    """Running weather by simple rules: rain or snow, AQI above 150, 33 °C and up, or -10 °C and
+    below rule it out; AQI above 100, 28 °C and up, or 0 °C and below call for care."""
     bad: list[str] = []
     caution: list[str] = []
-    wet = any(
-        w in condition.lower()
-        for w in ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")
-    )
-    if wet:
-        bad.append("有雨雪，路面湿滑" if zh else "rain or snow makes the ground slippery")
+    if any(w in condition.lower() for w in _WET):
+        bad.append(say["wet"])
     if isinstance(aqi, (int, float)):
         if aqi > 150:
-            bad.append("空气污染较重" if zh else "the air is unhealthy")
+            bad.append(say["polluted"])
         elif aqi > 100:
-            caution.append("空气一般，建议减量" if zh else "the air is so-so, so run less")
+            caution.append(say["so_so_air"])
     if isinstance(temp, (int, float)):
         if temp >= 33:
-            bad.append("太热，容易中暑" if zh else "it is too hot, with a risk of heatstroke")
+            bad.append(say["too_hot"])
         elif temp <= -10:
-            bad.append("太冷" if zh else "it is too cold")
+            bad.append(say["too_cold"])
         elif temp >= 28:
-            caution.append(
-                "偏热，注意补水、避开中午" if zh else "it is warm, so drink and avoid noon"
-            )
+            caution.append(say["warm"])
         elif temp <= 0:
-            caution.append("偏冷，注意保暖" if zh else "it is cold, so dress warmly")
+            caution.append(say["cold"])
     if bad:
-        return (
-            ("不适合跑步：" + "，".join(bad) + "。")
-            if zh
-            else ("Not a day for a run: " + "; ".join(bad) + ".")
-        )
+        return say["verdict_bad"].format(reasons=say["reason_sep"].join(bad))
     if caution:
-        return (
-            ("可以跑，但" + "，".join(caution) + "。")
-            if zh
-            else ("You can run, but " + "; ".join(caution) + ".")
-        )
-    return (
-        "适合跑步：气温舒适，空气不错。"
-        if zh
-        else "Good for a run: a comfortable temperature and clean air."
-    )
+        return say["verdict_caution"].format(reasons=say["reason_sep"].join(caution))
+    return say["verdict_good"]

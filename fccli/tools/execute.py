@@ -8,8 +8,8 @@ with `is_error: true` and a message the model can act on; the loop goes on and t
 from __future__ import annotations
 
 import json
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,13 +107,43 @@ def run_call(tools: ToolSet, call: ToolUseBlock) -> ToolRun:
         return done(result_text(tool.call(arguments)))
     except ToolError as e:
         return done(f"{tool.name} failed: {e}", "tool_error")
-    except Exception as e:  # a tool failure is a result for the model, not a crash of the loop
+    except (Exception, SystemExit) as e:  # a tool failure is a result, not a crash of the loop
         return done(f"{tool.name} raised {type(e).__name__}: {e}", "tool_raised")
 
 
+MAX_CONCURRENT_CALLS = 8
+
+
 def run_calls(tools: ToolSet, calls: list[ToolUseBlock]) -> list[ToolRun]:
-    """Execute all calls of one turn concurrently; results come back in call order."""
+    """Execute all calls of one turn concurrently; results come back in call order.
+
+    Daemon threads rather than a ThreadPoolExecutor: on Ctrl-C the loop must stop at once,
+    and an executor's workers are joined at exit, so a slow tool would hold the process.
+    """
     if len(calls) <= 1:
         return [run_call(tools, c) for c in calls]
-    with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
-        return list(pool.map(lambda c: run_call(tools, c), calls))
+    results: list[ToolRun | None] = [None] * len(calls)
+    slots = threading.BoundedSemaphore(MAX_CONCURRENT_CALLS)
+
+    def work(index: int, call: ToolUseBlock) -> None:
+        with slots:
+            results[index] = run_call(tools, call)
+
+    threads = [
+        threading.Thread(target=work, args=(i, c), name=f"fc-tool-{c.name}", daemon=True)
+        for i, c in enumerate(calls)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [r if r is not None else _lost(c) for r, c in zip(results, calls, strict=True)]
+
+
+def _lost(call: ToolUseBlock) -> ToolRun:
+    # Only a BaseException that run_call lets through ends a worker without a result;
+    # every call still gets its answer, or the next request is refused.
+    result = ToolResultBlock(
+        tool_use_id=call.id, content=f"{call.name} did not finish", is_error=True
+    )
+    return ToolRun(call, result, 0.0, "tool_raised")

@@ -1,0 +1,81 @@
+"""What the demo model says, in Chinese (questions with Chinese characters) and English.
+
+Kept apart from the logic in demo.py so that the logic reads once and the words can be changed
+without touching it. Changing a phrase changes the example traces: rebuild them.
+"""
+
+from __future__ import annotations
+
+PHRASES: dict[str, dict[str, str]] = {
+    "zh": {
+        "list_sep": "、",
+        "pair_sep": "；",
+        "reason_sep": "，",
+        # asking for tools
+        "think_known": "用户想知道{what}的天气适不适合跑步。我没有实时天气数据，需要调用 {tool} 查询",
+        "think_parallel": "，每个城市一次调用，可以并行。",
+        "think_single": "。",
+        "say_known": "我先查一下{what}的天气。",
+        "think_place": "用户问的是「{place}」。我不确定它在不在可查的范围里，先用 {tool} 查询 {param}={place}。",
+        "say_place": "我先查一下{place}的天气。",
+        "think_nothing": "问题里我没认出城市名。先把整句问题填进 {param} 试试。",
+        "say_nothing": "我先查一下。",
+        "the_arguments": "参数",
+        # answering
+        "no_tool_text": "我没有可用的工具，查不到实时天气，所以没法判断现在适不适合跑步。",
+        "think_no_tools": "这次没有提供任何工具。",
+        "think_choice_none": "工具提供了，但 tool_choice 是 none：这次不许调用。",
+        "no_tool_think": "不查就回答天气，就是编造。",
+        "think_pairing": "工具结果已按 id 对应回各次调用：{pairs}。只根据这些结果回答。",
+        "footer_ok": "（以上只依据工具返回的结果。）",
+        "footer_failed": "查不到的部分，我不会编造。",
+        "result_error": "{subject}：没查到，工具返回了错误（{error}）。",
+        "result_opaque": "{subject}：{tool} 返回「{content}」，据此我判断不了适不适合跑步。",
+        "result_weather": "{city}现在 {temp}°C，{condition}，空气质量指数 {aqi}。{verdict}",
+        # the verdict
+        "wet": "有雨雪，路面湿滑",
+        "polluted": "空气污染较重",
+        "so_so_air": "空气一般，建议减量",
+        "too_hot": "太热，容易中暑",
+        "too_cold": "太冷",
+        "warm": "偏热，注意补水、避开中午",
+        "cold": "偏冷，注意保暖",
+        "verdict_bad": "不适合跑步：{reasons}。",
+        "verdict_caution": "可以跑，但{reasons}。",
+        "verdict_good": "适合跑步：气温舒适，空气不错。",
+    },
+    "en": {
+        "list_sep": ", ",
+        "pair_sep": "; ",
+        "reason_sep": "; ",
+        "think_known": "The user asks whether the weather in {what} suits a run. I have no live weather data, so I call {tool}",
+        "think_parallel": ", once per city; the calls can run in parallel.",
+        "think_single": ".",
+        "say_known": "Let me check the weather in {what}.",
+        "think_place": "The user asks about '{place}'. I am not sure it is a place I can look up; I call {tool} with {param}='{place}'.",
+        "say_place": "Let me check the weather in {place}.",
+        "think_nothing": "I do not recognise a city in the question. I put the whole question into {param}.",
+        "say_nothing": "Let me check.",
+        "the_arguments": "the arguments",
+        "no_tool_text": "I have no tool to look up live weather, so I cannot tell whether it suits a run.",
+        "think_no_tools": "No tools are offered this time. ",
+        "think_choice_none": "A tool is offered, but tool_choice is none: I may not call it. ",
+        "no_tool_think": "Answering about the weather without a tool would be making it up.",
+        "think_pairing": "The results are paired with their calls by id: {pairs}. I answer from them alone.",
+        "footer_ok": "(Based only on what the tool returned.)",
+        "footer_failed": "Where the tool failed, I will not make anything up.",
+        "result_error": "{subject}: I could not find out; the tool returned an error ({error}).",
+        "result_opaque": "{subject}: {tool} returned '{content}'; from that I cannot judge whether to run.",
+        "result_weather": "{city}: {temp}°C, {condition}, air quality index {aqi}. {verdict}",
+        "wet": "rain or snow makes the ground slippery",
+        "polluted": "the air is unhealthy",
+        "so_so_air": "the air is so-so, so run less",
+        "too_hot": "it is too hot, with a risk of heatstroke",
+        "too_cold": "it is too cold",
+        "warm": "it is warm, so drink and avoid noon",
+        "cold": "it is cold, so dress warmly",
+        "verdict_bad": "Not a day for a run: {reasons}.",
+        "verdict_caution": "You can run, but {reasons}.",
+        "verdict_good": "Good for a run: a comfortable temperature and clean air.",
+    },
+}
