@@ -35,6 +35,7 @@ class RunSettings:
     strict: bool = False
     parallel: bool = True
     max_steps: int = 8
+    max_tokens: int | None = None
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
@@ -100,6 +101,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         thinking=settings.thinking,
         tool_choice=parse_tool_choice(settings.tool_choice, tools),
         parallel_tool_calls=None if settings.parallel else False,
+        max_tokens=settings.max_tokens,
     )
     if settings.out is not None:
         path = prepare_dir(settings.out, force=settings.force)
@@ -125,6 +127,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
                 "parallel_tool_calls": options.parallel_tool_calls,
                 "strict": settings.strict,
                 "max_steps": settings.max_steps,
+                "max_tokens": settings.max_tokens,
             },
         },
     )

@@ -251,3 +251,18 @@ def test_ctrl_c_exits_130_at_once_and_the_trace_keeps_what_it_had(
     manifest = load(tmp_path / "t/manifest.json")
     assert manifest["status"] == "interrupted"
     assert (tmp_path / "t/1-response.deepseek.json").exists()
+
+
+def test_an_answer_cut_at_max_tokens_is_exit_3_and_its_call_never_runs(fc, tmp_path: Path) -> None:
+    result = fc("run", QUESTION, "--max-tokens", "30", "-o", "t")
+    assert_clean_error(result, 3, "max_tokens", "NOT executed", "the trace keeps what it had")
+    assert len(result.stderr.strip().splitlines()) == 2
+    response = load(tmp_path / "t/1-response.json")
+    assert response["stop_reason"] == "max_tokens"
+    (use,) = [b for b in response["content"] if b["type"] == "tool_use"]
+    assert use["input"] == {} and use["raw_arguments"]  # half a JSON object, kept as it came
+    manifest = load(tmp_path / "t/manifest.json")
+    assert manifest["status"] == "error"
+    assert manifest["steps"][0]["tool_runs"] == []
+    assert not (tmp_path / "t/2-request.json").exists()
+    assert "not executed" in result.stdout

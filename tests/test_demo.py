@@ -210,3 +210,18 @@ def test_a_good_history_has_no_problem() -> None:
         {"role": "tool", "tool_call_id": call["id"], "content": "{}"},
     ]
     assert history_problem({"messages": messages}) is None
+
+
+def test_max_tokens_cuts_the_answer_like_a_real_model() -> None:
+    full = first_turn("杭州今天适合跑步吗？")
+    assert full["finish_reason"] == "tool_calls"
+    budget = len(full["message"]["reasoning_content"]) + len(full["message"]["content"]) + 5
+    cut = first_turn("杭州今天适合跑步吗？", max_tokens=budget // 2)
+    assert cut["finish_reason"] == "length"
+    arguments = cut["message"]["tool_calls"][0]["function"]["arguments"]
+    assert arguments == full["message"]["tool_calls"][0]["function"]["arguments"][: len(arguments)]
+    assert len(arguments) < len(full["message"]["tool_calls"][0]["function"]["arguments"])
+    # enough room: nothing changes
+    roomy = first_turn("杭州今天适合跑步吗？", max_tokens=10_000)
+    assert roomy["finish_reason"] == "tool_calls"
+    assert roomy["message"] == full["message"]

@@ -31,17 +31,32 @@ def test_example_trace_rebuilds_identically(fc, tmp_path: Path, name: str) -> No
     result = fc("run", EXAMPLES[name], "--out", str(rebuilt))
     assert result.returncode == 0, result.stderr
     committed = EXAMPLES_DIR / name
-    if os.environ.get("FC_UPDATE_EXAMPLES") == "1":
+    differences = _differences(rebuilt, committed)
+    if differences and os.environ.get("FC_UPDATE_EXAMPLES") == "1":
+        # Only on a real difference, so that a rebuild does not churn the times in git.
         shutil.rmtree(committed, ignore_errors=True)
         shutil.copytree(rebuilt, committed)
-    assert committed.is_dir(), f"{committed} is missing; rebuild with FC_UPDATE_EXAMPLES=1"
-    assert sorted(p.name for p in rebuilt.iterdir()) == sorted(p.name for p in committed.iterdir())
-    for path in sorted(rebuilt.iterdir()):
-        if path.name == "manifest.json":
-            assert without_times(json.loads(path.read_text("utf-8"))) == without_times(
-                json.loads((committed / path.name).read_text("utf-8"))
-            ), "manifest differs beyond times"
-        else:
-            assert path.read_bytes() == (committed / path.name).read_bytes(), (
-                f"{name}/{path.name} differs"
+        differences = _differences(rebuilt, committed)
+    assert not differences, f"{name}: {differences}; rebuild with FC_UPDATE_EXAMPLES=1 if intended"
+
+
+def _differences(rebuilt: Path, committed: Path) -> list[str]:
+    if not committed.is_dir():
+        return [f"{committed} is missing"]
+    names = sorted(p.name for p in rebuilt.iterdir())
+    if names != sorted(p.name for p in committed.iterdir()):
+        return [f"the files differ: {names}"]
+    differences = []
+    for name in names:
+        new, old = rebuilt / name, committed / name
+        if name == "manifest.json":
+            same = without_times(json.loads(new.read_text("utf-8"))) == without_times(
+                json.loads(old.read_text("utf-8"))
             )
+        else:
+            same = new.read_bytes() == old.read_bytes()
+        if not same:
+            differences.append(
+                f"{name} differs" + (" beyond times" if name == "manifest.json" else "")
+            )
+    return differences

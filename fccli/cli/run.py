@@ -45,6 +45,12 @@ def run(
         False, "--no-parallel", help="Ask for at most one tool call per response."
     ),
     max_steps: int = typer.Option(8, "--max-steps", min=1, help="Stop after N model requests."),
+    max_tokens: int | None = typer.Option(
+        None,
+        "--max-tokens",
+        min=1,
+        help="Cap each answer's length (an answer cut off is not executed).",
+    ),
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Trace directory (default traces/<time>-<slug>)."
     ),
@@ -78,6 +84,7 @@ def run(
             strict=strict,
             parallel=not no_parallel,
             max_steps=max_steps,
+            max_tokens=max_tokens,
             out=out,
             force=force,
             demo_fault=demo_fault,
@@ -88,7 +95,8 @@ def run(
     try:
         result = prepared.execute(view)
     except FcError as e:
-        e.hint = "\n".join(
+        # One more line at most: errors are one or two lines (CLI.md).
+        e.hint = "; ".join(
             filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
         )
         if view is None:  # a script reading --json still learns the status and where it stopped

@@ -219,17 +219,51 @@ def _digest(request: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+CHARS_PER_TOKEN = 2
+
+
+def _cut_to(message: dict[str, Any], budget: int) -> bool:
+    """Cut what the model writes (reasoning, then text, then each call's arguments, in the
+    order a model generates them) to `budget` characters, as `max_tokens` cuts a real answer.
+    True when something was cut: the arguments may now be half a JSON object."""
+    cut = False
+    for key in ("reasoning_content", "content"):
+        text = message.get(key)
+        if isinstance(text, str):
+            if len(text) > budget:
+                message[key], cut = text[:budget], True
+            budget -= len(message[key])
+    kept = []
+    for call in message.get("tool_calls", []):
+        if budget <= 0:
+            cut = True
+            break
+        arguments = call["function"]["arguments"]
+        if len(arguments) > budget:
+            call["function"]["arguments"], cut = arguments[:budget], True
+        budget -= len(call["function"]["arguments"])
+        kept.append(call)
+    if "tool_calls" in message:
+        message["tool_calls"] = kept
+        if not kept:
+            del message["tool_calls"]
+    return cut
+
+
 def _envelope(
     request: dict[str, Any], message: dict[str, Any], finish_reason: str
 ) -> dict[str, Any]:
     h = _digest(request)
+    max_tokens = request.get("max_tokens")
+    if isinstance(max_tokens, int) and _cut_to(message, max_tokens * CHARS_PER_TOKEN):
+        finish_reason = "length"
     reasoning = message.get("reasoning_content") or ""
     written = (message.get("content") or "") + reasoning + json.dumps(message.get("tool_calls", []))
     prompt = json.dumps(request.get("messages", []), ensure_ascii=False) + json.dumps(
         request.get("tools", []), ensure_ascii=False
     )
     # Token counts are an estimate (about 2 characters a token), but the same every time.
-    completion_tokens = len(written) // 2 + 1
+    completion_tokens = len(written) // CHARS_PER_TOKEN + 1
     reasoning_tokens = len(reasoning) // 2
     return {
         "id": f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}",

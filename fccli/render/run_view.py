@@ -10,7 +10,15 @@ from rich.markup import escape
 from rich.text import Text
 
 from fccli.core.models import TextBlock, ThinkingBlock, ToolUseBlock
-from fccli.engine import Event, Note, ResponseReceived, RunResult, StepStarted, ToolsExecuted
+from fccli.engine import (
+    FINAL_STOPS,
+    Event,
+    Note,
+    ResponseReceived,
+    RunResult,
+    StepStarted,
+    ToolsExecuted,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -76,7 +84,8 @@ class RunView:
             if isinstance(block, ThinkingBlock):
                 c.print(f"  [dim]thinking: {escape(_short(block.thinking, THINKING_PREVIEW))}[/]")
             elif isinstance(block, TextBlock):
-                label = "text" if resp.stop_reason == "tool_use" else "answer"
+                final = resp.stop_reason in FINAL_STOPS and not resp.tool_uses()
+                label = "answer" if final else "text"
                 indented = block.text.replace("\n", "\n" + " " * (len(label) + 4))
                 c.print(
                     Text.assemble(f"  {label}: ", (indented, "bold" if label == "answer" else ""))
@@ -93,6 +102,11 @@ class RunView:
                 )
         if resp.tool_uses() and resp.stop_reason == "tool_use":
             c.print("  [dim]the model only asked; fc validates the arguments and executes:[/]")
+        elif resp.tool_uses():
+            c.print(
+                f"  [red]not executed:[/] the stop reason is {escape(resp.stop_reason)}, not tool_use"
+                + (" (the arguments may be cut off)" if resp.stop_reason == "max_tokens" else "")
+            )
 
     def finished(self, result: RunResult, trace: Path) -> None:
         c = self.console
