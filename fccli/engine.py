@@ -50,6 +50,8 @@ class RunOptions:
 class StepStarted:
     step: int
     request: Request
+    wire_messages: int
+    """How many messages the wire body holds (chat: one per tool result)."""
 
 
 @dataclass
@@ -162,11 +164,10 @@ class RoundTrip:
 
     def _exchange(self, step: int, request: Request) -> tuple[Response, dict[str, Any]]:
         fmt = self.wire.name
-        body = self.trace.write_json(
-            f"{step}-request.{fmt}.json", self.wire.to_wire_request(request)
-        )
+        wire_request = self.wire.to_wire_request(request)
+        body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
         self.trace.write_json(f"{step}-request.json", request.to_json_dict())
-        self.emit(StepStarted(step, request))
+        self.emit(StepStarted(step, request, len(wire_request.get("messages", []))))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
         start = time.perf_counter()
         try:

@@ -50,9 +50,12 @@ class RunView:
             tools = ", ".join(t.name for t in req.tools) or "none"
             c.print()
             c.rule(f"[bold]step {event.step}[/]", align="left", style="dim")
+            count = f"{len(req.messages)} message(s)"
+            if event.wire_messages != len(req.messages):
+                count += f" ({event.wire_messages} on the wire)"
             c.print(
                 f"[cyan]→ request[/] to {escape(self.provider)} ({self.wire_format} format): "
-                f"{len(req.messages)} message(s), {escape(what)}; tools offered: {escape(tools)}"
+                f"{count}, {escape(what)}; tools offered: {escape(tools)}"
             )
         elif isinstance(event, ResponseReceived):
             self._response(event)
@@ -115,6 +118,11 @@ class RunView:
             c.print(f"[yellow]stopped:[/] {escape(result.notes[-1])}")
         files = len(list(trace.glob("*.json")))
         c.print(f"[bold]trace:[/] {escape(str(trace))} [dim]({files} files)[/]")
+        if (trace / "2-request.json").exists():
+            c.print(
+                f"[dim]open side by side: 1-request.json ↔ 1-request.{self.wire_format}.json, "
+                f"then 2-request.json ↔ 2-request.{self.wire_format}.json[/]"
+            )
 
 
 def print_json_summary(trace: object) -> None:
