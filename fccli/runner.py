@@ -135,6 +135,6 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
 
 
 def _city_names() -> dict[str, str]:
-    from fccli.tools.weather import cities
+    from fccli.cities import cities
 
     return {c["zh"]: c["en"] for c in cities()}

@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from fccli import cities
 from fccli.core.errors import ProviderError
 from fccli.core.jsonio import encode
 from fccli.providers.base import ProviderInfo
 from fccli.providers.demo_phrases import PHRASES
-from fccli.tools import weather
 
 INFO = ProviderInfo(
     name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
@@ -181,7 +181,7 @@ def _wanted_values(question: str, param: str | None) -> list[str]:
     the whole question."""
     found: list[tuple[int, str]] = []
     seen: set[str] = set()
-    for city in weather.cities():
+    for city in cities.cities():
         for name, lang in [
             (city["zh"], "zh"),
             *((n, "en") for n in (city["en"], *city.get("aliases", []))),
@@ -293,7 +293,7 @@ def _tool_call_response(
     h = _digest(request)
     values = [str(c.arguments.get(param, "")) for c in calls] if param else []
     tool = calls[0].name
-    if any(weather.lookup(v) is not None for v in values):
+    if any(cities.lookup(v) is not None for v in values):
         what = say["list_sep"].join(values)
         reasoning = say["think_known"].format(what=what, tool=tool)
         reasoning += say["think_parallel"] if len(calls) > 1 else say["think_single"]

@@ -6,41 +6,12 @@ know is an error result listing the ones it knows, so the model can try again or
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from fccli.paths import fixtures_dir
+from fccli.cities import cities, lookup
 from fccli.tools.registry import ToolError, ToolSet, tool_from_function
-
-
-@cache
-def cities() -> tuple[dict[str, Any], ...]:
-    with open(fixtures_dir() / "weather.json", encoding="utf-8") as f:
-        return tuple(json.load(f)["cities"])
-
-
-def _key(name: str) -> str:
-    key = name.strip().casefold().replace(" ", "").replace("'", "")
-    # "杭州市" is 杭州: the city suffix is not part of the name.
-    return key[:-1] if key.endswith("市") and len(key) > 2 else key
-
-
-@cache
-def _index() -> dict[str, tuple[dict[str, Any], str]]:
-    index: dict[str, tuple[dict[str, Any], str]] = {}
-    for city in cities():
-        index[_key(city["zh"])] = (city, "zh")
-        for name in (city["en"], *city.get("aliases", [])):
-            index[_key(name)] = (city, "en")
-    return index
-
-
-def lookup(name: str) -> tuple[dict[str, Any], str] | None:
-    """The table row for a Chinese or English city name, and the language it was asked in."""
-    return _index().get(_key(name))
 
 
 def get_weather(
@@ -58,6 +29,9 @@ def get_weather(
         "condition": row["condition"] if lang == "zh" else row["condition_en"],
         "aqi": row["aqi"],
     }
+
+
+__all__ = ["cities", "get_weather", "lookup", "toolset"]
 
 
 def toolset() -> ToolSet:
