@@ -14,21 +14,30 @@ written to the trace in both formats before the next thing happens.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from fccli.core.errors import FcError, Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import parse_json
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice
+from fccli.events import (
+    FINAL_STOPS,
+    Event,
+    Note,
+    ResponseReceived,
+    RunResult,
+    StepStarted,
+    ToolsExecuted,
+)
 from fccli.providers.base import Provider
 from fccli.providers.formats import ChatFormat
-from fccli.tools.execute import ToolRun, run_calls
+from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
 from fccli.trace import TraceWriter
-
-FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
 
 
 @dataclass
@@ -41,50 +50,6 @@ class RunOptions:
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     max_tokens: int | None = None
-
-
-# Events, in the order they happen. A renderer may ignore any of them.
-
-
-@dataclass
-class StepStarted:
-    step: int
-    request: Request
-    wire_messages: int
-    """How many messages the wire body holds (chat: one per tool result)."""
-
-
-@dataclass
-class ResponseReceived:
-    step: int
-    response: Response
-    duration_ms: float
-
-
-@dataclass
-class ToolsExecuted:
-    step: int
-    runs: list[ToolRun]
-
-
-@dataclass
-class Note:
-    """Something a learner should notice (a stop reason at odds with the content, ...)."""
-
-    step: int
-    text: str
-
-
-Event = StepStarted | ResponseReceived | ToolsExecuted | Note
-
-
-@dataclass
-class RunResult:
-    status: str
-    """ok | error | interrupted | max_steps"""
-    steps: int
-    final_answer: str | None
-    notes: list[str] = field(default_factory=list)
 
 
 class RoundTrip:
@@ -101,10 +66,12 @@ class RoundTrip:
         self.tools = tools
         self.trace = trace
         self.emit = on_event
+        self._phase = ""  # where the run is, for an interruption's message
 
     def run(self, options: RunOptions) -> RunResult:
         messages = [Message(role="user", content=[TextBlock(text=options.question)])]
         step = 0
+        self._phase = "before the first request"
         try:
             while step < options.max_steps:
                 step += 1
@@ -127,14 +94,25 @@ class RoundTrip:
                             f"step {step}: the stop reason is tool_use but the answer holds no tool call"
                         )
                     # The model only asked. Here the program decides, validates and executes.
-                    runs = run_calls(self.tools, calls)
+                    self._phase = "while the tools ran"
+                    # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
+                    with contextlib.redirect_stdout(sys.stderr):
+                        runs = run_calls(self.tools, calls)
                     record["tool_runs"] = [r.manifest_entry() for r in runs]
-                    self.trace.add_step(record)
+                    self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs))
                     # ALL results of the turn in ONE user message, in call order, paired by id.
                     messages.append(Message(role="user", content=[r.result for r in runs]))
                     continue
-                self.trace.add_step(record)
+                if response.stop_reason == "max_tokens" and not response.tool_uses():
+                    # A final answer cut short is still the model's answer: keep it, say so.
+                    note = f"step {step}: the answer was cut off at max_tokens"
+                    self.trace.manifest.setdefault("notes", []).append(note)
+                    self.emit(Note(step, note))
+                    answer = response.text()
+                    self.trace.manifest["final_answer"] = answer
+                    self.trace.finish("ok")
+                    return RunResult("ok", step, answer, [note])
                 if response.stop_reason in FINAL_STOPS:
                     notes = self._unexecuted_calls(step, response)
                     answer = response.text()
@@ -144,7 +122,8 @@ class RoundTrip:
                 if response.stop_reason == "max_tokens":
                     raise ProtocolError(
                         f"step {step}: the answer was cut off at max_tokens"
-                        + self._not_executed(response),
+                        + self._not_executed(response)
+                        + " (their arguments may be cut too)",
                         hint="raise --max-tokens, or ask for less",
                     )
                 raise ProtocolError(
@@ -152,13 +131,19 @@ class RoundTrip:
                     + self._not_executed(response)
                 )
             self.trace.finish("max_steps")
-            return RunResult(
-                "max_steps", step, None, [f"stopped after --max-steps {options.max_steps}"]
+            note = (
+                f"stopped after --max-steps {options.max_steps}, before the model answered; "
+                "the last tool results were not handed back"
             )
+            return RunResult("max_steps", step, None, [note])
         except KeyboardInterrupt:
-            self.trace.finish("interrupted", step=step)
-            raise Interrupted(f"interrupted at step {step}") from None
+            interrupted = Interrupted(f"interrupted at step {step} {self._phase}")
+            self.trace.finish("interrupted", error=interrupted, step=step)
+            raise interrupted from None
         except FcError as e:
+            self.trace.finish("error", error=e, step=step)
+            raise
+        except BaseException as e:  # a bug in fc or in a tools file: the trace still says where
             self.trace.finish("error", error=e, step=step)
             raise
 
@@ -169,6 +154,7 @@ class RoundTrip:
         self.trace.write_json(f"{step}-request.json", request.to_json_dict())
         self.emit(StepStarted(step, request, len(wire_request.get("messages", []))))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
+        self._phase = "while waiting for the model"
         start = time.perf_counter()
         try:
             raw = self.provider.send(sent, step=step)
@@ -178,19 +164,25 @@ class RoundTrip:
             raise
         duration_ms = (time.perf_counter() - start) * 1000
         self.trace.write_bytes(f"{step}-response.{fmt}.json", raw)
+        self._phase = "after the answer came"
         try:
-            response = self.wire.from_wire_response(parse_json(raw, f"{step}-response.{fmt}.json"))
+            wire_response = parse_json(raw, f"{step}-response.{fmt}.json")
+            response = self.wire.from_wire_response(wire_response)
         except FcError as e:  # not JSON, or not of the format's shape
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
-        self.emit(ResponseReceived(step, response, duration_ms))
+        wire_stop = self.wire.wire_stop_reason(wire_response)
+        self.emit(ResponseReceived(step, response, duration_ms, wire_stop))
         record: dict[str, Any] = {
             "step": step,
             "stop_reason": response.stop_reason,
+            "wire_stop_reason": wire_stop,
             "duration_ms": round(duration_ms, 1),
             "usage": response.usage.to_json_dict() if response.usage else None,
             "tool_runs": [],
         }
+        # In the manifest at once: a run stopped while the tools run still shows this step.
+        self.trace.add_step(record)
         return response, record
 
     def _unexecuted_calls(self, step: int, response: Response) -> list[str]:

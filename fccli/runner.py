@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fccli.core.errors import UsageError
-from fccli.core.models import ToolChoice
-from fccli.engine import Event, RoundTrip, RunOptions, RunResult
+from fccli.core.models import Request, ToolChoice
+from fccli.engine import RoundTrip, RunOptions
+from fccli.events import Event, RunResult
 from fccli.providers.base import Provider
+from fccli.providers.faults import DEMO_FAULTS
 from fccli.providers.formats import ChatFormat, get_format
 from fccli.providers.registry import default_provider_name, get_provider
 from fccli.slug import slugify
@@ -49,6 +51,8 @@ class PreparedRun:
     tools: ToolSet
     trace: TraceWriter
     options: RunOptions
+    notes: list[str]
+    """What a learner should know before the run starts (a tool without a description, ...)."""
 
     def execute(self, on_event: Callable[[Event], None] | None = None) -> RunResult:
         engine = RoundTrip(
@@ -58,6 +62,10 @@ class PreparedRun:
 
 
 def _refuse_unbuilt(settings: RunSettings) -> None:
+    if settings.demo_fault is not None and settings.demo_fault not in DEMO_FAULTS:
+        raise UsageError(
+            f"unknown --demo-fault {settings.demo_fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}"
+        )
     # Said plainly rather than silently ignored: a flag that does nothing would mislead a learner.
     unbuilt = {
         "--stream": settings.stream,
@@ -88,6 +96,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         raise UsageError("the question is empty")
     name = settings.provider or default_provider_name()
     provider = get_provider(name)
+    # Only an explicit --base-url is refused for the demo: $FC_BASE_URL, set for a real
+    # provider in the shell, must not break the offline run.
     if settings.base_url and name == "demo":
         raise UsageError("--base-url has no meaning for the offline demo provider")
     _refuse_unbuilt(settings)
@@ -103,6 +113,18 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         parallel_tool_calls=None if settings.parallel else False,
         max_tokens=settings.max_tokens,
     )
+    problem = wire.request_problem(
+        Request(
+            model=options.model,
+            messages=[],
+            tool_choice=options.tool_choice,
+            thinking=options.thinking,
+        )
+    )
+    if problem is not None:
+        raise UsageError(
+            problem, hint="add --no-thinking to force a tool, or nudge in the question"
+        )
     if settings.out is not None:
         path = prepare_dir(settings.out, force=settings.force)
     else:
@@ -131,7 +153,15 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             },
         },
     )
-    return PreparedRun(name, provider, wire, tools, trace, options)
+    notes = [
+        f"tool {spec.name} has no description: the model sees only its name and parameters"
+        for spec in tools.specs()
+        if not spec.description
+    ]
+    if notes:
+        trace.manifest["notes"] = list(notes)
+        trace.save_manifest()
+    return PreparedRun(name, provider, wire, tools, trace, options, notes)
 
 
 def _city_names() -> dict[str, str]:

@@ -8,6 +8,7 @@ that says how far it came and why it stopped.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -23,19 +24,53 @@ SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write all or nothing: a reader never sees half a file, a crash never leaves one."""
     try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from None
+    try:
+        # mkstemp makes the file private (0600); a trace is meant to be shared and read.
+        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path}: {e.strerror}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+# What fc writes into a trace directory; --force replaces only a directory holding nothing else.
+_TRACE_FILE = re.compile(
+    r"(manifest\.json|\d+-(request|response)(\.[a-z]+)?\.(json|sse)|\..+\.tmp)"
+)
+
+
+def looks_like_trace(path: Path) -> bool:
+    entries = list(path.iterdir())
+    return (path / MANIFEST).is_file() and all(
+        e.is_file() and _TRACE_FILE.fullmatch(e.name) for e in entries
+    )
+
+
 def prepare_dir(path: Path, *, force: bool) -> Path:
-    """Create the trace directory; a non-empty one is refused unless `force` replaces it."""
+    """Create the trace directory. A non-empty one is refused; `force` replaces it, but only
+    when it is an earlier trace: --force must never become a way to delete someone's files."""
+    if path.is_symlink():
+        raise UsageError(f"{path} is a symbolic link; give the trace directory itself")
     if path.exists():
         if not path.is_dir():
             raise UsageError(f"{path} exists and is not a directory")
@@ -45,7 +80,16 @@ def prepare_dir(path: Path, *, force: bool) -> Path:
                     f"{path} is not empty; fc will not mix two runs in one trace",
                     hint="choose another --out, or add --force to replace it",
                 )
-            shutil.rmtree(path)
+            here = Path.cwd().resolve()
+            if path.resolve() in (here, *here.parents) or not looks_like_trace(path):
+                raise UsageError(
+                    f"{path} is not empty and is not an fc trace; --force replaces only a trace",
+                    hint="choose another --out",
+                )
+            try:
+                shutil.rmtree(path)
+            except OSError as e:
+                raise UsageError(f"cannot replace {path}: {e.strerror}") from None
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -99,12 +143,14 @@ class TraceWriter:
         self.manifest["steps"].append(record)
         self.save_manifest()
 
-    def finish(self, status: str, *, error: FcError | None = None, step: int | None = None) -> None:
+    def finish(
+        self, status: str, *, error: BaseException | None = None, step: int | None = None
+    ) -> None:
         self.manifest["status"] = status
         if error is not None:
             self.manifest["error"] = {
                 "kind": type(error).__name__,
-                "message": error.message,
+                "message": error.message if isinstance(error, FcError) else str(error),
                 "step": step,
                 "http_status": getattr(error, "status", None),
             }

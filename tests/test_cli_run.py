@@ -111,14 +111,27 @@ def test_output_to_a_pipe_has_no_colour_codes(fc) -> None:
     assert "tool_use" in result.stdout and "get_weather" in result.stdout
 
 
-def test_a_non_empty_out_is_refused_unless_forced(fc, tmp_path: Path) -> None:
-    (tmp_path / "t").mkdir()
-    (tmp_path / "t" / "keep.txt").write_text("mine")
+def test_a_non_empty_out_is_refused_and_force_replaces_only_a_trace(fc, tmp_path: Path) -> None:
+    assert fc("run", QUESTION, "-o", "t").returncode == 0
     assert_clean_error(fc("run", QUESTION, "-o", "t"), 2, "not empty", "--force")
-    assert (tmp_path / "t" / "keep.txt").read_text() == "mine"
+    first = (tmp_path / "t/manifest.json").read_text()
     assert fc("run", QUESTION, "-o", "t", "--force").returncode == 0
-    assert not (tmp_path / "t" / "keep.txt").exists()
-    assert (tmp_path / "t" / "manifest.json").exists()
+    assert (tmp_path / "t/manifest.json").read_text() != first  # a new run, new times
+
+
+@pytest.mark.parametrize("out", ["mine", "."])
+def test_force_never_deletes_what_is_not_a_trace(fc, tmp_path: Path, out: str) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "keep.txt").write_text("mine")
+    (tmp_path / "keep.txt").write_text("mine")
+    assert_clean_error(fc("run", QUESTION, "-o", out, "--force"), 2, "not an fc trace")
+    assert (tmp_path / "mine" / "keep.txt").read_text() == "mine"
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_trace_files_are_readable_by_others_as_the_umask_allows(fc, tmp_path: Path) -> None:
+    assert fc("run", QUESTION, "-o", "t").returncode == 0
+    assert (tmp_path / "t/1-request.json").stat().st_mode & 0o044  # umask 022 in tests
 
 
 @pytest.mark.parametrize(
@@ -152,26 +165,68 @@ def test_version_and_help_work_offline(fc) -> None:
     assert run_help.returncode == 0 and "--max-steps" in run_help.stdout
 
 
-def test_a_users_tools_file_is_offered_with_its_own_description(fc, tmp_path: Path) -> None:
-    (tmp_path / "my_tools.py").write_text(
+def write_tool(path: Path, name: str, param_description: str, description: str) -> None:
+    path.write_text(
         "from typing import Annotated\n"
         "from pydantic import Field\n\n"
-        "def get_weather(city: Annotated[str, Field(description='城市的英文名，例如：Hangzhou')]) -> str:\n"
-        '    """获取信息"""\n'
+        f"def {name}(city: Annotated[str, Field(description={param_description!r})]) -> str:\n"
+        f"    {description!r}\n"
         "    return f'{city}: 30 degrees'\n",
         encoding="utf-8",
+    )
+
+
+def test_experiment_4_a_parameter_description_changes_the_argument(fc, tmp_path: Path) -> None:
+    write_tool(
+        tmp_path / "my_tools.py", "get_weather", "城市的英文名，例如：Hangzhou", "查询天气。"
     )
     result = fc("run", QUESTION, "--tools", "my_tools.py", "-o", "t")
     assert result.returncode == 0, result.stderr
     (tool,) = load(tmp_path / "t/1-request.json")["tools"]
-    assert tool["description"] == "获取信息"
+    assert tool["description"] == "查询天气。"
     assert (
         tool["input_schema"]["properties"]["city"]["description"] == "城市的英文名，例如：Hangzhou"
     )
+    response = load(tmp_path / "t/1-response.json")
+    (use,) = [b for b in response["content"] if b["type"] == "tool_use"]
+    assert use["input"] == {"city": "Hangzhou"}
+    assert "英文名" in response["content"][0]["thinking"]
     assert (
         load(tmp_path / "t/2-request.json")["messages"][2]["content"][0]["content"]
-        == "杭州: 30 degrees"
+        == "Hangzhou: 30 degrees"
     )
+
+
+def test_experiment_4_a_vague_description_leaves_only_the_name_to_go_by(fc, tmp_path: Path) -> None:
+    write_tool(tmp_path / "vague.py", "get_weather", "城市名，例如：杭州", "获取信息")
+    assert fc("run", QUESTION, "--tools", "vague.py", "-o", "t").returncode == 0
+    response = load(tmp_path / "t/1-response.json")
+    assert response["stop_reason"] == "tool_use"
+    assert "名字像是能查" in response["content"][0]["thinking"]
+
+
+def test_experiment_4_a_tool_that_says_nothing_of_weather_is_not_called(fc, tmp_path: Path) -> None:
+    write_tool(tmp_path / "opaque.py", "lookup", "要查的东西", "获取信息")
+    result = fc("run", QUESTION, "--tools", "opaque.py", "-o", "t")
+    assert result.returncode == 0, result.stderr
+    response = load(tmp_path / "t/1-response.json")
+    assert response["stop_reason"] == "end_turn"
+    assert not [b for b in response["content"] if b["type"] == "tool_use"]
+    assert "°C" not in load(tmp_path / "t/manifest.json")["final_answer"]
+    # but a model can be made to call it
+    forced = fc(
+        "run",
+        QUESTION,
+        "--tools",
+        "opaque.py",
+        "--tool-choice",
+        "lookup",
+        "--no-thinking",
+        "-o",
+        "f",
+    )
+    assert forced.returncode == 0, forced.stderr
+    assert load(tmp_path / "f/1-response.json")["stop_reason"] == "tool_use"
 
 
 def test_no_thinking_sends_the_switch_and_gets_no_reasoning(fc, tmp_path: Path) -> None:
@@ -182,12 +237,17 @@ def test_no_thinking_sends_the_switch_and_gets_no_reasoning(fc, tmp_path: Path) 
 
 
 def test_no_parallel_and_tool_choice_reach_the_wire(fc, tmp_path: Path) -> None:
-    assert (
-        fc(
-            "run", "北京、上海？", "--no-parallel", "--tool-choice", "get_weather", "-o", "t"
-        ).returncode
-        == 0
+    result = fc(
+        "run",
+        "北京、上海？",
+        "--no-parallel",
+        "--tool-choice",
+        "get_weather",
+        "--no-thinking",
+        "-o",
+        "t",
     )
+    assert result.returncode == 0, result.stderr
     body = load(tmp_path / "t/1-request.deepseek.json")
     assert body["parallel_tool_calls"] is False
     assert body["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
@@ -250,6 +310,9 @@ def test_ctrl_c_exits_130_at_once_and_the_trace_keeps_what_it_had(
     assert "interrupted" in stderr
     manifest = load(tmp_path / "t/manifest.json")
     assert manifest["status"] == "interrupted"
+    assert manifest["error"]["message"] == "interrupted at step 1 while the tools ran"
+    (step,) = manifest["steps"]  # the step whose tools were running is on record
+    assert step["stop_reason"] == "tool_use" and step["tool_runs"] == []
     assert (tmp_path / "t/1-response.deepseek.json").exists()
 
 
@@ -266,3 +329,49 @@ def test_an_answer_cut_at_max_tokens_is_exit_3_and_its_call_never_runs(fc, tmp_p
     assert manifest["steps"][0]["tool_runs"] == []
     assert not (tmp_path / "t/2-request.json").exists()
     assert "not executed" in result.stdout
+
+
+@pytest.mark.parametrize("choice", ["required", "get_weather"])
+def test_a_tool_choice_deepseek_thinking_mode_refuses_is_stopped_before_sending(
+    fc, tmp_path: Path, choice: str
+) -> None:
+    result = fc("run", QUESTION, "--tool-choice", choice)
+    assert_clean_error(result, 2, "thinking mode", "auto or none", "--no-thinking")
+    assert not (tmp_path / "traces").exists()
+    assert fc("run", QUESTION, "--tool-choice", choice, "--no-thinking").returncode == 0
+
+
+def test_fc_base_url_in_the_environment_does_not_break_the_offline_run(fc) -> None:
+    from tests.conftest import clean_env
+
+    assert fc("run", QUESTION, env=clean_env(FC_BASE_URL="http://127.0.0.1:9")).returncode == 0
+    assert_clean_error(fc("run", QUESTION, "--base-url", "http://127.0.0.1:9"), 2, "demo")
+
+
+def test_a_tool_that_prints_does_not_corrupt_json_output(fc, tmp_path: Path) -> None:
+    (tmp_path / "chatty.py").write_text(
+        "def get_weather(city: str) -> str:\n"
+        '    """Weather."""\n'
+        "    print('tool says hi')\n"
+        "    return 'sunny'\n"
+    )
+    result = fc("run", QUESTION, "--tools", "chatty.py", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["status"] == "ok"
+    assert "tool says hi" in result.stderr
+
+
+def test_a_tool_without_a_description_is_pointed_out(fc, tmp_path: Path) -> None:
+    (tmp_path / "bare.py").write_text("def get_weather(city: str) -> str:\n    return 'sunny'\n")
+    result = fc("run", QUESTION, "--tools", "bare.py", "-o", "t")
+    assert result.returncode == 0, result.stderr
+    assert "note: tool get_weather has no description" in result.stdout
+    assert load(tmp_path / "t/manifest.json")["notes"][0].startswith(
+        "tool get_weather has no description"
+    )
+
+
+def test_an_unknown_demo_fault_is_named_as_such(fc) -> None:
+    assert_clean_error(
+        fc("run", QUESTION, "--demo-fault", "nope"), 2, "unknown --demo-fault 'nope'", "bad-json"
+    )

@@ -146,3 +146,15 @@ def test_json_path_drops_the_union_tag() -> None:
 
 def test_files_are_pretty_utf8_json() -> None:
     assert dumps({"city": "杭州"}) == '{\n  "city": "杭州"\n}\n'
+
+
+def test_a_tool_choice_names_a_tool_exactly_when_its_type_is_tool() -> None:
+    from pydantic import ValidationError
+
+    from fccli.core.models import ToolChoice
+
+    assert ToolChoice(type="tool", name="get_weather").name == "get_weather"
+    with pytest.raises(ValidationError):
+        ToolChoice(type="tool")
+    with pytest.raises(ValidationError):
+        ToolChoice(type="auto", name="get_weather")

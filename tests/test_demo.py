@@ -226,3 +226,19 @@ def test_max_tokens_cuts_the_answer_like_a_real_model() -> None:
     assert roomy["finish_reason"] == "tool_calls"
     assert calls_of(roomy) == calls_of(full)
     assert roomy["message"]["content"] == full["message"]["content"]
+
+
+@pytest.mark.parametrize("max_tokens", [5, 20, 40])
+def test_a_cut_answer_never_counts_more_tokens_than_allowed(max_tokens: int) -> None:
+    body = ask([{"role": "user", "content": "北京、上海今天适合跑步吗？"}], max_tokens=max_tokens)
+    assert body["usage"]["completion_tokens"] <= max_tokens
+    if body["choices"][0]["finish_reason"] != "length":
+        pytest.fail("this budget should cut the answer")
+
+
+def test_the_demo_marks_errors_as_fcs_chat_translator_does() -> None:
+    from fccli.providers import demo
+    from fccli.wire import chat
+
+    # The demo, being a model, does not import the translator; the two must agree all the same.
+    assert demo.ERROR_MARKER == chat.ERROR_MARKER

@@ -10,7 +10,8 @@ import pytest
 
 from fccli.core.errors import Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import encode
-from fccli.engine import Note, RoundTrip, RunOptions, ToolsExecuted
+from fccli.engine import RoundTrip, RunOptions
+from fccli.events import Note, ToolsExecuted
 from fccli.providers.base import ProviderInfo
 from fccli.providers.formats import get_format
 from fccli.tools.registry import ToolSet, tool_from_function
@@ -220,3 +221,18 @@ def test_ctrl_c_leaves_an_interrupted_trace(tmp_path: Path) -> None:
     m = manifest(tmp_path)
     assert m["status"] == "interrupted"
     assert len(m["steps"]) == 1
+
+
+def test_an_unexpected_failure_still_closes_the_trace(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError):
+        run(tmp_path, Scripted(RuntimeError("bug")))
+    m = manifest(tmp_path)
+    assert m["status"] == "error"
+    assert m["error"]["kind"] == "RuntimeError" and m["error"]["message"] == "bug"
+
+
+def test_every_answered_step_is_on_record_even_when_the_run_fails(tmp_path: Path) -> None:
+    with pytest.raises(ProtocolError):
+        run(tmp_path, Scripted(reply("tool_calls", "hm")))
+    assert [s["stop_reason"] for s in manifest(tmp_path)["steps"]] == ["tool_use"]
+    assert manifest(tmp_path)["steps"][0]["wire_stop_reason"] == "tool_calls"

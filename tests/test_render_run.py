@@ -18,7 +18,9 @@ def transcript(tmp_path: Path, question: str, **settings: object) -> str:
     prepared = prepare_run(RunSettings(question=question, out=tmp_path / "t", **settings))  # type: ignore[arg-type]
     buffer = io.StringIO()
     console = Console(file=buffer, width=100, no_color=True, highlight=False, soft_wrap=True)
-    view = RunView(console, prepared.provider_name, prepared.wire.name)
+    view = RunView(
+        console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
+    )
     result = prepared.execute(view)
     view.finished(result, prepared.trace.path)
     return buffer.getvalue()
@@ -26,7 +28,9 @@ def transcript(tmp_path: Path, question: str, **settings: object) -> str:
 
 def test_each_step_shows_the_call_its_id_the_result_and_the_stop_reason(tmp_path: Path) -> None:
     out = transcript(tmp_path, "北京、上海今天适合跑步吗？")
-    ids = re.findall(r"▶ tool call get_weather \{\"city\": \"(?:北京|上海)\"\} id (call_\w+)", out)
+    ids = re.findall(
+        r"▶ tool call get_weather input \{\"city\": \"(?:北京|上海)\"\} id (call_\w+)", out
+    )
     assert len(ids) == 2
     for call_id in ids:
         assert re.search(rf"✓ result for {call_id} \([\d.]+ ms\): \{{\"city\"", out)
@@ -50,7 +54,11 @@ def test_a_cut_call_is_said_not_executed(tmp_path: Path) -> None:
     buffer = io.StringIO()
     console = Console(file=buffer, width=100, no_color=True, highlight=False, soft_wrap=True)
     with pytest.raises(ProtocolError):
-        prepared.execute(RunView(console, prepared.provider_name, prepared.wire.name))
+        prepared.execute(
+            RunView(
+                console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
+            )
+        )
     out = buffer.getvalue()
     assert "stop_reason max_tokens" in out
     assert "not executed: the stop reason is max_tokens" in out

@@ -24,12 +24,43 @@ def test_an_empty_directory_is_fine(tmp_path: Path) -> None:
 
 
 def test_a_non_empty_directory_is_refused_then_replaced_with_force(tmp_path: Path) -> None:
-    (tmp_path / "old.json").write_text("{}")
+    (tmp_path / "manifest.json").write_text("{}")
+    (tmp_path / "1-request.deepseek.json").write_text("{}")
     with pytest.raises(UsageError, match="not empty"):
         prepare_dir(tmp_path, force=False)
-    assert (tmp_path / "old.json").exists()
+    assert (tmp_path / "manifest.json").exists()
     prepare_dir(tmp_path, force=True)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "files", [["old.json"], ["manifest.json", "notes.txt"], ["1-request.json"]]
+)
+def test_force_refuses_a_directory_that_is_not_a_trace(tmp_path: Path, files: list[str]) -> None:
+    for name in files:
+        (tmp_path / name).write_text("{}")
+    with pytest.raises(UsageError, match="not an fc trace"):
+        prepare_dir(tmp_path, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files)
+
+
+def test_force_refuses_a_symbolic_link(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with pytest.raises(UsageError, match="symbolic link"):
+        prepare_dir(tmp_path / "link", force=True)
+
+
+def test_an_unwritable_directory_is_a_usage_error(tmp_path: Path) -> None:
+    import os
+
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    target = tmp_path / "ro"
+    target.mkdir()
+    target.chmod(0o500)
+    with pytest.raises(UsageError, match="cannot write"):
+        write_atomic(target / "x.json", b"{}")
 
 
 def test_a_file_in_the_way_is_refused(tmp_path: Path) -> None:
@@ -93,3 +124,8 @@ def test_without_times_drops_only_times() -> None:
         "steps": [{"duration_ms": 1, "tool_runs": [{"duration_ms": 2, "id": "c"}]}],
     }
     assert without_times(manifest) == {"steps": [{"tool_runs": [{"id": "c"}]}]}
+
+
+def test_a_write_that_fails_is_a_usage_error_not_a_crash(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="cannot write"):
+        write_atomic(tmp_path / "gone" / "x.json", b"{}")

@@ -1076,6 +1076,7 @@ def test_the_deepseek_dialect_is_reasoning_content_with_a_thinking_switch_on_by_
         reasoning_field="reasoning_content",
         thinking_param=True,
         thinking_default=True,
+        thinking_tool_choices=("auto", "none"),
     )
     assert expected == DEEPSEEK_DIALECT
 
@@ -1287,3 +1288,56 @@ def test_with_thinking_on_no_tool_calling_turn_lacks_reasoning_content(
 def test_nan_and_infinity_are_not_json_arguments() -> None:
     assert parse_arguments('{"a": NaN}') == ({}, '{"a": NaN}')
     assert parse_arguments('{"a": -Infinity}') == ({}, '{"a": -Infinity}')
+
+
+@pytest.mark.parametrize(
+    ("choice", "thinking", "refused"),
+    [
+        (ToolChoice(type="required"), None, True),  # thinking on by default
+        (ToolChoice(type="tool", name="get_weather"), True, True),
+        (ToolChoice(type="auto"), None, False),
+        (ToolChoice(type="none"), True, False),
+        (ToolChoice(type="required"), False, False),  # thinking off: any choice
+        (None, None, False),
+    ],
+)
+def test_deepseek_thinking_mode_accepts_only_auto_or_none(
+    choice: ToolChoice | None, thinking: bool | None, refused: bool
+) -> None:
+    from fccli.wire.chat import tool_choice_problem
+
+    request = Request(model="m", messages=[], tool_choice=choice, thinking=thinking)
+    problem = tool_choice_problem(request, DEEPSEEK_DIALECT)
+    assert (problem is not None) == refused
+    assert tool_choice_problem(request, OPENAI) is None  # OpenAI has no such rule
+
+
+def test_odd_usage_counts_are_dropped_not_fatal() -> None:
+    body = {
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 1.5, "completion_tokens": "abc"},
+    }
+    assert from_wire_response(body).usage == Usage()
+
+
+@pytest.mark.parametrize(
+    ("function", "path"),
+    [
+        ({"name": "t", "parameters": [1]}, "$.tools[0].function.parameters"),
+        ({"name": "t", "description": 7}, "$.tools[0].function.description"),
+    ],
+)
+def test_a_tool_of_the_wrong_shape_names_its_path(function: dict[str, Any], path: str) -> None:
+    body = {"model": "m", "messages": [], "tools": [{"type": "function", "function": function}]}
+    with pytest.raises(ConversionError) as err:
+        from_wire_request(body)
+    assert err.value.json_path == path
+
+
+def test_no_pydantic_error_escapes_a_translator() -> None:
+    from fccli.wire.chat import _shape_errors
+
+    with pytest.raises(ConversionError, match="internal form"), _shape_errors():
+        Usage.model_validate({"input_tokens": "many"})

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import typer
 
-TOOL_CHOICES = ("auto", "none", "required")
-DEMO_FAULTS = ("bad-json", "missing-arg", "wrong-type", "unknown-tool", "no-call", "cut-stream")
+from fccli.providers.faults import DEMO_FAULTS
 
 
 def run(
@@ -25,13 +24,15 @@ def run(
         None, "--model", "-m", help="Model name (each provider has a default)."
     ),
     base_url: str | None = typer.Option(
-        None, "--base-url", envvar="FC_BASE_URL", help="Endpoint root, e.g. http://127.0.0.1:8000."
+        None, "--base-url", help="Endpoint root, e.g. http://127.0.0.1:8000. Default: $FC_BASE_URL."
     ),
     tools: str = typer.Option(
         "weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."
     ),
     system: str | None = typer.Option(None, "--system", help="A system prompt."),
-    stream: bool = typer.Option(False, "--stream/--no-stream", help="Stream the responses (SSE)."),
+    stream: bool = typer.Option(
+        False, "--stream/--no-stream", help="Stream the responses (SSE). Not available yet."
+    ),
     thinking: bool | None = typer.Option(
         None,
         "--thinking/--no-thinking",
@@ -40,7 +41,9 @@ def run(
     tool_choice: str | None = typer.Option(
         None, "--tool-choice", help="auto, none, required, or a tool name."
     ),
-    strict: bool = typer.Option(False, "--strict", help="Send tool schemas in strict form."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Send tool schemas in strict form. Not available yet."
+    ),
     no_parallel: bool = typer.Option(
         False, "--no-parallel", help="Ask for at most one tool call per response."
     ),
@@ -58,7 +61,7 @@ def run(
     demo_fault: str | None = typer.Option(
         None,
         "--demo-fault",
-        help=f"Demo provider only: make the model commit a classic mistake ({', '.join(DEMO_FAULTS)}).",
+        help=f"Demo provider only: make the model commit a classic mistake ({', '.join(DEMO_FAULTS)}). Not available yet.",
     ),
     json_output: bool = typer.Option(
         False, "--json", help="Print the run summary as JSON instead of the transcript."
@@ -91,7 +94,15 @@ def run(
         )
     )
     console = make_console()
-    view = None if json_output else RunView(console, prepared.provider_name, prepared.wire.name)
+    view = (
+        None
+        if json_output
+        else RunView(
+            console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
+        )
+    )
+    if view is not None:
+        view.notes(prepared.notes)
     try:
         result = prepared.execute(view)
     except FcError as e:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 
 class _Model(BaseModel):
@@ -100,6 +100,12 @@ class ToolChoice(_Model):
     """auto: the model decides; none: no calls; required: at least one call; tool: this one."""
     name: str | None = None
     """The tool to call, with type `tool`."""
+
+    @model_validator(mode="after")
+    def _name_goes_with_tool(self) -> ToolChoice:
+        if (self.type == "tool") != (self.name is not None):
+            raise ValueError("a name is given with type 'tool', and only then")
+        return self
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]

@@ -115,22 +115,73 @@ def respond(request: dict[str, Any]) -> dict[str, Any]:
     question = _last_user_text(messages)
     say = PHRASES["zh" if _CJK.search(question) else "en"]
     tools = [t["function"] for t in request.get("tools", []) if t.get("type") == "function"]
-    tool = _pick_tool(tools, request.get("tool_choice"))
+    choice = _choose_tool(tools, request.get("tool_choice"))
 
     asked = _asked_arguments(messages)
-    if tool is not None:
-        param = _string_param(tool)
-        wanted = _wanted_values(question, param)
+    if choice.tool is not None:
+        param = _string_param(choice.tool)
+        language = _language_asked(choice.tool, param)
+        wanted = _wanted_values(question, language)
         pending = (
             [v for v in wanted if {param: v} not in asked] if param else ([] if asked else [None])
         )
         if pending:
             if request.get("parallel_tool_calls") is False:
                 pending = pending[:1]
-            calls = [_Call(tool["name"], {param: v} if param else {}) for v in pending]
-            return _tool_call_response(request, calls, question, say, param)
-    why = "think_no_tools" if not tools else "think_choice_none"
-    return _answer_response(request, messages, say, why_no_call=why)
+            calls = [_Call(choice.tool["name"], {param: v} if param else {}) for v in pending]
+            return _tool_call_response(request, calls, question, say, param, choice, language)
+    return _answer_response(request, messages, say, why_no_call=choice.basis)
+
+
+@dataclass
+class _ToolChoice:
+    tool: dict[str, Any] | None
+    basis: str
+    """Why this tool, or why none: description | name | forced | none_fits | forbidden | no_tools."""
+
+
+_WEATHER_WORDS = ("weather", "天气", "气温", "温度", "temperature", "forecast", "空气质量")
+
+
+def _speaks_of_weather(text: Any) -> bool:
+    return isinstance(text, str) and any(w in text.casefold() for w in _WEATHER_WORDS)
+
+
+def _choose_tool(tools: list[dict[str, Any]], choice: Any) -> _ToolChoice:
+    """Pick a tool the way a model does: from what the definitions say, and nothing else.
+
+    The description counts first, then the name; a tool that speaks of neither is not called
+    unless tool_choice forces it. So editing a tool's description changes what the demo does.
+    """
+    if not tools:
+        return _ToolChoice(None, "no_tools")
+    if choice == "none":
+        return _ToolChoice(None, "forbidden")
+    if isinstance(choice, dict):
+        name = choice.get("function", {}).get("name")
+        return _ToolChoice(next((t for t in tools if t.get("name") == name), tools[0]), "forced")
+    for basis, key in (("description", "description"), ("name", "name")):
+        for tool in tools:
+            if _speaks_of_weather(tool.get(key)):
+                return _ToolChoice(tool, basis)
+    if choice == "required":
+        return _ToolChoice(tools[0], "forced")
+    return _ToolChoice(None, "none_fits")
+
+
+def _language_asked(tool: dict[str, Any], param: str | None) -> str | None:
+    """ "en" or "zh" when the parameter's description asks for names in that language
+    ("城市的英文名，例如：Hangzhou"); None: names as the question writes them."""
+    props = (tool.get("parameters") or {}).get("properties") or {}
+    described = props.get(param, {}).get("description") if param else None
+    if not isinstance(described, str):
+        return None
+    text = described.casefold()
+    if "英文" in text or "english" in text:
+        return "en"
+    if "中文" in text or "chinese" in text:
+        return "zh"
+    return None
 
 
 def _thinking_on(request: dict[str, Any]) -> bool:
@@ -153,15 +204,6 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
-def _pick_tool(tools: list[dict[str, Any]], choice: Any) -> dict[str, Any] | None:
-    if not tools or choice == "none":
-        return None
-    if isinstance(choice, dict):
-        name = choice.get("function", {}).get("name")
-        return next((t for t in tools if t.get("name") == name), tools[0])
-    return next((t for t in tools if t.get("name") == "get_weather"), tools[0])
-
-
 def _string_param(tool: dict[str, Any]) -> str | None:
     """The first required string parameter, else the first string one: where a question goes."""
     params = tool.get("parameters") or {}
@@ -176,9 +218,9 @@ def _string_param(tool: dict[str, Any]) -> str | None:
     return choices[0] if choices else None
 
 
-def _wanted_values(question: str, param: str | None) -> list[str]:
-    """Known cities in order of appearance; else a place-like word; else, as a weak model does,
-    the whole question."""
+def _wanted_values(question: str, language: str | None) -> list[str]:
+    """Known cities in order of appearance (in `language`, else as written); else a place-like
+    word; else, as a weak model does, the whole question."""
     found: list[tuple[int, str]] = []
     seen: set[str] = set()
     for city in cities.cities():
@@ -193,7 +235,7 @@ def _wanted_values(question: str, param: str | None) -> list[str]:
                 pos = m.start() if m else -1
             if pos >= 0 and city["zh"] not in seen:
                 seen.add(city["zh"])
-                found.append((pos, city["zh"] if lang == "zh" else city["en"]))
+                found.append((pos, city[language or lang]))
     if found:
         return [name for _, name in sorted(found)]
     stripped = question.strip()
@@ -258,13 +300,15 @@ def _envelope(
     if isinstance(max_tokens, int) and _cut_to(message, max_tokens * CHARS_PER_TOKEN):
         finish_reason = "length"
     reasoning = message.get("reasoning_content") or ""
-    written = (message.get("content") or "") + reasoning + json.dumps(message.get("tool_calls", []))
+    # What the model wrote, counted as _cut_to counts it, so a cut answer stays in its budget.
+    arguments = "".join(c["function"]["arguments"] for c in message.get("tool_calls", []))
+    written = reasoning + (message.get("content") or "") + arguments
     prompt = json.dumps(request.get("messages", []), ensure_ascii=False) + json.dumps(
         request.get("tools", []), ensure_ascii=False
     )
     # Token counts are an estimate (about 2 characters a token), but the same every time.
-    completion_tokens = len(written) // CHARS_PER_TOKEN + 1
-    reasoning_tokens = len(reasoning) // 2
+    completion_tokens = -(-len(written) // CHARS_PER_TOKEN)
+    reasoning_tokens = -(-len(reasoning) // CHARS_PER_TOKEN)
     return {
         "id": f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}",
         "object": "chat.completion",
@@ -289,21 +333,27 @@ def _tool_call_response(
     question: str,
     say: dict[str, str],
     param: str | None,
+    choice: _ToolChoice,
+    language: str | None,
 ) -> dict[str, Any]:
     h = _digest(request)
     values = [str(c.arguments.get(param, "")) for c in calls] if param else []
     tool = calls[0].name
+    # The reasoning says what in the definitions the choice rests on: the lesson of editing them.
+    basis = say.get(f"think_basis_{choice.basis}", "").format(tool=tool)
     if any(cities.lookup(v) is not None for v in values):
         what = say["list_sep"].join(values)
-        reasoning = say["think_known"].format(what=what, tool=tool)
+        reasoning = basis + say["think_known"].format(what=what, tool=tool)
         reasoning += say["think_parallel"] if len(calls) > 1 else say["think_single"]
+        if language is not None:
+            reasoning += say[f"think_language_{language}"].format(param=param, what=what)
         text = say["say_known"].format(what=what)
     elif values and values[0] != question.strip():
         place = values[0]
-        reasoning = say["think_place"].format(place=place, tool=tool, param=param)
+        reasoning = basis + say["think_place"].format(place=place, tool=tool, param=param)
         text = say["say_place"].format(place=place)
     else:
-        reasoning = say["think_nothing"].format(param=param or say["the_arguments"])
+        reasoning = basis + say["think_nothing"].format(param=param or say["the_arguments"])
         text = say["say_nothing"]
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
@@ -357,8 +407,10 @@ def _answer_response(
         lines.append(line)
 
     if not lines:
-        text = say["no_tool_text"]
-        reasoning = say[why_no_call] + say["no_tool_think"]
+        why = why_no_call if f"no_call_{why_no_call}" in say else "no_tools"
+        names = say["list_sep"].join(t["function"]["name"] for t in request.get("tools", []))
+        text = say[f"no_call_{why}"]
+        reasoning = say[f"think_no_call_{why}"].format(tools=names) + say["no_tool_think"]
     else:
         reasoning = say["think_pairing"].format(pairs=say["pair_sep"].join(pairing))
         text = "\n".join([*lines, say["footer_failed"] if failed else say["footer_ok"]])

@@ -20,6 +20,8 @@ DEEPSEEK_DIALECT = chat.ChatDialect(
     reasoning_field="reasoning_content",
     thinking_param=True,
     thinking_default=True,
+    # "In thinking mode tool_choice may only be auto or none" (PROTOCOL.md, DeepSeek specifics).
+    thinking_tool_choices=("auto", "none"),
 )
 
 
@@ -42,6 +44,23 @@ class ChatFormat:
 
     def from_wire_response(self, body: Any) -> Response:
         return chat.from_wire_response(body, self.dialect)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        """The stop reason as the wire says it (`finish_reason`), for showing side by side."""
+        try:
+            value = body["choices"][0]["finish_reason"]
+        except (KeyError, IndexError, TypeError):
+            return None
+        return value if isinstance(value, str) else None
+
+    @property
+    def results_layout(self) -> str:
+        """How the results of one turn travel in this format, in a learner's words."""
+        return 'one role:"tool" message per result'
+
+    def request_problem(self, request: Request) -> str | None:
+        """A reason the provider would refuse the request, known before sending it."""
+        return chat.tool_choice_problem(request, self.dialect)
 
 
 FORMATS: dict[str, ChatFormat] = {

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from fccli.core.models import TextBlock, ThinkingBlock, ToolUseBlock
-from fccli.engine import (
+from fccli.events import (
     FINAL_STOPS,
     Event,
     Note,
@@ -32,10 +32,13 @@ def _short(text: str, limit: int) -> str:
 
 
 class RunView:
-    def __init__(self, console: Console, provider: str, wire_format: str) -> None:
+    def __init__(
+        self, console: Console, provider: str, wire_format: str, results_layout: str
+    ) -> None:
         self.console = console
         self.provider = provider
         self.wire_format = wire_format
+        self.results_layout = results_layout
 
     def __call__(self, event: Event) -> None:
         c = self.console
@@ -67,7 +70,8 @@ class RunView:
                     f"[dim]({run.duration_ms:.1f} ms)[/]: {escape(_short(run.result.content, 300))}"
                 )
             c.print(
-                "  [dim]all results go back in ONE user message, each paired with its call by id[/]"
+                "  [dim]the results go back paired with their calls by id: internally in ONE user "
+                f"message, in the {self.wire_format} format as {self.results_layout}[/]"
             )
         elif isinstance(event, Note):
             c.print(f"  [yellow]note:[/] {escape(event.text)}")
@@ -79,8 +83,11 @@ class RunView:
         if resp.usage and resp.usage.input_tokens is not None:
             usage = f", {resp.usage.input_tokens} in / {resp.usage.output_tokens} out tokens"
         colour = "yellow" if resp.stop_reason == "tool_use" else "green"
+        wire = ""
+        if event.wire_stop_reason and event.wire_stop_reason != resp.stop_reason:
+            wire = f" [dim](on the wire: finish_reason {escape(event.wire_stop_reason)})[/]"
         c.print(
-            f"[cyan]← response[/]: stop_reason [bold {colour}]{escape(resp.stop_reason)}[/] "
+            f"[cyan]← response[/]: stop_reason [bold {colour}]{escape(resp.stop_reason)}[/]{wire} "
             f"[dim]({event.duration_ms:.0f} ms{usage})[/]"
         )
         for block in resp.content:
@@ -94,11 +101,10 @@ class RunView:
                     Text.assemble(f"  {label}: ", (indented, "bold" if label == "answer" else ""))
                 )
             elif isinstance(block, ToolUseBlock):
-                args = (
-                    block.raw_arguments
-                    if block.raw_arguments is not None
-                    else json.dumps(block.input, ensure_ascii=False)
-                )
+                if block.raw_arguments is not None:
+                    args = f"arguments (not a JSON object) {block.raw_arguments!r}"
+                else:
+                    args = "input " + json.dumps(block.input, ensure_ascii=False)
                 c.print(
                     f"  [yellow]▶ tool call[/] [bold]{escape(block.name)}[/] {escape(args)} "
                     f"[dim]id[/] [magenta]{escape(block.id)}[/]"
@@ -111,11 +117,15 @@ class RunView:
                 + (" (the arguments may be cut off)" if resp.stop_reason == "max_tokens" else "")
             )
 
+    def notes(self, notes: list[str]) -> None:
+        for note in notes:
+            self.console.print(f"[yellow]note:[/] {escape(note)}")
+
     def finished(self, result: RunResult, trace: Path) -> None:
         c = self.console
         c.print()
         if result.status == "max_steps":
-            c.print(f"[yellow]stopped:[/] {escape(result.notes[-1])}")
+            c.print(f"[yellow]{escape(result.notes[-1])}[/]")
         files = len(list(trace.glob("*.json")))
         c.print(f"[bold]trace:[/] {escape(str(trace))} [dim]({files} files)[/]")
         if (trace / "2-request.json").exists():

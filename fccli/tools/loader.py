@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import inspect
 import sys
@@ -30,6 +31,8 @@ def load_toolset(spec: str) -> ToolSet:
 
 
 def load_tool_file(path: Path) -> ToolSet:
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; --tools takes a .py file or a built-in set")
     if not path.is_file():
         raise UsageError(f"{path}: no such tools file")
     module = _import_file(path)
@@ -57,16 +60,24 @@ def load_tool_file(path: Path) -> ToolSet:
 
 
 def _import_file(path: Path) -> ModuleType:
-    name = f"fc_user_tools_{abs(hash(str(path.resolve())))}"
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    name = f"fc_user_tools_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise UsageError(f"{path}: cannot be loaded as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pydantic look their module up here
+    # A tools file may import a helper module that sits next to it, as a script would.
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         raise UsageError(f"{path}, line {e.lineno}: syntax error: {e.msg}") from None
-    except Exception as e:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # SystemExit too: a tools file must not end fc with its own code
         raise UsageError(f"{path}: importing it failed: {type(e).__name__}: {e}") from None
+    finally:
+        sys.path.remove(folder)
     return module

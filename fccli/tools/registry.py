@@ -8,9 +8,12 @@ arguments are input from outside, as untrusted as anything a user types.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import re
 import typing
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,14 +42,32 @@ class Tool:
 
     def call(self, arguments: BaseModel) -> Any:
         if self.takes_model:
-            return self.func(arguments)
-        return self.func(
-            **{name: getattr(arguments, name) for name in type(arguments).model_fields}
-        )
+            value = self.func(arguments)
+        else:
+            value = self.func(
+                **{name: getattr(arguments, name) for name in type(arguments).model_fields}
+            )
+        if inspect.isawaitable(value):
+            # An async tool: each call runs in its own thread, so a fresh loop per call is fine.
+            value = asyncio.run(_awaited(value))
+        return value
+
+
+async def _awaited(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+# What chat APIs accept as a function name (OpenAI, DeepSeek); Anthropic's rule is the same.
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
 def tool_from_function(func: Callable[..., Any], name: str | None = None) -> Tool:
     tool_name = name or func.__name__
+    if not TOOL_NAME.fullmatch(tool_name):
+        raise UsageError(
+            f"tool name {tool_name!r} would be refused by providers",
+            hint="tool names are 1 to 64 of a-z A-Z 0-9 _ -",
+        )
     description = inspect.cleandoc(func.__doc__ or "").strip()
     try:
         hints = typing.get_type_hints(func, include_extras=True)
@@ -59,19 +80,51 @@ def tool_from_function(func: Callable[..., Any], name: str | None = None) -> Too
     ]
     if len(params) == 1 and _is_model(hints.get(params[0].name)):
         model = hints[params[0].name]
-        return Tool(tool_name, description or _model_doc(model), model, func, takes_model=True)
+        tool = Tool(tool_name, description or _model_doc(model), model, func, takes_model=True)
+        return _checked(tool)
     fields: dict[str, Any] = {}
     for p in params:
-        if p.name not in hints:
-            raise UsageError(
-                f"tool {tool_name}: parameter {p.name!r} has no type hint, "
-                "so fc cannot tell the model what to send"
-            )
+        _check_parameter(tool_name, p, hints)
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints[p.name], default)
-    # Extra keys are refused: a model inventing parameters should hear about it.
-    model = create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
-    return Tool(tool_name, description, model, func, takes_model=False)
+    try:
+        with warnings.catch_warnings():
+            # A parameter called `json` or `schema` shadows a BaseModel method; harmless here.
+            warnings.simplefilter("ignore")
+            # Extra keys are refused: a model inventing parameters should hear about it.
+            model = create_model(
+                f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+            )
+    except Exception as e:
+        raise UsageError(f"tool {tool_name}: its parameters cannot be described: {e}") from None
+    return _checked(Tool(tool_name, description, model, func, takes_model=False))
+
+
+def _check_parameter(tool: str, p: inspect.Parameter, hints: dict[str, Any]) -> None:
+    if p.name not in hints:
+        raise UsageError(
+            f"tool {tool}: parameter {p.name!r} has no type hint, "
+            "so fc cannot tell the model what to send"
+        )
+    if p.kind is p.POSITIONAL_ONLY:
+        raise UsageError(
+            f"tool {tool}: parameter {p.name!r} is positional-only; arguments come by name"
+        )
+    if p.name.startswith("_") or p.name.startswith("model_"):
+        raise UsageError(
+            f"tool {tool}: parameter {p.name!r} cannot be an argument name "
+            "(names starting with _ or model_ are reserved by pydantic)"
+        )
+
+
+def _checked(tool: Tool) -> Tool:
+    """Build the schema now, so a type JSON Schema cannot describe fails at load, not mid-run."""
+    try:
+        tool.spec()
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise UsageError(f"tool {tool.name}: its arguments have no JSON Schema: {first}") from None
+    return tool
 
 
 def _is_model(hint: Any) -> bool:

@@ -24,8 +24,12 @@ as `stop`), an empty system prompt (none), and user turns split or merged around
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import ValidationError
 
 from fccli.core.errors import ConversionError
 from fccli.core.models import (
@@ -74,6 +78,8 @@ class ChatDialect:
     """Whether requests carry `thinking: {"type": "enabled" | "disabled"}` (DeepSeek)."""
     thinking_default: bool = False
     """Thinking on when the request leaves it unset (DeepSeek: on)."""
+    thinking_tool_choices: tuple[str, ...] | None = None
+    """The tool_choice types accepted in thinking mode, where limited (DeepSeek: auto, none)."""
 
 
 OPENAI = ChatDialect()
@@ -109,6 +115,21 @@ def _reject_constant(name: str) -> Any:
 
 def thinking_enabled(request: Request, dialect: ChatDialect) -> bool:
     return request.thinking if request.thinking is not None else dialect.thinking_default
+
+
+def tool_choice_problem(request: Request, dialect: ChatDialect) -> str | None:
+    """Why the provider would refuse this request's tool_choice, or None."""
+    allowed = dialect.thinking_tool_choices
+    choice = request.tool_choice
+    if allowed is None or choice is None or not thinking_enabled(request, dialect):
+        return None
+    if choice.type in allowed:
+        return None
+    asked = choice.name if choice.type == "tool" else choice.type
+    return (
+        f"tool_choice {asked!r} is refused in {dialect.name}'s thinking mode, "
+        f"which accepts only {' or '.join(allowed)}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,6 +328,30 @@ def _text_parts(content: Any, path: str) -> list[str]:
 
 
 def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
+    with _shape_errors():
+        return _request_from_wire(body, dialect)
+
+
+def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
+    with _shape_errors():
+        return _response_from_wire(body, dialect)
+
+
+@contextmanager
+def _shape_errors() -> Iterator[None]:
+    # The checks below name the JSON path of what is wrong; a value of the right JSON type but
+    # not of the internal format's shape (a fractional token count) is caught here, so no
+    # pydantic error ever escapes a translator.
+    try:
+        yield
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise ConversionError(
+            f"{first['msg']} (at {'.'.join(str(p) for p in first['loc'])} of the internal form)"
+        ) from None
+
+
+def _request_from_wire(body: Any, dialect: ChatDialect) -> Request:
     _expect(body, dict, "$", "a request object")
     model = _expect(body.get("model"), str, "$.model", "the model's name")
     raw_messages = _expect(body.get("messages"), list, "$.messages", "an array of messages")
@@ -413,10 +458,14 @@ def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
     _expect(tool, dict, path, "a tool object")
     function = _expect(tool.get("function"), dict, f"{path}.function", "a function object")
+    description = function.get("description") or ""
+    parameters = function.get("parameters") or {"type": "object", "properties": {}}
     return ToolSpec(
         name=_expect(function.get("name"), str, f"{path}.function.name", "the tool's name"),
-        description=function.get("description") or "",
-        input_schema=function.get("parameters") or {"type": "object", "properties": {}},
+        description=_expect(description, str, f"{path}.function.description", "a string"),
+        input_schema=_expect(
+            parameters, dict, f"{path}.function.parameters", "a JSON Schema object"
+        ),
     )
 
 
@@ -430,7 +479,7 @@ def _tool_choice_from_wire(choice: Any) -> ToolChoice:
     raise ConversionError(f"unknown tool_choice {choice!r}", json_path="$.tool_choice")
 
 
-def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
+def _response_from_wire(body: Any, dialect: ChatDialect) -> Response:
     _expect(body, dict, "$", "a response object")
     choices = _expect(body.get("choices"), list, "$.choices", "an array of choices")
     if not choices:
@@ -455,7 +504,12 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
     details = usage.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
     return Usage(
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
-        reasoning_tokens=reasoning,
+        input_tokens=_count(usage.get("prompt_tokens")),
+        output_tokens=_count(usage.get("completion_tokens")),
+        reasoning_tokens=_count(reasoning),
     )
+
+
+def _count(value: Any) -> int | None:
+    # Usage is informative; a server's odd count is dropped rather than failing the answer.
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,0 +1,37 @@
+"""The start-up paths stay light: no heavy module is imported to print help or the version.
+
+Time itself is measured by benchmarks/startup.py, not here (these machines are noisy); this
+test guards the cause of slowness that a change can bring back without anyone noticing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.engine")
+
+PROBE = """
+import sys
+sys.argv = ["fc", *{args!r}]
+from fccli.cli.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+print("LOADED:" + ",".join(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["run", "--help"]])
+def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    loaded = out.rsplit("LOADED:", 1)[1].strip()
+    assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
