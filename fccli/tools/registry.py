@@ -175,13 +175,17 @@ class ToolSet:
     def __init__(self, name: str, tools: Iterable[Tool]) -> None:
         self.name = name
         self.tools: dict[str, Tool] = {}
+        self._specs: list[ToolSpec] | None = None
         for tool in tools:
             if tool.name in self.tools:
                 raise UsageError(f"tool set {name}: two tools are named {tool.name!r}")
             self.tools[tool.name] = tool
 
     def specs(self) -> list[ToolSpec]:
-        return [t.spec() for t in self.tools.values()]
+        # Built once: every step of a run offers the same definitions.
+        if self._specs is None:
+            self._specs = [t.spec() for t in self.tools.values()]
+        return list(self._specs)
 
     def get(self, name: str) -> Tool | None:
         return self.tools.get(name)
