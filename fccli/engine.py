@@ -34,7 +34,7 @@ from fccli.events import (
     ToolsExecuted,
 )
 from fccli.providers.base import Provider
-from fccli.providers.formats import ChatFormat
+from fccli.providers.formats import WireFormat
 from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
 from fccli.trace import TraceWriter
@@ -56,7 +56,7 @@ class RoundTrip:
     def __init__(
         self,
         provider: Provider,
-        wire: ChatFormat,
+        wire: WireFormat,
         tools: ToolSet,
         trace: TraceWriter,
         on_event: Callable[[Event], None] = lambda e: None,

@@ -13,7 +13,7 @@ from fccli.engine import RoundTrip, RunOptions
 from fccli.events import Event, RunResult
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
-from fccli.providers.formats import ChatFormat, get_format
+from fccli.providers.formats import WireFormat, get_format
 from fccli.providers.registry import default_provider_name, get_provider
 from fccli.slug import slugify
 from fccli.tools.loader import load_toolset
@@ -47,7 +47,7 @@ class RunSettings:
 class PreparedRun:
     provider_name: str
     provider: Provider
-    wire: ChatFormat
+    wire: WireFormat
     tools: ToolSet
     trace: TraceWriter
     options: RunOptions

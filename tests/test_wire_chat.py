@@ -1337,7 +1337,7 @@ def test_a_tool_of_the_wrong_shape_names_its_path(function: dict[str, Any], path
 
 
 def test_no_pydantic_error_escapes_a_translator() -> None:
-    from fccli.wire.chat import _shape_errors
+    from fccli.wire.shape import shape_errors as _shape_errors
 
     with pytest.raises(ConversionError, match="internal form"), _shape_errors():
         Usage.model_validate({"input_tokens": "many"})

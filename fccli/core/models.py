@@ -93,6 +93,8 @@ class ToolSpec(_Model):
     """What the tool does and returns: all the model knows of it, with the schema."""
     input_schema: dict[str, Any]
     """JSON Schema of the arguments object."""
+    strict: bool | None = None
+    """Ask the provider to hold the model's arguments to the schema exactly (strict mode)."""
 
 
 class ToolChoice(_Model):

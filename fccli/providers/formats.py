@@ -1,4 +1,4 @@
-"""The wire formats by name, as trace files are suffixed: `deepseek`, `openai`.
+"""The wire formats by name, as trace files are suffixed: `deepseek`, `openai`, `anthropic`.
 
 A format here is a wire module plus the provider data it needs (DeepSeek is the chat format
 with a dialect). Every reader (convert, diff, check, replay) finds its translator here.
@@ -7,11 +7,11 @@ with a dialect). Every reader (convert, diff, check, replay) finds its translato
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, Response
-from fccli.wire import chat
+from fccli.wire import anthropic, chat
 
 DEEPSEEK_DIALECT = chat.ChatDialect(
     name="deepseek",
@@ -25,6 +25,29 @@ DEEPSEEK_DIALECT = chat.ChatDialect(
 )
 
 
+class WireFormat(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def results_layout(self) -> str:
+        """How the results of one turn travel in this format, in a learner's words."""
+        ...
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]: ...
+    def from_wire_request(self, body: Any) -> Request: ...
+    def to_wire_response(self, response: Response) -> dict[str, Any]: ...
+    def from_wire_response(self, body: Any) -> Response: ...
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        """The stop reason as the wire says it, for showing side by side."""
+        ...
+
+    def request_problem(self, request: Request) -> str | None:
+        """A reason the provider would refuse the request, known before sending it."""
+        ...
+
+
 @dataclass(frozen=True)
 class ChatFormat:
     dialect: chat.ChatDialect
@@ -32,6 +55,10 @@ class ChatFormat:
     @property
     def name(self) -> str:
         return self.dialect.name
+
+    @property
+    def results_layout(self) -> str:
+        return 'one role:"tool" message per result'
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return chat.to_wire_request(request, self.dialect)
@@ -46,30 +73,51 @@ class ChatFormat:
         return chat.from_wire_response(body, self.dialect)
 
     def wire_stop_reason(self, body: Any) -> str | None:
-        """The stop reason as the wire says it (`finish_reason`), for showing side by side."""
         try:
             value = body["choices"][0]["finish_reason"]
         except (KeyError, IndexError, TypeError):
             return None
         return value if isinstance(value, str) else None
 
-    @property
-    def results_layout(self) -> str:
-        """How the results of one turn travel in this format, in a learner's words."""
-        return 'one role:"tool" message per result'
-
     def request_problem(self, request: Request) -> str | None:
-        """A reason the provider would refuse the request, known before sending it."""
         return chat.tool_choice_problem(request, self.dialect)
 
 
-FORMATS: dict[str, ChatFormat] = {
+@dataclass(frozen=True)
+class AnthropicFormat:
+    name: str = "anthropic"
+
+    @property
+    def results_layout(self) -> str:
+        return "all tool_result blocks in one user message"
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return anthropic.to_wire_request(request)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return anthropic.from_wire_request(body)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return anthropic.to_wire_response(response)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return anthropic.from_wire_response(body)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        return anthropic.wire_stop_reason(body)
+
+    def request_problem(self, request: Request) -> str | None:
+        return anthropic.request_problem(request)
+
+
+FORMATS: dict[str, WireFormat] = {
     "deepseek": ChatFormat(DEEPSEEK_DIALECT),
     "openai": ChatFormat(chat.OPENAI),
+    "anthropic": AnthropicFormat(),
 }
 
 
-def get_format(name: str) -> ChatFormat:
+def get_format(name: str) -> WireFormat:
     try:
         return FORMATS[name]
     except KeyError:

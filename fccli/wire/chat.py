@@ -24,12 +24,8 @@ as `stop`), an empty system prompt (none), and user turns split or merged around
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
-
-from pydantic import ValidationError
 
 from fccli.core.errors import ConversionError
 from fccli.core.models import (
@@ -45,6 +41,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
+from fccli.wire.shape import count, expect, shape_errors
 
 ERROR_MARKER = "[tool error] "
 """Prefix of a tool message's content when the internal result had `is_error: true`."""
@@ -163,14 +160,14 @@ def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str
 
 
 def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.input_schema,
-        },
+    function: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": tool.input_schema,
     }
+    if tool.strict is not None:
+        function["strict"] = tool.strict
+    return {"type": "function", "function": function}
 
 
 def tool_choice_to_wire(choice: ToolChoice) -> Any:
@@ -288,36 +285,16 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 # wire -> internal
 
 
-def _expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
-    if not isinstance(value, kind):
-        raise ConversionError(f"expected {what}, found {_describe(value)}", json_path=path)
-    return value
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def _text_parts(content: Any, path: str) -> list[str]:
     """A chat `content`: a string, null, or an array of `{type: "text", text}` parts."""
     if content is None:
         return []
     if isinstance(content, str):
         return [content] if content else []
-    _expect(content, list, path, "a string or an array of text parts")
+    expect(content, list, path, "a string or an array of text parts")
     texts = []
     for k, part in enumerate(content):
-        _expect(part, dict, f"{path}[{k}]", "a content part object")
+        expect(part, dict, f"{path}[{k}]", "a content part object")
         if part.get("type") != "text" or not isinstance(part.get("text"), str):
             raise ConversionError(
                 f"only text parts are supported, found type {part.get('type')!r}",
@@ -328,38 +305,24 @@ def _text_parts(content: Any, path: str) -> list[str]:
 
 
 def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
-    with _shape_errors():
+    with shape_errors():
         return _request_from_wire(body, dialect)
 
 
 def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
-    with _shape_errors():
+    with shape_errors():
         return _response_from_wire(body, dialect)
 
 
-@contextmanager
-def _shape_errors() -> Iterator[None]:
-    # The checks below name the JSON path of what is wrong; a value of the right JSON type but
-    # not of the internal format's shape (a fractional token count) is caught here, so no
-    # pydantic error ever escapes a translator.
-    try:
-        yield
-    except ValidationError as e:
-        first = e.errors()[0]
-        raise ConversionError(
-            f"{first['msg']} (at {'.'.join(str(p) for p in first['loc'])} of the internal form)"
-        ) from None
-
-
 def _request_from_wire(body: Any, dialect: ChatDialect) -> Request:
-    _expect(body, dict, "$", "a request object")
-    model = _expect(body.get("model"), str, "$.model", "the model's name")
-    raw_messages = _expect(body.get("messages"), list, "$.messages", "an array of messages")
+    expect(body, dict, "$", "a request object")
+    model = expect(body.get("model"), str, "$.model", "the model's name")
+    raw_messages = expect(body.get("messages"), list, "$.messages", "an array of messages")
     system: list[str] = []
     messages: list[Message] = []
     for i, raw in enumerate(raw_messages):
         path = f"$.messages[{i}]"
-        _expect(raw, dict, path, "a message object")
+        expect(raw, dict, path, "a message object")
         role = raw.get("role")
         if role in ("system", "developer"):
             system.extend(_text_parts(raw.get("content"), f"{path}.content"))
@@ -392,7 +355,7 @@ def _request_from_wire(body: Any, dialect: ChatDialect) -> Request:
         tools=[
             _tool_from_wire(t, f"$.tools[{k}]")
             for k, t in enumerate(
-                _expect(body.get("tools") or [], list, "$.tools", "an array of tools")
+                expect(body.get("tools") or [], list, "$.tools", "an array of tools")
             )
         ],
     )
@@ -416,7 +379,7 @@ def _only_results(message: Message) -> bool:
 
 
 def _tool_message_from_wire(raw: dict[str, Any], path: str) -> ToolResultBlock:
-    call_id = _expect(raw.get("tool_call_id"), str, f"{path}.tool_call_id", "the id of the call")
+    call_id = expect(raw.get("tool_call_id"), str, f"{path}.tool_call_id", "the id of the call")
     text = "".join(_text_parts(raw.get("content"), f"{path}.content"))
     is_error = text.startswith(ERROR_MARKER)
     if is_error:
@@ -434,17 +397,17 @@ def _assistant_from_wire(raw: dict[str, Any], dialect: ChatDialect, path: str) -
     if text:
         blocks.append(TextBlock(text=text))
     calls = raw.get("tool_calls") or []
-    _expect(calls, list, f"{path}.tool_calls", "an array of tool calls")
+    expect(calls, list, f"{path}.tool_calls", "an array of tool calls")
     for k, call in enumerate(calls):
         blocks.append(_call_from_wire(call, f"{path}.tool_calls[{k}]"))
     return blocks
 
 
 def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
-    _expect(call, dict, path, "a tool call object")
-    call_id = _expect(call.get("id"), str, f"{path}.id", "the call's id")
-    function = _expect(call.get("function"), dict, f"{path}.function", "a function object")
-    name = _expect(function.get("name"), str, f"{path}.function.name", "the tool's name")
+    expect(call, dict, path, "a tool call object")
+    call_id = expect(call.get("id"), str, f"{path}.id", "the call's id")
+    function = expect(call.get("function"), dict, f"{path}.function", "a function object")
+    name = expect(function.get("name"), str, f"{path}.function.name", "the tool's name")
     arguments = function.get("arguments", "")
     if not isinstance(arguments, str):
         # Some servers send an object; the format says string. Keep what was meant.
@@ -456,16 +419,18 @@ def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    _expect(tool, dict, path, "a tool object")
-    function = _expect(tool.get("function"), dict, f"{path}.function", "a function object")
+    expect(tool, dict, path, "a tool object")
+    function = expect(tool.get("function"), dict, f"{path}.function", "a function object")
     description = function.get("description") or ""
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
+    strict = function.get("strict")
     return ToolSpec(
-        name=_expect(function.get("name"), str, f"{path}.function.name", "the tool's name"),
-        description=_expect(description, str, f"{path}.function.description", "a string"),
-        input_schema=_expect(
+        name=expect(function.get("name"), str, f"{path}.function.name", "the tool's name"),
+        description=expect(description, str, f"{path}.function.description", "a string"),
+        input_schema=expect(
             parameters, dict, f"{path}.function.parameters", "a JSON Schema object"
         ),
+        strict=strict if isinstance(strict, bool) else None,
     )
 
 
@@ -480,13 +445,13 @@ def _tool_choice_from_wire(choice: Any) -> ToolChoice:
 
 
 def _response_from_wire(body: Any, dialect: ChatDialect) -> Response:
-    _expect(body, dict, "$", "a response object")
-    choices = _expect(body.get("choices"), list, "$.choices", "an array of choices")
+    expect(body, dict, "$", "a response object")
+    choices = expect(body.get("choices"), list, "$.choices", "an array of choices")
     if not choices:
         raise ConversionError("the response has no choices", json_path="$.choices")
-    choice = _expect(choices[0], dict, "$.choices[0]", "a choice object")
-    message = _expect(choice.get("message"), dict, "$.choices[0].message", "a message object")
-    finish = _expect(
+    choice = expect(choices[0], dict, "$.choices[0]", "a choice object")
+    message = expect(choice.get("message"), dict, "$.choices[0].message", "a message object")
+    finish = expect(
         choice.get("finish_reason"), str, "$.choices[0].finish_reason", "a finish reason"
     )
     usage = body.get("usage")
@@ -504,12 +469,7 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
     details = usage.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
     return Usage(
-        input_tokens=_count(usage.get("prompt_tokens")),
-        output_tokens=_count(usage.get("completion_tokens")),
-        reasoning_tokens=_count(reasoning),
+        input_tokens=count(usage.get("prompt_tokens")),
+        output_tokens=count(usage.get("completion_tokens")),
+        reasoning_tokens=count(reasoning),
     )
-
-
-def _count(value: Any) -> int | None:
-    # Usage is informative; a server's odd count is dropped rather than failing the answer.
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,0 +1,359 @@
+"""The Anthropic Messages wire format, both directions.
+
+Closest of all to the internal content blocks (fc's blocks were modelled on it); where it differs
+(anthropic-sdk-python `src/anthropic/types/`: message_create_params.py, tool_choice_*_param.py,
+thinking_config_*_param.py, tool_result_block_param.py, message.py):
+
+- `max_tokens` is required: a request without one is sent with DEFAULT_MAX_TOKENS;
+- `tool_choice` is `{type: auto | any | none | tool, name?}`: internal `required` is `any`;
+- "one call at a time" is `tool_choice.disable_parallel_tool_use: true`, not a request field;
+- thinking is `{type: "enabled", budget_tokens: N}` or `{type: "disabled"}`; the budget must
+  be at least 1024 and below `max_tokens`; a thinking block carries a `signature` that must
+  come back unchanged with the turn;
+- a tool result's `content` is a string or an array of text blocks; `is_error` is a real flag;
+- `system` is a top-level string (or an array of text blocks), not a message.
+
+Round trips: `from_wire_request(to_wire_request(r)) == r` except for: an unset `max_tokens`
+(comes back as DEFAULT_MAX_TOKENS), an unset `tool_choice` with parallel calls off (comes back
+as `auto`), `tool_choice: none` with parallel calls off (the flag has no place), `raw_arguments`
+(Anthropic carries `input` only, so a call whose arguments were not a JSON object travels as
+`{}`), and the thinking budget (internal thinking is on or off).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fccli.core.errors import ConversionError
+from fccli.core.models import (
+    Block,
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from fccli.wire.shape import count, expect, shape_errors
+
+DEFAULT_MAX_TOKENS = 4096
+"""Sent when the internal request sets none: Anthropic refuses a request without max_tokens."""
+THINKING_BUDGET = 2048
+"""`budget_tokens` when thinking is on: Anthropic's floor is 1024 and it must stay under max_tokens."""
+MIN_THINKING_BUDGET = 1024
+API_VERSION = "2023-06-01"
+"""The `anthropic-version` header every request carries."""
+ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
+"""Anthropic refuses a tool_use id outside this pattern."""
+
+STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn")
+"""The values of `stop_reason` (stop_reason.py); all but pause_turn are internal ones too."""
+
+
+def thinking_budget(max_tokens: int) -> int:
+    return min(THINKING_BUDGET, max_tokens - 1)
+
+
+def request_problem(request: Request) -> str | None:
+    """Why Anthropic would refuse this request, known before sending it, or None."""
+    if not request.thinking:
+        return None
+    choice = request.tool_choice
+    if choice is not None and choice.type in ("required", "tool"):
+        asked = choice.name if choice.type == "tool" else choice.type
+        return (
+            f"tool_choice {asked!r} is refused with thinking on: Anthropic accepts only "
+            "auto or none when thinking is enabled"
+        )
+    max_tokens = request.max_tokens or DEFAULT_MAX_TOKENS
+    if max_tokens <= MIN_THINKING_BUDGET:
+        return (
+            f"thinking needs max_tokens above {MIN_THINKING_BUDGET} "
+            f"(its budget alone is at least {MIN_THINKING_BUDGET}); max_tokens is {max_tokens}"
+        )
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# internal -> wire
+
+
+def to_wire_request(request: Request) -> dict[str, Any]:
+    max_tokens = request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS
+    body: dict[str, Any] = {"model": request.model, "max_tokens": max_tokens}
+    if request.system is not None:
+        body["system"] = request.system
+    body["messages"] = [_message_to_wire(m, i) for i, m in enumerate(request.messages)]
+    if request.tools:
+        body["tools"] = [tool_to_wire(t) for t in request.tools]
+    choice = tool_choice_to_wire(request.tool_choice, request.parallel_tool_calls)
+    if choice is not None:
+        body["tool_choice"] = choice
+    if request.thinking is not None:
+        body["thinking"] = (
+            {"type": "enabled", "budget_tokens": thinking_budget(max_tokens)}
+            if request.thinking
+            else {"type": "disabled"}
+        )
+    if request.stream is not None:
+        body["stream"] = request.stream
+    return body
+
+
+def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": tool.input_schema,
+    }
+    if tool.strict is not None:
+        out["strict"] = tool.strict
+    return out
+
+
+def tool_choice_to_wire(choice: ToolChoice | None, parallel: bool | None) -> dict[str, Any] | None:
+    if choice is None and parallel is not False:
+        return None
+    kind = "auto" if choice is None else choice.type
+    out: dict[str, Any] = {"type": {"required": "any"}.get(kind, kind)}
+    if choice is not None and choice.type == "tool":
+        out["name"] = choice.name
+    # The flag lives in the tool_choice object; `none` has no such field (ToolChoiceNoneParam).
+    if parallel is False and kind != "none":
+        out["disable_parallel_tool_use"] = True
+    return out
+
+
+def _message_to_wire(message: Message, index: int) -> dict[str, Any]:
+    return {
+        "role": message.role,
+        "content": [
+            _block_to_wire(block, message.role, f"$.messages[{index}].content[{j}]")
+            for j, block in enumerate(message.content)
+        ],
+    }
+
+
+def _block_to_wire(block: Block, role: str, path: str) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ThinkingBlock) and role == "assistant":
+        out: dict[str, Any] = {"type": "thinking", "thinking": block.thinking}
+        # Without its signature Anthropic refuses the turn; `fc check` says so, the
+        # translator does not invent one.
+        if block.signature is not None:
+            out["signature"] = block.signature
+        return out
+    if isinstance(block, ToolUseBlock) and role == "assistant":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ToolResultBlock) and role == "user":
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": block.tool_use_id,
+            "content": block.content,
+        }
+        if block.is_error:
+            result["is_error"] = True
+        return result
+    raise ConversionError(f"a {block.type} block cannot stand in a {role} message", json_path=path)
+
+
+def to_wire_response(response: Response) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    if response.id is not None:
+        body["id"] = response.id
+    body["type"] = "message"
+    body["role"] = "assistant"
+    if response.model is not None:
+        body["model"] = response.model
+    body["content"] = _message_to_wire(response.as_message(), 0)["content"]
+    body["stop_reason"] = response.stop_reason
+    body["stop_sequence"] = None
+    if response.usage is not None:
+        body["usage"] = usage_to_wire(response.usage)
+    return body
+
+
+def usage_to_wire(usage: Usage) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if usage.input_tokens is not None:
+        out["input_tokens"] = usage.input_tokens
+    if usage.output_tokens is not None:
+        out["output_tokens"] = usage.output_tokens
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# wire -> internal
+
+
+def from_wire_request(body: Any) -> Request:
+    with shape_errors():
+        return _request_from_wire(body)
+
+
+def from_wire_response(body: Any) -> Response:
+    with shape_errors():
+        return _response_from_wire(body)
+
+
+def _request_from_wire(body: Any) -> Request:
+    expect(body, dict, "$", "a request object")
+    model = expect(body.get("model"), str, "$.model", "the model's name")
+    raw_messages = expect(body.get("messages"), list, "$.messages", "an array of messages")
+    messages = []
+    for i, raw in enumerate(raw_messages):
+        path = f"$.messages[{i}]"
+        expect(raw, dict, path, "a message object")
+        role = raw.get("role")
+        if role not in ("user", "assistant"):
+            # Anthropic has no system or tool role: results are blocks in a user message.
+            raise ConversionError(
+                f"unknown role {role!r} (Anthropic has user and assistant only)",
+                json_path=f"{path}.role",
+            )
+        messages.append(
+            Message(role=role, content=_blocks_from_wire(raw.get("content"), f"{path}.content"))
+        )
+    request = Request(
+        model=model,
+        system=_system_from_wire(body.get("system")),
+        messages=messages,
+        tools=[
+            _tool_from_wire(t, f"$.tools[{k}]")
+            for k, t in enumerate(
+                expect(body.get("tools") or [], list, "$.tools", "an array of tools")
+            )
+        ],
+    )
+    max_tokens = count(body.get("max_tokens"))
+    if max_tokens is not None:
+        request.max_tokens = max_tokens
+    if "tool_choice" in body:
+        request.tool_choice, request.parallel_tool_calls = _tool_choice_from_wire(
+            body["tool_choice"]
+        )
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "disabled", "adaptive"):
+        request.thinking = thinking["type"] != "disabled"
+    if isinstance(body.get("stream"), bool):
+        request.stream = body["stream"]
+    return request
+
+
+def _system_from_wire(system: Any) -> str | None:
+    if system is None:
+        return None
+    if isinstance(system, str):
+        return system
+    return "\n\n".join(_text_blocks(system, "$.system"))
+
+
+def _text_blocks(content: Any, path: str) -> list[str]:
+    expect(content, list, path, "a string or an array of text blocks")
+    texts = []
+    for k, block in enumerate(content):
+        expect(block, dict, f"{path}[{k}]", "a content block object")
+        if block.get("type") != "text" or not isinstance(block.get("text"), str):
+            raise ConversionError(
+                f"only text blocks are supported here, found type {block.get('type')!r}",
+                json_path=f"{path}[{k}]",
+            )
+        texts.append(block["text"])
+    return texts
+
+
+def _blocks_from_wire(content: Any, path: str) -> list[Block]:
+    if isinstance(content, str):  # the short form of one text block
+        return [TextBlock(text=content)]
+    expect(content, list, path, "a string or an array of content blocks")
+    return [_block_from_wire(b, f"{path}[{k}]") for k, b in enumerate(content)]
+
+
+def _block_from_wire(block: Any, path: str) -> Block:
+    expect(block, dict, path, "a content block object")
+    kind = block.get("type")
+    if kind == "text":
+        return TextBlock(text=expect(block.get("text"), str, f"{path}.text", "a string"))
+    if kind == "thinking":
+        signature = block.get("signature")
+        return ThinkingBlock(
+            thinking=expect(block.get("thinking"), str, f"{path}.thinking", "a string"),
+            signature=signature if isinstance(signature, str) else None,
+        )
+    if kind == "tool_use":
+        return ToolUseBlock(
+            id=expect(block.get("id"), str, f"{path}.id", "the call's id"),
+            name=expect(block.get("name"), str, f"{path}.name", "the tool's name"),
+            input=expect(block.get("input"), dict, f"{path}.input", "an object"),
+        )
+    if kind == "tool_result":
+        content = block.get("content", "")
+        text = content if isinstance(content, str) else "".join(_text_blocks(content, path))
+        is_error = block.get("is_error", False)
+        return ToolResultBlock(
+            tool_use_id=expect(block.get("tool_use_id"), str, f"{path}.tool_use_id", "an id"),
+            content=text,
+            is_error=expect(is_error, bool, f"{path}.is_error", "true or false"),
+        )
+    # redacted_thinking, image, document, server tools...: fc's format has no place for them,
+    # and dropping one silently would change the history.
+    raise ConversionError(f"fc cannot hold a {kind!r} block", json_path=path)
+
+
+def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
+    expect(tool, dict, path, "a tool object")
+    strict = tool.get("strict")
+    return ToolSpec(
+        name=expect(tool.get("name"), str, f"{path}.name", "the tool's name"),
+        description=expect(tool.get("description", ""), str, f"{path}.description", "a string"),
+        input_schema=expect(
+            tool.get("input_schema"), dict, f"{path}.input_schema", "a JSON Schema object"
+        ),
+        strict=strict if isinstance(strict, bool) else None,
+    )
+
+
+def _tool_choice_from_wire(choice: Any) -> tuple[ToolChoice, bool | None]:
+    expect(choice, dict, "$.tool_choice", "a tool_choice object")
+    kind = choice.get("type")
+    parallel = False if choice.get("disable_parallel_tool_use") is True else None
+    if kind in ("auto", "none"):
+        return ToolChoice(type=kind), parallel
+    if kind == "any":
+        return ToolChoice(type="required"), parallel
+    if kind == "tool" and isinstance(choice.get("name"), str):
+        return ToolChoice(type="tool", name=choice["name"]), parallel
+    raise ConversionError(f"unknown tool_choice {choice!r}", json_path="$.tool_choice")
+
+
+def _response_from_wire(body: Any) -> Response:
+    expect(body, dict, "$", "a response object")
+    if body.get("type") == "error":
+        raise ConversionError("this is an error body, not a message", json_path="$.type")
+    stop = expect(body.get("stop_reason"), str, "$.stop_reason", "a stop reason")
+    usage = body.get("usage")
+    return Response(
+        id=body.get("id") if isinstance(body.get("id"), str) else None,
+        model=body.get("model") if isinstance(body.get("model"), str) else None,
+        content=_blocks_from_wire(body.get("content"), "$.content"),
+        # Unknown reasons (pause_turn, ...) are kept as they came; the engine will not guess.
+        stop_reason=stop,
+        usage=usage_from_wire(usage) if isinstance(usage, dict) else None,
+    )
+
+
+def usage_from_wire(usage: dict[str, Any]) -> Usage:
+    return Usage(
+        input_tokens=count(usage.get("input_tokens")),
+        output_tokens=count(usage.get("output_tokens")),
+    )
+
+
+def wire_stop_reason(body: Any) -> str | None:
+    value = body.get("stop_reason") if isinstance(body, dict) else None
+    return value if isinstance(value, str) else None

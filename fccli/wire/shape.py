@@ -1,0 +1,59 @@
+"""Reading a wire body of unknown shape: checks that name the JSON path of what is wrong.
+
+Shared by the wire modules so each reports a bad body the same way; it knows no format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import ValidationError
+
+from fccli.core.errors import ConversionError
+
+
+def expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
+    """`value`, when it is of `kind`; else a ConversionError saying what was found where."""
+    if not isinstance(value, kind):
+        raise ConversionError(f"expected {what}, found {describe(value)}", json_path=path)
+    return value
+
+
+def describe(value: Any) -> str:
+    """A JSON value's type in words, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def count(value: Any) -> int | None:
+    """A token count, or None: usage is informative, and a server's odd count is dropped rather
+    than failing the answer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@contextmanager
+def shape_errors() -> Iterator[None]:
+    """Turn a pydantic error into a ConversionError.
+
+    The checks in the wire modules name the JSON path of what is wrong; a value of the right
+    JSON type but not of the internal format's shape (a fractional token count) is caught
+    here, so no pydantic error ever escapes a translator.
+    """
+    try:
+        yield
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise ConversionError(
+            f"{first['msg']} (at {'.'.join(str(p) for p in first['loc'])} of the internal form)"
+        ) from None
