@@ -157,12 +157,14 @@ class RoundTrip:
         self._phase = "while waiting for the model"
         start = time.perf_counter()
         try:
-            raw = self.provider.send(sent, step=step)
+            reply = self.provider.send(sent, step=step)
         except ProviderError as e:
             if e.body is not None:
                 self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
+            self.trace.manifest["failed_step"] = {"step": step, "attempts": e.attempts}
             raise
         duration_ms = (time.perf_counter() - start) * 1000
+        raw = reply.body
         self.trace.write_bytes(f"{step}-response.{fmt}.json", raw)
         self._phase = "after the answer came"
         try:
@@ -181,6 +183,8 @@ class RoundTrip:
             "usage": response.usage.to_json_dict() if response.usage else None,
             "tool_runs": [],
         }
+        if reply.attempts:
+            record["attempts"] = reply.attempts
         # In the manifest at once: a run stopped while the tools run still shows this step.
         self.trace.add_step(record)
         return response, record

@@ -15,7 +15,7 @@ import pytest
 from fccli.cli import entry
 from fccli.core.errors import ProviderError
 from fccli.core.jsonio import encode
-from fccli.providers.base import ProviderInfo
+from fccli.providers.base import ProviderInfo, Reply
 
 
 class Failing:
@@ -24,25 +24,27 @@ class Failing:
     def __init__(self, error: Exception) -> None:
         self.error = error
 
-    def send(self, body: bytes, *, step: int) -> bytes:
+    def send(self, body: bytes, *, step: int) -> Reply:
         raise self.error
 
 
 class CutOff:
     info = ProviderInfo("cutoff", "deepseek", "m", None, None)
 
-    def send(self, body: bytes, *, step: int) -> bytes:
+    def send(self, body: bytes, *, step: int) -> Reply:
         call = {
             "id": "c1",
             "type": "function",
             "function": {"name": "get_weather", "arguments": '{"ci'},
         }
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
-        return encode({"choices": [{"index": 0, "message": message, "finish_reason": "length"}]})
+        return Reply(
+            encode({"choices": [{"index": 0, "message": message, "finish_reason": "length"}]})
+        )
 
 
 def run_main(monkeypatch: pytest.MonkeyPatch, provider: object, *args: str) -> int:
-    monkeypatch.setattr("fccli.runner.get_provider", lambda name: provider)
+    monkeypatch.setattr("fccli.runner.get_provider", lambda name, **options: provider)
     monkeypatch.setattr(sys, "argv", ["fc", "run", "杭州今天适合跑步吗？", *args])
     with pytest.raises(SystemExit) as exit_:
         entry.main()

@@ -18,7 +18,7 @@ TOOLS = [tool_to_wire(t) for t in toolset().specs()]
 
 def ask(messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     body = {"model": "fc-demo", "messages": messages, "tools": TOOLS, **extra}
-    return json.loads(DemoProvider().send(encode(body), step=1))
+    return json.loads(DemoProvider().send(encode(body), step=1).body)
 
 
 def first_turn(question: str, **extra: Any) -> dict[str, Any]:
@@ -140,7 +140,7 @@ def test_same_request_same_bytes() -> None:
     body = encode(
         {"model": "fc-demo", "messages": [{"role": "user", "content": "杭州？"}], "tools": TOOLS}
     )
-    assert DemoProvider().send(body, step=1) == DemoProvider().send(body, step=1)
+    assert DemoProvider().send(body, step=1).body == DemoProvider().send(body, step=1).body
 
 
 def test_ids_differ_between_calls_and_look_like_chat_ids() -> None:

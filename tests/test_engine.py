@@ -12,7 +12,7 @@ from fccli.core.errors import Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import encode
 from fccli.engine import RoundTrip, RunOptions
 from fccli.events import Note, ToolsExecuted
-from fccli.providers.base import ProviderInfo
+from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.formats import get_format
 from fccli.tools.registry import ToolSet, tool_from_function
 from fccli.trace import TraceWriter
@@ -52,12 +52,12 @@ class Scripted:
         self.answers = list(answers)
         self.sent: list[dict[str, Any]] = []
 
-    def send(self, body: bytes, *, step: int) -> bytes:
+    def send(self, body: bytes, *, step: int) -> Reply:
         self.sent.append(json.loads(body))
         answer = self.answers.pop(0)
         if isinstance(answer, BaseException):
             raise answer
-        return answer if isinstance(answer, bytes) else encode(answer)
+        return Reply(answer if isinstance(answer, bytes) else encode(answer))
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,8 @@ is a bug in fc.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class FcError(Exception):
     """Root of fc's errors. `str(err)` is the one or two lines printed on stderr."""
@@ -70,11 +72,15 @@ class ProviderError(FcError):
         body: str | None = None,
         step: int | None = None,
         hint: str | None = None,
+        attempts: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(message, hint=hint)
         self.status = status
         self.body = body
+        """The error body as received (a key in it already masked)."""
         self.step = step
+        self.attempts = attempts or []
+        """Every HTTP attempt made, retries included, for the manifest."""
 
 
 class ProtocolError(ProviderError):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -17,9 +17,17 @@ class ProviderInfo:
     """The environment variable holding the key (never the key itself)."""
 
 
+@dataclass
+class Reply:
+    body: bytes
+    """The response body exactly as received."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per HTTP attempt (status or error, duration, wait before it), for the manifest."""
+
+
 class Provider(Protocol):
     info: ProviderInfo
 
-    def send(self, body: bytes, *, step: int) -> bytes:
-        """Post the wire request body, exactly these bytes, and return the response body's bytes."""
+    def send(self, body: bytes, *, step: int) -> Reply:
+        """Post the wire request body, exactly these bytes, and return the response body."""
         ...

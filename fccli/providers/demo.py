@@ -21,7 +21,7 @@ from typing import Any
 from fccli import cities
 from fccli.core.errors import ProviderError
 from fccli.core.jsonio import encode
-from fccli.providers.base import ProviderInfo
+from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.demo_phrases import PHRASES
 
 INFO = ProviderInfo(
@@ -39,7 +39,7 @@ _EN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 class DemoProvider:
     info = INFO
 
-    def send(self, body: bytes, *, step: int) -> bytes:
+    def send(self, body: bytes, *, step: int) -> Reply:
         request = json.loads(body)
         problem = history_problem(request)
         if problem is not None:
@@ -55,7 +55,7 @@ class DemoProvider:
             raise ProviderError(
                 f"step {step}: the demo model answered HTTP 400: {problem}", status=400, body=raw
             )
-        return encode(respond(request))
+        return Reply(encode(respond(request)))
 
 
 # ---------------------------------------------------------------------------------------------
