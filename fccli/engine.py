@@ -23,7 +23,7 @@ from typing import Any
 
 from fccli.core.errors import FcError, Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import parse_json
-from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice
+from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
 from fccli.events import (
     FINAL_STOPS,
     Event,
@@ -50,6 +50,8 @@ class RunOptions:
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     max_tokens: int | None = None
+    tool_specs: list[ToolSpec] | None = None
+    """The tool definitions as sent (strict form with --strict); None: the tool set's own."""
 
 
 class RoundTrip:
@@ -70,6 +72,7 @@ class RoundTrip:
 
     def run(self, options: RunOptions) -> RunResult:
         messages = [Message(role="user", content=[TextBlock(text=options.question)])]
+        strict = any(spec.strict for spec in options.tool_specs or [])
         step = 0
         self._phase = "before the first request"
         try:
@@ -79,7 +82,9 @@ class RoundTrip:
                     model=options.model,
                     system=options.system,
                     messages=list(messages),
-                    tools=self.tools.specs(),
+                    tools=options.tool_specs
+                    if options.tool_specs is not None
+                    else self.tools.specs(),
                     tool_choice=options.tool_choice,
                     parallel_tool_calls=options.parallel_tool_calls,
                     max_tokens=options.max_tokens,
@@ -97,7 +102,7 @@ class RoundTrip:
                     self._phase = "while the tools ran"
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
                     with contextlib.redirect_stdout(sys.stderr):
-                        runs = run_calls(self.tools, calls)
+                        runs = run_calls(self.tools, calls, strict=strict)
                     record["tool_runs"] = [r.manifest_entry() for r in runs]
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs))
@@ -159,9 +164,10 @@ class RoundTrip:
         try:
             reply = self.provider.send(sent, step=step)
         except ProviderError as e:
-            if e.body is not None:
+            # An error body in JSON is the provider's answer, kept as a response file; an HTML
+            # page from a proxy is not, and goes into the manifest's error instead.
+            if e.body is not None and _is_json(e.body):
                 self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
-            self.trace.manifest["failed_step"] = {"step": step, "attempts": e.attempts}
             raise
         duration_ms = (time.perf_counter() - start) * 1000
         raw = reply.body
@@ -206,3 +212,11 @@ class RoundTrip:
     def _not_executed(response: Response) -> str:
         n = len(response.tool_uses())
         return f"; its {n} tool call(s) were NOT executed" if n else ""
+
+
+def _is_json(text: str) -> bool:
+    try:
+        parse_json(text.encode("utf-8"), "the error body")
+    except FcError:
+        return False
+    return True

@@ -8,16 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fccli.core.errors import UsageError
-from fccli.core.models import Request, ToolChoice
+from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.engine import RoundTrip, RunOptions
 from fccli.events import Event, RunResult
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
 from fccli.providers.formats import WireFormat, get_format
-from fccli.providers.registry import default_provider_name, get_provider
+from fccli.providers.profiles import PROFILES
+from fccli.providers.registry import Connection, default_provider_name, get_provider
 from fccli.slug import slugify
 from fccli.tools.loader import load_toolset
 from fccli.tools.registry import ToolSet
+from fccli.tools.strict import strict_specs
 from fccli.trace import TraceWriter, default_dir, prepare_dir
 
 TRACES_ROOT = Path("traces")
@@ -38,6 +40,8 @@ class RunSettings:
     parallel: bool = True
     max_steps: int = 8
     max_tokens: int | None = None
+    retries: int = 3
+    timeout: float = 600.0
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
@@ -58,7 +62,10 @@ class PreparedRun:
         engine = RoundTrip(
             self.provider, self.wire, self.tools, self.trace, on_event or (lambda e: None)
         )
-        return engine.run(self.options)
+        try:
+            return engine.run(self.options)
+        finally:
+            _close(self.provider)
 
 
 def _refuse_unbuilt(settings: RunSettings) -> None:
@@ -69,7 +76,6 @@ def _refuse_unbuilt(settings: RunSettings) -> None:
     # Said plainly rather than silently ignored: a flag that does nothing would mislead a learner.
     unbuilt = {
         "--stream": settings.stream,
-        "--strict": settings.strict,
         "--demo-fault": settings.demo_fault is not None,
     }
     for flag, used in unbuilt.items():
@@ -95,14 +101,26 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     if not settings.question.strip():
         raise UsageError("the question is empty")
     name = settings.provider or default_provider_name()
-    provider = get_provider(name)
     # Only an explicit --base-url is refused for the demo: $FC_BASE_URL, set for a real
     # provider in the shell, must not break the offline run.
     if settings.base_url and name == "demo":
         raise UsageError("--base-url has no meaning for the offline demo provider")
     _refuse_unbuilt(settings)
-    wire = get_format(provider.info.wire_format)
+    _refuse_meaningless(settings, name)
     tools = load_toolset(settings.tools)
+    specs = _tool_specs(tools, strict=settings.strict)
+    # Last of the checks: a key is read, and an HTTP client made, only for a run that can go.
+    provider = get_provider(
+        name,
+        connection=Connection(
+            base_url=settings.base_url,
+            strict=settings.strict,
+            retries=settings.retries,
+            timeout=settings.timeout,
+        ),
+        demo_fault=settings.demo_fault,
+    )
+    wire = get_format(provider.info.wire_format)
     options = RunOptions(
         question=settings.question,
         model=settings.model or provider.info.default_model,
@@ -112,6 +130,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         tool_choice=parse_tool_choice(settings.tool_choice, tools),
         parallel_tool_calls=None if settings.parallel else False,
         max_tokens=settings.max_tokens,
+        tool_specs=specs,
     )
     problem = wire.request_problem(
         Request(
@@ -122,15 +141,20 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         )
     )
     if problem is not None:
+        _close(provider)
         raise UsageError(
             problem, hint="add --no-thinking to force a tool, or nudge in the question"
         )
-    if settings.out is not None:
-        path = prepare_dir(settings.out, force=settings.force)
-    else:
-        path = prepare_dir(
-            default_dir(TRACES_ROOT, slugify(settings.question, _city_names())), force=False
-        )
+    try:
+        if settings.out is not None:
+            path = prepare_dir(settings.out, force=settings.force)
+        else:
+            path = prepare_dir(
+                default_dir(TRACES_ROOT, slugify(settings.question, _city_names())), force=False
+            )
+    except UsageError:
+        _close(provider)
+        raise
     trace = TraceWriter(
         path,
         {
@@ -150,6 +174,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
                 "strict": settings.strict,
                 "max_steps": settings.max_steps,
                 "max_tokens": settings.max_tokens,
+                "retries": settings.retries,
             },
         },
     )
@@ -162,6 +187,35 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         trace.manifest["notes"] = list(notes)
         trace.save_manifest()
     return PreparedRun(name, provider, wire, tools, trace, options, notes)
+
+
+def _refuse_meaningless(settings: RunSettings, name: str) -> None:
+    profile = PROFILES.get(name)
+    if settings.thinking is not None and profile is not None and not profile.thinking:
+        flag = "--thinking" if settings.thinking else "--no-thinking"
+        raise UsageError(
+            f"{flag} has no meaning for {name}: its chat format has no thinking switch",
+            hint="thinking can be switched for deepseek, anthropic and the demo",
+        )
+
+
+def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
+    if not strict:
+        return tools.specs()
+    specs, problems = strict_specs(tools.specs())
+    if problems:
+        # Reported rather than sent: the provider would answer 400, or stop enforcing.
+        raise UsageError(
+            "--strict: strict mode refuses " + "; ".join(str(p) for p in problems),
+            hint="remove those keywords from the tool's parameters, or run without --strict",
+        )
+    return specs
+
+
+def _close(provider: Provider) -> None:
+    close = getattr(provider, "close", None)
+    if close is not None:
+        close()
 
 
 def _city_names() -> dict[str, str]:

@@ -154,6 +154,12 @@ class TraceWriter:
                 "step": step,
                 "http_status": getattr(error, "status", None),
             }
+            attempts = getattr(error, "attempts", None)
+            if attempts:
+                self.manifest["error"]["attempts"] = attempts
+            body = getattr(error, "body", None)
+            if isinstance(body, str) and not body.lstrip().startswith(("{", "[")):
+                self.manifest["error"]["body_excerpt"] = body[:2000]
         self.manifest["finished_at"] = _now()
         self.manifest["duration_ms"] = round((time.perf_counter() - self._start) * 1000, 1)
         self.save_manifest()

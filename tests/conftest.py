@@ -57,3 +57,12 @@ def fc(tmp_path: Path):
         )
 
     return run
+
+
+@pytest.fixture
+def fake_provider():
+    """A started fake LLM provider (tests/fake_provider.py) on 127.0.0.1, stopped afterwards."""
+    from tests.fake_provider import FakeProvider
+
+    with FakeProvider() as server:
+        yield server

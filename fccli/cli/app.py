@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from fccli import __version__
-from fccli.cli import run
+from fccli.cli import providers, run, tools
 
 
 def _version(value: bool) -> None:
@@ -36,3 +36,6 @@ def _main(
 
 
 app.command("run")(run.run)
+app.command("providers")(providers.providers)
+app.command("tools")(tools.tools)
+

@@ -42,7 +42,10 @@ def run(
         None, "--tool-choice", help="auto, none, required, or a tool name."
     ),
     strict: bool = typer.Option(
-        False, "--strict", help="Send tool schemas in strict form. Not available yet."
+        False,
+        "--strict",
+        help="Send tool schemas in strict form (every property required, no extra ones); "
+        "keywords strict mode refuses are reported, not sent. See `fc tools --strict`.",
     ),
     no_parallel: bool = typer.Option(
         False, "--no-parallel", help="Ask for at most one tool call per response."
@@ -53,6 +56,16 @@ def run(
         "--max-tokens",
         min=1,
         help="Cap each answer's length (an answer cut off is not executed).",
+    ),
+    retries: int = typer.Option(
+        3,
+        "--retries",
+        min=0,
+        max=10,
+        help="Retries on 429, 5xx and connection errors (backoff, Retry-After honoured).",
+    ),
+    timeout: float = typer.Option(
+        600.0, "--timeout", min=1.0, help="Seconds to wait for an answer (thinking takes a while)."
     ),
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Trace directory (default traces/<time>-<slug>)."
@@ -88,6 +101,8 @@ def run(
             parallel=not no_parallel,
             max_steps=max_steps,
             max_tokens=max_tokens,
+            retries=retries,
+            timeout=timeout,
             out=out,
             force=force,
             demo_fault=demo_fault,

@@ -26,7 +26,8 @@ class Reply:
 
 
 class Provider(Protocol):
-    info: ProviderInfo
+    @property
+    def info(self) -> ProviderInfo: ...
 
     def send(self, body: bytes, *, step: int) -> Reply:
         """Post the wire request body, exactly these bytes, and return the response body."""

@@ -1,14 +1,31 @@
-"""Finding a provider by name, and the default when none is named (CLI.md, `--provider`)."""
+"""Finding a provider by name, and the default when none is named (CLI.md, `--provider`).
+
+Keys come from the environment only, and are checked here, before a trace is opened: a missing
+key is a usage error naming the variable (exit 2), never a request sent without one.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from fccli.core.errors import UsageError
 from fccli.providers.base import Provider
+from fccli.providers.profiles import PROFILES
 
 KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama")
-AVAILABLE = ("demo",)
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How to reach a real provider, from the command line and the environment."""
+
+    base_url: str | None = None
+    """--base-url; else $FC_BASE_URL; else the provider's own."""
+    strict: bool = False
+    retries: int = 3
+    timeout: float = 600.0
+    """Read timeout in seconds."""
 
 
 def default_provider_name() -> str:
@@ -21,14 +38,97 @@ def default_provider_name() -> str:
     return "demo"
 
 
-def get_provider(name: str) -> Provider:
+def resolve_base_url(name: str, explicit: str | None, *, strict: bool = False) -> str:
+    profile = PROFILES[name]
+    chosen = explicit or os.environ.get("FC_BASE_URL")
+    if chosen:
+        if not chosen.startswith(("http://", "https://")):
+            raise UsageError(
+                f"base URL {chosen!r} is not an http:// or https:// URL",
+                hint="e.g. --base-url http://127.0.0.1:8000",
+            )
+        return chosen
+    if strict and profile.strict_base_url:
+        return profile.strict_base_url
+    return profile.base_url
+
+
+def read_key(name: str) -> str | None:
+    env = PROFILES[name].key_env
+    if env is None:
+        return None
+    key = os.environ.get(env, "").strip()
+    if not key:
+        raise UsageError(
+            f"{name} needs a key in ${env}, which is not set",
+            hint=f"export {env}=... (fc reads keys from the environment only), or run offline with -p demo",
+        )
+    return key
+
+
+def get_provider(
+    name: str, *, connection: Connection | None = None, demo_fault: str | None = None
+) -> Provider:
     if name == "demo":
         from fccli.providers.demo import DemoProvider
 
-        return DemoProvider()
-    if name in KNOWN:
-        raise UsageError(
-            f"provider {name!r} is not available in fc yet; this version runs the offline demo model",
-            hint="use --provider demo (and unset FC_PROVIDER / DEEPSEEK_API_KEY to make it the default)",
+        return DemoProvider(fault=demo_fault) if demo_fault else DemoProvider()
+    if name not in PROFILES:
+        raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
+    connection = connection or Connection()
+    key = read_key(name)
+    base_url = resolve_base_url(name, connection.base_url, strict=connection.strict)
+    # httpx is imported only here: `fc --help` and the offline demo never pay for it.
+    from fccli.providers.http import HttpProvider
+    from fccli.transport import Transport, TransportSettings
+
+    transport = Transport(
+        TransportSettings(retries=connection.retries, read_timeout=connection.timeout),
+        secrets=[key] if key else [],
+    )
+    return HttpProvider(PROFILES[name], base_url, transport, strict=connection.strict, key=key)
+
+
+def describe_providers() -> list[dict[str, str | bool | None]]:
+    """Every provider as a row for `fc providers`: where it is, its key (set or not, never its
+    value) and what it supports. Reads the environment; sends nothing."""
+    from fccli.providers.demo import INFO as DEMO
+
+    default = default_provider_name()
+    rows: list[dict[str, str | bool | None]] = [
+        {
+            "name": "demo",
+            "default": default == "demo",
+            "wire_format": DEMO.wire_format,
+            "default_model": DEMO.default_model,
+            "base_url": "offline (built in)",
+            "key_env": None,
+            "key_set": None,
+            "thinking": "as DeepSeek: on by default, --no-thinking turns it off",
+            "tool_choice": "auto, none, required, NAME (thinking mode: auto, none only)",
+            "strict": "sent in the wire files; the demo model does not enforce it",
+            "parallel_control": "parallel_tool_calls: false",
+            "streaming": "not available yet",
+        }
+    ]
+    for profile in PROFILES.values():
+        env_url = os.environ.get("FC_BASE_URL")
+        rows.append(
+            {
+                "name": profile.name,
+                "default": default == profile.name,
+                "wire_format": profile.wire_format,
+                "default_model": profile.default_model,
+                "base_url": f"{env_url} (from $FC_BASE_URL)" if env_url else profile.base_url,
+                "key_env": profile.key_env,
+                "key_set": bool(os.environ.get(profile.key_env, "").strip())
+                if profile.key_env
+                else None,
+                "thinking": profile.thinking or "no switch",
+                "tool_choice": ", ".join(profile.tool_choices),
+                "strict": profile.strict,
+                "parallel_control": profile.parallel_control,
+                "streaming": "not available yet",
+            }
         )
-    raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
+    return rows

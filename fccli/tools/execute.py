@@ -71,7 +71,14 @@ def describe_validation_error(tool: Tool, error: ValidationError) -> str:
     )
 
 
-def run_call(tools: ToolSet, call: ToolUseBlock) -> ToolRun:
+def without_strict_nulls(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Strict mode makes every parameter required and the optional ones nullable, so the model
+    writes `null` for "not given"; the tool's own signature means "absent, use the default"."""
+    required = set(tool.spec().input_schema.get("required", []))
+    return {k: v for k, v in arguments.items() if v is not None or k in required}
+
+
+def run_call(tools: ToolSet, call: ToolUseBlock, *, strict: bool = False) -> ToolRun:
     start = time.perf_counter()
 
     def done(content: str, kind: str | None = None) -> ToolRun:
@@ -89,8 +96,9 @@ def run_call(tools: ToolSet, call: ToolUseBlock) -> ToolRun:
         raw = call.raw_arguments or ""
         shown = raw if len(raw) <= 200 else raw[:200] + "…"
         prefix = f"the arguments were not a JSON object ({shown!r}), so they were read as {{}}. "
+    given = without_strict_nulls(tool, call.input) if strict else call.input
     try:
-        arguments = tool.arguments_model.model_validate(call.input)
+        arguments = tool.arguments_model.model_validate(given)
     except ValidationError as e:
         kind = "invalid_json" if prefix else "invalid_arguments"
         return done(prefix + describe_validation_error(tool, e), kind)
@@ -114,20 +122,20 @@ def run_call(tools: ToolSet, call: ToolUseBlock) -> ToolRun:
 MAX_CONCURRENT_CALLS = 8
 
 
-def run_calls(tools: ToolSet, calls: list[ToolUseBlock]) -> list[ToolRun]:
+def run_calls(tools: ToolSet, calls: list[ToolUseBlock], *, strict: bool = False) -> list[ToolRun]:
     """Execute all calls of one turn concurrently; results come back in call order.
 
     Daemon threads rather than a ThreadPoolExecutor: on Ctrl-C the loop must stop at once,
     and an executor's workers are joined at exit, so a slow tool would hold the process.
     """
     if len(calls) <= 1:
-        return [run_call(tools, c) for c in calls]
+        return [run_call(tools, c, strict=strict) for c in calls]
     results: list[ToolRun | None] = [None] * len(calls)
     slots = threading.BoundedSemaphore(MAX_CONCURRENT_CALLS)
 
     def work(index: int, call: ToolUseBlock) -> None:
         with slots:
-            results[index] = run_call(tools, call)
+            results[index] = run_call(tools, call, strict=strict)
 
     threads = [
         threading.Thread(target=work, args=(i, c), name=f"fc-tool-{c.name}", daemon=True)

@@ -1,0 +1,42 @@
+"""`fc tools`: the tool definitions exactly as `fc run` would send them."""
+
+from __future__ import annotations
+
+import typer
+
+
+def tools(
+    tools: str = typer.Option(
+        "weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."
+    ),
+    wire_format: str = typer.Option(
+        "deepseek", "--format", "-f", help="internal, deepseek, openai or anthropic."
+    ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Show the strict-mode form, and what strict mode refuses."
+    ),
+) -> None:
+    """Print the tool definitions as they would be sent (the JSON the model reads)."""
+    from fccli.core.errors import FindingsError
+    from fccli.core.jsonio import dumps
+    from fccli.core.models import Request
+    from fccli.tools.loader import load_toolset
+    from fccli.tools.strict import StrictProblem, strict_specs
+
+    specs = load_toolset(tools).specs()
+    problems: list[StrictProblem] = []
+    if strict:
+        specs, problems = strict_specs(specs)
+    if wire_format == "internal":
+        shown = [s.to_json_dict() for s in specs]
+    else:
+        from fccli.providers.formats import get_format
+
+        body = get_format(wire_format).to_wire_request(Request(model="-", messages=[], tools=specs))
+        shown = body.get("tools", [])
+    typer.echo(dumps(shown), nl=False)
+    if problems:
+        raise FindingsError(
+            "strict mode refuses: " + "; ".join(str(p) for p in problems),
+            hint="`fc run --strict` stops before sending these; remove the keywords to use strict mode",
+        )

@@ -1,0 +1,54 @@
+"""A real provider over HTTP: a profile, a base URL, a key from the environment, a transport."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fccli.providers.base import ProviderInfo, Reply
+from fccli.providers.profiles import Profile
+from fccli.transport import HttpFailure, Transport, as_provider_error
+
+
+@dataclass
+class HttpProvider:
+    profile: Profile
+    base_url: str
+    transport: Transport
+    strict: bool = False
+    key: str | None = field(default=None, repr=False)
+    """The key's value: kept out of repr, never written, masked if a server echoes it."""
+
+    @property
+    def info(self) -> ProviderInfo:
+        p = self.profile
+        return ProviderInfo(p.name, p.wire_format, p.default_model, self.base_url, p.key_env)
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + self.profile.path
+
+    def headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        headers.update(self.profile.extra_headers)
+        if self.strict:
+            headers.update(self.profile.strict_headers)
+        if self.key is not None and self.profile.auth == "bearer":
+            headers["authorization"] = f"Bearer {self.key}"
+        elif self.key is not None and self.profile.auth == "x-api-key":
+            headers["x-api-key"] = self.key
+        return headers
+
+    def send(self, body: bytes, *, step: int) -> Reply:
+        outcome = self.transport.post(self.url, body, self.headers())
+        if isinstance(outcome, HttpFailure):
+            raise as_provider_error(
+                outcome,
+                provider=self.profile.name,
+                step=step,
+                key_env=self.profile.key_env,
+                url=self.url,
+            )
+        return Reply(outcome.body, outcome.attempts)
+
+    def close(self) -> None:
+        self.transport.close()
