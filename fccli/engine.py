@@ -180,7 +180,7 @@ class RoundTrip:
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
         wire_stop = self.wire.wire_stop_reason(wire_response)
-        self.emit(ResponseReceived(step, response, duration_ms, wire_stop))
+        self.emit(ResponseReceived(step, response, duration_ms, wire_stop, reply.attempts))
         record: dict[str, Any] = {
             "step": step,
             "stop_reason": response.stop_reason,

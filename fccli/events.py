@@ -7,6 +7,7 @@ providers or wire formats (ARCHITECTURE.md: render never imports wire, providers
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.tools.execute import ToolRun
@@ -32,6 +33,8 @@ class ResponseReceived:
     duration_ms: float
     wire_stop_reason: str | None = None
     """The stop reason in the wire format's own words (chat: `finish_reason`)."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """The HTTP attempts it took (a retry after 429 or 5xx shows here); empty offline."""
 
 
 @dataclass

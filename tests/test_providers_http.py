@@ -437,3 +437,43 @@ def test_an_anthropic_error_result_carries_is_error(fc, fake_provider, tmp_path:
     assert result.returncode == 0, result.stderr
     block = load(tmp_path / "t/2-request.anthropic.json")["messages"][2]["content"][0]
     assert block["is_error"] is True
+
+
+def test_ctrl_c_while_waiting_for_the_provider_exits_130(fake_provider, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fake_provider.script = [{"delay": 30}]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fccli",
+            "run",
+            QUESTION,
+            "-p",
+            "deepseek",
+            "--base-url",
+            fake_provider.url,
+            "-o",
+            "t",
+        ],
+        cwd=tmp_path,
+        env=env_for("deepseek"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not fake_provider.received and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=15)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    manifest = load(tmp_path / "t/manifest.json")
+    assert manifest["status"] == "interrupted"
+    assert manifest["error"]["message"] == "interrupted at step 1 while waiting for the model"
+    assert (tmp_path / "t/1-request.deepseek.json").exists()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -29,6 +29,16 @@ THINKING_PREVIEW = 160
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _attempts(attempts: list[dict[str, Any]]) -> str:
+    said = []
+    for a in attempts[:-1]:
+        failure = f"HTTP {a['status']}" if "status" in a else str(a.get("error", "failed"))
+        said.append(f"attempt {a['attempt']}: {failure}")
+    last = attempts[-1]
+    waited = sum(a.get("waited_s", 0) for a in attempts)
+    return f"{', '.join(said)}; attempt {last['attempt']} answered ({waited:.1f} s spent waiting)"
 
 
 class RunView:
@@ -90,6 +100,8 @@ class RunView:
             f"[cyan]← response[/]: stop_reason [bold {colour}]{escape(resp.stop_reason)}[/]{wire} "
             f"[dim]({event.duration_ms:.0f} ms{usage})[/]"
         )
+        if len(event.attempts) > 1:
+            c.print(f"  [yellow]retried:[/] {escape(_attempts(event.attempts))}")
         for block in resp.content:
             if isinstance(block, ThinkingBlock):
                 c.print(f"  [dim]thinking: {escape(_short(block.thinking, THINKING_PREVIEW))}[/]")
