@@ -35,3 +35,23 @@ def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
     ).stdout
     loaded = out.rsplit("LOADED:", 1)[1].strip()
     assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["providers"], ["tools"], ["run", "杭州今天适合跑步吗？", "-o", "t"]],
+    ids=["providers", "tools", "offline-run"],
+)
+def test_offline_commands_never_import_the_http_client(args: list[str], tmp_path) -> None:
+    from tests.conftest import clean_env
+
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args, heavy=("httpx", "fccli.transport"))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=clean_env(),
+    ).stdout
+    loaded = out.rsplit("LOADED:", 1)[1].strip()
+    assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
