@@ -69,14 +69,22 @@ class PreparedRun:
 
 
 def _refuse_unbuilt(settings: RunSettings) -> None:
-    if settings.demo_fault is not None and settings.demo_fault not in DEMO_FAULTS:
+    fault = settings.demo_fault
+    if fault is not None and fault not in DEMO_FAULTS:
+        raise UsageError(f"unknown --demo-fault {fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}")
+    name = settings.provider or default_provider_name()
+    if fault is not None and name != "demo":
         raise UsageError(
-            f"unknown --demo-fault {settings.demo_fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}"
+            f"--demo-fault makes the offline demo model err on purpose; it has no meaning for {name}",
+            hint="add --provider demo",
+        )
+    if fault == "cut-stream" and not settings.stream:
+        raise UsageError(
+            "--demo-fault cut-stream needs --stream, which is not available in this version of fc yet"
         )
     # Said plainly rather than silently ignored: a flag that does nothing would mislead a learner.
     unbuilt = {
         "--stream": settings.stream,
-        "--demo-fault": settings.demo_fault is not None,
     }
     for flag, used in unbuilt.items():
         if used:
@@ -138,13 +146,17 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             messages=[],
             tool_choice=options.tool_choice,
             thinking=options.thinking,
+            max_tokens=options.max_tokens,
         )
     )
     if problem is not None:
         _close(provider)
-        raise UsageError(
-            problem, hint="add --no-thinking to force a tool, or nudge in the question"
+        hint = (
+            "add --no-thinking to force a tool, or nudge in the question"
+            if "tool_choice" in problem
+            else "raise --max-tokens, or run without --thinking"
         )
+        raise UsageError(problem, hint=hint)
     try:
         if settings.out is not None:
             path = prepare_dir(settings.out, force=settings.force)

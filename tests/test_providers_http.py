@@ -477,3 +477,10 @@ def test_ctrl_c_while_waiting_for_the_provider_exits_130(fake_provider, tmp_path
     assert manifest["status"] == "interrupted"
     assert manifest["error"]["message"] == "interrupted at step 1 while waiting for the model"
     assert (tmp_path / "t/1-request.deepseek.json").exists()
+
+
+def test_anthropic_thinking_with_too_few_max_tokens_is_never_sent(fc, fake_provider) -> None:
+    result = run_fc(fc, fake_provider, "anthropic", "--thinking", "--max-tokens", "500")
+    assert result.returncode == 2
+    assert "max_tokens" in result.stderr and "--max-tokens" in result.stderr
+    assert fake_provider.received == []

@@ -27,6 +27,13 @@ def tools(
     problems: list[StrictProblem] = []
     if strict:
         specs, problems = strict_specs(specs)
+    from fccli.core.errors import UsageError
+    from fccli.providers.formats import FORMATS
+
+    if wire_format not in ("internal", *FORMATS):
+        raise UsageError(
+            f"unknown format {wire_format!r}", hint=f"formats: internal, {', '.join(FORMATS)}"
+        )
     if wire_format == "internal":
         shown = [s.to_json_dict() for s in specs]
     else:

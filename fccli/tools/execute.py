@@ -73,9 +73,37 @@ def describe_validation_error(tool: Tool, error: ValidationError) -> str:
 
 def without_strict_nulls(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     """Strict mode makes every parameter required and the optional ones nullable, so the model
-    writes `null` for "not given"; the tool's own signature means "absent, use the default"."""
-    required = set(tool.spec().input_schema.get("required", []))
-    return {k: v for k, v in arguments.items() if v is not None or k in required}
+    writes `null` for "not given"; the tool's own schema means "absent, use the default".
+    Nested objects too, as strict mode rewrote them."""
+    schema = tool.spec().input_schema
+    return _drop_nulls(arguments, schema, schema.get("$defs", {}))
+
+
+def _drop_nulls(value: dict[str, Any], schema: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    schema = _resolved(schema, defs)
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    required = schema.get("required", []) if isinstance(schema, dict) else []
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if item is None and key not in required:
+            continue
+        if isinstance(item, dict) and key in properties:
+            item = _drop_nulls(item, properties[key], defs)
+        out[key] = item
+    return out
+
+
+def _resolved(schema: Any, defs: dict[str, Any]) -> Any:
+    """Follow a local `$ref` (pydantic writes nested models as `#/$defs/Name`)."""
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return defs.get(ref.removeprefix("#/$defs/"), schema)
+    for branch in schema.get("anyOf", []):  # Optional[Model]: anyOf [{$ref}, {type: null}]
+        if isinstance(branch, dict) and "$ref" in branch:
+            return _resolved(branch, defs)
+    return schema
 
 
 def run_call(tools: ToolSet, call: ToolUseBlock, *, strict: bool = False) -> ToolRun:

@@ -101,7 +101,7 @@ def _rewrite(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
             out[key] = value
     if _is_object(out):
         properties = out.get("properties", {})
-        required = set(out.get("required", []))
+        required = set(_names(out.get("required")))
         out["properties"] = {
             name: prop if name in required else _nullable(prop) for name, prop in properties.items()
         }
@@ -115,8 +115,24 @@ def _rewrite(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
                     "extra properties are not allowed in strict mode (a free-form object)",
                 )
             )
+        elif "properties" not in schema and extra is not False:
+            # `{"type": "object"}` alone means "any object"; strict mode would close it to `{}`.
+            problems.append(
+                StrictProblem(
+                    tool,
+                    path,
+                    "a free-form object (no properties) cannot be expressed in strict mode",
+                )
+            )
         out["additionalProperties"] = False
     return out
+
+
+def _names(required: Any) -> list[str]:
+    """`required` as a list of names; anything else (a string, null) lists none."""
+    if not isinstance(required, list):
+        return []
+    return [n for n in required if isinstance(n, str)]
 
 
 def _nullable(schema: Any) -> Any:
@@ -151,7 +167,8 @@ def _inspect(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
     if _is_object(schema):
         properties = schema.get("properties", {})
         if isinstance(properties, dict):
-            missing = [n for n in properties if n not in schema.get("required", [])]
+            required = _names(schema.get("required"))
+            missing = [n for n in properties if n not in required]
             if missing:
                 problems.append(
                     StrictProblem(

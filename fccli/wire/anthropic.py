@@ -15,9 +15,11 @@ thinking_config_*_param.py, tool_result_block_param.py, message.py):
 
 Round trips: `from_wire_request(to_wire_request(r)) == r` except for: an unset `max_tokens`
 (comes back as DEFAULT_MAX_TOKENS), an unset `tool_choice` with parallel calls off (comes back
-as `auto`), `tool_choice: none` with parallel calls off (the flag has no place), `raw_arguments`
-(Anthropic carries `input` only, so a call whose arguments were not a JSON object travels as
-`{}`), and the thinking budget (internal thinking is on or off).
+as `auto`), `tool_choice: none` with parallel calls off (the flag has no place),
+`parallel_tool_calls: true` (Anthropic has only the off switch; on is its default, so it comes
+back unset), `raw_arguments` (Anthropic carries `input` only, so a call whose arguments were not
+a JSON object travels as `{}`), and the thinking budget (internal thinking is on or off).
+Responses lose `usage.reasoning_tokens` (Anthropic's usage does not count thinking apart).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def request_problem(request: Request) -> str | None:
             f"tool_choice {asked!r} is refused with thinking on: Anthropic accepts only "
             "auto or none when thinking is enabled"
         )
-    max_tokens = request.max_tokens or DEFAULT_MAX_TOKENS
+    max_tokens = request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS
     if max_tokens <= MIN_THINKING_BUDGET:
         return (
             f"thinking needs max_tokens above {MIN_THINKING_BUDGET} "
@@ -131,11 +133,15 @@ def tool_choice_to_wire(choice: ToolChoice | None, parallel: bool | None) -> dic
 def _message_to_wire(message: Message, index: int) -> dict[str, Any]:
     return {
         "role": message.role,
-        "content": [
-            _block_to_wire(block, message.role, f"$.messages[{index}].content[{j}]")
-            for j, block in enumerate(message.content)
-        ],
+        "content": _blocks_to_wire(message, f"$.messages[{index}].content"),
     }
+
+
+def _blocks_to_wire(message: Message, path: str) -> list[dict[str, Any]]:
+    return [
+        _block_to_wire(block, message.role, f"{path}[{j}]")
+        for j, block in enumerate(message.content)
+    ]
 
 
 def _block_to_wire(block: Block, role: str, path: str) -> dict[str, Any]:
@@ -170,7 +176,7 @@ def to_wire_response(response: Response) -> dict[str, Any]:
     body["role"] = "assistant"
     if response.model is not None:
         body["model"] = response.model
-    body["content"] = _message_to_wire(response.as_message(), 0)["content"]
+    body["content"] = _blocks_to_wire(response.as_message(), "$.content")
     body["stop_reason"] = response.stop_reason
     body["stop_sequence"] = None
     if response.usage is not None:
@@ -230,9 +236,8 @@ def _request_from_wire(body: Any) -> Request:
             )
         ],
     )
-    max_tokens = count(body.get("max_tokens"))
-    if max_tokens is not None:
-        request.max_tokens = max_tokens
+    if body.get("max_tokens") is not None:
+        request.max_tokens = expect(body["max_tokens"], int, "$.max_tokens", "a whole number")
     if "tool_choice" in body:
         request.tool_choice, request.parallel_tool_calls = _tool_choice_from_wire(
             body["tool_choice"]
@@ -293,7 +298,11 @@ def _block_from_wire(block: Any, path: str) -> Block:
         )
     if kind == "tool_result":
         content = block.get("content", "")
-        text = content if isinstance(content, str) else "".join(_text_blocks(content, path))
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(_text_blocks(content, f"{path}.content"))
+        )
         is_error = block.get("is_error", False)
         return ToolResultBlock(
             tool_use_id=expect(block.get("tool_use_id"), str, f"{path}.tool_use_id", "an id"),
