@@ -5,8 +5,10 @@ Usage: python benchmarks/startup.py [--runs N] [--warmup N]
 Run it with the interpreter `fc` is installed in (e.g. .venv/bin/python benchmarks/startup.py).
 It uses the `fc` script next to that interpreter, else `python -m fccli`. Every command runs as a
 subprocess, round-robin (so drift on a busy machine hits all rows alike), after warm-up runs; the
-table shows the median. `fc show` is measured once the command exists, on the first example trace
-in traces/examples/. This is a measurement, not a test: it always exits 0.
+table shows the median. The reading commands are measured on the first example trace in
+traces/examples/: `fc show` (its transcript) and `fc diff` (step 2's internal vs wire mapping),
+whose floor is typer plus pydantic (the internal format's models) plus Rich. This is a
+measurement, not a test: it always exits 0.
 
 PYTHONDONTWRITEBYTECODE is dropped for the subprocesses, so the warm-up runs leave the .pyc
 files that any normal install has (pip compiles them; an editable install writes them on first
@@ -78,12 +80,24 @@ def main() -> None:
     ]
     notes: list[str] = []
     trace = example_trace()
+    rows.append(("fc show --help", [*fc, "show", "--help"], 6.0))
     if trace is None:
-        notes.append("fc show: skipped (no example trace in traces/examples/)")
-    elif run_once([*fc, "show", "--help"])[1] != 0:
-        notes.append("fc show: not available yet")
+        notes.append("fc show, fc diff: skipped (no example trace in traces/examples/)")
     else:
-        rows.append((f"fc show {trace.relative_to(REPO)}", [*fc, "show", str(trace)], 12.0))
+        shown = trace.relative_to(REPO)
+        rows.append((f"fc show {shown}", [*fc, "show", str(trace)], 12.0))
+        rows.append(
+            (
+                f"fc diff {shown}/2-request{{,.deepseek}}.json",
+                [
+                    *fc,
+                    "diff",
+                    str(trace / "2-request.json"),
+                    str(trace / "2-request.deepseek.json"),
+                ],
+                12.0,
+            )
+        )
 
     for _ in range(warmup):
         for _label, argv, _target in rows:

@@ -34,27 +34,26 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
     if not isinstance(doc, dict):
         raise Unrecognised("expected a JSON object (a request or a response) or a messages array")
     if "choices" in doc:
+        if any("delta" in c and "message" not in c for c in _dicts(doc.get("choices"))):
+            raise Unrecognised(
+                "this is one chunk of a stream (`choices[0].delta`), not a whole response"
+            )
         flavour = _chat_flavour(doc, _choice_messages(doc), name_hint)
         return Detected(flavour, "response", "it has `choices`")
     if isinstance(doc.get("messages"), list):
-        messages = doc["messages"]
-        chat_sign = _chat_request_sign(doc) or _chat_messages_sign(messages)
-        if chat_sign:
-            return Detected(_chat_flavour(doc, messages, name_hint), "request", chat_sign)
-        return _blocks_format(
-            _anthropic_request_sign(doc) or _anthropic_messages_sign(messages),
-            _internal_request_sign(doc) or _internal_messages_sign(messages),
-            "request",
-            name_hint,
-        )
+        return _detect_request(doc, doc["messages"], name_hint)
     if isinstance(doc.get("content"), list) and "stop_reason" in doc:
         if doc.get("type") == "message":
             return Detected("anthropic", "response", 'it has `"type": "message"`')
         return _blocks_format(
-            _anthropic_messages_sign([doc]),
+            _anthropic_response_sign(doc) or _anthropic_messages_sign([doc]),
             _internal_messages_sign([doc]) or _internal_usage_sign(doc),
             "response",
             name_hint,
+        )
+    if doc.get("type") in _ANTHROPIC_STREAM_EVENTS:
+        raise Unrecognised(
+            f"this is one event of an Anthropic stream (`{doc['type']}`), not a whole response"
         )
     if doc.get("type") == "error" or "error" in doc:
         raise Unrecognised("this is a provider's error body, not a request or a response")
@@ -63,10 +62,86 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
     )
 
 
+_ANTHROPIC_STREAM_EVENTS = (
+    "message_start",
+    "message_delta",
+    "message_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "ping",
+)
+_CHAT_ONLY_KEYS = (
+    "max_completion_tokens",
+    "stream_options",
+    "response_format",
+    "frequency_penalty",
+    "presence_penalty",
+    "logprobs",
+    "top_logprobs",
+    "seed",
+    "n",
+)
+"""Request fields of the chat format that neither Anthropic nor the internal format has."""
+_ANTHROPIC_ONLY_KEYS = ("stop_sequences", "top_k")
+
+
+def _detect_request(doc: dict[str, Any], messages: list[Any], name_hint: str | None) -> Detected:
+    chat_sign = _chat_request_sign(doc) or _chat_messages_sign(messages)
+    if chat_sign:
+        return Detected(_chat_flavour(doc, messages, name_hint), "request", chat_sign)
+    anthropic_sign = _anthropic_request_sign(doc) or _anthropic_messages_sign(messages)
+    internal_sign = _internal_request_sign(doc) or _internal_messages_sign(messages)
+    if not (anthropic_sign or internal_sign):
+        # Nothing in the messages tells: a bare question reads the same in every format.
+        # The request's other fields, the model's name and the file name still may.
+        quiet = _quiet_request_sign(doc, messages, name_hint)
+        if quiet is not None:
+            return Detected(quiet[0], "request", quiet[1])
+    return _blocks_format(anthropic_sign, internal_sign, "request", name_hint)
+
+
+def _quiet_request_sign(
+    doc: dict[str, Any], messages: list[Any], name_hint: str | None
+) -> tuple[str, str] | None:
+    """(format, reason) for a request whose messages carry no sign of any format."""
+    model = doc["model"] if isinstance(doc.get("model"), str) else ""
+    thinking = doc.get("thinking")
+    if isinstance(thinking, dict) and "max_tokens" not in doc:
+        # DeepSeek's switch has Anthropic's shape, but Anthropic requires max_tokens.
+        return (
+            "deepseek",
+            'thinking is `{"type": ...}` and there is no max_tokens (DeepSeek\'s switch)',
+        )
+    hinted = _hinted_format(name_hint)
+    if hinted is not None:
+        return hinted, f"nothing in it tells; the file name says {hinted}"
+    if model.startswith("claude"):
+        return "anthropic", "nothing else tells; the model is a Claude model"
+    only_strings = all(isinstance(m.get("content"), str) for m in _dicts(messages))
+    if only_strings and model.startswith("deepseek"):
+        return "deepseek", "plain-string messages, and the model is a DeepSeek model"
+    return None
+
+
+def _hinted_format(name_hint: str | None) -> str | None:
+    if not name_hint:
+        return None
+    for name in ("deepseek", "openai", "anthropic"):
+        if f".{name}." in name_hint:
+            return name
+    return None
+
+
 def _detect_messages(messages: list[Any], name_hint: str | None) -> Detected:
+    if not all(isinstance(m, dict) and "role" in m for m in messages):
+        raise Unrecognised("a JSON array, but not of messages (objects with a `role`)")
     sign = _chat_messages_sign(messages)
     if sign:
         return Detected(_chat_flavour({}, messages, name_hint), "messages", sign)
+    hinted = _hinted_format(name_hint)
+    if hinted in ("deepseek", "openai"):
+        return Detected(hinted, "messages", f"nothing in it tells; the file name says {hinted}")
     return _blocks_format(
         _anthropic_messages_sign(messages), _internal_messages_sign(messages), "messages", name_hint
     )
@@ -79,10 +154,9 @@ def _blocks_format(
         return Detected("anthropic", kind, anthropic_sign)
     if internal_sign and not anthropic_sign:
         return Detected("internal", kind, internal_sign)
-    hinted = "anthropic" if name_hint and ".anthropic." in name_hint else None
-    if hinted:
-        return Detected(hinted, kind, "content blocks; the file name says anthropic")
-    return Detected("internal", kind, "content blocks with nothing Anthropic-only in them")
+    if _hinted_format(name_hint) == "anthropic":
+        return Detected("anthropic", kind, "nothing in it tells; the file name says anthropic")
+    return Detected("internal", kind, "nothing Anthropic- or chat-only in it")
 
 
 def _dicts(items: Any) -> list[dict[str, Any]]:
@@ -100,6 +174,9 @@ def _choice_messages(doc: dict[str, Any]) -> list[Any]:
 def _chat_request_sign(doc: dict[str, Any]) -> str | None:
     if any(t.get("type") == "function" for t in _dicts(doc.get("tools"))):
         return 'its tools are `{"type": "function", ...}`'
+    for key in _CHAT_ONLY_KEYS:
+        if key in doc:
+            return f"it has `{key}`, a chat-completions field"
     choice = doc.get("tool_choice")
     if choice == "required" or (isinstance(choice, dict) and "function" in choice):
         return "its tool_choice is in the chat shape"
@@ -136,8 +213,16 @@ def _anthropic_request_sign(doc: dict[str, Any]) -> str | None:
         choice.get("type") == "any" or "disable_parallel_tool_use" in choice
     ):
         return "its tool_choice is in Anthropic's shape"
-    if isinstance(doc.get("thinking"), dict):
-        return "thinking is an object with a type"
+    thinking = doc.get("thinking")
+    if isinstance(thinking, dict) and (
+        "budget_tokens" in thinking or thinking.get("type") == "adaptive"
+    ):
+        # Only a budget (or adaptive) is Anthropic's own: DeepSeek's switch is
+        # `{"type": "enabled" | "disabled"}` too.
+        return "thinking has Anthropic's budget_tokens"
+    for key in _ANTHROPIC_ONLY_KEYS:
+        if key in doc:
+            return f"it has `{key}`, an Anthropic field"
     if isinstance(doc.get("system"), list):
         return "the system prompt is an array of blocks"
     return None
@@ -152,6 +237,15 @@ def _anthropic_messages_sign(messages: list[Any]) -> str | None:
             return "a tool_result without fc's `is_error` field, or with blocks as content"
         if kind in ("redacted_thinking", "image", "document", "server_tool_use"):
             return f"a `{kind}` block"
+    return None
+
+
+def _anthropic_response_sign(doc: dict[str, Any]) -> str | None:
+    if "stop_sequence" in doc:
+        return "it has `stop_sequence`, as every Anthropic message does"
+    usage = doc.get("usage")
+    if isinstance(usage, dict) and any(k.startswith("cache_") for k in usage):
+        return "its usage counts Anthropic's cache tokens"
     return None
 
 

@@ -39,3 +39,9 @@ app.command("run")(run.run)
 app.command("providers")(providers.providers)
 app.command("tools")(tools.tools)
 
+# Reading traces. Imported here, beside their registrations, so the change stays in one place.
+from fccli.cli import convert, diff, show  # noqa: E402
+
+app.command("show")(show.show)
+app.command("diff")(diff.diff)
+app.command("convert")(convert.convert)

@@ -1,0 +1,43 @@
+"""`fc convert FILE --to FORMAT`: a request or response into another format; losses on stderr."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def convert(
+    file: str = typer.Argument(..., metavar="FILE", help="A JSON file, or `-` for stdin."),
+    to: str = typer.Option(
+        ..., "--to", "-t", help="Target format: internal, deepseek, openai or anthropic."
+    ),
+    source: str | None = typer.Option(
+        None,
+        "--from",
+        "-f",
+        help="The source format, when detection from the content guesses wrong.",
+    ),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write to this file, not stdout."),
+) -> None:
+    """Translate a request, response or messages array; what the target cannot hold goes to stderr."""
+    from fccli.convert import convert as run_convert
+    from fccli.core.errors import UsageError
+    from fccli.core.jsonio import dumps
+    from fccli.trace_reader import read_document
+
+    if out is not None and file != "-" and out.resolve() == Path(file).resolve():
+        raise UsageError(f"-o {out} is the file being converted; write somewhere else")
+    converted = run_convert(read_document(file, forced=source), to)
+    for line in converted.notes:
+        typer.echo(f"fc: note: {line}", err=True)
+    for line in converted.losses:
+        typer.echo(f"fc: lost: {line}", err=True)
+    text = dumps(converted.output)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror}") from None

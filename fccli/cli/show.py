@@ -1,0 +1,74 @@
+"""`fc show [TRACE|FILE]`: a trace (or one request or response file) as a transcript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def show(
+    target: str | None = typer.Argument(
+        None,
+        metavar="[TRACE|FILE]",
+        help="A trace directory, or one request/response JSON file in any format, `-` for stdin "
+        "(default: the newest trace under ./traces).",
+    ),
+    step: int | None = typer.Option(None, "--step", min=1, help="Show only step N."),
+    wire: bool = typer.Option(
+        False, "--wire", help="Show each step's wire files (as sent and received) instead."
+    ),
+    thinking: bool = typer.Option(False, "--thinking", help="Show thinking in full."),
+    full: bool = typer.Option(False, "--full", help="Do not fold long tool results."),
+    html: Path | None = typer.Option(
+        None, "--html", help="Write the transcript as a standalone HTML page to this file."
+    ),
+    json_output: bool = typer.Option(
+        False, "--json", help="Print the trace (manifest, steps, calls and results) as JSON."
+    ),
+) -> None:
+    """Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."""
+    from fccli.core.errors import UsageError
+    from fccli.core.jsonio import dumps
+    from fccli.render import transcript
+    from fccli.render.console import make_console
+    from fccli.trace_reader import (
+        read_document,
+        read_trace,
+        resolve_trace,
+        trace_json,
+        wire_sections,
+    )
+
+    if html is not None and json_output:
+        raise UsageError("--html and --json: choose one")
+    path = resolve_trace(target)
+    console = transcript.recording_console() if html else make_console()
+    if target == "-" or path.is_file():
+        if step is not None:
+            raise UsageError("--step is for a trace directory, not a single file")
+        doc = read_document(str(path) if target != "-" else "-")
+        if json_output:
+            typer.echo(dumps(doc.to_json()), nl=False)
+        elif wire:
+            heading = f"{doc.name}: {doc.format} {doc.what()}, as stored"
+            transcript.render_files(console, heading, [(doc.name, [(doc.name, doc.pretty())])])
+        else:
+            transcript.render_document(console, doc, thinking=thinking, full=full)
+    else:
+        trace = read_trace(path)
+        if step is not None:
+            trace.step(step)  # an unknown step is exit 2, before anything is printed
+        if json_output:
+            typer.echo(dumps(trace_json(trace, step)), nl=False)
+        elif wire:
+            heading = f"trace {trace.path}: the {trace.wire_format} wire files, as stored"
+            transcript.render_files(console, heading, wire_sections(trace, step))
+        else:
+            transcript.render_trace(console, trace, step=step, thinking=thinking, full=full)
+    if html is not None and not json_output:
+        try:
+            console.save_html(str(html))
+        except OSError as e:
+            raise UsageError(f"cannot write {html}: {e.strerror}") from None
+        typer.echo(f"transcript written to {html}")

@@ -1,0 +1,245 @@
+"""`fc convert`: a request, response or messages array from one format into another, and an
+honest account of what the target cannot hold.
+
+How the account is made: translate, translate back, and compare with the original. Whatever
+does not come back is reported by JSON path, in plain words. Two legs may lose something: a
+wire source read into the internal format (fields the internal format has no place for, such as
+a response's `created`), and the internal form written into the target format (a thinking
+block into OpenAI chat). Changes of form that lose nothing but are worth knowing (an error
+result's `is_error` carried as a marker in chat text) are reported as notes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fccli.core.errors import ConversionError, InputFileError, UsageError
+from fccli.core.models import Message, Request, Response
+from fccli.diff import Change, changes, compact, path_str
+from fccli.trace_reader import FORMAT_NAMES
+
+if TYPE_CHECKING:
+    from fccli.providers.formats import WireFormat
+    from fccli.trace_reader import Document
+
+CHAT = ("deepseek", "openai")
+INTERNAL = "the internal format"
+
+
+@dataclass
+class Converted:
+    output: Any
+    """The document in the target format (JSON)."""
+    source: str
+    kind: str
+    target: str
+    losses: list[str] = field(default_factory=list)
+    """What did not survive, one line each: `$.path: what and why`."""
+    notes: list[str] = field(default_factory=list)
+    """Changes of form that lose nothing, but that a reader of the output should know."""
+
+
+def convert(doc: Document, target: str) -> Converted:
+    if target not in FORMAT_NAMES:
+        raise UsageError(
+            f"unknown target format {target!r}", hint=f"known formats: {', '.join(FORMAT_NAMES)}"
+        )
+    internal = doc.internal
+    assert internal is not None, "read the document with internal=True"
+    out = Converted(None, doc.format, doc.kind, target)
+    try:
+        if doc.format != "internal":
+            out.losses += _source_losses(doc)
+            out.notes += _source_notes(doc)
+        request = _as_request(internal, doc.system)
+        if doc.kind == "messages" and doc.system is not None and target not in CHAT:
+            holder = INTERNAL if target == "internal" else target
+            out.losses.append(
+                f"$[0]: the system message ({compact(doc.system, 40)}) has no place in a "
+                f"messages array of {holder}: convert the whole request to keep it"
+            )
+        if target == "internal":
+            out.output = doc.internal_json()
+            return out
+        fmt = _format(target)
+        if isinstance(internal, Response):
+            wire = fmt.to_wire_response(internal)
+            back: Any = fmt.from_wire_response(wire).to_json_dict()
+            out.output = wire
+            out.losses += _losses(internal.to_json_dict(), back, _holder(target), ())
+        else:
+            assert request is not None
+            wire = fmt.to_wire_request(request)
+            back = fmt.from_wire_request(wire).to_json_dict()
+            if doc.kind == "messages":
+                out.output = wire["messages"]
+                out.losses += _losses(request.to_json_dict(), back, _holder(target), ("messages",))
+            else:
+                out.output = wire
+                out.losses += _losses(request.to_json_dict(), back, _holder(target), ())
+            out.notes += _target_notes(request, target)
+    except ConversionError as e:
+        raise InputFileError(
+            doc.name, f"cannot be written as {target}: {e.problem}", json_path=e.json_path
+        ) from None
+    return out
+
+
+def _holder(target: str) -> str:
+    """The target, as the loss lines name it: `openai chat`, `anthropic`."""
+    return f"{target} chat" if target in CHAT else target
+
+
+def _format(name: str) -> WireFormat:
+    from fccli.providers.formats import get_format
+
+    return get_format(name)
+
+
+def _as_request(internal: Request | Response | list[Message], system: str | None) -> Request | None:
+    if isinstance(internal, list):
+        return Request(model="", system=system, messages=internal)
+    return internal if isinstance(internal, Request) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# what does not come back
+
+
+def _source_losses(doc: Document) -> list[str]:
+    """What of a wire file the internal format keeps nothing of: the file, against what its
+    internal form translates back to."""
+    fmt = _format(doc.format)
+    internal = doc.internal
+    if isinstance(internal, Response):
+        back: Any = fmt.to_wire_response(internal)
+        original = doc.data
+        prefix: tuple[str, ...] = ()
+    else:
+        request = _as_request(internal, doc.system) if internal is not None else None
+        assert request is not None
+        back = fmt.to_wire_request(request)
+        original = doc.data if doc.kind == "request" else {"model": "", "messages": doc.data}
+        prefix = () if doc.kind == "request" else ("messages",)
+    return _losses(original, back, INTERNAL, prefix, source=doc.format)
+
+
+def _losses(
+    original: Any, back: Any, holder: str, prefix: tuple[str, ...], *, source: str | None = None
+) -> list[str]:
+    out = []
+    for change in changes(original, back):
+        if _same_json_text(change):
+            continue  # `{"a": 1}` and `{"a":1}`: the same arguments
+        loc = change.loc
+        if prefix and loc[: len(prefix)] == prefix:
+            loc = loc[len(prefix) :]
+        elif prefix:
+            continue  # the wrapper request fc put around a messages array
+        out.append(f"{path_str(loc)}: {explain(change, holder, source)}")
+    return out
+
+
+def _same_json_text(change: Change) -> bool:
+    if change.kind != "changed" or not (
+        isinstance(change.old, str) and isinstance(change.new, str)
+    ):
+        return False
+    try:
+        return bool(json.loads(change.old) == json.loads(change.new))
+    except ValueError:
+        return False
+
+
+def explain(change: Change, holder: str, source: str | None = None) -> str:
+    """One difference after a round trip, in words: what happened and why."""
+    key = next((str(s) for s in reversed(change.loc) if isinstance(s, str)), "")
+    old, new = change.old, change.new
+    if change.kind == "removed":
+        if isinstance(old, dict) and old.get("type") == "thinking":
+            return f"a thinking block dropped: {holder} has no reasoning field"
+        if isinstance(old, dict) and old.get("type") == "text":
+            return (
+                f"a text block ({compact(old.get('text'), 30)}) merged into the one before, "
+                f"or dropped if empty: {holder} has one content string per message"
+            )
+        if key == "signature":
+            return f"the thinking block's signature dropped: {holder} has no place for it"
+        if key == "raw_arguments":
+            return (
+                f"raw_arguments {compact(old, 30)} dropped: {holder} carries the parsed "
+                "arguments (here {}), not the text the model sent"
+            )
+        if key == "thinking" and isinstance(old, bool):
+            return f"thinking {'on' if old else 'off'} dropped: {holder} has no thinking switch"
+        if key == "reasoning_tokens":
+            return f"reasoning_tokens ({old}) dropped: {holder}'s usage has no such count"
+        if holder == INTERNAL and source:
+            return f"{compact(old, 40)} dropped: {holder} has no place for {source}'s `{key}`"
+        return f"{compact(old, 40)} dropped: {holder} has no place for it"
+    if change.kind == "added":
+        if key == "max_tokens" and holder == "anthropic":
+            return (
+                f"max_tokens {new} added: anthropic requires it, and fc sends {new} when the "
+                "request sets none"
+            )
+        if key == "tool_choice" and holder == "anthropic":
+            return (
+                f"tool_choice {compact(new)} added: anthropic says 'one call at a time' inside "
+                "tool_choice, so an unset choice comes back as auto"
+            )
+        return f"{compact(new, 40)} added by the translation"
+    if key == "stop_reason":
+        return f"stop_reason {old!r} comes back as {new!r}: {holder} has one name for both"
+    if isinstance(old, str) and isinstance(new, str) and old and old in new:
+        return (
+            f"joined with the next {key} block(s) into {compact(new, 30)}: {holder} has one "
+            f"{key} string per message"
+        )
+    if key in ("parallel_tool_calls", "tool_choice"):
+        return f"{compact(old)} comes back as {compact(new)}: {holder} cannot say this combination"
+    return f"{compact(old, 40)} comes back as {compact(new, 40)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# changes of form worth a note
+
+
+def _target_notes(request: Request, target: str) -> list[str]:
+    if target not in CHAT:
+        return []
+    from fccli.wire.chat import ERROR_MARKER
+
+    out = []
+    for i, message in enumerate(request.messages):
+        for j, block in enumerate(message.content):
+            if block.type == "tool_result" and block.is_error:
+                out.append(
+                    f"$.messages[{i}].content[{j}].is_error: is_error has no place in chat: "
+                    f"marked in the text as {ERROR_MARKER!r} (read back as is_error: true)"
+                )
+    return out
+
+
+def _source_notes(doc: Document) -> list[str]:
+    if doc.format not in CHAT or not isinstance(doc.internal, (Request, list)):
+        return []
+    from fccli.wire.chat import ERROR_MARKER
+
+    messages = doc.data.get("messages") if isinstance(doc.data, dict) else doc.data
+    base = "$.messages" if isinstance(doc.data, dict) else "$"
+    out = []
+    for i, m in enumerate(messages if isinstance(messages, list) else []):
+        content = m.get("content") if isinstance(m, dict) else None
+        if (
+            m.get("role") == "tool"
+            and isinstance(content, str)
+            and content.startswith(ERROR_MARKER)
+        ):
+            out.append(
+                f"{base}[{i}].content: read as an error result (is_error: true), since the text "
+                f"starts with {ERROR_MARKER!r}"
+            )
+    return out

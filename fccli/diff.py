@@ -1,0 +1,899 @@
+"""The differ: two documents in, diff objects out. It never prints (render/diff_view.py does).
+
+`fc diff` picks one of three comparisons from the formats detected in the content:
+
+- **mapping**, internal vs a wire format (one request, or one response): which internal element
+  became which wire element, message by message, with a note wherever the representation
+  changes; then whether the two say the same thing: the wire file read back into the internal
+  format, compared with what the format can say of the internal file.
+- **structural**, two files of one format: every added, removed and changed value by JSON path.
+- **meaning**, two different wire formats (or two messages arrays): both read into the internal
+  format, then compared structurally there.
+
+The mapping is not a second copy of the translators' rules: it is found by the translator itself.
+Every string of the internal document is replaced by a numbered marker (`§7§`), every object
+(arguments, schemas) by `{"fc_mark": "§8§"}`, every count by a marker number; the marked document
+is translated, and wherever a marker lands in the wire output is where that element goes. So the
+mapping cannot drift from what `fc run` sends.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING, Any, Literal
+
+from fccli.core.errors import UsageError
+from fccli.core.models import Request, Response
+
+if TYPE_CHECKING:
+    from fccli.providers.formats import WireFormat
+    from fccli.trace_reader import Document
+
+Loc = tuple[str | int, ...]
+"""A JSON path as its segments: keys and array indices."""
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+LONG_STRING = 40
+"""Strings longer than this that changed are diffed inline, not shown whole twice."""
+
+
+def path_str(loc: Loc) -> str:
+    """`('messages', 2, 'content')` -> `$.messages[2].content`."""
+    out = "$"
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENT.fullmatch(part):
+            out += f".{part}"
+        else:
+            out += f"[{json.dumps(part, ensure_ascii=False)}]"
+    return out
+
+
+def compact(value: Any, limit: int = 60) -> str:
+    """A JSON value on one line, cut to `limit` characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# structural diff
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference by JSON path. Paths of removed and changed values are A's; of added, B's."""
+
+    loc: Loc
+    kind: Literal["added", "removed", "changed"]
+    old: Any = None
+    new: Any = None
+    where: str = ""
+    """The element the path falls in, in words (`call call_1 (get_weather)`), where known."""
+
+    @property
+    def path(self) -> str:
+        return path_str(self.loc)
+
+    def inline(self) -> list[tuple[str, str]] | None:
+        """For a long changed string: its pieces, ("=", same) ("-", removed) ("+", added)."""
+        if self.kind != "changed" or not (isinstance(self.old, str) and isinstance(self.new, str)):
+            return None
+        if max(len(self.old), len(self.new)) <= LONG_STRING:
+            return None
+        return segments(self.old, self.new)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "kind": self.kind}
+        if self.kind != "added":
+            out["old"] = self.old
+        if self.kind != "removed":
+            out["new"] = self.new
+        if self.where:
+            out["where"] = self.where
+        return out
+
+
+def changes(a: Any, b: Any, loc: Loc = ()) -> list[Change]:
+    """Every difference between two JSON values; arrays are aligned, so an inserted element is
+    one change, not a cascade of shifted ones."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[Change] = []
+        for key in a:
+            if key in b:
+                out += changes(a[key], b[key], (*loc, key))
+            else:
+                out.append(Change((*loc, key), "removed", old=a[key]))
+        out += [Change((*loc, k), "added", new=b[k]) for k in b if k not in a]
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        return _list_changes(a, b, loc)
+    if _canon(a) == _canon(b):
+        return []
+    return [Change(loc, "changed", a, b)]
+
+
+def _list_changes(a: list[Any], b: list[Any], loc: Loc) -> list[Change]:
+    matcher = SequenceMatcher(None, [_canon(x) for x in a], [_canon(x) for x in b], autojunk=False)
+    out: list[Change] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            out += _replaced(a, b, range(i1, i2), range(j1, j2), loc)
+    return out
+
+
+def _replaced(a: list[Any], b: list[Any], ia: range, jb: range, loc: Loc) -> list[Change]:
+    """Elements that differ: those of one shape (a text block and a text block) are compared
+    field by field, the others are removed or added whole."""
+    shapes = SequenceMatcher(
+        None, [_shape(a[i]) for i in ia], [_shape(b[j]) for j in jb], autojunk=False
+    )
+    out: list[Change] = []
+    for tag, i1, i2, j1, j2 in shapes.get_opcodes():
+        paired = i2 - i1 if tag in ("equal", "replace") and i2 - i1 == j2 - j1 else 0
+        for k in range(paired):
+            i, j = ia[i1 + k], jb[j1 + k]
+            out += changes(a[i], b[j], (*loc, i))
+        out += [Change((*loc, ia[i]), "removed", old=a[ia[i]]) for i in range(i1 + paired, i2)]
+        out += [Change((*loc, jb[j]), "added", new=b[jb[j]]) for j in range(j1 + paired, j2)]
+    return out
+
+
+def _shape(value: Any) -> str:
+    """What kind of element a value is: a block's type, a message's role, or its keys."""
+    if isinstance(value, dict):
+        for key in ("type", "role"):
+            if isinstance(value.get(key), str):
+                return f"{key}:{value[key]}"
+        return "keys:" + ",".join(sorted(value))
+    return type(value).__name__
+
+
+def segments(old: str, new: str) -> list[tuple[str, str]]:
+    """A string diff: ("=", kept), ("-", removed), ("+", added), in order (character-wise, so
+    Chinese text, which has no spaces, diffs as well as English)."""
+    out: list[tuple[str, str]] = []
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(("=", old[i1:i2]))
+            continue
+        if i2 > i1:
+            out.append(("-", old[i1:i2]))
+        if j2 > j1:
+            out.append(("+", new[j1:j2]))
+    return out
+
+
+def where(doc: Any, loc: Loc) -> str:
+    """The element of an internal document that `loc` falls in, in words, and the rest of the
+    path: `message 1 (assistant) › call call_1 (get_weather) › input.city`."""
+    parts: list[str] = []
+    node, rest_from = doc, 0
+    for i, seg in enumerate(loc):
+        ok, node = _child(node, seg)
+        if not ok:
+            break
+        here = loc[: i + 1]
+        said = _describe(here, node)
+        if said:
+            parts.append(said)
+            rest_from = i + 1
+    if not parts:
+        return ""
+    rest = path_str(loc[rest_from:])[1:].lstrip(".")
+    return " › ".join(parts + ([rest] if rest else []))
+
+
+def _describe(loc: Loc, node: Any) -> str | None:
+    if not isinstance(node, dict) or not isinstance(loc[-1], int):
+        return None
+    if loc[:1] == ("messages",) and len(loc) == 2:
+        return f"message {loc[1]} ({node.get('role')})"
+    if loc[:1] == ("tools",) and len(loc) == 2:
+        return f"tool {node.get('name')}"
+    kind = node.get("type")
+    if kind == "tool_use":
+        return f"call {node.get('id')} ({node.get('name')})"
+    if kind == "tool_result":
+        return f"result for {node.get('tool_use_id')}"
+    return f"{kind} block" if isinstance(kind, str) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# the mapping, internal vs wire
+
+_MARK = re.compile(r"§(\d+)§")
+_INT_BASE = 987_000_000
+_STRING_KEYS = frozenset(
+    {
+        "model",
+        "system",
+        "text",
+        "thinking",
+        "signature",
+        "id",
+        "name",
+        "content",
+        "tool_use_id",
+        "description",
+        "raw_arguments",
+    }
+)
+_OBJECT_KEYS = frozenset({"input", "input_schema"})
+_COUNT_KEYS = frozenset({"max_tokens", "input_tokens", "output_tokens", "reasoning_tokens"})
+_STRUCTURAL_KEYS = frozenset({"role", "type"})
+"""Keys the rows show in their labels, not as rows or as wire-only fields."""
+
+_EXPLAIN = {
+    ("text", "content"): "text block → the `content` string",
+    ("thinking", "reasoning_content"): "thinking block → `reasoning_content`",
+    ("tool_use_id", "tool_call_id"): "`tool_use_id` → `tool_call_id`",
+    ("input_schema", "parameters"): "renamed; the same JSON Schema",
+    ("system", "content"): "system prompt → a role:system message",
+}
+
+
+@dataclass(frozen=True)
+class _Place:
+    loc: Loc
+    how: str
+    """whole | json (inside a JSON string) | joined (one string with others) | prefixed | part"""
+    prefix: str = ""
+
+
+@dataclass
+class Link:
+    """One row of the mapping: an internal element and where it is on the wire."""
+
+    a: str
+    """The internal element's JSON path."""
+    b: list[str]
+    """Its place(s) in the wire document; empty when the format has no place for it."""
+    level: int
+    """0: a top-level field, a message or a tool; 1: a block or a field of those; 2: a block's field."""
+    label: str = ""
+    """What the internal element is, in words (`tool_use get_weather`)."""
+    b_label: str = ""
+    """What the wire element is, where that helps (roles of chat messages)."""
+    note: str | None = None
+    """How the representation changes, when it does."""
+    status: str = ""
+    """same | differs | missing (compared with what the internal file translates to); empty
+    for a row without a place."""
+    b_locs: list[Loc] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "internal": self.a,
+            "wire": self.b,
+            "level": self.level,
+            "label": self.label,
+            "wire_label": self.b_label,
+            "note": self.note,
+            "status": self.status or None,
+        }
+
+
+def _marked(value: Any, loc: Loc, marks: dict[int, Loc]) -> Any:
+    def new(here: Loc) -> int:
+        marks[len(marks)] = here
+        return len(marks) - 1
+
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, v in value.items():
+            here = (*loc, key)
+            if key in _OBJECT_KEYS and isinstance(v, dict):
+                out[key] = {"fc_mark": f"§{new(here)}§"}
+            elif key in _STRING_KEYS and isinstance(v, str):
+                out[key] = f"§{new(here)}§"
+            elif key in _COUNT_KEYS and type(v) is int:
+                out[key] = _INT_BASE + new(here)
+            else:
+                out[key] = _marked(v, here, marks)
+        return out
+    if isinstance(value, list):
+        return [_marked(v, (*loc, i), marks) for i, v in enumerate(value)]
+    return value
+
+
+def _locate(value: Any, loc: Loc, found: dict[int, list[_Place]]) -> None:
+    if isinstance(value, dict):
+        mark = value.get("fc_mark")
+        if len(value) == 1 and isinstance(mark, str) and _MARK.fullmatch(mark):
+            found.setdefault(int(mark[1:-1]), []).append(_Place(loc, "whole"))
+            return
+        for key, v in value.items():
+            _locate(v, (*loc, key), found)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _locate(v, (*loc, i), found)
+    elif isinstance(value, str):
+        for n, place in _places_in_string(value, loc):
+            found.setdefault(n, []).append(place)
+    elif type(value) is int and _INT_BASE <= value < _INT_BASE + 1_000_000:
+        found.setdefault(value - _INT_BASE, []).append(_Place(loc, "whole"))
+
+
+def _places_in_string(text: str, loc: Loc) -> Iterator[tuple[int, _Place]]:
+    marks = list(_MARK.finditer(text))
+    if not marks:
+        return
+    if len(marks) == 1 and marks[0].group(0) == text:
+        yield int(marks[0].group(1)), _Place(loc, "whole")
+        return
+    how, prefix = "part", ""
+    if text.lstrip().startswith(("{", "[")) and _parses(text):
+        how = "json"
+    elif len(marks) > 1 and not _MARK.sub("", text):
+        how = "joined"
+    elif len(marks) == 1 and text.endswith(marks[0].group(0)):
+        how, prefix = "prefixed", text[: marks[0].start()]
+    for m in marks:
+        yield int(m.group(1)), _Place(loc, how, prefix)
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _get(doc: Any, loc: Loc) -> tuple[bool, Any]:
+    node = doc
+    for seg in loc:
+        ok, node = _child(node, seg)
+        if not ok:
+            return False, None
+    return True, node
+
+
+def _child(node: Any, seg: str | int) -> tuple[bool, Any]:
+    if isinstance(node, dict) and isinstance(seg, str) and seg in node:
+        return True, node[seg]
+    if isinstance(node, list) and isinstance(seg, int) and 0 <= seg < len(node):
+        return True, node[seg]
+    return False, None
+
+
+def _common(locs: list[Loc]) -> Loc:
+    first = locs[0]
+    n = 0
+    while n < len(first) and all(len(loc) > n and loc[n] == first[n] for loc in locs):
+        n += 1
+    return first[:n]
+
+
+def _cover(locs: list[Loc]) -> list[Loc]:
+    """Where a container (a block, a message, a tool) is on the wire, from where its fields are:
+    their common prefix, or, when they spread over several array elements (one internal message
+    of N results → N chat messages), each of those elements."""
+    if not locs:
+        return []
+    common = _common(locs)
+    if len(common) < len(locs[0]) and isinstance(locs[0][len(common)], int):
+        return sorted({loc[: len(common) + 1] for loc in locs}, key=_order)
+    return [common]
+
+
+def _order(loc: Loc) -> tuple[tuple[int, int, str], ...]:
+    """Sort key of a path: array indices in number order."""
+    return tuple((1, s, "") if isinstance(s, int) else (0, 0, s) for s in loc)
+
+
+def _find_key(doc: Any, names: tuple[str, ...], within: Loc, depth: int) -> Loc | None:
+    """The first field named one of `names` under `within`, at most `depth` segments down."""
+    ok, start = _get(doc, within)
+    if not ok:
+        return None
+    level: list[tuple[Loc, Any]] = [(within, start)]
+    for _ in range(depth):
+        deeper: list[tuple[Loc, Any]] = []
+        for loc, node in level:
+            if isinstance(node, dict):
+                for key, v in node.items():
+                    if key in names:
+                        return (*loc, key)
+                    deeper.append(((*loc, key), v))
+            elif isinstance(node, list):
+                deeper += [((*loc, i), v) for i, v in enumerate(node)]
+        level = deeper
+    return None
+
+
+@dataclass
+class _Mapper:
+    fmt: WireFormat
+    internal: dict[str, Any]
+    """The internal document's JSON."""
+    expected: Any
+    """What it translates to."""
+    wire: Any
+    """The wire file as read."""
+    places: dict[Loc, list[_Place]]
+    """Where each marked internal element landed in the translation."""
+    raw: dict[Loc, str] = field(default_factory=dict)
+    """Wire places of calls' arguments that may also hold the text the model sent (chat: a
+    response carries it; a history sent back carries the parsed `input`)."""
+    rows: list[Link] = field(default_factory=list)
+    covered: list[Loc] = field(default_factory=list)
+
+    # ---- rows
+
+    def build(self) -> list[Link]:
+        for key, value in self.internal.items():
+            loc: Loc = (key,)
+            if key == "messages" and isinstance(value, list):
+                for i, message in enumerate(value):
+                    self._message((key, i), message)
+            elif key == "tools" and isinstance(value, list):
+                for k, tool in enumerate(value):
+                    self._container((key, k), tool, 0, str(tool.get("name", "")))
+            elif key == "content" and isinstance(value, list):  # a response's blocks
+                self._blocks(loc, value, "assistant", 0)
+            elif key == "usage" and isinstance(value, dict):
+                self._container(loc, value, 0, "")
+            elif key not in _STRUCTURAL_KEYS:
+                self._leaf(loc, value, 0)
+        return self.rows
+
+    def _message(self, loc: Loc, message: dict[str, Any]) -> None:
+        role = str(message.get("role"))
+        blocks = message.get("content")
+        self._blocks(loc, blocks if isinstance(blocks, list) else [], role, 0)
+
+    def _blocks(self, loc: Loc, blocks: list[Any], role: str, level: int) -> None:
+        header = Link(path_str(loc), [], level, f"{role}: {_summary(blocks)}")
+        self.rows.append(header)
+        start = len(self.rows)
+        content = (*loc, "content") if loc[:1] == ("messages",) else loc
+        for j, block in enumerate(blocks):
+            if isinstance(block, dict):
+                self._block((*content, j), block, level + 1)
+        inner = self._wire_locs(start)
+        if loc[:1] == ("messages",):
+            # A message is one or more whole wire messages (chat: one per tool result).
+            wire_locs = sorted({w[:2] for w in inner if w[:1] == ("messages",)}, key=_order)
+        else:
+            wire_locs = self._response_message(inner)
+        header.b, header.b_locs = [path_str(w) for w in wire_locs], wire_locs
+        header.status = self._container_status(wire_locs)
+        roles = [self._value(self.expected, (*w, "role")) for w in wire_locs]
+        roles = [r for r in roles if isinstance(r, str)]
+        if roles:
+            header.b_label = ", ".join(_counted(roles))
+            if roles != [role]:
+                header.note = f"1 {role} message → " + ", ".join(
+                    f"{n} `{r}` message{'s' if n > 1 else ''}" for r, n in _tally(roles)
+                )
+
+    def _response_message(self, wire_locs: list[Loc]) -> list[Loc]:
+        if wire_locs and all(w[:3] == ("choices", 0, "message") for w in wire_locs):
+            return [("choices", 0, "message")]
+        if wire_locs and all(w[:1] == ("content",) for w in wire_locs):
+            return [("content",)]
+        return _cover(wire_locs)
+
+    def _block(self, loc: Loc, block: dict[str, Any], level: int) -> None:
+        fields = [k for k in block if k not in _STRUCTURAL_KEYS]
+        if len(fields) == 1:  # text, thinking: the block is its one field
+            self._leaf((*loc, fields[0]), block[fields[0]], level, label=_block_label(block))
+        else:
+            self._container(loc, block, level, _block_label(block))
+
+    def _container(self, loc: Loc, value: dict[str, Any], level: int, label: str) -> None:
+        header = Link(path_str(loc), [], level, label)
+        self.rows.append(header)
+        start = len(self.rows)
+        for key, v in value.items():
+            if key not in _STRUCTURAL_KEYS:
+                self._leaf((*loc, key), v, level + 1)
+        wire_locs = _cover(self._wire_locs(start))
+        header.b, header.b_locs = [path_str(w) for w in wire_locs], wire_locs
+        header.status = self._container_status(wire_locs)
+        header.note = self._wrapper_note(loc, wire_locs)
+
+    def _wire_locs(self, start: int) -> list[Loc]:
+        """Where the rows added since `start` (a container's fields) are on the wire."""
+        return [w for row in self.rows[start:] for w in row.b_locs]
+
+    def _leaf(self, loc: Loc, value: Any, level: int, label: str = "") -> None:
+        places = self.places.get(loc, [])
+        if places:
+            wire_locs = [p.loc for p in places]
+            note = self._place_note(loc, places[0])
+            status = self._status(wire_locs, places[0].how)
+        else:
+            found = self._unmarked(loc, value)
+            wire_locs = [found[0]] if found[0] is not None else []
+            note = found[1]
+            status = self._status(wire_locs, "whole") if wire_locs else ""
+        self.covered += wire_locs
+        paths = [path_str(w) for w in wire_locs]
+        self.rows.append(Link(path_str(loc), paths, level, label, "", note, status, wire_locs))
+
+    # ---- notes
+
+    def _place_note(self, loc: Loc, place: _Place) -> str | None:
+        a_key = str(loc[-1])
+        b_key = next((str(s) for s in reversed(place.loc) if isinstance(s, str)), "")
+        if place.how == "json":
+            return f"`{a_key}` object → `{b_key}` JSON string"
+        if place.how == "joined":
+            return f"joined with the turn's other {a_key} blocks"
+        if place.how == "prefixed":
+            return f"with {place.prefix!r} in front"
+        if place.how == "part":
+            return f"inside a longer `{b_key}` string"
+        if a_key != b_key:
+            return _EXPLAIN.get((a_key, b_key), f"`{a_key}` → `{b_key}`")
+        return None
+
+    def _wrapper_note(self, loc: Loc, wire_locs: list[Loc]) -> str | None:
+        """`{"type": "function", "function": {…}}` when the wire wraps the element."""
+        if len(wire_locs) != 1 or not wire_locs[0] or not isinstance(wire_locs[0][-1], str):
+            return None
+        inner = wire_locs[0]
+        if isinstance(loc[-1], str) and inner[-1] == loc[-1]:
+            return None
+        ok, wrapper = _get(self.expected, inner[:-1])
+        if not ok or not isinstance(wrapper, dict) or not isinstance(inner[-2], int):
+            return None
+        shown = ", ".join(
+            f'"{k}": ' + ("{…}" if k == inner[-1] else compact(v, 20)) for k, v in wrapper.items()
+        )
+        return f"wrapped in {{{shown}}}"
+
+    def _unmarked(self, loc: Loc, value: Any) -> tuple[Loc | None, str | None]:
+        """Where a field the markers cannot follow (a flag, a stop reason, a choice) went."""
+        key = str(loc[-1])
+        parent = self._parent_wire(loc)
+        if key == "raw_arguments":
+            at = next((w for w, raw in self.raw.items() if raw == value), None)
+            if at is not None and _get(self.wire, at)[1] == value:
+                return at, "the text as the model sent it (not a JSON object)"
+            return None, _no_place(key, value, self.fmt.name)
+        if key == "is_error":
+            content = self.places.get((*loc[:-1], "content"), [])
+            if value is True and content and content[0].how == "prefixed":
+                return content[
+                    0
+                ].loc, f"no flag in {self.fmt.name}: the {content[0].prefix!r} marker"
+            found = _find_key(self.expected, ("is_error",), parent, 1) if parent else None
+            if found is not None:
+                return found, None
+            if value is False:
+                return None, "false: not written (absent means false)"
+            return None, f"no place in {self.fmt.name}"
+        if key == "stop_reason":
+            found = _find_key(self.expected, ("stop_reason", "finish_reason"), (), 3)
+            return found, self._value_note(loc, found, value)
+        if key == "parallel_tool_calls":
+            found = _find_key(
+                self.expected, ("parallel_tool_calls", "disable_parallel_tool_use"), (), 2
+            )
+            return found, self._value_note(loc, found, value)
+        found = _find_key(self.expected, (key,), parent, 1) if parent is not None else None
+        return found, self._value_note(loc, found, value)
+
+    def _parent_wire(self, loc: Loc) -> Loc | None:
+        """Where the element holding `loc` is on the wire, found from its marked siblings."""
+        if len(loc) == 1:
+            return ()
+        siblings = [p.loc for k, ps in self.places.items() if k[:-1] == loc[:-1] for p in ps]
+        if not siblings:
+            return None
+        common = _common(siblings)
+        return common[:-1] if common in siblings else common
+
+    def _value_note(self, loc: Loc, found: Loc | None, value: Any) -> str | None:
+        if found is None:
+            return _no_place(str(loc[-1]), value, self.fmt.name)
+        wire_value = self._value(self.expected, found)
+        a_key, b_key = str(loc[-1]), str(found[-1])
+        same_key = a_key == b_key
+        if _canon(wire_value) == _canon(value):
+            return None if same_key else _EXPLAIN.get((a_key, b_key), f"`{a_key}` → `{b_key}`")
+        return f"{compact(value, 40)} → {compact(wire_value, 50)}"
+
+    @staticmethod
+    def _value(doc: Any, loc: Loc) -> Any:
+        return _get(doc, loc)[1]
+
+    # ---- status
+
+    def _status(self, wire_locs: list[Loc], how: str) -> str:
+        for loc in wire_locs:
+            ok, got = _get(self.wire, loc)
+            if not ok:
+                return "missing"
+            want = self._value(self.expected, loc)
+            if loc in self.raw and got == self.raw[loc]:
+                continue  # the arguments as the model sent them: the internal file keeps them too
+            if how == "json" and isinstance(got, str) and isinstance(want, str):
+                got, want = _loads_or(got), _loads_or(want)
+            if _canon(got) != _canon(want):
+                return "differs"
+        return "same" if wire_locs else ""
+
+    def _container_status(self, wire_locs: list[Loc]) -> str:
+        if any(not _get(self.wire, w)[0] for w in wire_locs):
+            return "missing"
+        return ""
+
+    # ---- the rest of the wire file
+
+    def wire_only(self) -> list[tuple[str, Any]]:
+        covered = set(self.covered)
+        out = []
+        for loc, value in _leaves(self.wire, ()):
+            if loc and isinstance(loc[-1], str) and loc[-1] in _STRUCTURAL_KEYS:
+                continue
+            if any(loc[: len(c)] == c for c in covered):
+                continue
+            out.append((path_str(loc), value))
+        return out
+
+
+def _loads_or(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _leaves(value: Any, loc: Loc) -> Iterator[tuple[Loc, Any]]:
+    if isinstance(value, dict) and value:
+        for key, v in value.items():
+            yield from _leaves(v, (*loc, key))
+    elif isinstance(value, list) and value:
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*loc, i))
+    else:
+        yield loc, value
+
+
+def _no_place(key: str, value: Any, fmt: str) -> str:
+    if key == "raw_arguments":
+        return (
+            f"no place in {fmt}: the wire carries the parsed `input`, not the text the model sent"
+        )
+    if key == "signature":
+        return f"no place in {fmt}: the signature is dropped"
+    if value is None or value is False:
+        return f"{compact(value)}: not written"
+    return f"no place in {fmt}"
+
+
+def _block_label(block: dict[str, Any]) -> str:
+    kind = str(block.get("type"))
+    if kind == "tool_use":
+        return f"tool_use {block.get('name')}"
+    if kind == "tool_result":
+        return "tool_result, error" if block.get("is_error") else "tool_result"
+    return kind
+
+
+def _summary(blocks: list[Any]) -> str:
+    kinds = [b.get("type") for b in blocks if isinstance(b, dict)]
+    parts = []
+    for kind, what in (
+        ("thinking", "thinking"),
+        ("text", "text"),
+        ("tool_use", "call"),
+        ("tool_result", "result"),
+    ):
+        n = kinds.count(kind)
+        if n == 1 and kind in ("thinking", "text"):
+            parts.append(what)
+        elif n:
+            parts.append(f"{n} {what}{'s' if n > 1 else ''}")
+    return ", ".join(parts) or "empty"
+
+
+def _tally(items: list[str]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    for item in items:
+        if out and out[-1][0] == item:
+            out[-1] = (item, out[-1][1] + 1)
+        else:
+            out.append((item, 1))
+    return out
+
+
+def _counted(items: list[str]) -> list[str]:
+    return [item if n == 1 else f"{item} ×{n}" for item, n in _tally(items)]
+
+
+# ---------------------------------------------------------------------------------------------
+# fc diff
+
+
+@dataclass
+class Side:
+    name: str
+    format: str
+    kind: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.name, "format": self.format, "kind": self.kind, "reason": self.reason}
+
+
+@dataclass
+class DiffResult:
+    mode: Literal["mapping", "structural", "meaning"]
+    a: Side
+    b: Side
+    changes: list[Change]
+    """structural: of the files as they are; mapping and meaning: of what they say, in the
+    internal format."""
+    links: list[Link] = field(default_factory=list)
+    wire_only: list[tuple[str, Any]] = field(default_factory=list)
+    """Mapping: fields of the wire file the internal format keeps nothing of."""
+    summary: str = ""
+    """Mapping: what was compared (`2 calls, 2 results, 1 text, 1 tool`)."""
+    note: str | None = None
+
+    @property
+    def differ(self) -> bool:
+        return bool(self.changes)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mode": self.mode,
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+            "same": not self.differ,
+            "differences": [c.to_json() for c in self.changes],
+        }
+        if self.mode == "mapping":
+            out["mapping"] = [link.to_json() for link in self.links]
+            out["only_in_wire"] = [{"path": p, "value": v} for p, v in self.wire_only]
+            out["compared"] = self.summary
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+_CHAT = ("deepseek", "openai")
+
+
+def diff_documents(a: Document, b: Document) -> DiffResult:
+    side_a, side_b = (Side(d.name, d.format, d.kind, d.reason) for d in (a, b))
+    same_family = a.format == b.format or (a.format in _CHAT and b.format in _CHAT)
+    if same_family:
+        return DiffResult("structural", side_a, side_b, changes(a.data, b.data))
+    if a.kind != b.kind:
+        raise UsageError(
+            f"{a.name} is a {a.kind} and {b.name} a {b.kind}, in different formats: nothing to map",
+            hint="compare a step's request with its request, or its response with its response",
+        )
+    if "internal" in (a.format, b.format) and a.kind != "messages":
+        return _mapping(a, b, side_a, side_b)
+    return DiffResult(
+        "meaning",
+        side_a,
+        side_b,
+        _meaning(a.internal_json(), b.internal_json()),
+        note=f"{a.format} and {b.format} differ in form; both were read into the internal format "
+        "and compared there",
+    )
+
+
+def _meaning(a: Any, b: Any) -> list[Change]:
+    out = []
+    for c in changes(a, b):
+        said = where(b if c.kind == "added" else a, c.loc)
+        out.append(Change(c.loc, c.kind, c.old, c.new, said))
+    return out
+
+
+def _mapping(a: Document, b: Document, side_a: Side, side_b: Side) -> DiffResult:
+    from fccli.providers.formats import get_format
+
+    internal_doc, wire_doc = (a, b) if a.format == "internal" else (b, a)
+    fmt = get_format(wire_doc.format)
+    internal = internal_doc.internal
+    assert isinstance(internal, (Request, Response))
+    marks: dict[int, Loc] = {}
+    marked = _marked(internal.to_json_dict(), (), marks)
+    if isinstance(internal, Request):
+        expected: Any = fmt.to_wire_request(internal)
+        translated = fmt.to_wire_request(Request.model_validate(marked))
+        said: Any = fmt.from_wire_request(expected)
+    else:
+        expected = fmt.to_wire_response(internal)
+        translated = fmt.to_wire_response(Response.model_validate(marked))
+        said = fmt.from_wire_response(expected)
+    found: dict[int, list[_Place]] = {}
+    _locate(translated, (), found)
+    places = {marks[n]: ps for n, ps in found.items() if n in marks}
+    raw = _raw_arguments(internal.to_json_dict(), places)
+    mapper = _Mapper(fmt, internal.to_json_dict(), expected, wire_doc.data, places, raw)
+    links = mapper.build()
+    # What the format can say of the internal file, against what the wire file says.
+    wire_said = wire_doc.internal_json()
+    differences = _meaning(
+        _with_raw(said.to_json_dict(), internal.to_json_dict(), wire_said), wire_said
+    )
+    note = None
+    if internal_doc is b:
+        note = f"the internal file is {b.name}: the mapping reads from it to {a.name}"
+    return DiffResult(
+        "mapping",
+        side_a,
+        side_b,
+        differences,
+        links=links,
+        wire_only=mapper.wire_only(),
+        summary=_compared(internal),
+        note=note,
+    )
+
+
+def _raw_arguments(internal: dict[str, Any], places: dict[Loc, list[_Place]]) -> dict[Loc, str]:
+    """The wire places of arguments that were not a JSON object, with the text the model sent."""
+    out: dict[Loc, str] = {}
+    for loc, found in places.items():
+        if loc[-1] != "input":
+            continue
+        ok, block = _get(internal, loc[:-1])
+        if ok and isinstance(block, dict) and isinstance(block.get("raw_arguments"), str):
+            out.update({p.loc: block["raw_arguments"] for p in found if p.how == "json"})
+    return out
+
+
+def _with_raw(said: Any, internal: Any, wire: Any) -> Any:
+    """What the format can say of the internal file, where a call's unparsable arguments may
+    travel as the model sent them (a response) or as `{}` (a history sent back): when the wire
+    file carries the very text the internal file keeps, that is no difference."""
+    kept, carried = _tool_uses(internal), _tool_uses(wire)
+    for call_id, block in _tool_uses(said).items():
+        raw = kept.get(call_id, {}).get("raw_arguments")
+        if raw is not None and carried.get(call_id, {}).get("raw_arguments") == raw:
+            block["raw_arguments"] = raw
+    return said
+
+
+def _tool_uses(doc: Any) -> dict[Any, dict[str, Any]]:
+    messages = doc["messages"] if isinstance(doc, dict) and "messages" in doc else [doc]
+    return {
+        b.get("id"): b
+        for m in messages
+        if isinstance(m, dict)
+        for b in m.get("content") or []
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+
+
+def _compared(doc: Request | Response) -> str:
+    messages = doc.messages if isinstance(doc, Request) else [doc.as_message()]
+    blocks = [b for m in messages for b in m.content]
+    counts = [
+        (sum(b.type == "tool_use" for b in blocks), "call", "id, name, arguments"),
+        (sum(b.type == "tool_result" for b in blocks), "result", "id, content, error flag"),
+        (sum(b.type == "text" for b in blocks), "text", ""),
+        (sum(b.type == "thinking" for b in blocks), "thinking block", ""),
+    ]
+    if isinstance(doc, Request):
+        counts.append((len(doc.tools), "tool offered", "name, description, schema"))
+    parts = []
+    for n, what, detail in counts:
+        if n:
+            plural = what.replace("tool offered", "tools offered") if n > 1 else what
+            if n > 1 and what != "tool offered":
+                plural = what + "s"
+            parts.append(f"{n} {plural}" + (f" ({detail})" if detail else ""))
+    return ", ".join(parts) or "no content"

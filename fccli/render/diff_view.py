@@ -1,0 +1,213 @@
+"""`fc diff`: the mapping of an internal file onto its wire form, or a diff by JSON path.
+
+Takes the differ's objects (fccli.diff); no wire format, provider or transport here. Without
+colour, removed and added pieces of a long string are marked `[-…-]` and `{+…+}`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
+
+from fccli.diff import compact
+
+if TYPE_CHECKING:
+    from fccli.diff import Change, DiffResult, Link, Side
+
+CONTEXT = 24
+"""Characters of unchanged text kept on each side of a change inside a long string."""
+VALUE_LIMIT = 80
+LEFT_MAX = 36
+RIGHT_MAX = 24
+STATUS = {"differs": ("≠ differs", "bold red"), "missing": ("✗ missing", "bold red")}
+
+
+def render_diff(console: Console, result: DiffResult) -> None:
+    _header(console, result)
+    if result.mode == "mapping":
+        _mapping(console, result)
+        return
+    console.print()
+    if result.note:
+        console.print(Text(result.note, style="dim"))
+    if not result.changes:
+        console.print(Text("no differences", style="bold green"))
+        return
+    _changes(console, result.changes)
+    n = len(result.changes)
+    console.print(Text(f"{n} difference{'s' if n > 1 else ''}", style="bold"))
+
+
+def _side(side: Side) -> str:
+    return f"{side.name}: {side.format} {side.kind}"
+
+
+def _header(console: Console, result: DiffResult) -> None:
+    console.print(
+        Text.assemble(("A ", "bold red"), _side(result.a), (f" ({result.a.reason})", "dim"))
+    )
+    console.print(
+        Text.assemble(("B ", "bold green"), _side(result.b), (f" ({result.b.reason})", "dim"))
+    )
+
+
+# ---- the mapping
+
+
+def _mapping(console: Console, result: DiffResult) -> None:
+    internal, wire = (result.a, result.b) if result.a.format == "internal" else (result.b, result.a)
+    console.print()
+    console.print(
+        Text.assemble(
+            ("field by field, message by message: ", "bold"),
+            f"internal ({internal.name}) → {wire.format} ({wire.name})",
+        )
+    )
+    rows: list[tuple[Text, Text, Text]] = []
+    parents: list[Link] = []
+    for link in result.links:
+        del parents[link.level :]
+        rows.append(_row(link, parents[-1] if parents else None))
+        parents.append(link)
+    _columns(console, rows, ("internal", wire.format))
+    if result.wire_only:
+        console.print()
+        console.print(
+            Text(f"only in {wire.format} (the internal format keeps none of these):", style="bold")
+        )
+        for path, value in result.wire_only:
+            console.print(Text.assemble("  ", path, (f" = {_value(value, 50)}", "dim")))
+    console.print()
+    if result.note:
+        console.print(Text(result.note, style="dim"))
+    if not result.changes:
+        console.print(
+            Text.assemble(
+                ("the same meaning: ", "bold green"),
+                f"{result.summary}; read back from {wire.name}, all equal",
+            )
+        )
+        return
+    n = len(result.changes)
+    console.print(
+        Text.assemble(
+            (f"{n} difference{'s' if n > 1 else ''} in meaning", "bold red"),
+            f" ({wire.name} read back into the internal format, against what {internal.name} "
+            f"says in {wire.format}):",
+        )
+    )
+    _changes(console, result.changes)
+
+
+def _row(link: Link, parent: Link | None) -> tuple[Text, Text, Text]:
+    indent = "  " * link.level
+    a = _relative(link.a, parent.a if parent else None)
+    left = Text(indent + a)
+    if link.label and not a.endswith(f".{link.label}"):  # `.content[0].text` says `text` already
+        left.append(f"  {link.label}", style="dim")
+    if not link.b:
+        right = Text(indent + "—", style="yellow")
+    else:
+        base = parent.b[0] if parent and len(parent.b) == 1 else None
+        right = Text(indent + ", ".join(_relative(b, base) for b in link.b))
+        if link.b_label:
+            right.append(f"  {link.b_label}", style="dim")
+    how = Text(link.note or "", style="yellow" if not link.b else "")
+    if link.status in STATUS:  # beside the wire path, where the eye is
+        said, style = STATUS[link.status]
+        right.append(f"  {said}", style=style)
+    return left, right, how
+
+
+def _columns(
+    console: Console, rows: list[tuple[Text, Text, Text]], titles: tuple[str, str]
+) -> None:
+    """internal → wire, then how; the note goes under the row when the line would run over."""
+    left_w = min(max([len(titles[0]), *(cell_len(r[0].plain) for r in rows)]), LEFT_MAX)
+    right_w = min(max([len(titles[1]), *(cell_len(r[1].plain) for r in rows)]), RIGHT_MAX)
+    width = console.width
+    console.print(Text.assemble((_pad(titles[0], left_w), "bold"), "   ", (titles[1], "bold")))
+    for left, right, how in rows:
+        line = Text.assemble(left, " " * max(left_w - cell_len(left.plain), 0), " → ", right)
+        if how.plain:
+            gap = max(left_w + 3 + right_w - cell_len(line.plain), 0) + 2
+            if cell_len(line.plain) + gap + cell_len(how.plain) <= width:
+                line.append(" " * gap)
+                line.append_text(how)
+            else:
+                console.print(line)
+                line = Text.assemble(" " * (left_w + 5), how)
+        console.print(line)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(width - cell_len(text), 0)
+
+
+def _relative(path: str, base: str | None) -> str:
+    if base and base != "$" and path.startswith(base) and path != base:
+        rest = path[len(base) :]
+        if rest[0] in ".[":
+            return rest
+    return path
+
+
+# ---- changes
+
+
+def _changes(console: Console, changes: list[Change]) -> None:
+    for change in changes:
+        where = Text(f"  ({change.where})", style="dim") if change.where else Text("")
+        if change.kind == "removed":
+            console.print(
+                Text.assemble(
+                    ("- ", "bold red"), change.path, where, ": ", (_value(change.old), "red")
+                )
+            )
+        elif change.kind == "added":
+            console.print(
+                Text.assemble(
+                    ("+ ", "bold green"), change.path, where, ": ", (_value(change.new), "green")
+                )
+            )
+        else:
+            pieces = change.inline()
+            if pieces is None:
+                console.print(
+                    Text.assemble(
+                        ("~ ", "bold yellow"),
+                        change.path,
+                        where,
+                        ": ",
+                        (_value(change.old), "red"),
+                        " → ",
+                        (_value(change.new), "green"),
+                    )
+                )
+            else:
+                console.print(Text.assemble(("~ ", "bold yellow"), change.path, where, ":"))
+                console.print(Text.assemble("    ", _inline(pieces, console.color_system is None)))
+
+
+def _inline(pieces: list[tuple[str, str]], plain: bool) -> Text:
+    out = Text()
+    last = len(pieces) - 1
+    for i, (op, text) in enumerate(pieces):
+        if op == "=":
+            if len(text) > 2 * CONTEXT:
+                head = text[:CONTEXT] if i > 0 else ""
+                tail = text[-CONTEXT:] if i < last else ""
+                text = f"{head}…{tail}" if head or tail else "…"
+            out.append(text)
+        elif op == "-":
+            out.append(f"[-{text}-]" if plain else text, style="bold red strike")
+        else:
+            out.append(f"{{+{text}+}}" if plain else text, style="bold green underline")
+    return out
+
+
+def _value(value: Any, limit: int = VALUE_LIMIT) -> str:
+    return compact(value, limit)

@@ -1,0 +1,586 @@
+"""`fc show`: a trace, or one request or response file, as a transcript a person reads.
+
+Per step: the tools offered (numbered, so a call can be matched against the offer), the
+request in a line, the response's stop reason as a badge with duration and tokens, its thinking
+(shortened unless asked), text and tool calls, and under each call its result (found by id in
+the next request, errors in red) with the tool run's duration from the manifest. Ids get a
+colour each, the same wherever they appear, so a call and its result pair up by eye.
+
+Takes core objects and the trace reader's data; no wire format, provider or transport here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.text import Text
+
+from fccli.core.models import (
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+)
+
+if TYPE_CHECKING:
+    from fccli.trace_reader import Document, Step, Trace
+
+THINKING_PREVIEW = 120
+FOLD_CHARS = 600
+FOLD_LINES = 12
+FOLD_KEEP_CHARS = 300
+FOLD_KEEP_LINES = 6
+INLINE_JSON = 70
+"""Arguments whose one-line JSON is at most this long stay on one line."""
+FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
+"""The stop reasons of an answer (as fccli.events has them; not imported: it pulls in the tools)."""
+ID_COLOURS = (
+    "magenta",
+    "cyan",
+    "green",
+    "blue",
+    "bright_magenta",
+    "bright_cyan",
+    "bright_green",
+    "bright_blue",
+    "yellow",
+    "bright_red",
+)
+STOP_STYLES = {"tool_use": "black on yellow", "end_turn": "black on green"}
+
+
+def recording_console(width: int = 100) -> Console:
+    """A console that prints nothing and keeps everything, with colour, for `--html`."""
+    import io
+
+    return Console(
+        file=io.StringIO(), record=True, width=width, force_terminal=True, color_system="truecolor"
+    )
+
+
+def one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def duration(ms: Any) -> str:
+    if not isinstance(ms, (int, float)):
+        return "?"
+    return f"{ms:.1f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+class _Ids:
+    """One colour per id, by order of first appearance, the same everywhere."""
+
+    def __init__(self) -> None:
+        self.colours: dict[str, str] = {}
+
+    def text(self, value: str) -> Text:
+        if value not in self.colours:
+            self.colours[value] = ID_COLOURS[len(self.colours) % len(ID_COLOURS)]
+        return Text(value, style=self.colours[value])
+
+
+class _View:
+    def __init__(self, console: Console, *, thinking: bool, full: bool) -> None:
+        self.c = console
+        self.thinking = thinking
+        self.full = full
+        self.ids = _Ids()
+
+    def line(self, *parts: str | Text | tuple[str, str], indent: int = 0) -> None:
+        self.c.print(Text.assemble(" " * indent, *parts))
+
+    def block(self, text: str, indent: int, style: str = "") -> None:
+        """Text that may run over several lines, each line indented."""
+        pad = " " * indent
+        self.c.print(Text(pad + text.replace("\n", "\n" + pad), style=style))
+
+    # ---- pieces shared by the trace and the single-file views
+
+    def tools(self, tools: Sequence[ToolSpec], same_as: int | None) -> None:
+        if not tools:
+            self.line(("tools offered: none", "dim"))
+            return
+        if same_as is not None:
+            n = len(tools)
+            self.line((f"tools offered: the same {n} as step {same_as}", "dim"))
+            return
+        self.line(f"tools offered ({len(tools)}):")
+        for k, tool in enumerate(tools, 1):
+            description = (
+                one_line(tool.description, 200) if tool.description else "(no description)"
+            )
+            self.line(f"{k}. ", (signature(tool), "bold"), ("  " + description, "dim"), indent=2)
+
+    def assistant(
+        self,
+        blocks: Sequence[Any],
+        tools: Sequence[ToolSpec] | None,
+        stop_reason: str | None,
+        results: dict[str, ToolResultBlock] | None,
+        runs: dict[str, dict[str, Any]],
+        *,
+        answered_later: bool,
+    ) -> None:
+        """An assistant turn: thinking, text, and each call with its result under it.
+
+        `tools` None: the offer is not known (a response file alone); `results` None: the
+        results are not known either, so none is looked for."""
+        final = stop_reason in FINAL_STOPS and not any(isinstance(b, ToolUseBlock) for b in blocks)
+        names = None if tools is None else [t.name for t in tools]
+        for block in blocks:
+            if isinstance(block, ThinkingBlock):
+                self._thinking(block.thinking)
+            elif isinstance(block, TextBlock):
+                label = "answer: " if final else "text: "
+                text = block.text.replace("\n", "\n" + " " * (2 + len(label)))
+                self.line(label, (text, "bold" if final else ""), indent=2)
+            elif isinstance(block, ToolUseBlock):
+                self._call(block, names)
+                if results is not None:
+                    self._result(block, results, runs, stop_reason, answered_later)
+
+    def _thinking(self, text: str) -> None:
+        if self.thinking or (len(text) <= THINKING_PREVIEW and "\n" not in text):
+            self.block("thinking: " + text.replace("\n", "\n" + " " * 10), 2, "dim")
+            return
+        shown = one_line(text, THINKING_PREVIEW)
+        self.line(
+            ("thinking: " + shown, "dim"),
+            (f" ({len(text)} chars; --thinking shows all)", "dim italic"),
+            indent=2,
+        )
+
+    def _call(self, call: ToolUseBlock, names: list[str] | None) -> None:
+        if names is None:
+            offered = Text("")
+        elif call.name in names:
+            offered = Text(f" (tool {names.index(call.name) + 1})", style="dim")
+        else:
+            offered = Text(" (not offered!)", style="bold red")
+        self.line(
+            ("▶ call ", "yellow"),
+            (call.name, "bold"),
+            offered,
+            ("  id ", "dim"),
+            self.ids.text(call.id),
+            indent=2,
+        )
+        if call.raw_arguments is not None:
+            self.line(("arguments, not a JSON object: ", "red"), repr(call.raw_arguments), indent=6)
+            return
+        self.block(arguments_text(call.input), 6)
+
+    def _result(
+        self,
+        call: ToolUseBlock,
+        results: dict[str, ToolResultBlock],
+        runs: dict[str, dict[str, Any]],
+        stop_reason: str | None,
+        answered_later: bool,
+    ) -> None:
+        result = results.get(call.id)
+        run = runs.get(call.id, {})
+        took = f"{duration(run.get('duration_ms'))}" if "duration_ms" in run else ""
+        kind = run.get("error_kind")
+        detail = ", ".join(x for x in (kind, took) if x)
+        detail = f" ({detail})" if detail else ""
+        if result is not None:
+            if result.is_error:
+                head = Text("✗ error result", style="bold red")
+            else:
+                head = Text("✓ result", style="green")
+            self.line(head, " for ", self.ids.text(call.id), (detail + ":", "dim"), indent=4)
+            self.block(self.fold(result.content), 6, "red" if result.is_error else "")
+            return
+        if run:
+            # Executed, but no later request handed the result back (the run stopped first).
+            said = "✗ executed, failed" if run.get("is_error") else "✓ executed"
+            self.line(
+                (said, "red" if run.get("is_error") else "green"),
+                (detail, "dim"),
+                ("; the result was never handed back: the run stopped first", "yellow"),
+                indent=4,
+            )
+            if run.get("is_error") and isinstance(run.get("error"), str):
+                self.block(self.fold(run["error"]), 6, "red")
+            return
+        if stop_reason != "tool_use":
+            self.line(
+                ("not executed: ", "bold red"),
+                f"the stop reason is {stop_reason}, not tool_use",
+                indent=4,
+            )
+        elif not answered_later:
+            self.line(("no result: the run stopped before this call was answered", "red"), indent=4)
+        else:
+            self.line(("no result for this id in the next request", "bold red"), indent=4)
+
+    def fold(self, text: str) -> str:
+        lines = text.split("\n")
+        if self.full or (len(text) <= FOLD_CHARS and len(lines) <= FOLD_LINES):
+            return text
+        kept = "\n".join(lines[:FOLD_KEEP_LINES])[:FOLD_KEEP_CHARS]
+        return (
+            f"{kept}…\n[folded: {len(text):,} chars, {len(lines):,} line"
+            f"{'s' if len(lines) > 1 else ''} in all; --full shows everything]"
+        )
+
+    def stop(self, response: Response, wire_stop: Any, extra: list[str]) -> None:
+        style = STOP_STYLES.get(response.stop_reason, "black on red")
+        parts: list[str | Text | tuple[str, str]] = [
+            ("← response ", "cyan"),
+            (f" {response.stop_reason} ", f"bold {style}"),
+        ]
+        if isinstance(wire_stop, str) and wire_stop != response.stop_reason:
+            parts.append((f" (on the wire: {wire_stop})", "dim"))
+        usage = response.usage
+        if usage is not None and usage.input_tokens is not None:
+            tokens = f"{usage.input_tokens} in / {usage.output_tokens} out tokens"
+            if usage.reasoning_tokens:
+                tokens += f" ({usage.reasoning_tokens} reasoning)"
+            extra = [*extra, tokens]
+        if extra:
+            parts.append((" · " + " · ".join(extra), "dim"))
+        self.line(*parts)
+
+
+def signature(tool: ToolSpec) -> str:
+    """`get_weather(city: string, unit?: "c" | "f")` from the tool's schema."""
+    schema = tool.input_schema
+    props = schema.get("properties")
+    required = schema.get("required")
+    required = required if isinstance(required, list) else []
+    params = []
+    for name, prop in (props if isinstance(props, dict) else {}).items():
+        params.append(f"{name}{'' if name in required else '?'}: {_type_of(prop)}")
+    return f"{tool.name}({', '.join(params)})"
+
+
+def _type_of(prop: Any) -> str:
+    if not isinstance(prop, dict):
+        return "any"
+    if isinstance(prop.get("enum"), list):
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(prop.get("items"), dict):
+        return f"{_type_of(prop['items'])}[]"
+    return str(kind) if kind else "any"
+
+
+def arguments_text(value: Any) -> str:
+    line = json.dumps(value, ensure_ascii=False)
+    return line if len(line) <= INLINE_JSON else json.dumps(value, ensure_ascii=False, indent=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# a trace
+
+
+def render_trace(
+    console: Console,
+    trace: Trace,
+    *,
+    step: int | None = None,
+    thinking: bool = False,
+    full: bool = False,
+) -> None:
+    view = _View(console, thinking=thinking, full=full)
+    m = trace.manifest
+    _trace_header(view, trace)
+    results, runs = trace.results(), trace.runs()
+    error = m.get("error") if isinstance(m.get("error"), dict) else None
+    previous_tools: tuple[int, list[Any]] | None = None
+    for s in trace.steps:
+        tools_json = [t.to_json_dict() for t in s.request.tools] if s.request else []
+        same_as = (
+            previous_tools[0]
+            if previous_tools is not None and previous_tools[1] == tools_json
+            else None
+        )
+        if s.request is not None and (previous_tools is None or same_as is None):
+            previous_tools = (s.number, tools_json)
+        if step is not None and s.number != step:
+            continue
+        if step is not None:
+            same_as = None
+        answered_later = any(later.number > s.number and later.request for later in trace.steps)
+        _step(view, s, same_as, results, runs, answered_later)
+        if error is not None and error.get("step") == s.number:
+            _stopped_here(view, error)
+    if step is None:
+        _trace_footer(view, trace)
+
+
+def _trace_header(view: _View, trace: Trace) -> None:
+    m = trace.manifest
+    view.line(("trace ", "bold"), (str(trace.path), "bold"))
+    facts = [
+        f"{m.get('provider', '?')} ({trace.wire_format or '?'} format)",
+        f"model {m.get('model', '?')}",
+        f"status {m.get('status', '?')}",
+        f"{len(trace.steps)} step{'s' if len(trace.steps) != 1 else ''}",
+    ]
+    if isinstance(m.get("duration_ms"), (int, float)):
+        facts.append(duration(m["duration_ms"]))
+    view.line((" · ".join(facts), "dim"))
+    if isinstance(m.get("question"), str):
+        view.line("question: ", (m["question"], "bold"))
+    options = _options(m.get("options"))
+    if options:
+        view.line(("options: " + " ".join(options), "dim"))
+
+
+def _options(options: Any) -> list[str]:
+    """The run's options that differ from the defaults, as they were typed."""
+    if not isinstance(options, dict):
+        return []
+    out = []
+    if options.get("tools") not in (None, "weather"):
+        out.append(f"--tools {options['tools']}")
+    if isinstance(options.get("system"), str):
+        out.append(f"--system {json.dumps(one_line(options['system'], 40), ensure_ascii=False)}")
+    if options.get("thinking") is not None:
+        out.append("--thinking" if options["thinking"] else "--no-thinking")
+    if options.get("tool_choice") is not None:
+        out.append(f"--tool-choice {options['tool_choice']}")
+    if options.get("parallel_tool_calls") is False:
+        out.append("--no-parallel")
+    for key, flag in (("strict", "--strict"), ("stream", "--stream")):
+        if options.get(key) is True:
+            out.append(flag)
+    if options.get("max_tokens") is not None:
+        out.append(f"--max-tokens {options['max_tokens']}")
+    if options.get("max_steps") not in (None, 8):
+        out.append(f"--max-steps {options['max_steps']}")
+    return out
+
+
+def _step(
+    view: _View,
+    s: Step,
+    same_as: int | None,
+    results: dict[str, ToolResultBlock],
+    runs: dict[str, dict[str, Any]],
+    answered_later: bool,
+) -> None:
+    record = s.record or {}
+    view.c.print()
+    view.c.rule(Text(f"step {s.number}", style="bold"), align="left", style="dim")
+    request = s.request
+    if request is not None:
+        if s.number == 1 and request.system:
+            view.line("system: ", (request.system, "italic"))
+        view.tools(request.tools, same_as)
+        count = f"{len(request.messages)} message{'s' if len(request.messages) != 1 else ''}"
+        if s.wire_messages is not None and s.wire_messages != len(request.messages):
+            count += f" ({s.wire_messages} on the wire)"
+        view.line(("→ request", "cyan"), f": {count}, {_what_is_new(request)}")
+    for note in s.notes:
+        view.line(("! ", "yellow"), (note, "yellow"))
+    extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
+    attempts = attempts_text(record.get("attempts"))
+    if attempts:
+        extra.append(attempts)
+    response = s.response
+    if response is None:
+        view.line(("← no response", "red"), (" · " + " · ".join(extra), "dim") if extra else "")
+        return
+    view.stop(response, record.get("wire_stop_reason"), extra)
+    tools = request.tools if request else None  # unknown: no call is said to be "not offered"
+    view.assistant(
+        response.content,
+        tools,
+        response.stop_reason,
+        results,
+        runs,
+        answered_later=answered_later,
+    )
+
+
+def _what_is_new(request: Request) -> str:
+    if not request.messages:
+        return "no messages"
+    last = request.messages[-1]
+    results = last.tool_results()
+    if results:
+        errors = sum(r.is_error for r in results)
+        said = f"{len(results)} tool result{'s' if len(results) > 1 else ''} handed back"
+        if errors:
+            said += " (1 is an error)" if errors == 1 else f" ({errors} are errors)"
+        return said
+    if len(request.messages) == 1:
+        return "the question"
+    return f"the last message from the {last.role}"
+
+
+def attempts_text(attempts: Any) -> str | None:
+    """`2 attempts: 429 then 200` from the manifest's attempt records; None for one attempt."""
+    if isinstance(attempts, int):
+        return f"{attempts} attempts" if attempts > 1 else None
+    if not isinstance(attempts, list) or len(attempts) < 2:
+        return None
+    said = []
+    for a in attempts:
+        if not isinstance(a, dict):
+            said.append("?")
+        elif a.get("status") is not None:
+            said.append(str(a["status"]))
+        elif isinstance(a.get("error"), str):
+            said.append(a["error"].split(":")[0])
+        else:
+            said.append("?")
+    return f"{len(attempts)} attempts: {' then '.join(said)}"
+
+
+def _stopped_here(view: _View, error: dict[str, Any]) -> None:
+    kind = error.get("kind", "error")
+    view.line(("✗ stopped here: ", "bold red"), (f"{kind}: {error.get('message', '')}", "red"))
+    attempts = attempts_text(error.get("attempts"))
+    if attempts:
+        view.line((attempts, "dim"), indent=2)
+    excerpt = error.get("body_excerpt")
+    if isinstance(excerpt, str) and excerpt.strip():
+        view.line(("the provider sent: ", "dim"), one_line(excerpt, 200), indent=2)
+
+
+def _trace_footer(view: _View, trace: Trace) -> None:
+    m = trace.manifest
+    status = m.get("status")
+    error = m["error"] if isinstance(m.get("error"), dict) else {}
+    view.c.print()
+    last = trace.steps[-1].number if trace.steps else 0
+    if status == "ok":
+        view.line(("done: ", "bold green"), f"the model answered at step {last}")
+    elif status == "max_steps":
+        limit = (m.get("options") or {}).get("max_steps", last)
+        view.line(
+            ("stopped: ", "bold yellow"),
+            f"--max-steps {limit} reached before the model answered; "
+            "the last tool results were not handed back",
+        )
+    elif status in ("error", "interrupted"):
+        where = error.get("step", last)
+        view.line(
+            (
+                f"{'interrupted' if status == 'interrupted' else 'stopped'} at step {where}: ",
+                "bold red",
+            ),
+            (re.sub(r"^step \d+: ", "", str(error.get("message", ""))), "red"),
+        )
+    else:
+        view.line(
+            ("not finished: ", "bold yellow"),
+            f"status {status}: fc was stopped without closing the trace, or is still running",
+        )
+    for note in m.get("notes") or []:
+        view.line(("note: ", "yellow"), str(note))
+
+
+# ---------------------------------------------------------------------------------------------
+# one file
+
+
+def render_document(console: Console, doc: Document, *, thinking: bool, full: bool) -> None:
+    view = _View(console, thinking=thinking, full=full)
+    view.line(
+        (doc.name, "bold"),
+        f": {'an' if doc.format[0] in 'aeiou' else 'a'} {doc.format} {doc.what()}",
+        (f" ({doc.reason})", "dim"),
+    )
+    internal = doc.internal
+    if isinstance(internal, Response):
+        facts = [
+            f"id {internal.id}" if internal.id else "",
+            f"model {internal.model}" if internal.model else "",
+        ]
+        if any(facts):
+            view.line((" · ".join(f for f in facts if f), "dim"))
+        view.stop(internal, None, [])
+        view.assistant(internal.content, None, internal.stop_reason, None, {}, answered_later=False)
+        return
+    if isinstance(internal, Request):
+        facts = [f"model {internal.model}", f"{len(internal.messages)} messages"]
+        for key in ("tool_choice", "parallel_tool_calls", "max_tokens", "thinking", "stream"):
+            value = getattr(internal, key)
+            if value is not None:
+                shown = value.to_json_dict() if hasattr(value, "to_json_dict") else value
+                facts.append(f"{key} {json.dumps(shown, ensure_ascii=False)}")
+        view.line((" · ".join(facts), "dim"))
+        if internal.system:
+            view.line("system: ", (internal.system, "italic"))
+        view.tools(internal.tools, None)
+        _conversation(view, internal.messages, internal.tools, "$.messages")
+    elif isinstance(internal, list):
+        if doc.system:
+            view.line("system: ", (doc.system, "italic"))
+        _conversation(view, internal, None, "$")
+
+
+def _conversation(
+    view: _View, messages: list[Message], tools: list[ToolSpec] | None, base: str
+) -> None:
+    """A history: each call with its result under it; results shown once, under their call."""
+    results = {r.tool_use_id: r for m in messages for r in m.tool_results()}
+    called: set[str] = set()
+    for i, message in enumerate(messages):
+        if message.role == "assistant":
+            view.line(("assistant", "bold cyan"), (f"  {base}[{i}]", "dim"))
+            later = any(m.tool_results() for m in messages[i + 1 :])
+            stop = "tool_use" if message.tool_uses() else None
+            view.assistant(message.content, tools, stop, results, {}, answered_later=later)
+            called |= {c.id for c in message.tool_uses()}
+            continue
+        texts = [b for b in message.content if isinstance(b, TextBlock)]
+        orphans = [b for b in message.tool_results() if b.tool_use_id not in called]
+        if not texts and not orphans:
+            continue  # its results were shown under their calls
+        view.line(("user", "bold cyan"), (f"  {base}[{i}]", "dim"))
+        for result in orphans:
+            view.line(
+                ("result for ", "bold red"),
+                view.ids.text(result.tool_use_id),
+                (": no call with this id before it", "bold red"),
+                indent=2,
+            )
+            view.block(view.fold(result.content), 6, "red" if result.is_error else "")
+        for text in texts:
+            view.block(text.text, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# raw files (--wire)
+
+
+def render_files(
+    console: Console, heading: str, sections: list[tuple[str, list[tuple[str, str]]]]
+) -> None:
+    """Files as stored, pretty-printed, under a rule per section; JSON highlighted on a terminal."""
+    console.print(Text(heading, style="bold"))
+    for title, files in sections:
+        console.print()
+        console.rule(Text(title, style="bold"), align="left", style="dim")
+        if not files:
+            console.print(Text("(no wire files)", style="dim"))
+        for name, text in files:
+            console.print(Text(name, style="bold cyan"))
+            if console.color_system is None:
+                console.print(Text(text))
+                continue
+            from rich.syntax import Syntax  # Pygments: only for --wire on a terminal
+
+            lexer = "json" if name.endswith(".json") else "text"
+            console.print(
+                Syntax(text, lexer, theme="ansi_dark", background_color="default", word_wrap=True)
+            )

@@ -1,0 +1,464 @@
+"""Reading what fc wrote: a trace directory (manifest + each step's files) or a single JSON file.
+
+A trace that failed part-way is read as far as it goes: a missing or unreadable step file is
+noted on its step, never a reason to refuse the rest. The manifest is required (without it a
+directory is not a trace). Wire files are read as stored: a real provider's body may be compact
+JSON on one line, or not JSON at all (an error page); readers pretty-print them themselves.
+
+A single file's format is detected from its content (fccli.detect), not its name, and it is
+read into the internal format through the wire format's translator. Every failure is an
+InputFileError (exit 2) naming the file and, where there is one, the JSON path.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
+from fccli.core.jsonio import dumps, parse_json, read_json, validate
+from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
+
+if TYPE_CHECKING:
+    from fccli.detect import Detected
+
+MANIFEST = "manifest.json"
+TRACES_ROOT = Path("traces")
+STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.(json|sse)")
+FORMAT_NAMES = ("internal", "deepseek", "openai", "anthropic")
+
+
+# ---------------------------------------------------------------------------------------------
+# a single file
+
+
+@dataclass
+class Document:
+    """One JSON file, its detected format, and its content in the internal format."""
+
+    name: str
+    """The path as given (`<stdin>` for `-`)."""
+    data: Any
+    """The JSON as read."""
+    format: str
+    """internal, deepseek, openai or anthropic."""
+    kind: str
+    """request, response or messages."""
+    reason: str
+    """What gave the format away (or `forced with --from`)."""
+    internal: Request | Response | list[Message] | None = None
+    """The content read into the internal format (see `read_document(..., internal=True)`)."""
+    system: str | None = None
+    """A messages array's system prompt, when a chat array carried one as a message."""
+
+    def internal_json(self) -> Any:
+        if isinstance(self.internal, list):
+            return [m.to_json_dict() for m in self.internal]
+        return None if self.internal is None else self.internal.to_json_dict()
+
+    def what(self) -> str:
+        """`request`, `response` or `messages array`."""
+        return "messages array" if self.kind == "messages" else self.kind
+
+    def pretty(self) -> str:
+        return dumps(self.data).rstrip("\n")
+
+    def to_json(self) -> dict[str, Any]:
+        """`fc show FILE --json`: what the file is, and its content in the internal format."""
+        out = {"file": self.name, "format": self.format, "kind": self.kind, "reason": self.reason}
+        if self.system is not None:
+            out["system"] = self.system
+        return {**out, "internal": self.internal_json()}
+
+
+def read_source(name: str) -> tuple[Any, str]:
+    """The JSON of a file, or of stdin for `-`; and the name to show for it."""
+    if name == "-":
+        data = sys.stdin.buffer.read()
+        return _parse(data, "<stdin>"), "<stdin>"
+    path = Path(name)
+    if path.is_dir():
+        raise InputFileError(name, "is a directory; give a JSON file (fc show reads traces)")
+    if path.is_file():
+        return _parse(_read_bytes(path), name), name
+    return read_json(path), name  # the missing-file error, worded as everywhere else
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise InputFileError(str(path), f"cannot be read ({e.strerror})") from None
+
+
+def _parse(data: bytes, source: str) -> Any:
+    try:
+        return parse_json(data, source)
+    except InputFileError:
+        if _looks_like_sse(data):
+            raise InputFileError(
+                source,
+                "is a server-sent event stream, not a JSON document; "
+                "read the assembled N-response.<format>.json beside it",
+            ) from None
+        raise
+
+
+def _looks_like_sse(data: bytes) -> bool:
+    head = data.lstrip()[:200]
+    return head.startswith((b"data:", b"event:", b": ")) or b"\ndata:" in head
+
+
+def read_document(name: str, *, forced: str | None = None, internal: bool = True) -> Document:
+    """Read NAME (`-` for stdin), detect its format, and read it into the internal format."""
+    data, shown = read_source(name)
+    return document_from(data, shown, forced=forced, internal=internal)
+
+
+def document_from(
+    data: Any, name: str, *, forced: str | None = None, internal: bool = True
+) -> Document:
+    from fccli.detect import Unrecognised, detect
+
+    try:
+        detected: Detected = detect(data, name_hint=name)
+    except Unrecognised as e:
+        raise InputFileError(name, f"not a request or response fc can read: {e}") from None
+    fmt, reason = detected.format, detected.reason
+    if forced is not None:
+        if forced not in FORMAT_NAMES:
+            raise UsageError(
+                f"unknown format {forced!r}", hint=f"known formats: {', '.join(FORMAT_NAMES)}"
+            )
+        fmt, reason = forced, f"forced with --from (the content looks {detected.format})"
+    doc = Document(name, data, fmt, detected.kind, reason)
+    if internal:
+        to_internal(doc)
+    return doc
+
+
+def to_internal(doc: Document) -> None:
+    """Fill `doc.internal` (and `doc.system` for a chat messages array)."""
+    try:
+        if doc.format == "internal":
+            doc.internal = _internal_from_json(doc.data, doc.kind, doc.name)
+            return
+        from fccli.providers.formats import get_format
+
+        fmt = get_format(doc.format)
+        if doc.kind == "response":
+            doc.internal = fmt.from_wire_response(doc.data)
+        elif doc.kind == "request":
+            doc.internal = fmt.from_wire_request(doc.data)
+        else:
+            request = fmt.from_wire_request({"model": "", "messages": doc.data})
+            doc.internal, doc.system = request.messages, request.system
+    except ConversionError as e:
+        raise InputFileError(
+            doc.name,
+            f"cannot be read as {doc.format} {doc.what()}: {e.problem}",
+            json_path=_unwrapped(e.json_path, doc.kind),
+        ) from None
+    except InputFileError as e:
+        if doc.kind != "messages":
+            raise
+        raise InputFileError(
+            e.path, e.problem, json_path=_unwrapped(e.json_path, doc.kind)
+        ) from None
+
+
+def _unwrapped(json_path: str | None, kind: str) -> str | None:
+    """A messages array is read as the messages of a request; its paths are the array's own."""
+    if json_path is None or kind != "messages" or not json_path.startswith("$.messages"):
+        return json_path
+    return "$" + json_path[len("$.messages") :]
+
+
+def _internal_from_json(data: Any, kind: str, name: str) -> Request | Response | list[Message]:
+    if kind == "response":
+        return validate(Response, data, name)
+    if kind == "request":
+        return validate(Request, data, name)
+    wrapped = validate(Request, {"model": "", "messages": data}, name)
+    return wrapped.messages
+
+
+def pretty(data: bytes) -> str:
+    """A stored file as a person reads it: JSON pretty-printed, anything else as text."""
+    try:
+        return dumps(parse_json(data, "file")).rstrip("\n")
+    except FcError:
+        return data.decode("utf-8", errors="replace").rstrip("\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# a trace directory
+
+
+@dataclass
+class Step:
+    number: int
+    record: dict[str, Any] | None = None
+    """The manifest's record of the step (stop reason, duration, usage, tool runs, attempts);
+    None for a step that failed before its answer was read."""
+    files: dict[str, Path] = field(default_factory=dict)
+    """The step's files by role: request, wire_request, wire_response, wire_stream, response."""
+    request: Request | None = None
+    response: Response | None = None
+    wire_messages: int | None = None
+    """How many messages the wire request holds (chat: one per tool result)."""
+    notes: list[str] = field(default_factory=list)
+    """What could not be read, or was read another way (from the wire file)."""
+
+    def tool_runs(self) -> list[dict[str, Any]]:
+        runs = (self.record or {}).get("tool_runs")
+        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
+
+@dataclass
+class Trace:
+    path: Path
+    manifest: dict[str, Any]
+    wire_format: str | None
+    steps: list[Step]
+
+    def step(self, number: int) -> Step:
+        for s in self.steps:
+            if s.number == number:
+                return s
+        have = ", ".join(str(s.number) for s in self.steps) or "none"
+        raise UsageError(f"{self.path} has no step {number}", hint=f"its steps: {have}")
+
+    def results(self) -> dict[str, ToolResultBlock]:
+        """Every tool result handed back in any request of the trace, by the id it answers."""
+        out: dict[str, ToolResultBlock] = {}
+        for s in self.steps:
+            for message in s.request.messages if s.request else []:
+                for block in message.tool_results():
+                    out[block.tool_use_id] = block
+        return out
+
+    def runs(self) -> dict[str, dict[str, Any]]:
+        """The manifest's tool runs (duration, error kind), by call id."""
+        return {
+            r["id"]: r for s in self.steps for r in s.tool_runs() if isinstance(r.get("id"), str)
+        }
+
+    def tools(self, number: int) -> list[ToolSpec]:
+        """The tools offered at step `number`, as its request says."""
+        request = self.step(number).request
+        return request.tools if request else []
+
+
+def resolve_trace(target: str | None, root: Path = TRACES_ROOT) -> Path:
+    """TARGET as given, or the newest trace directly under ./traces."""
+    if target is not None:
+        return Path(target)
+    if not root.is_dir():
+        raise UsageError(
+            f"no trace given and no {root}/ directory here",
+            hint="give a trace directory or a JSON file: fc show traces/<name>",
+        )
+    # Traces fc run wrote (traces/<time>-<slug>) and one level down (traces/examples/<name>).
+    traces = [
+        m.parent for pattern in ("*/" + MANIFEST, "*/*/" + MANIFEST) for m in root.glob(pattern)
+    ]
+    if not traces:
+        raise UsageError(
+            f"no trace under {root}/", hint="run fc run QUESTION first, or give a trace directory"
+        )
+    return max(traces, key=_started)
+
+
+def _started(path: Path) -> tuple[str, float, str]:
+    # The manifest's start time orders traces (names may be anything with --out); its mtime
+    # breaks ties and stands in when the manifest cannot be read.
+    manifest = path / MANIFEST
+    try:
+        started = read_json(manifest).get("started_at")
+    except (FcError, AttributeError):
+        started = None
+    return (started if isinstance(started, str) else "", manifest.stat().st_mtime, path.name)
+
+
+def read_trace(path: Path) -> Trace:
+    if not path.exists():
+        raise InputFileError(str(path), "no such file or directory")
+    if not path.is_dir():
+        raise InputFileError(str(path), "is not a trace directory")
+    if not (path / MANIFEST).is_file():
+        raise InputFileError(str(path), f"is not an fc trace: it has no {MANIFEST}")
+    manifest = read_json(path / MANIFEST)
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("steps", []), list):
+        raise InputFileError(
+            str(path / MANIFEST), "not an fc trace manifest (expected an object with steps)"
+        )
+    files = _step_files(path)
+    wire_format = manifest.get("wire_format")
+    if not isinstance(wire_format, str):
+        suffixes = sorted({fmt for _, _, fmt, _ in files if fmt})
+        wire_format = suffixes[0] if suffixes else None
+    records = {
+        r["step"]: r
+        for r in manifest.get("steps", [])
+        if isinstance(r, dict) and isinstance(r.get("step"), int)
+    }
+    numbers = sorted(set(records) | {n for n, _, _, _ in files})
+    steps = [Step(n, records.get(n)) for n in numbers]
+    by_number = {s.number: s for s in steps}
+    for n, role, fmt, ext in files:
+        step = by_number[n]
+        name = f"{n}-{role}" + (f".{fmt}" if fmt else "") + f".{ext}"
+        if fmt is None:
+            step.files[role] = path / name
+        elif fmt == wire_format or wire_format is None:
+            step.files[("wire_stream" if ext == "sse" else f"wire_{role}")] = path / name
+        else:
+            step.notes.append(f"{name} is not in the trace's wire format ({wire_format})")
+    for step in steps:
+        _read_step(step, wire_format)
+    return Trace(path, manifest, wire_format, steps)
+
+
+def _step_files(path: Path) -> list[tuple[int, str, str | None, str]]:
+    out = []
+    for entry in path.iterdir():
+        m = STEP_FILE.fullmatch(entry.name)
+        if m and entry.is_file():
+            number, role, fmt, ext = m.groups()
+            if fmt is None and ext == "sse":
+                continue
+            out.append((int(number), role, fmt, ext))
+    return sorted(out, key=lambda f: (f[0], f[1], f[2] or "", f[3]))
+
+
+def _read_step(step: Step, wire_format: str | None) -> None:
+    wire_request = _read_quietly(step, "wire_request")
+    if isinstance(wire_request, dict) and isinstance(wire_request.get("messages"), list):
+        step.wire_messages = len(wire_request["messages"])
+    request = _read_model(step, "request", Request)
+    if request is None and wire_request is not None and wire_format:
+        request = _from_wire(step, "wire_request", wire_request, wire_format)
+    step.request = request if isinstance(request, Request) else None
+
+    response = _read_model(step, "response", Response)
+    if response is None and "wire_response" in step.files and wire_format:
+        wire_response = _read_quietly(step, "wire_response")
+        if wire_response is not None:
+            response = _from_wire(step, "wire_response", wire_response, wire_format)
+    step.response = response if isinstance(response, Response) else None
+    n = step.number
+    if step.request is None and not {"request", "wire_request"} & set(step.files):
+        step.notes.append(f"{n}-request.json is missing (and its wire form too)")
+    if (
+        step.response is None
+        and step.record is not None
+        and not set(step.files)
+        - {
+            "request",
+            "wire_request",
+        }
+    ):
+        step.notes.append(f"{n}-response.json is missing (and its wire form too)")
+    if step.response is None and "wire_stream" in step.files and "wire_response" not in step.files:
+        step.notes.append(
+            f"only the raw stream was kept ({step.files['wire_stream'].name}): "
+            "fc show --wire shows it"
+        )
+
+
+def _read_quietly(step: Step, role: str) -> Any:
+    """A step file's JSON, or None with a note saying why it could not be read."""
+    path = step.files.get(role)
+    if path is None:
+        return None
+    try:
+        return read_json(path)
+    except InputFileError as e:
+        step.notes.append(str(e) if role != "wire_response" else f"{e} (what the provider sent)")
+        return None
+
+
+def _read_model(step: Step, role: str, model: type[Request] | type[Response]) -> Any:
+    data = _read_quietly(step, role)
+    if data is None:
+        return None
+    try:
+        return validate(model, data, step.files[role].name)
+    except InputFileError as e:
+        step.notes.append(str(e))
+        return None
+
+
+def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | Response | None:
+    """The internal form of a step read from its wire file, when the internal file is missing."""
+    from fccli.providers.formats import get_format
+
+    name = step.files[role].name
+    internal_name = name.replace(f".{wire_format}.json", ".json")
+    try:
+        fmt = get_format(wire_format)
+        value: Request | Response = (
+            fmt.from_wire_request(data) if role == "wire_request" else fmt.from_wire_response(data)
+        )
+    except FcError as e:
+        step.notes.append(f"{name}: cannot be read as {wire_format}: {e}")
+        return None
+    there = internal_name in [p.name for p in step.files.values()]
+    step.notes.append(
+        f"{internal_name} {'cannot be read' if there else 'is missing'}; read from {name} instead"
+    )
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# what fc show prints besides the transcript
+
+
+def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
+    """`fc show --wire`: per step, its wire files as stored, pretty-printed."""
+    out = []
+    for s in trace.steps:
+        if step is not None and s.number != step:
+            continue
+        files = [
+            (s.files[role].name, pretty(_read_bytes(s.files[role])))
+            for role in ("wire_request", "wire_response", "wire_stream")
+            if role in s.files
+        ]
+        out.append((f"step {s.number}", files))
+    return out
+
+
+def trace_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
+    """`fc show TRACE --json`: the manifest, and per step its content with each call's result."""
+    results, runs = trace.results(), trace.runs()
+    steps = []
+    for s in trace.steps:
+        if step is not None and s.number != step:
+            continue
+        calls = []
+        for call in s.response.tool_uses() if s.response else []:
+            result = results.get(call.id)
+            calls.append(
+                {
+                    **call.to_json_dict(),
+                    "result": result.to_json_dict() if result else None,
+                    "run": runs.get(call.id),
+                }
+            )
+        steps.append(
+            {
+                "step": s.number,
+                "files": sorted(p.name for p in s.files.values()),
+                "request": s.request.to_json_dict() if s.request else None,
+                "response": s.response.to_json_dict() if s.response else None,
+                "calls": calls,
+                "record": s.record,
+                "notes": s.notes,
+            }
+        )
+    return {"trace": str(trace.path), "manifest": trace.manifest, "steps": steps}

@@ -1,0 +1,158 @@
+"""Format detection from content (fccli/detect.py): the trace files, the other formats, and the
+documents it must refuse with a reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fccli.convert import convert
+from fccli.detect import Unrecognised, detect
+from fccli.providers.formats import get_format
+from fccli.trace_reader import document_from
+from tests.conftest import REPO
+
+EXAMPLES = REPO / "traces" / "examples"
+TRACE_FILES = sorted(EXAMPLES.glob("*/[0-9]*-*.json"))
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text("utf-8"))
+
+
+@pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_trace_file_is_recognised_with_its_name(path: Path) -> None:
+    found = detect(load(path), name_hint=path.name)
+    assert found.format == ("deepseek" if ".deepseek." in path.name else "internal")
+    assert found.kind == ("request" if "-request" in path.name else "response")
+    assert found.reason
+
+
+@pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_without_a_name_the_kind_is_right_and_the_family_too(path: Path) -> None:
+    found = detect(load(path))
+    assert found.kind == ("request" if "-request" in path.name else "response")
+    if ".deepseek." in path.name:
+        # A request without reasoning reads the same as OpenAI's chat; only the name tells.
+        assert found.format in ("deepseek", "openai")
+    else:
+        assert found.format == "internal"
+
+
+@pytest.mark.parametrize("target", ["anthropic", "openai", "deepseek"])
+@pytest.mark.parametrize(
+    "path",
+    [p for p in TRACE_FILES if ".deepseek." not in p.name],
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_a_converted_file_is_read_the_same_whatever_detection_says(path: Path, target: str) -> None:
+    """Anthropic and internal are near twins: where nothing tells them apart, reading the
+    document either way must give the same content (the module's promise)."""
+    doc = document_from(load(path), path.name)
+    wire = convert(doc, target).output
+    found = detect(wire, name_hint=f"x.{target}.json")
+    assert found.format == target
+    unnamed = document_from(wire, "-")
+    as_target = document_from(wire, "-", forced=target)
+    assert unnamed.internal_json() == as_target.internal_json()
+
+
+QUESTION = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    ("doc", "name", "fmt", "kind"),
+    [
+        # DeepSeek's switch has Anthropic's shape; Anthropic would require max_tokens.
+        (
+            {"model": "deepseek-v4-flash", "messages": QUESTION, "thinking": {"type": "disabled"}},
+            None,
+            "deepseek",
+            "request",
+        ),
+        (
+            {
+                "model": "m",
+                "max_tokens": 2000,
+                "messages": QUESTION,
+                "thinking": {"type": "enabled", "budget_tokens": 1024},
+            },
+            None,
+            "anthropic",
+            "request",
+        ),
+        (
+            {"model": "gpt-x", "messages": QUESTION, "max_completion_tokens": 5},
+            None,
+            "openai",
+            "request",
+        ),
+        (
+            {"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": QUESTION},
+            None,
+            "anthropic",
+            "request",
+        ),
+        (
+            {"model": "x", "messages": QUESTION, "stop_sequences": ["END"]},
+            None,
+            "anthropic",
+            "request",
+        ),
+        ({"model": "x", "messages": QUESTION}, "1-request.openai.json", "openai", "request"),
+        ({"model": "x", "messages": QUESTION}, "1-request.anthropic.json", "anthropic", "request"),
+        ({"model": "x", "messages": QUESTION}, None, "internal", "request"),
+        (QUESTION, "history.deepseek.json", "deepseek", "messages"),
+        ([{"role": "tool", "tool_call_id": "c", "content": "x"}], None, "openai", "messages"),
+        # An Anthropic message without its `type` (some proxies): `stop_sequence` gives it away.
+        (
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "x"}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+            },
+            None,
+            "anthropic",
+            "response",
+        ),
+        (
+            {"content": [{"type": "text", "text": "x"}], "stop_reason": "end_turn"},
+            None,
+            "internal",
+            "response",
+        ),
+    ],
+)
+def test_documents_without_a_trace_name(doc: Any, name: str | None, fmt: str, kind: str) -> None:
+    found = detect(doc, name_hint=name)
+    assert (found.format, found.kind) == (fmt, kind), found.reason
+
+
+@pytest.mark.parametrize(
+    ("doc", "says"),
+    [
+        ({"choices": [{"index": 0, "delta": {"content": "h"}}]}, "one chunk of a stream"),
+        (
+            {"type": "content_block_delta", "index": 0, "delta": {}},
+            "one event of an Anthropic stream",
+        ),
+        ({"error": {"message": "bad key"}}, "error body"),
+        ({"type": "error", "error": {"type": "overloaded_error"}}, "error body"),
+        ({"hello": 1}, "neither a request"),
+        (42, "expected a JSON object"),
+    ],
+)
+def test_what_is_not_a_request_or_response_is_refused_with_a_reason(doc: Any, says: str) -> None:
+    with pytest.raises(Unrecognised, match=says):
+        detect(doc)
+
+
+def test_anthropic_response_from_the_translator_is_anthropic() -> None:
+    response = load(EXAMPLES / "hangzhou" / "1-response.json")
+    doc = document_from(response, "r.json")
+    wire = get_format("anthropic").to_wire_response(doc.internal)  # type: ignore[arg-type]
+    assert detect(wire).format == "anthropic"

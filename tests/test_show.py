@@ -1,0 +1,452 @@
+"""`fc show`: a trace as a transcript (golden files at width 100, no colour), one file in any
+format, the wire files, JSON and HTML, failed traces, and errors as one line with exit 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fccli.core.jsonio import dumps
+from fccli.render.transcript import render_document, render_trace
+from fccli.trace_reader import read_document, read_trace, resolve_trace
+from tests import golden
+from tests.conftest import REPO, clean_env
+
+EXAMPLES = REPO / "traces" / "examples"
+NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "manifest.json").is_file())
+
+
+def copy_example(tmp_path: Path, name: str = "hangzhou", to: str | None = None) -> Path:
+    target = tmp_path / (to or name)
+    shutil.copytree(EXAMPLES / name, target)
+    return target
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text("utf-8"))
+
+
+def save(path: Path, data: Any) -> None:
+    path.write_text(dumps(data), encoding="utf-8")
+
+
+def transcript(path: Path, **options: Any) -> str:
+    console = golden.string_console()
+    render_trace(console, read_trace(path), **options)
+    return golden.output(console)
+
+
+# ---------------------------------------------------------------------------------------------
+# the example traces
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_example_transcripts_match_their_golden_files(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    golden.check(f"show-{name}.txt", transcript(Path("traces/examples") / name))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_call_id_argument_result_and_stop_reason_is_shown(name: str) -> None:
+    out = transcript(EXAMPLES / name)
+    trace = EXAMPLES / name
+    steps = load(trace / "manifest.json")["steps"]
+    for record in steps:
+        response = load(trace / f"{record['step']}-response.json")
+        assert f" {response['stop_reason']} " in out
+        assert f"(on the wire: {record['wire_stop_reason']})" in out
+        for block in response["content"]:
+            if block["type"] == "tool_use":
+                assert f"▶ call {block['name']} (tool 1)  id {block['id']}" in out
+                assert json.dumps(block["input"], ensure_ascii=False) in out
+            if block["type"] == "text":
+                assert block["text"].split("\n")[0] in out
+    last = load(trace / f"{len(steps)}-request.json")
+    for message in last["messages"]:
+        for block in message["content"]:
+            if block["type"] == "tool_result":
+                mark = "✗ error result" if block["is_error"] else "✓ result"
+                assert f"{mark} for {block['tool_use_id']}" in out
+                assert block["content"] in out
+
+
+def test_the_cli_through_a_pipe_prints_the_golden_text_without_colour(fc) -> None:
+    for env in (clean_env(), {k: v for k, v in clean_env().items() if k != "NO_COLOR"}):
+        result = fc("show", "traces/examples/three-cities", cwd=REPO, env=env)
+        assert result.returncode == 0, result.stderr
+        assert "\x1b[" not in result.stdout
+        expected = (golden.GOLDEN / "show-three-cities.txt").read_text("utf-8")
+        assert golden.without_times(result.stdout) == expected
+
+
+def test_colour_on_a_terminal_and_never_with_no_color() -> None:
+    from rich.console import Console
+
+    from fccli.render.console import make_console
+
+    coloured = Console(file=__import__("io").StringIO(), force_terminal=True, width=100)
+    render_trace(coloured, read_trace(EXAMPLES / "hangzhou"))
+    assert "\x1b[" in coloured.file.getvalue()  # type: ignore[attr-defined]
+    probe = (
+        "import os, sys; os.environ['NO_COLOR']='1'\n"
+        "from fccli.render.console import make_console\n"
+        "c = make_console(); print(c.no_color)"
+    )
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        == "True"
+    )
+    del make_console
+
+
+def test_the_newest_trace_under_traces_is_shown_by_default(fc, tmp_path: Path) -> None:
+    root = tmp_path / "traces"
+    older = copy_example(root, "hangzhou", "20261130-101500-hangzhou")
+    newer = copy_example(root, "unknown-city", "a-trace-named-by-hand")
+    for path, started in (
+        (older, "2026-11-30T10:15:00.000+00:00"),
+        (newer, "2026-12-01T08:00:00.000+00:00"),
+    ):
+        manifest = load(path / "manifest.json")
+        manifest["started_at"] = started
+        save(path / "manifest.json", manifest)
+    copy_example(root / "examples", "three-cities")  # one level down counts too, and is older
+    assert resolve_trace(None, root) == newer
+    result = fc("show")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("trace traces/a-trace-named-by-hand\n")
+
+
+def test_step_shows_one_step_and_an_unknown_step_is_exit_2(fc) -> None:
+    result = fc("show", "traces/examples/three-cities", "--step", "2", cwd=REPO)
+    assert result.returncode == 0
+    assert "step 2 ─" in result.stdout and "step 1 ─" not in result.stdout
+    # The offer is shown in full when its step is shown alone.
+    assert "1. get_weather(city: string)" in result.stdout
+    result = fc("show", "traces/examples/three-cities", "--step", "7", cwd=REPO)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[0].endswith("has no step 7")
+    assert result.stdout == ""
+
+
+def test_thinking_is_shortened_unless_asked(tmp_path: Path) -> None:
+    trace = copy_example(tmp_path, "three-cities")
+    thinking = load(trace / "2-response.json")["content"][0]["thinking"]
+    assert len(thinking) > 120
+    short = transcript(trace)
+    assert thinking not in short and f"({len(thinking)} chars; --thinking shows all)" in short
+    assert thinking in transcript(trace, thinking=True)
+
+
+def test_long_results_are_folded_with_their_size(tmp_path: Path) -> None:
+    trace = copy_example(tmp_path)
+    request = load(trace / "2-request.json")
+    long = "\n".join(f"line {i}: " + "天气" * 20 for i in range(40))
+    request["messages"][2]["content"][0]["content"] = long
+    save(trace / "2-request.json", request)
+    folded = transcript(trace)
+    assert f"[folded: {len(long):,} chars, 40 lines in all; --full shows everything]" in folded
+    assert "line 39" not in folded
+    assert "line 39" in transcript(trace, full=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# traces that stopped early, or hold unexpected files
+
+
+def failed_trace(tmp_path: Path) -> Path:
+    """hangzhou, as if step 2's request had failed with HTTP 503 after three attempts."""
+    trace = copy_example(tmp_path)
+    for name in ("2-response.json", "2-response.deepseek.json"):
+        (trace / name).unlink()
+    manifest = load(trace / "manifest.json")
+    manifest["steps"] = manifest["steps"][:1]
+    manifest["steps"][0]["attempts"] = [
+        {"attempt": 1, "waited_s": 0, "status": 429, "duration_ms": 3.1},
+        {"attempt": 2, "waited_s": 1.0, "status": 200, "duration_ms": 40.2},
+    ]
+    manifest["status"] = "error"
+    manifest["final_answer"] = None
+    manifest["error"] = {
+        "kind": "ProviderError",
+        "message": "step 2: HTTP 503: overloaded (after 3 attempts)",
+        "step": 2,
+        "http_status": 503,
+        "attempts": [
+            {"attempt": 1, "status": 503},
+            {"attempt": 2, "error": "ConnectError: refused"},
+            {"attempt": 3, "status": 503},
+        ],
+        "body_excerpt": "<html><body>503 Service Unavailable</body></html>",
+    }
+    save(trace / "manifest.json", manifest)
+    return trace
+
+
+def test_a_failed_trace_says_where_and_why_it_stopped(tmp_path: Path) -> None:
+    out = transcript(failed_trace(tmp_path))
+    assert "status error" in out
+    assert "2 attempts: 429 then 200" in out  # step 1's retries
+    step2 = out.split("step 2 ─")[1]
+    assert "→ request: 3 messages, 1 tool result handed back" in step2
+    assert "← no response" in step2
+    assert "✗ stopped here: ProviderError: step 2: HTTP 503: overloaded (after 3 attempts)" in step2
+    assert "3 attempts: 503 then ConnectError then 503" in step2
+    assert "the provider sent: <html><body>503 Service Unavailable</body></html>" in step2
+    assert "stopped at step 2: HTTP 503: overloaded (after 3 attempts)" in out
+    # The result was handed back in step 2's request, so it is shown under step 1's call.
+    assert "✓ result for call_" in out.split("step 2 ─")[0]
+
+
+def test_a_missing_internal_file_is_read_from_the_wire_file(tmp_path: Path) -> None:
+    trace = copy_example(tmp_path)
+    (trace / "1-response.json").unlink()
+    out = transcript(trace)
+    assert "1-response.json is missing; read from 1-response.deepseek.json instead" in out
+    assert "▶ call get_weather (tool 1)" in out
+
+
+def test_a_wire_response_that_is_not_json_is_noted_not_fatal(fc, tmp_path: Path) -> None:
+    trace = failed_trace(tmp_path)
+    (trace / "2-response.deepseek.json").write_text("<html>502 Bad Gateway</html>")
+    result = fc("show", str(trace))
+    assert result.returncode == 0, result.stderr
+    assert "2-response.deepseek.json: not valid JSON" in result.stdout
+    assert "(what the provider sent)" in result.stdout
+    wire = fc("show", str(trace), "--wire", "--step", "2")
+    assert "<html>502 Bad Gateway</html>" in wire.stdout
+
+
+def test_an_unfinished_run_and_a_run_cut_at_max_steps_say_so(tmp_path: Path) -> None:
+    trace = copy_example(tmp_path)
+    manifest = load(trace / "manifest.json")
+    manifest["status"] = "running"
+    save(trace / "manifest.json", manifest)
+    assert "not finished: status running" in transcript(trace)
+    manifest["status"] = "max_steps"
+    manifest["options"]["max_steps"] = 2
+    save(trace / "manifest.json", manifest)
+    assert "stopped: --max-steps 2 reached before the model answered" in transcript(trace)
+
+
+def test_a_call_never_answered_and_a_call_not_executed(tmp_path: Path) -> None:
+    trace = copy_example(tmp_path)
+    for name in (
+        "2-request.json",
+        "2-request.deepseek.json",
+        "2-response.json",
+        "2-response.deepseek.json",
+    ):
+        (trace / name).unlink()
+    manifest = load(trace / "manifest.json")
+    manifest["steps"] = manifest["steps"][:1]
+    run = manifest["steps"][0]["tool_runs"][0]
+    save(trace / "manifest.json", manifest)
+    out = transcript(trace)
+    assert "✓ executed" in out and "the result was never handed back" in out
+    response = load(trace / "1-response.json")
+    response["stop_reason"] = "max_tokens"
+    save(trace / "1-response.json", response)
+    manifest["steps"][0]["tool_runs"] = []
+    save(trace / "manifest.json", manifest)
+    assert "not executed: the stop reason is max_tokens, not tool_use" in transcript(trace)
+    del run
+
+
+# ---------------------------------------------------------------------------------------------
+# --wire, --json, --html
+
+
+def test_wire_shows_the_wire_files_pretty_even_when_stored_compact(fc, tmp_path: Path) -> None:
+    trace = copy_example(tmp_path)
+    body = load(trace / "1-response.deepseek.json")
+    # A real provider's body, as received: compact, on one line.
+    (trace / "1-response.deepseek.json").write_text(json.dumps(body, separators=(",", ":")))
+    result = fc("show", str(trace), "--wire")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith(f"trace {trace}: the deepseek wire files, as stored\n")
+    for name in ("1-request.deepseek.json", "1-response.deepseek.json", "2-request.deepseek.json"):
+        assert f"\n{name}\n" in out
+    assert '\n        "reasoning_content": "用户想知道' in out  # indented, not one line
+    assert "1-request.json" not in out
+
+
+def test_json_gives_each_call_with_its_result(fc) -> None:
+    result = fc("show", "traces/examples/three-cities", "--json", cwd=REPO)
+    data = json.loads(result.stdout)
+    assert data["trace"] == "traces/examples/three-cities"
+    assert data["manifest"]["status"] == "ok"
+    calls = data["steps"][0]["calls"]
+    assert [c["input"]["city"] for c in calls] == ["北京", "上海", "深圳"]
+    assert all(c["result"]["tool_use_id"] == c["id"] for c in calls)
+    assert all(c["run"]["id"] == c["id"] for c in calls)
+    assert data["steps"][1]["response"]["stop_reason"] == "end_turn"
+    assert "1-request.deepseek.json" in data["steps"][0]["files"]
+
+
+def test_html_writes_a_standalone_page(fc, tmp_path: Path) -> None:
+    page = tmp_path / "t.html"
+    result = fc("show", str(EXAMPLES / "unknown-city"), "--html", str(page))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"transcript written to {page}\n"
+    html = page.read_text("utf-8")
+    assert html.startswith("<!DOCTYPE html>")
+    assert "call_b9a07a70e3fb7c9d9b9e3516" in html and "error result" in html
+    assert "color:" in html  # the colours are kept in the page
+
+
+# ---------------------------------------------------------------------------------------------
+# one file
+
+
+@pytest.mark.parametrize(
+    ("name", "golden_name"),
+    [
+        ("three-cities/2-request.deepseek.json", "show-file-three-cities-2-request-deepseek.txt"),
+        ("unknown-city/1-response.json", "show-file-unknown-city-1-response.txt"),
+    ],
+)
+def test_a_single_file_is_shown_in_any_format(
+    name: str, golden_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(EXAMPLES)
+    console = golden.string_console()
+    render_document(console, read_document(name), thinking=False, full=False)
+    golden.check(golden_name, golden.output(console))
+
+
+def test_a_messages_array_from_stdin(fc) -> None:
+    messages = load(EXAMPLES / "unknown-city" / "2-request.deepseek.json")["messages"]
+    result = fc("show", "-", input=json.dumps(messages))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("<stdin>: a deepseek messages array")
+    assert "user  $[0]" in result.stdout
+    assert "✗ error result for call_b9a07a70e3fb7c9d9b9e3516" in result.stdout
+
+
+def test_a_result_without_its_call_is_flagged(fc, tmp_path: Path) -> None:
+    request = load(EXAMPLES / "hangzhou" / "2-request.json")
+    del request["messages"][1]  # the assistant turn with the call
+    save(tmp_path / "r.json", request)
+    out = fc("show", "r.json").stdout
+    assert "result for call_3a59e4a9768d1b816e073447: no call with this id before it" in out
+
+
+def test_json_of_a_file_is_its_internal_form(fc) -> None:
+    result = fc("show", str(EXAMPLES / "hangzhou" / "1-response.deepseek.json"), "--json")
+    data = json.loads(result.stdout)
+    assert (data["format"], data["kind"]) == ("deepseek", "response")
+    assert data["internal"] == load(EXAMPLES / "hangzhou" / "1-response.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# errors: exit 2, one line
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "says"),
+    [
+        (
+            lambda d: (d / "bad.json").write_text('{"model": '),
+            ["bad.json"],
+            "bad.json: not valid JSON",
+        ),
+        (
+            lambda d: (d / "u.json").write_text('{"hello": 1}'),
+            ["u.json"],
+            "not a request or response fc can read",
+        ),
+        (lambda d: (d / "empty").mkdir(), ["empty"], "is not an fc trace: it has no manifest.json"),
+        (lambda d: None, ["missing"], "missing: no such file or directory"),
+        (lambda d: None, [], "no trace given and no traces/ directory here"),
+        (
+            lambda d: (d / "r.json").write_text(
+                '{"model": "m", "messages": [{"role": "user", "content": [{"type": "tool_use"}]}]}'
+            ),
+            ["r.json"],
+            "r.json, at $.messages[0].content[0].id: Field required",
+        ),
+        (
+            lambda d: (d / "s.sse").write_text('data: {"choices": []}\n\ndata: [DONE]\n'),
+            ["s.sse"],
+            "is a server-sent event stream, not a JSON document",
+        ),
+        (
+            lambda d: (d / "r.json").write_text('{"model": "m", "messages": []}'),
+            ["r.json", "--step", "1"],
+            "--step is for a trace",
+        ),
+    ],
+)
+def test_bad_input_is_exit_2_with_one_clear_line(
+    fc, tmp_path: Path, setup: Any, args: list[str], says: str
+) -> None:
+    setup(tmp_path)
+    result = fc("show", *args)
+    assert result.returncode == 2, result.stdout
+    assert says in result.stderr.splitlines()[0]
+    assert result.stderr.startswith("fc: error: ")
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) <= 2
+
+
+def test_a_broken_manifest_is_exit_2(fc, tmp_path: Path) -> None:
+    trace = copy_example(tmp_path)
+    (trace / "manifest.json").write_text("[1, 2]")
+    result = fc("show", str(trace))
+    assert result.returncode == 2
+    assert "not an fc trace manifest" in result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# start-up and layering
+
+HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.engine")
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "convert"])
+def test_help_of_the_reading_commands_imports_nothing_heavy(command: str) -> None:
+    probe = (
+        "import sys\n"
+        f"sys.argv = ['fc', '{command}', '--help']\n"
+        "from fccli.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout
+    assert out.rsplit("LOADED:", 1)[1].strip() == ""
+
+
+def test_renderers_import_no_wire_provider_or_transport() -> None:
+    probe = (
+        "import sys\n"
+        "import fccli.render.transcript, fccli.render.diff_view\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('fccli.wire', 'fccli.providers', 'fccli.transport'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_step_that_kept_only_its_raw_stream_says_so(tmp_path: Path) -> None:
+    trace = copy_example(tmp_path)
+    (trace / "2-response.deepseek.json").rename(trace / "2-response.deepseek.sse")
+    (trace / "2-response.json").unlink()
+    out = transcript(trace)
+    assert "only the raw stream was kept (2-response.deepseek.sse): fc show --wire shows it" in out
+
+
+def test_html_and_json_together_are_refused(fc, tmp_path: Path) -> None:
+    result = fc("show", str(EXAMPLES / "hangzhou"), "--html", "x.html", "--json")
+    assert result.returncode == 2
+    assert result.stderr == "fc: error: --html and --json: choose one\n"
