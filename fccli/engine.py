@@ -180,7 +180,6 @@ class RoundTrip:
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
         wire_stop = self.wire.wire_stop_reason(wire_response)
-        self.emit(ResponseReceived(step, response, duration_ms, wire_stop, reply.attempts))
         record: dict[str, Any] = {
             "step": step,
             "stop_reason": response.stop_reason,
@@ -191,8 +190,10 @@ class RoundTrip:
         }
         if reply.attempts:
             record["attempts"] = reply.attempts
-        # In the manifest at once: a run stopped while the tools run still shows this step.
+        # In the manifest at once, before anyone is told: a run stopped while the tools run, or
+        # a display that fails (a closed pipe), still leaves this step on record.
         self.trace.add_step(record)
+        self.emit(ResponseReceived(step, response, duration_ms, wire_stop, reply.attempts))
         return response, record
 
     def _unexecuted_calls(self, step: int, response: Response) -> list[str]:
