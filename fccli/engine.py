@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fccli.core.errors import FcError, Interrupted, ProtocolError, ProviderError
+from fccli.core.errors import FcError, FindingsError, Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import parse_json
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
 from fccli.events import (
@@ -157,6 +157,7 @@ class RoundTrip:
         wire_request = self.wire.to_wire_request(request)
         body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
         self.trace.write_json(f"{step}-request.json", request.to_json_dict())
+        self._refuse_broken(step, request, wire_request)
         self.emit(StepStarted(step, request, len(wire_request.get("messages", []))))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
         self._phase = "while waiting for the model"
@@ -195,6 +196,26 @@ class RoundTrip:
         self.trace.add_step(record)
         self.emit(ResponseReceived(step, response, duration_ms, wire_stop, reply.attempts))
         return response, record
+
+    def _refuse_broken(self, step: int, request: Request, wire_request: dict[str, Any]) -> None:
+        """Lint fc's own request with `fc check`'s rules before it goes out (the files are
+        already written, so the request can be read). An error here is never sent."""
+        from fccli.check import check_outgoing
+
+        errors = [
+            f
+            for f in check_outgoing(request, wire_request, self.wire.name)
+            if f.severity == "error"
+        ]
+        if errors:
+            first = errors[0]
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            raise FindingsError(
+                f"step {step}: not sent: the request breaks {first.rule} at {first.path}: "
+                f"{first.message}{more}",
+                hint="fc built this history itself, so this is a bug in fc (or the provider's "
+                f"earlier answers broke the protocol); `fc check {self.trace.path}` shows it all",
+            )
 
     def _unexecuted_calls(self, step: int, response: Response) -> list[str]:
         calls = response.tool_uses()

@@ -195,6 +195,12 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         for spec in tools.specs()
         if not spec.description
     ]
+    if settings.demo_fault:
+        # Said in the trace: this run's mistake was asked for, not the model's own.
+        trace.manifest["options"]["demo_fault"] = settings.demo_fault
+        notes.append(
+            f"--demo-fault {settings.demo_fault}: the demo model makes this mistake on purpose"
+        )
     if notes:
         trace.manifest["notes"] = list(notes)
         trace.save_manifest()

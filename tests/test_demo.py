@@ -242,3 +242,17 @@ def test_the_demo_marks_errors_as_fcs_chat_translator_does() -> None:
 
     # The demo, being a model, does not import the translator; the two must agree all the same.
     assert demo.ERROR_MARKER == chat.ERROR_MARKER
+
+
+def test_a_strict_tool_gets_every_property_null_where_the_model_has_no_value() -> None:
+    tool = json.loads(json.dumps(TOOLS[0]))
+    tool["function"]["strict"] = True
+    tool["function"]["parameters"]["properties"]["days"] = {"type": ["integer", "null"]}
+    tool["function"]["parameters"]["required"] = ["city", "days"]
+    body = {
+        "model": "fc-demo",
+        "messages": [{"role": "user", "content": "杭州？"}],
+        "tools": [tool],
+    }
+    choice = json.loads(DemoProvider().send(encode(body), step=1).body)["choices"][0]
+    assert calls_of(choice) == [{"city": "杭州", "days": None}]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fccli.core.errors import Interrupted, ProtocolError, ProviderError
+from fccli.core.errors import FindingsError, Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import encode
 from fccli.engine import RoundTrip, RunOptions
 from fccli.events import Note, ToolsExecuted
@@ -236,3 +236,28 @@ def test_every_answered_step_is_on_record_even_when_the_run_fails(tmp_path: Path
         run(tmp_path, Scripted(reply("tool_calls", "hm")))
     assert [s["stop_reason"] for s in manifest(tmp_path)["steps"]] == ["tool_use"]
     assert manifest(tmp_path)["steps"][0]["wire_stop_reason"] == "tool_calls"
+
+
+def test_a_request_that_breaks_a_provider_rule_is_never_sent(tmp_path: Path) -> None:
+    # A server that gives two calls the same id: the history fc would send next has two
+    # results for one id, which providers refuse. fc's own check stops it before sending.
+    provider = Scripted(
+        reply("tool_calls", None, [call("dup", '{"city":"A"}'), call("dup", '{"city":"B"}')]),
+        reply("stop", "never asked"),
+    )
+    with pytest.raises(FindingsError) as caught:
+        run(tmp_path, provider)
+    assert caught.value.exit_code == 1
+    assert "step 2: not sent" in str(caught.value) and "FC106" in str(caught.value)
+    assert len(provider.sent) == 1
+    assert (tmp_path / "2-request.deepseek.json").exists()  # written, so it can be read
+    assert manifest(tmp_path)["status"] == "error"
+
+
+def test_fcs_own_requests_pass_its_own_check(tmp_path: Path) -> None:
+    provider = Scripted(
+        reply("tool_calls", None, [call("c1", '{"city"'), call("c2", '{"city":"B"}')]),
+        reply("stop", "done"),
+    )
+    result, _ = run(tmp_path, provider)
+    assert result.status == "ok" and len(provider.sent) == 2

@@ -45,3 +45,8 @@ from fccli.cli import convert, diff, show  # noqa: E402
 app.command("show")(show.show)
 app.command("diff")(diff.diff)
 app.command("convert")(convert.convert)
+
+# Linting histories and traces.
+from fccli.cli import check  # noqa: E402
+
+app.command("check")(check.check)

@@ -74,7 +74,8 @@ def run(
     demo_fault: str | None = typer.Option(
         None,
         "--demo-fault",
-        help=f"Demo provider only: make the model commit a classic mistake ({', '.join(DEMO_FAULTS)}). Not available yet.",
+        help="Demo provider only: make the model commit a classic mistake, to watch the harness "
+        f"handle it: {', '.join(DEMO_FAULTS)} (cut-stream needs --stream: not available yet).",
     ),
     json_output: bool = typer.Option(
         False, "--json", help="Print the run summary as JSON instead of the transcript."

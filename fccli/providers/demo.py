@@ -8,6 +8,11 @@ result makes it say it could not find out; it never invents weather.
 
 Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
 Same request bytes in, same response bytes out: ids are hashes of the request, `created` fixed.
+
+Told to (`DemoProvider(fault=KIND)`, `fc run --demo-fault KIND`), it makes one of the classic
+mistakes in its first tool-calling answer (faults.py lists them), then reads the error result the
+harness hands back and corrects itself in the next step, saying so in its reasoning. Its faulty
+calls, answered with errors, are not asked again, nor quoted in the answer.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from fccli import cities
-from fccli.core.errors import ProviderError
+from fccli.core.errors import ProviderError, UsageError
 from fccli.core.jsonio import encode
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.demo_phrases import PHRASES
+from fccli.providers.faults import DEMO_FAULTS
 
 INFO = ProviderInfo(
     name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
@@ -38,6 +44,18 @@ _EN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 
 class DemoProvider:
     info = INFO
+
+    def __init__(self, fault: str | None = None) -> None:
+        if fault is not None and fault not in DEMO_FAULTS:
+            raise UsageError(
+                f"unknown demo fault {fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}"
+            )
+        if fault == "cut-stream":
+            raise UsageError(
+                "the demo fault cut-stream needs --stream, which is not available in this version of fc yet"
+            )
+        self.fault = fault
+        """The classic mistake to make in the first tool-calling answer, or None."""
 
     def send(self, body: bytes, *, step: int) -> Reply:
         request = json.loads(body)
@@ -55,7 +73,7 @@ class DemoProvider:
             raise ProviderError(
                 f"step {step}: the demo model answered HTTP 400: {problem}", status=400, body=raw
             )
-        return Reply(encode(respond(request)))
+        return Reply(encode(respond(request, self.fault)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,27 +128,129 @@ class _Call:
     arguments: dict[str, Any]
 
 
-def respond(request: dict[str, Any]) -> dict[str, Any]:
+def respond(request: dict[str, Any], fault: str | None = None) -> dict[str, Any]:
     messages = request.get("messages", [])
     question = _last_user_text(messages)
     say = PHRASES["zh" if _CJK.search(question) else "en"]
     tools = [t["function"] for t in request.get("tools", []) if t.get("type") == "function"]
     choice = _choose_tool(tools, request.get("tool_choice"))
 
-    asked = _asked_arguments(messages)
+    # With a fault, the errors its own mistake drew are not answers: it asks those again.
+    slipped = _slipped(messages) if fault is not None else {}
+    asked = _asked_arguments(messages, skip=slipped)
     if choice.tool is not None:
         param = _string_param(choice.tool)
         language = _language_asked(choice.tool, param)
         wanted = _wanted_values(question, language)
         pending = (
-            [v for v in wanted if {param: v} not in asked] if param else ([] if asked else [None])
+            [v for v in wanted if v not in [a.get(param) for a in asked]]
+            if param
+            else ([] if asked else [None])
         )
         if pending:
             if request.get("parallel_tool_calls") is False:
                 pending = pending[:1]
-            calls = [_Call(choice.tool["name"], {param: v} if param else {}) for v in pending]
-            return _tool_call_response(request, calls, question, say, param, choice, language)
-    return _answer_response(request, messages, say, why_no_call=choice.basis)
+            calls = [_Call(choice.tool["name"], _arguments(choice.tool, param, v)) for v in pending]
+            first_calls = not any(m.get("tool_calls") for m in messages)
+            if fault == "no-call" and first_calls:
+                return _made_up_response(request, pending, question, say)
+            return _tool_call_response(
+                request,
+                calls,
+                question,
+                say,
+                param,
+                choice,
+                language,
+                fault=fault if first_calls else None,
+                correction=_correction(messages, slipped, choice.tool["name"], say),
+            )
+    return _answer_response(request, messages, say, why_no_call=choice.basis, skip=slipped)
+
+
+def _arguments(tool: dict[str, Any], param: str | None, value: Any) -> dict[str, Any]:
+    arguments = {param: value} if param else {}
+    if tool.get("strict") is True:
+        # Strict mode holds a model to the schema: every property present, null where it has
+        # no value (the strict form makes the optional ones nullable).
+        required = (tool.get("parameters") or {}).get("required") or []
+        for name in required:
+            arguments.setdefault(name, None)
+    return arguments
+
+
+# ---------------------------------------------------------------------------------------------
+# the classic mistakes, made on purpose (faults.py), and the correction after them
+
+
+def _slipped(messages: list[dict[str, Any]]) -> dict[str, str]:
+    """The calls of the first tool-calling answer that came back as errors, by id, with the
+    error: the fault's doing, so neither asked again nor quoted in the answer."""
+    first = next((m for m in messages if m.get("tool_calls")), None)
+    if first is None:
+        return {}
+    ids = {c.get("id") for c in first["tool_calls"]}
+    out = {}
+    for m in messages:
+        content = _text(m.get("content"))
+        answers_first = m.get("role") == "tool" and m.get("tool_call_id") in ids
+        if answers_first and content.startswith(ERROR_MARKER):
+            out[m["tool_call_id"]] = content[len(ERROR_MARKER) :]
+    return out
+
+
+def _correction(
+    messages: list[dict[str, Any]], slipped: dict[str, str], tool: str, say: dict[str, str]
+) -> str | None:
+    """What the model tells itself after its mistake, in the answer right after the errors."""
+    if not slipped or sum(1 for m in messages if m.get("tool_calls")) != 1:
+        return None
+    return say["think_fix"].format(error=_first_sentence(next(iter(slipped.values()))), tool=tool)
+
+
+def _not_offered(name: str, offered: list[str]) -> str:
+    """A tool name the model makes up: get_weather -> get_current_weather, the name from a
+    famous documentation example that models have read many times."""
+    made_up = "get_current_" + name[4:] if name.startswith("get_") else "get_" + name
+    while made_up in offered:
+        made_up += "_v2"
+    return made_up
+
+
+def _cut_mid_string(arguments: str) -> str:
+    """`{"city":"杭州"}` -> `{"city":"杭`: cut one character into the last string value."""
+    quote = arguments.rfind('"', 0, len(arguments) - 2)
+    return arguments[: quote + 2] if quote > 0 else arguments[:1]
+
+
+def _faulty(
+    fault: str, calls: list[tuple[str, str]], param: str | None, offered: list[str]
+) -> list[tuple[str, str]]:
+    """The (name, arguments) of a tool-calling answer, as the model makes `fault` in it."""
+    name, arguments = calls[0]
+    if fault == "bad-json":
+        return [(name, _cut_mid_string(arguments)), *calls[1:]]
+    if fault == "missing-arg":
+        return [(name, "{}"), *calls[1:]]
+    if fault == "wrong-type" and param is not None:
+        # All the values in one call, as an array where the schema asks for a string.
+        values = [json.loads(a).get(param) for _, a in calls]
+        return [(name, json.dumps({param: values}, ensure_ascii=False, separators=(",", ":")))]
+    if fault == "unknown-tool":
+        return [(_not_offered(n, offered), a) for n, a in calls]
+    return calls
+
+
+def _made_up_response(
+    request: dict[str, Any], values: list[Any], question: str, say: dict[str, str]
+) -> dict[str, Any]:
+    """no-call: a weather report from nowhere, and a stop as if it were the answer."""
+    places = [v for v in values if isinstance(v, str) and v != question.strip()]
+    text = "\n".join(say["made_up"].format(place=p) for p in places) or say["made_up_nowhere"]
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if _thinking_on(request):
+        message["reasoning_content"] = say["think_made_up"]
+    return _envelope(request, message, "stop")
 
 
 @dataclass
@@ -245,10 +365,14 @@ def _wanted_values(question: str, language: str | None) -> list[str]:
     return [stripped]
 
 
-def _asked_arguments(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _asked_arguments(
+    messages: list[dict[str, Any]], skip: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     asked = []
     for m in messages:
         for call in m.get("tool_calls") or []:
+            if skip and call.get("id") in skip:
+                continue
             try:
                 asked.append(json.loads(call["function"]["arguments"]))
             except (ValueError, KeyError, TypeError):
@@ -335,10 +459,19 @@ def _tool_call_response(
     param: str | None,
     choice: _ToolChoice,
     language: str | None,
+    *,
+    fault: str | None = None,
+    correction: str | None = None,
 ) -> dict[str, Any]:
     h = _digest(request)
     values = [str(c.arguments.get(param, "")) for c in calls] if param else []
-    tool = calls[0].name
+    written = [
+        (c.name, json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":"))) for c in calls
+    ]
+    if fault is not None:
+        offered = [t["function"]["name"] for t in request.get("tools", [])]
+        written = _faulty(fault, written, param, offered)
+    tool = written[0][0]
     # The reasoning says what in the definitions the choice rests on: the lesson of editing them.
     basis = say.get(f"think_basis_{choice.basis}", "").format(tool=tool)
     if any(cities.lookup(v) is not None for v in values):
@@ -355,6 +488,8 @@ def _tool_call_response(
     else:
         reasoning = basis + say["think_nothing"].format(param=param or say["the_arguments"])
         text = say["say_nothing"]
+    if correction is not None:
+        reasoning = correction + reasoning
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
         message["reasoning_content"] = reasoning
@@ -362,12 +497,9 @@ def _tool_call_response(
         {
             "id": "call_" + hashlib.sha256(f"{h}:{i}".encode()).hexdigest()[:24],
             "type": "function",
-            "function": {
-                "name": c.name,
-                "arguments": json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":")),
-            },
+            "function": {"name": name, "arguments": arguments},
         }
-        for i, c in enumerate(calls)
+        for i, (name, arguments) in enumerate(written)
     ]
     return _envelope(request, message, "tool_calls")
 
@@ -378,6 +510,7 @@ def _answer_response(
     say: dict[str, str],
     *,
     why_no_call: str,
+    skip: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     order: list[str] = []
@@ -397,7 +530,7 @@ def _answer_response(
     pairing: list[str] = []
     failed = False
     for call_id in order:
-        if call_id not in results:
+        if call_id not in results or (skip and call_id in skip):
             continue
         name, args = calls[call_id]
         subject = next((str(v) for v in args.values() if isinstance(v, str)), name)
@@ -425,11 +558,7 @@ def _describe_result(
     subject: str, tool: str, content: str, say: dict[str, str]
 ) -> tuple[str, bool]:
     if content.startswith(ERROR_MARKER):
-        error = content[len(ERROR_MARKER) :]
-        # The first sentence says what went wrong; the rest (say, the list of known cities)
-        # is for the model to retry with, not for the person reading the answer.
-        short = error.split(". ")[0]
-        short = short if len(short) <= 160 else short[:160] + "…"
+        short = _first_sentence(content[len(ERROR_MARKER) :])
         return say["result_error"].format(subject=subject, error=short), False
     try:
         data = json.loads(content)
@@ -444,6 +573,13 @@ def _describe_result(
         city=city, temp=temp, condition=condition, aqi=aqi, verdict=verdict
     )
     return line, True
+
+
+def _first_sentence(error: str) -> str:
+    """The first sentence of an error says what went wrong; the rest (say, the list of known
+    cities) is for the model to retry with, not for the person reading the answer."""
+    short = error.split(". ")[0]
+    return short if len(short) <= 160 else short[:160] + "…"
 
 
 _WET = ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")

@@ -51,6 +51,11 @@ PHRASES: dict[str, dict[str, str]] = {
         "verdict_bad": "不适合跑步：{reasons}。",
         "verdict_caution": "可以跑，但{reasons}。",
         "verdict_good": "适合跑步：气温舒适，空气不错。",
+        # --demo-fault: the mistake, and the correction after the error result
+        "think_fix": "上一步的调用出错了，工具返回：{error}。我按 {tool} 的定义改正，再调用一次。",
+        "think_made_up": "天气我大概知道，不用查工具了，直接回答。",
+        "made_up": "{place}今天晴，22°C，微风，空气质量优，非常适合跑步！",
+        "made_up_nowhere": "今天晴，22°C，微风，空气质量优，非常适合跑步！",
     },
     "en": {
         "list_sep": ", ",
@@ -93,5 +98,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "verdict_bad": "Not a day for a run: {reasons}.",
         "verdict_caution": "You can run, but {reasons}.",
         "verdict_good": "Good for a run: a comfortable temperature and clean air.",
+        "think_fix": "My last call failed; the tool said: {error}. I fix the call to match the definition of {tool} and try again. ",
+        "think_made_up": "I know roughly what the weather is like; no need to look it up.",
+        "made_up": "{place}: sunny, 22°C, a light breeze, clean air. A perfect day for a run!",
+        "made_up_nowhere": "Sunny, 22°C, a light breeze, clean air. A perfect day for a run!",
     },
 }

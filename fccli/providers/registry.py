@@ -106,7 +106,7 @@ def describe_providers() -> list[dict[str, str | bool | None]]:
             "key_set": None,
             "thinking": "as DeepSeek: on by default, --no-thinking turns it off",
             "tool_choice": "auto, none, required, NAME (thinking mode: auto, none only)",
-            "strict": "sent in the wire files; the demo model does not enforce it",
+            "strict": "sent in the wire files; the demo model writes null for optional values, as strict mode asks",
             "parallel_control": "parallel_tool_calls: false",
             "streaming": "not available yet",
         }

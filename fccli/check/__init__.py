@@ -1,0 +1,16 @@
+"""`fc check`: a linter for the mistakes providers answer with a 400, and the harness mistakes
+they never see, found before anything is sent.
+
+    check_request(doc, fmt)              one request body (or messages array) of a format
+    check_trace(path)                    a trace directory: every request file, both forms agreeing
+    check_outgoing(request, wire, fmt)   the engine's own check before it sends
+
+The rules live in rules/, a module per concern, over a lenient view of the document
+(history.py); findings.py holds the catalogue (RULES) and the provider messages.
+"""
+
+from fccli.check.findings import RULES, Finding
+from fccli.check.lint import check_outgoing, check_request
+from fccli.check.traces import check_trace
+
+__all__ = ["RULES", "Finding", "check_outgoing", "check_request", "check_trace"]

@@ -1,0 +1,322 @@
+"""A lenient reading of a request in any format: the calls, results and tools the rules look at.
+
+The rules cannot work on the internal form alone: a broken history may not translate (that is
+what is being checked), and a finding must point into the file as written, where a chat body's
+message indices (a system message, one tool message per result) are not the internal ones.
+So each format is read here into the same small view, keeping every piece's JSON path, and
+reading never fails: what cannot be read is skipped, and fc's own reader for the format (run
+beside the rules, FC100) says what it refuses.
+
+Two families: content blocks (internal, Anthropic: calls and results are blocks of user and
+assistant messages) and chat (DeepSeek, OpenAI: calls in `tool_calls`, each result its own
+`role: "tool"` message).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli.providers.formats import FORMATS, ChatFormat
+from fccli.wire.chat import ERROR_MARKER, ChatDialect
+
+CHAT_FORMATS = tuple(name for name, wire in FORMATS.items() if isinstance(wire, ChatFormat))
+
+
+@dataclass
+class Call:
+    id: str | None
+    """None when the id is missing or not a string (fc's reader says so)."""
+    name: Any
+    arguments: Any
+    """The arguments as a JSON value: chat's string parsed (None when it does not parse)."""
+    raw: Any
+    """The arguments exactly as written (chat: the string; blocks: the input)."""
+    parses: bool
+    """Chat: the arguments string is valid JSON. Blocks: always."""
+    message: int
+    position: int
+    """Index in `tool_calls` (chat) or in the message's content blocks."""
+    path: str
+    args_path: str
+
+
+@dataclass
+class Result:
+    call_id: str | None
+    content: Any
+    is_error: bool
+    """Blocks: `is_error: true`. Chat has no flag: content starting with fc's `[tool error] `."""
+    message: int
+    position: int
+    path: str
+
+
+@dataclass
+class Turn:
+    index: int
+    role: Any
+    path: str
+    kinds: list[str] = field(default_factory=list)
+    """The message's parts in order: text, thinking, call, result, other."""
+    calls: list[Call] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    text: str = ""
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OfferedTool:
+    name: Any
+    schema: Any
+    strict: bool
+    path: str
+    schema_path: str
+
+
+@dataclass
+class History:
+    format: str
+    root: str
+    """`$.messages` for a request, `$` for a bare messages array."""
+    turns: list[Turn]
+    tools: list[OfferedTool]
+    choice: tuple[str, str | None] | None
+    """The tool_choice as (auto | none | required | tool, name), None when unset or unreadable."""
+    thinking: bool
+    """Thinking mode on, as the format's provider reads the request (DeepSeek: on by default)."""
+    doc: dict[str, Any]
+
+    @property
+    def chat(self) -> bool:
+        return self.format in CHAT_FORMATS
+
+    def calls(self) -> list[Call]:
+        return [c for t in self.turns for c in t.calls]
+
+    def results(self) -> list[Result]:
+        return [r for t in self.turns for r in t.results]
+
+    def result_of(self, call: Call) -> Result | None:
+        """The first result after the call that names its id."""
+        for turn in self.turns[call.message + 1 :]:
+            for result in turn.results:
+                if call.id is not None and result.call_id == call.id:
+                    return result
+        return None
+
+    def tool_names(self) -> list[Any]:
+        return [t.name for t in self.tools]
+
+
+def read_history(doc: dict[str, Any], fmt: str, root: str = "$.messages") -> History:
+    raw_messages = doc.get("messages")
+    messages = raw_messages if isinstance(raw_messages, list) else []
+    read = _chat_turn if fmt in CHAT_FORMATS else _blocks_turn
+    turns = [
+        read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
+        for i, m in enumerate(messages)
+    ]
+    return History(
+        format=fmt,
+        root=root,
+        turns=turns,
+        tools=_tools(doc.get("tools"), fmt),
+        choice=_choice(doc.get("tool_choice"), fmt),
+        thinking=_thinking(doc, fmt),
+        doc=doc,
+    )
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _id(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return ""
+
+
+def _blocks_turn(message: dict[str, Any], index: int, path: str) -> Turn:
+    turn = Turn(index, message.get("role"), path, raw=message)
+    content = message.get("content")
+    if isinstance(content, str):
+        turn.kinds.append("text")
+        turn.text = content
+        return turn
+    for k, block in enumerate(content if isinstance(content, list) else []):
+        where = f"{path}.content[{k}]"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(block, dict):
+            turn.kinds.append("other")
+        elif kind == "text":
+            turn.kinds.append("text")
+            text = block.get("text")
+            turn.text += text if isinstance(text, str) else ""
+        elif kind in ("thinking", "redacted_thinking"):
+            turn.kinds.append("thinking")
+        elif kind == "tool_use":
+            turn.kinds.append("call")
+            arguments = block.get("input")
+            turn.calls.append(
+                Call(
+                    _id(block.get("id")),
+                    block.get("name"),
+                    arguments,
+                    arguments,
+                    True,
+                    index,
+                    k,
+                    where,
+                    f"{where}.input",
+                )
+            )
+        elif kind == "tool_result":
+            turn.kinds.append("result")
+            turn.results.append(
+                Result(
+                    _id(block.get("tool_use_id")),
+                    block.get("content"),
+                    block.get("is_error") is True,
+                    index,
+                    k,
+                    where,
+                )
+            )
+        else:
+            turn.kinds.append("other")
+    return turn
+
+
+def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
+    role = message.get("role")
+    turn = Turn(index, role, path, raw=message)
+    if role == "tool":
+        content = message.get("content")
+        turn.kinds.append("result")
+        turn.results.append(
+            Result(
+                _id(message.get("tool_call_id")),
+                content,
+                isinstance(content, str) and content.startswith(ERROR_MARKER),
+                index,
+                0,
+                path,
+            )
+        )
+        return turn
+    if message.get("reasoning_content"):
+        turn.kinds.append("thinking")
+    turn.text = _texts(message.get("content"))
+    if turn.text:
+        turn.kinds.append("text")
+    calls = message.get("tool_calls")
+    for k, call in enumerate(calls if isinstance(calls, list) else []):
+        if not isinstance(call, dict):
+            continue
+        where = f"{path}.tool_calls[{k}]"
+        function = _object(call.get("function"))
+        raw = function.get("arguments")
+        parses, arguments = _parse(raw)
+        turn.kinds.append("call")
+        turn.calls.append(
+            Call(
+                _id(call.get("id")),
+                function.get("name"),
+                arguments,
+                raw,
+                parses,
+                index,
+                k,
+                where,
+                f"{where}.function.arguments",
+            )
+        )
+    return turn
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # Python reads NaN and Infinity; JSON has neither
+
+
+def _parse(raw: Any) -> tuple[bool, Any]:
+    """Chat arguments: (parses as JSON, the value). A non-string is taken as it is."""
+    if not isinstance(raw, str):
+        return True, raw
+    try:
+        return True, json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def _tools(tools: Any, fmt: str) -> list[OfferedTool]:
+    out = []
+    for k, tool in enumerate(tools if isinstance(tools, list) else []):
+        if not isinstance(tool, dict):
+            continue
+        path = f"$.tools[{k}]"
+        if fmt in CHAT_FORMATS:
+            spec = _object(tool.get("function"))
+            path += ".function"
+            schema_key = "parameters"
+        else:
+            spec, schema_key = tool, "input_schema"
+        out.append(
+            OfferedTool(
+                spec.get("name"),
+                spec.get(schema_key),
+                spec.get("strict") is True,
+                path,
+                f"{path}.{schema_key}",
+            )
+        )
+    return out
+
+
+def _choice(choice: Any, fmt: str) -> tuple[str, str | None] | None:
+    if choice is None:
+        return None
+    if isinstance(choice, str):
+        return (choice, None) if choice in ("auto", "none", "required") else None
+    if not isinstance(choice, dict):
+        return None
+    if fmt in CHAT_FORMATS:
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        return ("tool", name) if isinstance(name, str) else None
+    kind = choice.get("type")
+    kind = "required" if kind == "any" else kind
+    if kind in ("auto", "none", "required"):
+        return (kind, None)
+    if kind == "tool" and isinstance(choice.get("name"), str):
+        return ("tool", choice["name"])
+    return None
+
+
+def chat_dialect(fmt: str) -> ChatDialect | None:
+    wire = FORMATS.get(fmt)
+    return wire.dialect if isinstance(wire, ChatFormat) else None
+
+
+def _thinking(doc: dict[str, Any], fmt: str) -> bool:
+    thinking = doc.get("thinking")
+    if fmt == "internal":
+        return thinking is True
+    kind = thinking.get("type") if isinstance(thinking, dict) else None
+    if fmt == "anthropic":
+        return kind in ("enabled", "adaptive")
+    dialect = chat_dialect(fmt)
+    if dialect is None or not dialect.thinking_param:
+        return False
+    # DeepSeek: on unless turned off (api-docs.deepseek.com, guides/thinking_mode).
+    return kind == "enabled" or (kind != "disabled" and dialect.thinking_default)

@@ -1,0 +1,115 @@
+"""Arguments: a JSON object, valid for the tool called, and a tool that was offered.
+
+FC108 arguments that are not valid JSON (chat carries them as a string) · FC109 valid JSON but
+not an object · FC110 arguments that fail the tool's schema · FC111 a call to a tool not offered.
+
+FC110 and FC111 are the harness's mistake, not the model's (PROTOCOL.md, mistake 4: validate
+arguments like user input). A model may well send bad arguments; the harness is right when it
+answers with an error result the model can read, and wrong when the call's result is a success:
+then it ran something it should have refused. So these two speak only when the request carries
+the tools and the call's result is not an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fccli.check.findings import Finding, finding
+from fccli.check.history import Call, History, OfferedTool
+from fccli.check.rules.common import call_label, shown
+from fccli.check.schema import validate
+from fccli.wire.shape import describe
+
+SHOWN_ERRORS = 3
+
+
+def arguments_shape(h: History) -> Iterator[Finding]:
+    for call in h.calls():
+        if not call.parses:
+            yield finding(
+                "FC108",
+                h.format,
+                call.args_path,
+                f"the arguments of call {call_label(call)} are not valid JSON ({shown(call.raw)}): "
+                "the history must carry a JSON object string; a harness answers such a call with "
+                "an error result and sends its arguments back as a valid object",
+                n=call.message,
+                k=call.position,
+            )
+        elif h.chat and not isinstance(call.raw, str):
+            yield finding(
+                "FC109",
+                h.format,
+                call.args_path,
+                f"the arguments of call {call_label(call)} are {describe(call.raw)}, not a string: "
+                "chat carries them as a JSON object *string*",
+                n=call.message,
+                k=call.position,
+            )
+        elif not isinstance(call.arguments, dict):
+            if h.chat:
+                what = f"the arguments of call {call_label(call)} are valid JSON but"
+            else:
+                what = f"the input of call {call_label(call)} is"
+            hint = (
+                " (a JSON string? content blocks carry the object itself)"
+                if not h.chat and isinstance(call.arguments, str)
+                else ""
+            )
+            yield finding(
+                "FC109",
+                h.format,
+                call.args_path,
+                f"{what} {describe(call.arguments)}, not an object{hint}",
+                n=call.message,
+                k=call.position,
+            )
+
+
+def _offered(h: History, name: object) -> OfferedTool | None:
+    return next((t for t in h.tools if t.name == name), None)
+
+
+def answered_as_fine(h: History) -> Iterator[Finding]:
+    if not h.tools:
+        return  # without the tools, what was offered is unknown
+    for call in h.calls():
+        if not isinstance(call.arguments, dict):
+            continue  # FC108 / FC109
+        result = h.result_of(call)
+        if result is None or result.is_error:
+            continue  # no result (FC101), or the harness refused it as it should
+        tool = _offered(h, call.name)
+        if tool is None:
+            offered = ", ".join(str(n) for n in h.tool_names())
+            yield finding(
+                "FC111",
+                h.format,
+                f"{call.path}.name" if not h.chat else f"{call.path}.function.name",
+                f"call {call_label(call)} asks for a tool not offered ({offered}), yet its "
+                "result is not an error: answer an unknown tool with an error result that names "
+                "the tools offered",
+            )
+            continue
+        yield from _schema(h, call, tool)
+
+
+def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
+    report = validate(call.arguments, tool.schema if tool.schema is not None else {})
+    if not report.errors:
+        return
+    errors = "; ".join(report.errors[:SHOWN_ERRORS])
+    if len(report.errors) > SHOWN_ERRORS:
+        errors += f"; and {len(report.errors) - SHOWN_ERRORS} more"
+    unchecked = f" (not checked: {', '.join(sorted(report.unchecked))})" if report.unchecked else ""
+    yield finding(
+        "FC110",
+        h.format,
+        call.args_path,
+        f"the arguments of call {call_label(call)} fail the tool's schema ({errors}), yet its "
+        "result is not an error: validate arguments like user input and answer a failure with "
+        f"an error result{unchecked}",
+    )
+
+
+RULES = (arguments_shape, answered_as_fine)

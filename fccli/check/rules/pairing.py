@@ -1,0 +1,197 @@
+"""Calls and results paired by id, in the place each format wants them.
+
+Content blocks (internal, Anthropic): the results of one assistant turn are `tool_result`
+blocks of the ONE user message right after it, leading that message. Chat (DeepSeek, OpenAI):
+one `role: "tool"` message per result, all right after the assistant message that made the calls.
+
+FC101 a call with no result · FC102 a result with no call · FC103 results of one turn split
+over several user messages · FC104 results not leading their user message · FC105 chat tool
+messages not right after their assistant message · FC116 results out of call order (a warning:
+servers that pair by position attach them to the wrong call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fccli.check.findings import Finding, finding
+from fccli.check.history import Call, History, Result, Turn
+from fccli.check.rules.common import call_label, ids_of, plural
+
+
+def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
+    """The messages of `role` from `start` on, up to the first of another role."""
+    run = []
+    for turn in turns[start:]:
+        if turn.role != role:
+            break
+        run.append(turn)
+    return run
+
+
+def _no_result(h: History, turn: Turn, lost: list[Call], where: str) -> Finding:
+    labels = ", ".join(call_label(c) for c in lost)
+    return finding(
+        "FC101",
+        h.format,
+        turn.path,
+        f"{plural(len(lost), 'call', 'calls')} {labels} "
+        f"{plural(len(lost), 'has', 'have')} no result: every call needs its result, "
+        f"with the same id, {where}",
+        n=turn.index,
+        ids=ids_of(lost),
+    )
+
+
+def _out_of_order(
+    h: History, turn: Turn, calls: list[Call], answered: list[str | None]
+) -> Iterator[Finding]:
+    asked = [c.id for c in calls if c.id in answered]
+    given = [i for i in answered if i in asked]
+    if given != asked and sorted(map(str, given)) == sorted(map(str, asked)):
+        yield finding(
+            "FC116",
+            h.format,
+            turn.path,
+            f"the results come in another order ({', '.join(map(str, given))}) than the calls "
+            f"({', '.join(map(str, asked))}): pairing by id is right, but a server that pairs by "
+            "position gives each result to the wrong call; keep them in call order",
+        )
+
+
+def blocks_pairing(h: History) -> Iterator[Finding]:
+    if h.chat:
+        return
+    turns = h.turns
+    handled: set[tuple[int, str]] = (
+        set()
+    )  # (message, id) of results reported from their call's side
+    for a, turn in enumerate(turns):
+        if turn.role != "assistant" or not turn.calls:
+            continue
+        users = _run(turns, a + 1, "user")
+        first = [r.call_id for r in users[0].results] if users else []
+        later: dict[str | None, Result] = {}
+        for user in users[1:]:
+            for result in user.results:
+                later.setdefault(result.call_id, result)
+        missing = [c for c in turn.calls if c.id is not None and c.id not in first]
+        moved = [c for c in missing if c.id in later]
+        lost = [c for c in missing if c.id not in later]
+        for c in moved:
+            handled.add((later[c.id].message, str(c.id)))
+        if moved and any(c.id in first for c in turn.calls):
+            where = later[moved[0].id]
+            yield finding(
+                "FC103",
+                h.format,
+                where.path,
+                f"the results of message {a}'s calls are split: {ids_of(moved)} answered in "
+                f"message {where.message}, apart from the others in message {a + 1}; all results "
+                "of one turn go in ONE user message",
+                ids=ids_of(moved),
+            )
+        elif moved:
+            where = later[moved[0].id]
+            yield finding(
+                "FC104",
+                h.format,
+                users[0].path,
+                f"message {a + 1} stands between the calls of message {a} and their results in "
+                f"message {where.message}: the results must lead the user message right after "
+                "the calls",
+                n=a,
+                ids=ids_of(moved),
+            )
+        if lost:
+            yield _no_result(h, turn, lost, "in the user message right after it")
+        if users:
+            yield from _out_of_order(h, users[0], turn.calls, first)
+
+    for u, turn in enumerate(turns):
+        before = turns[u - 1] if u > 0 and turns[u - 1].role == "assistant" else None
+        asked = {c.id for c in before.calls} if before is not None else set()
+        for result in turn.results:
+            if result.call_id is None or result.call_id in asked:
+                continue
+            if (u, result.call_id) in handled:
+                continue
+            yield finding(
+                "FC102",
+                h.format,
+                result.path,
+                f"the result for {result.call_id} answers no call in the message before it: a "
+                "result goes right after the assistant message holding the call with its id",
+                n=u,
+                k=result.position,
+                ids=result.call_id,
+            )
+        yield from _leading(h, turn)
+
+
+def _leading(h: History, turn: Turn) -> Iterator[Finding]:
+    """FC104: in a message with results, something else comes before a result."""
+    first_other = next((k for k, kind in enumerate(turn.kinds) if kind != "result"), None)
+    if first_other is None:
+        return
+    late = [r for r in turn.results if r.position > first_other]
+    if late:
+        yield finding(
+            "FC104",
+            h.format,
+            late[0].path,
+            f"a {turn.kinds[first_other]} block comes before this tool_result: the results "
+            "must lead the user message (all of them first, then any text)",
+            n=max(turn.index - 1, 0),
+            ids=", ".join(str(r.call_id) for r in late),
+        )
+
+
+def chat_pairing(h: History) -> Iterator[Finding]:
+    if not h.chat:
+        return
+    turns = h.turns
+    for a, turn in enumerate(turns):
+        if turn.role != "assistant" or not turn.calls:
+            continue
+        run = _run(turns, a + 1, "tool")
+        answered = [t.results[0].call_id for t in run]
+        missing = [c for c in turn.calls if c.id is not None and c.id not in answered]
+        stray: dict[str, Turn] = {}
+        for later in turns[a + 1 + len(run) :]:
+            if later.role == "tool" and later.results[0].call_id is not None:
+                stray.setdefault(later.results[0].call_id, later)
+        for c in missing:
+            if c.id in stray:
+                between = turns[a + 1 + len(run)]
+                yield finding(
+                    "FC105",
+                    h.format,
+                    stray[c.id].path,
+                    f"the result of call {call_label(c)}, made in message {a}, is in message "
+                    f"{stray[c.id].index}, but a {between.role} message (message {between.index}) "
+                    "stands between: tool messages come right after their assistant message",
+                    ids=ids_of(missing),
+                )
+        lost = [c for c in missing if c.id not in stray]
+        if lost:
+            yield _no_result(h, turn, lost, 'in a role:"tool" message right after this message')
+        if run:
+            yield from _out_of_order(h, run[0], turn.calls, answered)
+
+    for t, turn in enumerate(turns):
+        if turn.role != "tool" or turn.results[0].call_id is None:
+            continue
+        call_id = turn.results[0].call_id
+        if any(c.id == call_id for earlier in turns[:t] for c in earlier.calls):
+            continue  # answered out of place: said from the call's side (FC105)
+        yield finding(
+            "FC102",
+            h.format,
+            turn.path,
+            f"this tool message answers {call_id}, but no assistant message before it made a "
+            "call with that id: a tool message follows the assistant message holding its call",
+        )
+
+
+RULES = (blocks_pairing, chat_pairing)

@@ -1,0 +1,114 @@
+"""Rules one provider adds (PROTOCOL.md, "DeepSeek specifics"), read from the provider's data
+where fc keeps it as data (the chat dialect), else named here.
+
+FC112 DeepSeek thinking mode: a tool-calling assistant turn without `reasoning_content` ·
+FC113 DeepSeek: a tool message whose content is not a string · FC114 a tool_choice thinking
+mode refuses (DeepSeek: only auto or none; Anthropic: no forced tool with thinking on) · FC121
+Anthropic: a thinking block sent back without the signature it came with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from fccli.check.findings import Finding, finding
+from fccli.check.history import History, chat_dialect
+from fccli.check.rules.common import call_label
+from fccli.wire.shape import describe
+
+
+def reasoning_passed_back(h: History) -> Iterator[Finding]:
+    dialect = chat_dialect(h.format)
+    field = dialect.reasoning_field if dialect is not None else None
+    if field is None or not h.thinking:
+        return
+    for turn in h.turns:
+        if turn.role == "assistant" and turn.calls and field not in turn.raw:
+            yield finding(
+                "FC112",
+                h.format,
+                turn.path,
+                f"thinking mode is on and this assistant turn, which called "
+                f"{', '.join(call_label(c) for c in turn.calls)}, has no `{field}`: its "
+                "reasoning must go back with it in every later request (the key, even empty)",
+            )
+
+
+def _serde_kind(value: Any) -> str:
+    """How DeepSeek's server (serde) names a JSON value that is not the string it wanted."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean `{str(value).lower()}`"
+    if isinstance(value, int):
+        return f"integer `{value}`"
+    if isinstance(value, float):
+        return f"floating point `{value}`"
+    return "sequence" if isinstance(value, list) else "map"
+
+
+def tool_content_is_text(h: History) -> Iterator[Finding]:
+    if h.format != "deepseek":  # OpenAI accepts an array of text parts here; DeepSeek does not
+        return
+    for turn in h.turns:
+        if turn.role == "tool" and not isinstance(turn.raw.get("content"), str):
+            content = turn.raw.get("content")
+            yield finding(
+                "FC113",
+                h.format,
+                f"{turn.path}.content",
+                f"this tool message's content is {describe(content)}, not a "
+                "string: DeepSeek reads only text here (put the result's JSON in a string)",
+                n=turn.index,
+                found=_serde_kind(content),
+            )
+
+
+def thinking_tool_choice(h: History) -> Iterator[Finding]:
+    if not h.thinking or h.choice is None:
+        return
+    kind, name = h.choice
+    dialect = chat_dialect(h.format)
+    if dialect is not None and dialect.thinking_tool_choices is not None:
+        allowed: tuple[str, ...] = dialect.thinking_tool_choices
+    elif h.format == "anthropic":
+        allowed = ("auto", "none")
+    else:
+        return
+    if kind in allowed:
+        return
+    asked = name if kind == "tool" else kind
+    yield finding(
+        "FC114",
+        h.format,
+        "$.tool_choice",
+        f"tool_choice {asked!r} forces a call, which thinking mode refuses (only "
+        f"{' or '.join(allowed)}): turn thinking off to force a tool, or nudge in the question",
+    )
+
+
+def thinking_signature(h: History) -> Iterator[Finding]:
+    if h.format != "anthropic":
+        return
+    for turn in h.turns:
+        content = turn.raw.get("content") if turn.role == "assistant" else None
+        for k, block in enumerate(content if isinstance(content, list) else []):
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "thinking"
+                and not isinstance(block.get("signature"), str)
+            ):
+                yield finding(
+                    "FC121",
+                    h.format,
+                    f"{turn.path}.content[{k}]",
+                    "this thinking block has no signature: Anthropic takes its thinking back only "
+                    "exactly as it came, signature included (reasoning from another provider, "
+                    "such as DeepSeek's, cannot go to Anthropic as a thinking block)",
+                    n=turn.index,
+                    k=k,
+                )
+
+
+RULES = (reasoning_passed_back, tool_content_is_text, thinking_tool_choice, thinking_signature)

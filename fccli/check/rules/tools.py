@@ -1,0 +1,92 @@
+"""The tools offered: in strict form when marked strict, each name once, and not too many.
+
+FC115 `strict: true` on a schema not in strict form (every property required,
+`additionalProperties: false`, none of the refused keywords; fccli/tools/strict.py) · FC117 the
+same name offered twice (a warning; Anthropic refuses it) · FC118 more than 15 tools (a
+warning: models choose worse among many).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from fccli.check.findings import Finding, finding
+from fccli.check.history import History
+from fccli.tools.strict import StrictProblem, strict_violations
+
+MANY_TOOLS = 15
+
+
+def strict_form(h: History) -> Iterator[Finding]:
+    for tool in h.tools:
+        if not tool.strict:
+            continue
+        name = tool.name if isinstance(tool.name, str) else "?"
+        try:
+            problems = strict_violations(name, tool.schema)
+        except (TypeError, AttributeError) as e:  # `required: null` and the like
+            yield finding(
+                "FC115",
+                h.format,
+                tool.schema_path,
+                f"tool {name} is sent with strict: true, but its schema is not in strict form: "
+                f"part of it is not of the JSON Schema shape ({e})",
+                quote=False,
+            )
+            continue
+        for problem in problems:
+            detail = _openai_detail(problem)
+            yield finding(
+                "FC115",
+                h.format,
+                tool.schema_path + problem.path[1:],
+                f"tool {name} is sent with strict: true, but its schema is not in strict form: "
+                f"{problem.problem} (fc tools --strict shows the strict form)",
+                quote=detail is not None,
+                name=name,
+                detail=detail,
+            )
+
+
+def _openai_detail(problem: StrictProblem) -> str | None:
+    """The rest of OpenAI's "Invalid schema" message, where its wording is on record."""
+    parts = [p for p in re.split(r"\.|\[(\d+)\]", problem.path[1:]) if p]
+    context = repr(tuple(int(p) if p.isdigit() else p for p in parts[:-1]))
+    if parts and parts[-1] == "required" and "missing: " in problem.problem:
+        missing = problem.problem.split("missing: ", 1)[1].split(", ")[0]
+        return (
+            f"In context={context}, 'required' is required to be supplied and to be an array "
+            f"including every key in properties. Missing '{missing}'."
+        )
+    if parts and parts[-1] == "additionalProperties":
+        return f"In context={context}, 'additionalProperties' is required to be supplied and to be false."
+    return None
+
+
+def tool_names(h: History) -> Iterator[Finding]:
+    seen: set[str] = set()
+    for tool in h.tools:
+        if not isinstance(tool.name, str):
+            continue
+        if tool.name in seen:
+            yield finding(
+                "FC117",
+                h.format,
+                tool.path,
+                f"the tool name {tool.name!r} is offered twice: the model writes only a name, "
+                "so it cannot say which one it means",
+                severity="error" if h.format == "anthropic" else None,
+            )
+        seen.add(tool.name)
+    if len(h.tools) > MANY_TOOLS:
+        yield finding(
+            "FC118",
+            h.format,
+            "$.tools",
+            f"{len(h.tools)} tools are offered: past about {MANY_TOOLS}, models pick the wrong "
+            "tool more often; offer the ones this task needs",
+        )
+
+
+RULES = (strict_form, tool_names)

@@ -1,0 +1,273 @@
+"""A small JSON Schema validator for the subset tool schemas use, and honest about the rest.
+
+Checked: type (a name or a list of names, null included), properties, required,
+additionalProperties (true, false or a schema), enum, const, items, minItems, maxItems, anyOf,
+oneOf, allOf, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength,
+pattern, and `$ref` to the schema's own `$defs` / `definitions` (pydantic writes those for
+nested models). Any other keyword met on the way (format, multipleOf, uniqueItems, not,
+patternProperties, if/then/else...) is named in `unchecked`, so a finding can say what it did
+not look at instead of passing it silently.
+
+No dependency: fc validates its own tools with pydantic; this reads the schema as a provider's
+model sees it, for histories made by any program.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli.wire.shape import describe
+
+CHECKED = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "enum",
+        "const",
+        "items",
+        "minItems",
+        "maxItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "$ref",
+    }
+)
+NOT_CONSTRAINTS = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$schema",
+        "$id",
+        "$comment",
+        "$defs",
+        "definitions",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "strict",
+    }
+)
+MAX_DEPTH = 64
+"""A `$ref` cycle stops here."""
+
+
+@dataclass
+class SchemaReport:
+    errors: list[str] = field(default_factory=list)
+    """Each: where in the arguments, and what is wrong there."""
+    unchecked: set[str] = field(default_factory=set)
+    """Keywords met but not checked."""
+
+
+def validate(value: Any, schema: Any) -> SchemaReport:
+    report = SchemaReport()
+    _check(value, schema, "$", schema, report, 0)
+    return report
+
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    # JSON Schema: 1.0 is an integer too.
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and math.isfinite(v) and v.is_integer())
+    ),
+}
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _check(value: Any, schema: Any, path: str, root: Any, report: SchemaReport, depth: int) -> None:
+    if schema is True or (not isinstance(schema, dict) and schema is not False):
+        return  # true, or not a schema at all: anything goes
+    if schema is False:
+        report.errors.append(f"{path}: no value is allowed here")
+        return
+    if depth > MAX_DEPTH:
+        report.unchecked.add("$ref")
+        return
+    report.unchecked.update(k for k in schema if k not in CHECKED and k not in NOT_CONSTRAINTS)
+    if "$ref" in schema:
+        target = _resolve(root, schema["$ref"])
+        if target is None:
+            report.unchecked.add("$ref")
+        else:
+            _check(value, target, path, root, report, depth + 1)
+    before = len(report.errors)
+    _check_type(value, schema, path, report)
+    if len(report.errors) > before:
+        return  # the wrong type: its other keywords would only say the same again
+    if "enum" in schema and isinstance(schema["enum"], list) and value not in schema["enum"]:
+        allowed = ", ".join(_shown(v) for v in schema["enum"])
+        report.errors.append(f"{path}: {_shown(value)} is not one of {allowed}")
+    if "const" in schema and value != schema["const"]:
+        report.errors.append(f"{path}: must be {_shown(schema['const'])}, found {_shown(value)}")
+    _check_combinations(value, schema, path, root, report, depth)
+    if isinstance(value, dict):
+        _check_object(value, schema, path, root, report, depth)
+    elif isinstance(value, list):
+        _check_array(value, schema, path, root, report, depth)
+    elif isinstance(value, str):
+        _check_string(value, schema, path, report)
+    elif _TYPES["number"](value):
+        _check_number(value, schema, path, report)
+
+
+def _resolve(root: Any, ref: Any) -> Any:
+    """A `#/$defs/Name` (or `#/definitions/Name`, or `#`) inside the schema itself; else None."""
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return None
+    node = root
+    for part in filter(None, ref[1:].split("/")):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _check_type(value: Any, schema: dict[str, Any], path: str, report: SchemaReport) -> None:
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
+    known = [k for k in kinds if isinstance(k, str) and k in _TYPES]
+    if len(known) < len(kinds):
+        report.unchecked.add("type")
+    if known and not any(_TYPES[k](value) for k in known):
+        wanted = " or ".join(f"{'an' if k[0] in 'aeiou' else 'a'} {k}" for k in known)
+        report.errors.append(f"{path}: expected {wanted}, found {describe(value)} {_shown(value)}")
+
+
+def _check_combinations(
+    value: Any, schema: dict[str, Any], path: str, root: Any, report: SchemaReport, depth: int
+) -> None:
+    for key in ("anyOf", "oneOf", "allOf"):
+        choices = schema.get(key)
+        if not isinstance(choices, list) or not choices:
+            continue
+        branches = []
+        for choice in choices:
+            branch = SchemaReport()
+            _check(value, choice, path, root, branch, depth + 1)
+            report.unchecked |= branch.unchecked
+            branches.append(branch.errors)
+        passing = sum(1 for errors in branches if not errors)
+        if key == "allOf":
+            for errors in branches:
+                report.errors.extend(errors)
+        elif passing == 0:
+            why = "; or ".join(errors[0] for errors in branches)
+            report.errors.append(f"{path}: matches none of the {key} choices ({why})")
+        elif key == "oneOf" and passing > 1:
+            report.errors.append(f"{path}: matches {passing} of the oneOf choices, not exactly one")
+
+
+def _check_object(
+    value: dict[str, Any],
+    schema: dict[str, Any],
+    path: str,
+    root: Any,
+    report: SchemaReport,
+    depth: int,
+) -> None:
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else []:
+        if isinstance(name, str) and name not in value:
+            report.errors.append(f"{path}: the required property {name!r} is missing")
+    extra = schema.get("additionalProperties", True)
+    for name, item in value.items():
+        where = f"{path}.{name}"
+        if name in properties:
+            _check(item, properties[name], where, root, report, depth + 1)
+        elif extra is False:
+            report.errors.append(f"{path}: property {name!r} is not in the schema")
+        elif isinstance(extra, dict):
+            _check(item, extra, where, root, report, depth + 1)
+
+
+def _check_array(
+    value: list[Any],
+    schema: dict[str, Any],
+    path: str,
+    root: Any,
+    report: SchemaReport,
+    depth: int,
+) -> None:
+    items = schema.get("items")
+    if isinstance(items, (dict, bool)):
+        for i, item in enumerate(value):
+            _check(item, items, f"{path}[{i}]", root, report, depth + 1)
+    _bounds(len(value), schema, "minItems", "maxItems", "item(s)", path, report)
+
+
+def _check_string(value: str, schema: dict[str, Any], path: str, report: SchemaReport) -> None:
+    _bounds(len(value), schema, "minLength", "maxLength", "character(s)", path, report)
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        try:
+            found = re.search(pattern, value)
+        except re.error:  # a pattern Python's re cannot read (ECMA-only syntax)
+            report.unchecked.add("pattern")
+            return
+        if found is None:
+            report.errors.append(f"{path}: {_shown(value)} does not match the pattern {pattern!r}")
+
+
+def _bounds(
+    size: int,
+    schema: dict[str, Any],
+    low: str,
+    high: str,
+    unit: str,
+    path: str,
+    report: SchemaReport,
+) -> None:
+    least, most = schema.get(low), schema.get(high)
+    if isinstance(least, int) and size < least:
+        report.errors.append(f"{path}: {size} {unit}, fewer than {low} {least}")
+    if isinstance(most, int) and size > most:
+        report.errors.append(f"{path}: {size} {unit}, more than {high} {most}")
+
+
+def _check_number(value: float, schema: dict[str, Any], path: str, report: SchemaReport) -> None:
+    tests = (
+        ("minimum", operator.ge, "at least"),
+        ("maximum", operator.le, "at most"),
+        ("exclusiveMinimum", operator.gt, "above"),
+        ("exclusiveMaximum", operator.lt, "below"),
+    )
+    for key, holds, words in tests:
+        bound = schema.get(key)
+        if (
+            isinstance(bound, (int, float))
+            and not isinstance(bound, bool)
+            and not holds(value, bound)
+        ):
+            report.errors.append(f"{path}: {_shown(value)} is not {words} {bound}")

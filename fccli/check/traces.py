@@ -1,0 +1,180 @@
+"""Checking a trace directory: every request file in its own format, the two forms of each step
+against each other, and every answer for one given without a call (FC119).
+
+A step's wire request is what its internal request translates to, exactly (the engine writes
+both from one Request). When they differ, one of them was edited by hand: FC120 points at the
+first difference, and the wire file is what was (or will be) sent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from fccli.check.findings import Finding, finding
+from fccli.check.history import CHAT_FORMATS, History
+from fccli.check.lint import KNOWN_FORMATS, inspect
+from fccli.check.rules.answers import made_up_message, may_answer_unasked
+from fccli.core.errors import ConversionError, FcError, InputFileError
+from fccli.core.jsonio import read_json
+from fccli.core.models import Request, Response
+from fccli.providers.formats import get_format
+
+_TRACE_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.json")
+INTERNAL = "internal"
+
+
+@dataclass
+class TraceCheck:
+    files: list[str] = field(default_factory=list)
+    """The files read, in step order."""
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class _Step:
+    requests: dict[str, Path] = field(default_factory=dict)
+    responses: dict[str, Path] = field(default_factory=dict)
+    read: dict[str, tuple[Any, History]] = field(default_factory=dict)
+
+
+def check_trace(path: str | Path) -> list[Finding]:
+    """The findings for a trace directory, each naming its file. Raises InputFileError (exit 2)
+    for a directory that is not a trace or a request file that cannot be read."""
+    return inspect_trace(path).findings
+
+
+def inspect_trace(path: str | Path) -> TraceCheck:
+    root = Path(path)
+    if not root.is_dir():
+        raise InputFileError(str(path), "not a directory")
+    steps: dict[int, _Step] = {}
+    for entry in sorted(root.iterdir()):
+        m = _TRACE_FILE.fullmatch(entry.name)
+        if m and entry.is_file():
+            step = steps.setdefault(int(m[1]), _Step())
+            files = step.requests if m[2] == "request" else step.responses
+            files[m[3] or INTERNAL] = entry
+    if not any(step.requests for step in steps.values()):
+        raise InputFileError(str(path), "no request files (1-request.json, ...): not an fc trace")
+    out = TraceCheck()
+    for number in sorted(steps):
+        step = steps[number]
+        for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
+            out.files.append(file.name)
+            out.findings += _request(step, fmt, file)
+        out.findings += _agreement(step)
+        out.findings += _answer(step, out.files)
+    return out
+
+
+def _request(step: _Step, fmt: str, file: Path) -> list[Finding]:
+    if fmt not in KNOWN_FORMATS:
+        return [
+            finding(
+                "FC100", fmt, "$", f"fc cannot check the {fmt} format yet; this file was skipped"
+            ).in_file(file.name)
+        ]
+    doc = read_json(file)
+    try:
+        checked = inspect(doc, fmt)
+    except ConversionError as e:
+        raise InputFileError(str(file), e.problem, json_path=e.json_path) from None
+    step.read[fmt] = (doc, checked.history)
+    return [f.in_file(file.name) for f in checked.findings]
+
+
+def _agreement(step: _Step) -> list[Finding]:
+    if INTERNAL not in step.read:
+        return []
+    try:
+        request = Request.model_validate(step.read[INTERNAL][0])
+    except ValidationError:
+        return []  # FC100 has said what is wrong with it
+    out = []
+    for fmt, (doc, _) in step.read.items():
+        if fmt == INTERNAL:
+            continue
+        name = step.requests[fmt].name
+        try:
+            expected = get_format(fmt).to_wire_request(request)
+        except ConversionError as e:
+            out.append(
+                finding(
+                    "FC120",
+                    fmt,
+                    e.json_path or "$",
+                    f"the internal request of this step cannot be written in {fmt} "
+                    f"({e.problem}), yet this file says it was",
+                ).in_file(name)
+            )
+            continue
+        where = first_difference(expected, doc)
+        if where is not None:
+            out.append(
+                finding(
+                    "FC120",
+                    fmt,
+                    where,
+                    f"this is not what {step.requests[INTERNAL].name} translates to (first "
+                    "difference here): one of the two was edited; this file is what is sent",
+                ).in_file(name)
+            )
+    return out
+
+
+def first_difference(a: Any, b: Any, path: str = "$") -> str | None:
+    """The JSON path of the first place where two JSON values differ, or None."""
+    if type(a) is not type(b):
+        return path
+    if isinstance(a, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            if key not in a or key not in b:
+                return f"{path}.{key}"
+            found = first_difference(a[key], b[key], f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None if len(a) == len(b) else f"{path}[{min(len(a), len(b))}]"
+    return None if a == b else path
+
+
+def _answer(step: _Step, files: list[str]) -> list[Finding]:
+    """FC119 on the step's response: an answer with no call, no call before it either."""
+    history = step.read.get(INTERNAL) or next(iter(step.read.values()), None)
+    read = _response(step)
+    if read is None or history is None:
+        return []
+    response, fmt, name = read
+    files.append(name)
+    h = history[1]
+    if response.stop_reason != "end_turn" or response.tool_uses() or h.calls():
+        return []
+    if not may_answer_unasked(h):
+        return []
+    where = "$.choices[0].message" if fmt in CHAT_FORMATS else "$.content"
+    return [finding("FC119", h.format, where, made_up_message(h)).in_file(name)]
+
+
+def _response(step: _Step) -> tuple[Response, str, str] | None:
+    """The step's answer, its format and file: from the internal file, else the wire one; None
+    when neither reads (a failed step keeps the provider's error body, or raw bytes, there)."""
+    for fmt, file in sorted(step.responses.items(), key=lambda kv: kv[0] != INTERNAL):
+        try:
+            doc = read_json(file)
+            if fmt == INTERNAL:
+                return Response.model_validate(doc), fmt, file.name
+            if fmt in KNOWN_FORMATS:
+                return get_format(fmt).from_wire_response(doc), fmt, file.name
+        except (FcError, ValidationError):
+            continue
+    return None

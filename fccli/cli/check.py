@@ -1,0 +1,42 @@
+"""`fc check PATH`: lint a trace or one request/messages file for protocol mistakes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def check(
+    path: Path = typer.Argument(
+        ...,
+        metavar="PATH",
+        help="A trace directory, or one JSON file: a request body of any format, or a messages array.",
+    ),
+    fmt: str | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="internal, deepseek, openai or anthropic: the file's format, instead of detecting it.",
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+) -> None:
+    """Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never
+    see), before anything is sent. Exit 1 on an error (or a warning with --strict), 0 otherwise,
+    2 for a file that cannot be read."""
+    from fccli.check.report import check_path
+    from fccli.core.errors import FindingsError
+    from fccli.render.check_view import print_json_report, render_report
+    from fccli.render.console import make_console
+
+    report = check_path(path, fmt)
+    if json_output:
+        print_json_report(report)
+    else:
+        render_report(make_console(), report, strict=strict)
+    if report.failed(strict):
+        found = f"{report.errors} error(s)" if report.errors else f"{report.warnings} warning(s)"
+        raise FindingsError(
+            f"fc check: {found} in {path}" + ("" if report.errors else " (--strict)")
+        )
