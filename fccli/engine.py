@@ -85,7 +85,7 @@ class RoundTrip:
                     tools=options.tool_specs
                     if options.tool_specs is not None
                     else self.tools.specs(),
-                    tool_choice=options.tool_choice,
+                    tool_choice=self._tool_choice(step, options.tool_choice),
                     parallel_tool_calls=options.parallel_tool_calls,
                     max_tokens=options.max_tokens,
                     thinking=options.thinking,
@@ -196,6 +196,25 @@ class RoundTrip:
         self.trace.add_step(record)
         self.emit(ResponseReceived(step, response, duration_ms, wire_stop, reply.attempts))
         return response, record
+
+    def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
+        """A forced choice (`required`, a tool's name) holds for the first request only.
+
+        Forced on every request, the model could never give its answer: each response would be
+        another call, until --max-steps. So from step 2 fc sends `auto`, as the OpenAI Agents
+        SDK does (its `reset_tool_choice`), and says so.
+        """
+        if asked is None or asked.type not in ("required", "tool") or step == 1:
+            return asked
+        if step == 2:
+            forced = asked.name if asked.type == "tool" else asked.type
+            text = (
+                f"--tool-choice {forced} forced the call of step 1; from step 2 fc sends "
+                "tool_choice auto, or the model could never answer"
+            )
+            self.trace.manifest.setdefault("notes", []).append(text)
+            self.emit(Note(step, text))
+        return ToolChoice(type="auto")
 
     def _refuse_broken(self, step: int, request: Request, wire_request: dict[str, Any]) -> None:
         """Lint fc's own request with `fc check`'s rules before it goes out (the files are

@@ -3,6 +3,7 @@ provider and tools, open the trace, and run the round trip."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,6 +196,11 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         for spec in tools.specs()
         if not spec.description
     ]
+    if name == "demo" and settings.provider is None and os.environ.get("FC_BASE_URL"):
+        notes.append(
+            "$FC_BASE_URL is set, but no --provider or key chose a real provider: "
+            "this run is the offline demo (add -p, e.g. -p ollama)"
+        )
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
         trace.manifest["options"]["demo_fault"] = settings.demo_fault
@@ -224,7 +230,7 @@ def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
     if problems:
         # Reported rather than sent: the provider would answer 400, or stop enforcing.
         raise UsageError(
-            "--strict: strict mode refuses " + "; ".join(str(p) for p in problems),
+            "--strict: " + "; ".join(str(p) for p in problems),
             hint="remove those keywords from the tool's parameters, or run without --strict",
         )
     return specs

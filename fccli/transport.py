@@ -27,7 +27,8 @@ import httpx
 from fccli import __version__
 from fccli.core.errors import ProviderError
 
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
+"""529 is Anthropic's "overloaded" (docs.claude.com, API errors); the rest are the usual ones."""
 MASK = "***"
 
 
@@ -137,6 +138,7 @@ class Transport:
         """POST `body` to `url`; the reply, or why there is none, with every attempt made."""
         attempts: list[dict[str, Any]] = []
         wait = 0.0
+        shown = mask(url, self._secrets)  # a password in the URL is never printed
         for number in range(1, self.settings.retries + 2):
             if wait:
                 self._sleep(wait)
@@ -159,7 +161,7 @@ class Transport:
                 )
                 return HttpFailure(
                     None,
-                    f"timed out after {limit:g} s waiting {what} from {url}",
+                    f"timed out after {limit:g} s waiting {what} from {shown}",
                     attempts=attempts,
                 )
             except httpx.TransportError as e:
@@ -169,7 +171,12 @@ class Transport:
                 if number <= self.settings.retries:
                     wait = self._backoff(number)
                     continue
-                return HttpFailure(None, f"cannot reach {url}: {_reason(e)}", attempts=attempts)
+                tries = f" (after {number} attempts)" if number > 1 else ""
+                return HttpFailure(
+                    None,
+                    f"cannot reach {shown}: {mask(_reason(e), self._secrets)}{tries}",
+                    attempts=attempts,
+                )
             record["status"] = response.status_code
             record["duration_ms"] = _ms(start)
             if response.status_code < 400:
@@ -182,7 +189,10 @@ class Transport:
                 asked = retry_after_seconds(retry_after)
                 if asked is not None and asked > self.settings.max_retry_after:
                     return self._failure(
-                        response.status_code, text, attempts, f"asked to retry after {asked:g} s"
+                        response.status_code,
+                        text,
+                        attempts,
+                        f"it asks to retry after {asked:g} s, longer than fc waits",
                     )
                 wait = asked if asked is not None else self._backoff(number)
                 continue
@@ -197,7 +207,7 @@ class Transport:
         if len(attempts) > 1:
             message += f" (after {len(attempts)} attempts)"
         if extra:
-            message += f"; {extra}"
+            message = f"{message.rstrip('.')} ({extra})"
         return HttpFailure(status, message, body=text, attempts=attempts)
 
     def _masked(self, data: bytes) -> bytes:
@@ -240,6 +250,8 @@ def as_provider_error(
         )
     elif failure.status == 404:
         hint = f"fc posted to {url}; check --base-url (or $FC_BASE_URL) and --model"
+    elif failure.status == 429 and "longer than fc waits" in failure.message:
+        hint = "rate limited for a while: wait as long as it asks, then run again"
     elif failure.status == 429:
         hint = "rate limited; wait, or raise --retries"
     return ProviderError(

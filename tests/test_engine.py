@@ -10,6 +10,7 @@ import pytest
 
 from fccli.core.errors import FindingsError, Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import encode
+from fccli.core.models import ToolChoice
 from fccli.engine import RoundTrip, RunOptions
 from fccli.events import Note, ToolsExecuted
 from fccli.providers.base import ProviderInfo, Reply
@@ -261,3 +262,37 @@ def test_fcs_own_requests_pass_its_own_check(tmp_path: Path) -> None:
     )
     result, _ = run(tmp_path, provider)
     assert result.status == "ok" and len(provider.sent) == 2
+
+
+@pytest.mark.parametrize(
+    ("choice", "wire"),
+    [
+        (ToolChoice(type="required"), ["required", "auto"]),
+        (
+            ToolChoice(type="tool", name="get_weather"),
+            [{"type": "function", "function": {"name": "get_weather"}}, "auto"],
+        ),
+        (ToolChoice(type="none"), ["none", "none"]),
+        (ToolChoice(type="auto"), ["auto", "auto"]),
+    ],
+)
+def test_a_forced_tool_choice_holds_for_the_first_request_only(
+    tmp_path: Path, choice, wire
+) -> None:
+    provider = Scripted(
+        reply("tool_calls", None, [call("c1", '{"city":"A"}')]), reply("stop", "done")
+    )
+    trace = TraceWriter(tmp_path, {"provider": "scripted"})
+    events: list[Any] = []
+    engine = RoundTrip(
+        provider,
+        get_format("openai"),
+        ToolSet("t", [tool_from_function(get_weather)]),
+        trace,
+        events.append,
+    )
+    result = engine.run(RunOptions(question="q", model="m", tool_choice=choice))
+    assert result.status == "ok"
+    assert [body["tool_choice"] for body in provider.sent] == wire
+    forced = choice.type in ("required", "tool")
+    assert any(isinstance(e, Note) and "from step 2" in e.text for e in events) == forced

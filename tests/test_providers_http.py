@@ -484,3 +484,20 @@ def test_anthropic_thinking_with_too_few_max_tokens_is_never_sent(fc, fake_provi
     assert result.returncode == 2
     assert "max_tokens" in result.stderr and "--max-tokens" in result.stderr
     assert fake_provider.received == []
+
+
+def test_a_password_in_the_base_url_is_masked_like_a_key(fc, fake_provider, tmp_path: Path) -> None:
+    secret = "sk-in-the-url-777"
+    url = fake_provider.url.replace("http://", f"http://user:{secret}@")
+    result = fc(
+        "run", QUESTION, "-p", "deepseek", "--base-url", url, "-o", "t", env=env_for("deepseek")
+    )
+    assert "Traceback" not in result.stderr
+    assert load(tmp_path / "t/manifest.json")["base_url"].startswith("http://user:***@127.0.0.1:")
+    assert_key_nowhere(result, tmp_path / "t", key=secret)
+
+
+def test_an_empty_base_url_is_refused(fc) -> None:
+    result = fc("run", QUESTION, "-p", "deepseek", "--base-url", "", env=env_for("deepseek"))
+    assert result.returncode == 2
+    assert "--base-url is empty" in result.stderr

@@ -151,7 +151,7 @@ def test_a_retry_after_longer_than_the_limit_is_not_waited_for() -> None:
     outcome = post(transport)
     assert isinstance(outcome, HttpFailure)
     assert waits == []
-    assert "asked to retry after 3600 s" in outcome.message
+    assert "it asks to retry after 3600 s, longer than fc waits" in outcome.message
 
 
 def test_retry_after_as_an_http_date() -> None:
@@ -232,3 +232,19 @@ def test_the_hint_says_what_to_check(status: int, key_env: str | None, words: li
     assert error_.status == status
     for word in words:
         assert word in str(error_)
+
+
+def test_anthropics_529_overloaded_is_retried() -> None:
+    transport, waits, _ = make([error(529, "Overloaded"), ok()])
+    outcome = post(transport)
+    assert isinstance(outcome, Delivered)
+    assert [a["status"] for a in outcome.attempts] == [529, 200]
+    assert len(waits) == 1
+
+
+def test_a_server_never_reached_says_how_many_attempts() -> None:
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    transport, _, _ = make([refused] * 3, retries=2)
+    outcome = post(transport)
+    assert isinstance(outcome, HttpFailure)
+    assert outcome.message.endswith("(after 3 attempts)")

@@ -122,6 +122,8 @@ def run(
     try:
         result = prepared.execute(view)
     except FcError as e:
+        if view is not None:
+            view.close()
         # One more line at most: errors are one or two lines (CLI.md).
         e.hint = "; ".join(
             filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
@@ -129,7 +131,12 @@ def run(
         if view is None:  # a script reading --json still learns the status and where it stopped
             print_json_summary(prepared.trace)
         raise
+    except BaseException:
+        if view is not None:
+            view.close()
+        raise
     if view is None:
         print_json_summary(prepared.trace)
     else:
+        view.close()
         view.finished(result, prepared.trace.path)

@@ -12,6 +12,9 @@ def tools(
     wire_format: str = typer.Option(
         "deepseek", "--format", "-f", help="internal, deepseek, openai or anthropic."
     ),
+    provider: str | None = typer.Option(
+        None, "--provider", "-p", help="Show them in this provider's format (overrides --format)."
+    ),
     strict: bool = typer.Option(
         False, "--strict", help="Show the strict-mode form, and what strict mode refuses."
     ),
@@ -30,6 +33,15 @@ def tools(
     from fccli.core.errors import UsageError
     from fccli.providers.formats import FORMATS
 
+    if provider is not None:
+        from fccli.providers.profiles import PROFILES
+        from fccli.providers.registry import KNOWN
+
+        if provider not in KNOWN:
+            raise UsageError(
+                f"unknown provider {provider!r}", hint=f"known providers: {', '.join(KNOWN)}"
+            )
+        wire_format = PROFILES[provider].wire_format if provider in PROFILES else "deepseek"
     if wire_format not in ("internal", *FORMATS):
         raise UsageError(
             f"unknown format {wire_format!r}", hint=f"formats: internal, {', '.join(FORMATS)}"
@@ -44,6 +56,6 @@ def tools(
     typer.echo(dumps(shown), nl=False)
     if problems:
         raise FindingsError(
-            "strict mode refuses: " + "; ".join(str(p) for p in problems),
+            "not ready for strict mode: " + "; ".join(str(p) for p in problems),
             hint="`fc run --strict` stops before sending these; remove the keywords to use strict mode",
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
 
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.profiles import Profile
@@ -21,7 +22,9 @@ class HttpProvider:
     @property
     def info(self) -> ProviderInfo:
         p = self.profile
-        return ProviderInfo(p.name, p.wire_format, p.default_model, self.base_url, p.key_env)
+        return ProviderInfo(
+            p.name, p.wire_format, p.default_model, shown_url(self.base_url), p.key_env
+        )
 
     @property
     def url(self) -> str:
@@ -46,9 +49,18 @@ class HttpProvider:
                 provider=self.profile.name,
                 step=step,
                 key_env=self.profile.key_env,
-                url=self.url,
+                url=shown_url(self.url),
             )
         return Reply(outcome.body, outcome.attempts)
 
     def close(self) -> None:
         self.transport.close()
+
+
+def shown_url(url: str) -> str:
+    """The URL as fc writes and prints it: a password in it (`user:secret@host`) masked."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
 from fccli.providers.base import Provider
@@ -40,6 +41,8 @@ def default_provider_name() -> str:
 
 def resolve_base_url(name: str, explicit: str | None, *, strict: bool = False) -> str:
     profile = PROFILES[name]
+    if explicit is not None and not explicit.strip():
+        raise UsageError("--base-url is empty", hint="e.g. --base-url http://127.0.0.1:8000")
     chosen = explicit or os.environ.get("FC_BASE_URL")
     if chosen:
         if not chosen.startswith(("http://", "https://")):
@@ -59,8 +62,9 @@ def read_key(name: str) -> str | None:
         return None
     key = os.environ.get(env, "").strip()
     if not key:
+        state = "which is empty" if env in os.environ else "which is not set"
         raise UsageError(
-            f"{name} needs a key in ${env}, which is not set",
+            f"{name} needs a key in ${env}, {state}",
             hint=f"export {env}=... (fc reads keys from the environment only), or run offline with -p demo",
         )
     return key
@@ -82,9 +86,11 @@ def get_provider(
     from fccli.providers.http import HttpProvider
     from fccli.transport import Transport, TransportSettings
 
+    # A password in the URL (http://user:secret@host) is a secret too: masked like a key.
+    url_secret = urlsplit(base_url).password
     transport = Transport(
         TransportSettings(retries=connection.retries, read_timeout=connection.timeout),
-        secrets=[key] if key else [],
+        secrets=[s for s in (key, url_secret) if s],
     )
     return HttpProvider(PROFILES[name], base_url, transport, strict=connection.strict, key=key)
 

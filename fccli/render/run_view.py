@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.status import Status
 from rich.text import Text
 
 from fccli.core.models import TextBlock, ThinkingBlock, ToolUseBlock
@@ -49,8 +50,29 @@ class RunView:
         self.provider = provider
         self.wire_format = wire_format
         self.results_layout = results_layout
+        self._status: Status | None = None
+
+    def _wait(self, text: str) -> None:
+        """A spinner while nothing else moves: a terminal only (CLI.md: none in a pipe)."""
+        if self.console.is_terminal:
+            self._status = self.console.status(f"[dim]{escape(text)}[/]")
+            self._status.start()
+
+    def close(self) -> None:
+        """Stop the spinner; called on every way out, errors and Ctrl-C included."""
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
 
     def __call__(self, event: Event) -> None:
+        self.close()
+        self._show(event)
+        if isinstance(event, StepStarted):
+            self._wait(f"waiting for {self.provider}…")
+        elif isinstance(event, ResponseReceived) and event.response.stop_reason == "tool_use":
+            self._wait("the tools are running…")
+
+    def _show(self, event: Event) -> None:
         c = self.console
         if isinstance(event, StepStarted):
             req = event.request
