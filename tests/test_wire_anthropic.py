@@ -47,33 +47,13 @@ from fccli.wire.anthropic import (
     to_wire_response,
     wire_stop_reason,
 )
+from tests.builders import assistant, call, result, user
 
 MODEL = "claude-haiku-4-5"
 EXAMPLES = Path(__file__).resolve().parent.parent / "traces" / "examples"
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def user(*blocks: Block | str) -> Message:
-    return Message(
-        role="user", content=[TextBlock(text=b) if isinstance(b, str) else b for b in blocks]
-    )
-
-
-def assistant(*blocks: Block | str) -> Message:
-    return Message(
-        role="assistant",
-        content=[TextBlock(text=b) if isinstance(b, str) else b for b in blocks],
-    )
-
-
-def call(call_id: str, city: str, name: str = "get_weather") -> ToolUseBlock:
-    return ToolUseBlock(id=call_id, name=name, input={"city": city})
-
-
-def result(call_id: str, content: str, is_error: bool = False) -> ToolResultBlock:
-    return ToolResultBlock(tool_use_id=call_id, content=content, is_error=is_error)
 
 
 def request(*messages: Message, **fields: Any) -> Request:

@@ -42,33 +42,13 @@ from fccli.wire.chat import (
     to_wire_request,
     to_wire_response,
 )
+from tests.builders import assistant, call, result, user
 
 DS = DEEPSEEK_DIALECT
 MODEL = "deepseek-v4-flash"
 
 # ---------------------------------------------------------------------------------------------
 # helpers: build internal messages the way a reader of CLI.md would write them
-
-
-def user(*blocks: Block | str) -> Message:
-    return Message(
-        role="user", content=[TextBlock(text=b) if isinstance(b, str) else b for b in blocks]
-    )
-
-
-def assistant(*blocks: Block | str) -> Message:
-    return Message(
-        role="assistant",
-        content=[TextBlock(text=b) if isinstance(b, str) else b for b in blocks],
-    )
-
-
-def call(call_id: str, city: str, name: str = "get_weather") -> ToolUseBlock:
-    return ToolUseBlock(id=call_id, name=name, input={"city": city})
-
-
-def result(call_id: str, content: str, is_error: bool = False) -> ToolResultBlock:
-    return ToolResultBlock(tool_use_id=call_id, content=content, is_error=is_error)
 
 
 def request(*messages: Message, **fields: Any) -> Request:
