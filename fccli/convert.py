@@ -38,7 +38,16 @@ class Converted:
     losses: list[str] = field(default_factory=list)
     """What did not survive, one line each: `$.path: what and why`."""
     notes: list[str] = field(default_factory=list)
-    """Changes of form that lose nothing, but that a reader of the output should know."""
+    """Changes of form that lose nothing, and values the target required that the source did
+    not set, that a reader of the output should know."""
+    warnings: list[str] = field(default_factory=list)
+    """What the output holds that the target's provider would refuse."""
+    added: list[str] = field(default_factory=list)
+    """The paths of values the translation set (named in `notes`): a default the target requires."""
+
+    def what(self) -> str:
+        """`anthropic request`, `internal messages array`."""
+        return f"{self.target} {'messages array' if self.kind == 'messages' else self.kind}"
 
 
 def convert(doc: Document, target: str) -> Converted:
@@ -49,6 +58,11 @@ def convert(doc: Document, target: str) -> Converted:
     internal = doc.internal
     assert internal is not None, "read the document with internal=True"
     out = Converted(None, doc.format, doc.kind, target)
+    if doc.format == target and target != "internal":
+        # Already in the target format: through the internal format and back would only lose
+        # what the internal format has no place for (a response's `created`), for nothing.
+        out.output = doc.data
+        return out
     try:
         if doc.format != "internal":
             out.losses += _source_losses(doc)
@@ -68,18 +82,16 @@ def convert(doc: Document, target: str) -> Converted:
             wire = fmt.to_wire_response(internal)
             back: Any = fmt.from_wire_response(wire).to_json_dict()
             out.output = wire
-            out.losses += _losses(internal.to_json_dict(), back, _holder(target), ())
+            _round_trip(out, internal.to_json_dict(), back, _holder(target), ())
         else:
             assert request is not None
             wire = fmt.to_wire_request(request)
             back = fmt.from_wire_request(wire).to_json_dict()
-            if doc.kind == "messages":
-                out.output = wire["messages"]
-                out.losses += _losses(request.to_json_dict(), back, _holder(target), ("messages",))
-            else:
-                out.output = wire
-                out.losses += _losses(request.to_json_dict(), back, _holder(target), ())
+            prefix: tuple[str, ...] = ("messages",) if doc.kind == "messages" else ()
+            out.output = wire["messages"] if doc.kind == "messages" else wire
+            _round_trip(out, request.to_json_dict(), back, _holder(target), prefix)
             out.notes += _target_notes(request, target)
+            out.warnings += _target_warnings(out.output, target)
     except ConversionError as e:
         raise InputFileError(
             doc.name, f"cannot be written as {target}: {e.problem}", json_path=e.json_path
@@ -123,13 +135,25 @@ def _source_losses(doc: Document) -> list[str]:
         back = fmt.to_wire_request(request)
         original = doc.data if doc.kind == "request" else {"model": "", "messages": doc.data}
         prefix = () if doc.kind == "request" else ("messages",)
-    return _losses(original, back, INTERNAL, prefix, source=doc.format)
+    # What the re-encoding adds (a default fc writes) is not in the output: not reported.
+    leg = Converted(None, doc.format, doc.kind, "internal")
+    _round_trip(leg, original, back, INTERNAL, prefix, source=doc.format)
+    return leg.losses
 
 
-def _losses(
-    original: Any, back: Any, holder: str, prefix: tuple[str, ...], *, source: str | None = None
-) -> list[str]:
-    out = []
+def _round_trip(
+    out: Converted,
+    original: Any,
+    back: Any,
+    holder: str,
+    prefix: tuple[str, ...],
+    *,
+    source: str | None = None,
+) -> None:
+    """What differs after a round trip: a value that did not come back is a loss; a setting that
+    came back where there was none is one the translation set (a note: a default the target
+    requires). Anything else that appears inside the history is a change of what it says: a
+    loss too."""
     for change in changes(original, back):
         if _same_json_text(change):
             continue  # `{"a": 1}` and `{"a":1}`: the same arguments
@@ -138,8 +162,11 @@ def _losses(
             loc = loc[len(prefix) :]
         elif prefix:
             continue  # the wrapper request fc put around a messages array
-        out.append(f"{path_str(loc)}: {explain(change, holder, source)}")
-    return out
+        if change.kind == "added" and len(loc) == 1 and not prefix:
+            out.added.append(path_str(loc))
+            out.notes.append(f"{path_str(loc)}: {explain_added(change, holder)}")
+        else:
+            out.losses.append(f"{path_str(loc)}: {explain(change, holder, source)}")
 
 
 def _same_json_text(change: Change) -> bool:
@@ -180,16 +207,6 @@ def explain(change: Change, holder: str, source: str | None = None) -> str:
             return f"{compact(old, 40)} dropped: {holder} has no place for {source}'s `{key}`"
         return f"{compact(old, 40)} dropped: {holder} has no place for it"
     if change.kind == "added":
-        if key == "max_tokens" and holder == "anthropic":
-            return (
-                f"max_tokens {new} added: anthropic requires it, and fc sends {new} when the "
-                "request sets none"
-            )
-        if key == "tool_choice" and holder == "anthropic":
-            return (
-                f"tool_choice {compact(new)} added: anthropic says 'one call at a time' inside "
-                "tool_choice, so an unset choice comes back as auto"
-            )
         return f"{compact(new, 40)} added by the translation"
     if key == "stop_reason":
         return f"stop_reason {old!r} comes back as {new!r}: {holder} has one name for both"
@@ -201,6 +218,20 @@ def explain(change: Change, holder: str, source: str | None = None) -> str:
     if key in ("parallel_tool_calls", "tool_choice"):
         return f"{compact(old)} comes back as {compact(new)}: {holder} cannot say this combination"
     return f"{compact(old, 40)} comes back as {compact(new, 40)}"
+
+
+def explain_added(change: Change, holder: str) -> str:
+    """A value the round trip gives back where the source had none: set by the translation."""
+    key = next((str(s) for s in reversed(change.loc) if isinstance(s, str)), "")
+    new = change.new
+    if key == "max_tokens" and holder == "anthropic":
+        return f"set to {new} (Anthropic requires max_tokens; the source sets none)"
+    if key == "tool_choice" and holder == "anthropic":
+        return (
+            f"set to {compact(new)} (Anthropic says 'one call at a time' inside tool_choice; "
+            "auto is what no choice means)"
+        )
+    return f"set to {compact(new, 40)} by the translation"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,6 +250,26 @@ def _target_notes(request: Request, target: str) -> list[str]:
                 out.append(
                     f"$.messages[{i}].content[{j}].is_error: is_error has no place in chat: "
                     f"marked in the text as {ERROR_MARKER!r} (read back as is_error: true)"
+                )
+    return out
+
+
+def _target_warnings(output: Any, target: str) -> list[str]:
+    """What the target's provider would refuse in the output: a thinking block without its
+    signature, for Anthropic (reasoning from another provider has none; fc check's FC121)."""
+    if target != "anthropic":
+        return []
+    messages = output.get("messages") if isinstance(output, dict) else output
+    base = "$.messages" if isinstance(output, dict) else "$"
+    out = []
+    for i, m in enumerate(messages if isinstance(messages, list) else []):
+        content = m.get("content") if isinstance(m, dict) else None
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            if block.get("type") == "thinking" and not isinstance(block.get("signature"), str):
+                out.append(
+                    f"{base}[{i}].content[{j}]: a thinking block without its signature, "
+                    "which Anthropic refuses (HTTP 400: "
+                    f"messages.{i}.content.{j}.thinking.signature: Field required)"
                 )
     return out
 

@@ -28,6 +28,41 @@ class Unrecognised(ValueError):
     """Not a request, a response or a messages array of any format fc knows."""
 
 
+class TraceManifest(Unrecognised):
+    """A trace's manifest.json: not a request or a response, but the trace's own record."""
+
+
+def is_manifest(doc: Any) -> bool:
+    """A trace's manifest.json (fccli/trace.py writes `schema_version`, `fc_version`, `steps`...)."""
+    return (
+        isinstance(doc, dict)
+        and "schema_version" in doc
+        and ("fc_version" in doc or isinstance(doc.get("steps"), list))
+        and not isinstance(doc.get("messages"), list)
+        and "choices" not in doc
+    )
+
+
+def error_body(doc: Any) -> str | None:
+    """The provider's own sentence when `doc` is a provider's error body (`{"error": {...}}` of
+    OpenAI and DeepSeek, Anthropic's `{"type": "error", "error": {...}}`); "" for an error body
+    that says nothing; None when `doc` is not an error body."""
+    if not isinstance(doc, dict) or is_manifest(doc):
+        return None
+    if any(k in doc for k in ("choices", "messages", "content", "stop_reason")):
+        return None
+    error = doc.get("error")
+    if not (doc.get("type") == "error" or isinstance(error, (dict, str))):
+        return None  # a manifest's `"error": null` is no error body
+    candidates = [error.get("message") if isinstance(error, dict) else error]
+    candidates += [doc.get("message"), doc.get("detail")]
+    for value in candidates:
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())
+    kind = error.get("type") if isinstance(error, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
 def detect(doc: Any, name_hint: str | None = None) -> Detected:
     if isinstance(doc, list):
         return _detect_messages(doc, name_hint)
@@ -55,8 +90,14 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
         raise Unrecognised(
             f"this is one event of an Anthropic stream (`{doc['type']}`), not a whole response"
         )
-    if doc.get("type") == "error" or "error" in doc:
-        raise Unrecognised("this is a provider's error body, not a request or a response")
+    if is_manifest(doc):
+        raise TraceManifest("this is a trace's manifest; give a request or response file")
+    said = error_body(doc)
+    if said is not None:
+        raise Unrecognised(
+            "this is a provider's error body, not a request or a response"
+            + (f": {said}" if said else "")
+        )
     raise Unrecognised(
         "neither a request (no `messages`) nor a response (no `choices`, no `content` with `stop_reason`)"
     )

@@ -70,7 +70,8 @@ def _canon(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Change:
-    """One difference by JSON path. Paths of removed and changed values are A's; of added, B's."""
+    """One difference by JSON path. Paths of removed and changed values are A's; of added, B's
+    (a changed value's place in B is `b_loc`, when elements before it were added or removed)."""
 
     loc: Loc
     kind: Literal["added", "removed", "changed"]
@@ -78,10 +79,16 @@ class Change:
     new: Any = None
     where: str = ""
     """The element the path falls in, in words (`call call_1 (get_weather)`), where known."""
+    b_loc: Loc | None = None
+    """A changed value's path in B, when it is not the same as in A."""
 
     @property
     def path(self) -> str:
         return path_str(self.loc)
+
+    @property
+    def b_path(self) -> str | None:
+        return None if self.b_loc is None else path_str(self.b_loc)
 
     def inline(self) -> list[tuple[str, str]] | None:
         """For a long changed string: its pieces, ("=", same) ("-", removed) ("+", added)."""
@@ -99,38 +106,43 @@ class Change:
             out["new"] = self.new
         if self.where:
             out["where"] = self.where
+        if self.b_loc is not None:
+            out["b_path"] = self.b_path
         return out
 
 
-def changes(a: Any, b: Any, loc: Loc = ()) -> list[Change]:
+def changes(a: Any, b: Any, loc: Loc = (), b_loc: Loc | None = None) -> list[Change]:
     """Every difference between two JSON values; arrays are aligned, so an inserted element is
-    one change, not a cascade of shifted ones."""
+    one change, not a cascade of shifted ones. `b_loc`: where B's value is, when not at `loc`."""
+    at_b = loc if b_loc is None else b_loc
     if isinstance(a, dict) and isinstance(b, dict):
         out: list[Change] = []
         for key in a:
             if key in b:
-                out += changes(a[key], b[key], (*loc, key))
+                out += changes(a[key], b[key], (*loc, key), (*at_b, key))
             else:
                 out.append(Change((*loc, key), "removed", old=a[key]))
-        out += [Change((*loc, k), "added", new=b[k]) for k in b if k not in a]
+        out += [Change((*at_b, k), "added", new=b[k]) for k in b if k not in a]
         return out
     if isinstance(a, list) and isinstance(b, list):
-        return _list_changes(a, b, loc)
+        return _list_changes(a, b, loc, at_b)
     if _canon(a) == _canon(b):
         return []
-    return [Change(loc, "changed", a, b)]
+    return [Change(loc, "changed", a, b, b_loc=None if at_b == loc else at_b)]
 
 
-def _list_changes(a: list[Any], b: list[Any], loc: Loc) -> list[Change]:
+def _list_changes(a: list[Any], b: list[Any], loc: Loc, b_loc: Loc) -> list[Change]:
     matcher = SequenceMatcher(None, [_canon(x) for x in a], [_canon(x) for x in b], autojunk=False)
     out: list[Change] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
-            out += _replaced(a, b, range(i1, i2), range(j1, j2), loc)
+            out += _replaced(a, b, range(i1, i2), range(j1, j2), loc, b_loc)
     return out
 
 
-def _replaced(a: list[Any], b: list[Any], ia: range, jb: range, loc: Loc) -> list[Change]:
+def _replaced(
+    a: list[Any], b: list[Any], ia: range, jb: range, loc: Loc, b_loc: Loc
+) -> list[Change]:
     """Elements that differ: those of one shape (a text block and a text block) are compared
     field by field, the others are removed or added whole."""
     shapes = SequenceMatcher(
@@ -141,9 +153,9 @@ def _replaced(a: list[Any], b: list[Any], ia: range, jb: range, loc: Loc) -> lis
         paired = i2 - i1 if tag in ("equal", "replace") and i2 - i1 == j2 - j1 else 0
         for k in range(paired):
             i, j = ia[i1 + k], jb[j1 + k]
-            out += changes(a[i], b[j], (*loc, i))
+            out += changes(a[i], b[j], (*loc, i), (*b_loc, j))
         out += [Change((*loc, ia[i]), "removed", old=a[ia[i]]) for i in range(i1 + paired, i2)]
-        out += [Change((*loc, jb[j]), "added", new=b[jb[j]]) for j in range(j1 + paired, j2)]
+        out += [Change((*b_loc, jb[j]), "added", new=b[jb[j]]) for j in range(j1 + paired, j2)]
     return out
 
 
@@ -781,22 +793,51 @@ def diff_documents(a: Document, b: Document) -> DiffResult:
             hint="compare a step's request with its request, or its response with its response",
         )
     if "internal" in (a.format, b.format) and a.kind != "messages":
-        return _mapping(a, b, side_a, side_b)
-    return DiffResult(
-        "meaning",
-        side_a,
-        side_b,
-        _meaning(a.internal_json(), b.internal_json()),
-        note=f"{a.format} and {b.format} differ in form; both were read into the internal format "
-        "and compared there",
+        other_step = _other_step(a, b)
+        if other_step is None:
+            return _mapping(a, b, side_a, side_b)
+        why = f"{other_step}, so they are compared by meaning, not mapped field by field"
+    else:
+        why = f"{a.format} and {b.format} differ in form, so they are compared by meaning"
+    note = (
+        f"{why}\nboth were read into the internal format; the paths are of that form "
+        "(`fc convert FILE --to internal` gives it), A's or B's as marked"
     )
+    return DiffResult(
+        "meaning", side_a, side_b, _meaning(a.internal_json(), b.internal_json()), note=note
+    )
+
+
+def _other_step(a: Document, b: Document) -> str | None:
+    """Why an internal request and a wire request cannot be one step, or None when they may be:
+    the internal one read and the wire one read hold different numbers of messages, or the
+    internal one translates to a different number of wire messages than the wire file holds.
+    (A mapping of two different steps would call everything the longer one adds `only in the
+    wire file`, as if the internal format could not hold it.)"""
+    from fccli.providers.formats import get_format
+
+    if not (isinstance(a.internal, Request) and isinstance(b.internal, Request)):
+        return None
+    n_a, n_b = len(a.internal.messages), len(b.internal.messages)
+    if n_a != n_b:
+        return f"these look like different steps ({n_a} vs {n_b} messages)"
+    internal_doc, wire_doc = (a, b) if a.format == "internal" else (b, a)
+    assert isinstance(internal_doc.internal, Request)
+    translated = get_format(wire_doc.format).to_wire_request(internal_doc.internal).get("messages")
+    held = wire_doc.data.get("messages") if isinstance(wire_doc.data, dict) else None
+    if isinstance(translated, list) and isinstance(held, list) and len(translated) != len(held):
+        return (
+            f"these look like different steps ({internal_doc.name} translates to "
+            f"{len(translated)} {wire_doc.format} messages, {wire_doc.name} holds {len(held)})"
+        )
+    return None
 
 
 def _meaning(a: Any, b: Any) -> list[Change]:
     out = []
     for c in changes(a, b):
         said = where(b if c.kind == "added" else a, c.loc)
-        out.append(Change(c.loc, c.kind, c.old, c.new, said))
+        out.append(Change(c.loc, c.kind, c.old, c.new, said, c.b_loc))
     return out
 
 

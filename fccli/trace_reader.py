@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
-from fccli.core.jsonio import dumps, parse_json, read_json, validate
+from fccli.core.jsonio import check_depth, dumps, parse_json, read_json, too_deep, validate
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 
 if TYPE_CHECKING:
@@ -66,9 +66,12 @@ class Document:
     def pretty(self) -> str:
         return dumps(self.data).rstrip("\n")
 
-    def to_json(self) -> dict[str, Any]:
-        """`fc show FILE --json`: what the file is, and its content in the internal format."""
+    def to_json(self, *, wire: bool = False) -> dict[str, Any]:
+        """`fc show FILE --json`: what the file is, and its content in the internal format
+        (`--wire`: as stored)."""
         out = {"file": self.name, "format": self.format, "kind": self.kind, "reason": self.reason}
+        if wire:
+            return {**out, "json": self.data}
         if self.system is not None:
             out["system"] = self.system
         return {**out, "internal": self.internal_json()}
@@ -121,10 +124,13 @@ def read_document(name: str, *, forced: str | None = None, internal: bool = True
 def document_from(
     data: Any, name: str, *, forced: str | None = None, internal: bool = True
 ) -> Document:
-    from fccli.detect import Unrecognised, detect
+    from fccli.detect import TraceManifest, Unrecognised, detect
 
     try:
         detected: Detected = detect(data, name_hint=name)
+    except TraceManifest as e:
+        trace = "DIR" if name == "<stdin>" else str(Path(name).parent)
+        raise InputFileError(name, f"{e} (or `fc show {trace}`)") from None
     except Unrecognised as e:
         raise InputFileError(name, f"not a request or response fc can read: {e}") from None
     fmt, reason = detected.format, detected.reason
@@ -137,7 +143,28 @@ def document_from(
     doc = Document(name, data, fmt, detected.kind, reason)
     if internal:
         to_internal(doc)
+        _check_arguments_depth(doc)
     return doc
+
+
+def _check_arguments_depth(doc: Document) -> None:
+    """Arguments arrive as a JSON string in chat; read, they are nested as deep as the string
+    said, past what the file's own nesting showed. Refused like a deep file (exit 2)."""
+    internal = doc.internal
+    if isinstance(internal, Response):
+        messages = [internal.as_message()]
+    elif isinstance(internal, Request):
+        messages = internal.messages
+    else:
+        messages = internal or []
+    for message in messages:
+        for call in message.tool_uses():
+            try:
+                check_depth(call.input, doc.name)
+            except InputFileError:
+                raise InputFileError(
+                    doc.name, f"the arguments of call {call.id}: {too_deep()}"
+                ) from None
 
 
 def to_internal(doc: Document) -> None:
@@ -212,6 +239,9 @@ class Step:
     """How many messages the wire request holds (chat: one per tool result)."""
     notes: list[str] = field(default_factory=list)
     """What could not be read, or was read another way (from the wire file)."""
+    error_body: str | None = None
+    """The provider's own sentence, when the step's wire response is the provider's error body
+    (a failed request keeps it there); "" for an error body that says nothing."""
 
     def tool_runs(self) -> list[dict[str, Any]]:
         runs = (self.record or {}).get("tool_runs")
@@ -262,15 +292,39 @@ def resolve_trace(target: str | None, root: Path = TRACES_ROOT) -> Path:
             f"no trace given and no {root}/ directory here",
             hint="give a trace directory or a JSON file: fc show traces/<name>",
         )
-    # Traces fc run wrote (traces/<time>-<slug>) and one level down (traces/examples/<name>).
-    traces = [
-        m.parent for pattern in ("*/" + MANIFEST, "*/*/" + MANIFEST) for m in root.glob(pattern)
-    ]
+    traces = traces_in(root)
     if not traces:
         raise UsageError(
             f"no trace under {root}/", hint="run fc run QUESTION first, or give a trace directory"
         )
-    return max(traces, key=_started)
+    return traces[0]
+
+
+def traces_in(folder: Path) -> list[Path]:
+    """The traces in a folder that is not itself a trace, newest first: those fc run wrote
+    (traces/<time>-<slug>) and one level down (traces/examples/<name>)."""
+    found = [
+        m.parent for pattern in ("*/" + MANIFEST, "*/*/" + MANIFEST) for m in folder.glob(pattern)
+    ]
+    return sorted(found, key=_started, reverse=True)
+
+
+def trace_summary(path: Path) -> dict[str, Any]:
+    """One line's worth of a trace for a listing, read from its manifest alone."""
+    try:
+        manifest = read_json(path / MANIFEST)
+    except FcError:
+        manifest = None
+    m = manifest if isinstance(manifest, dict) else {}
+    steps = m.get("steps")
+    return {
+        "trace": str(path),
+        "status": m.get("status") if isinstance(m.get("status"), str) else "?",
+        "steps": len(steps) if isinstance(steps, list) else None,
+        "provider": m.get("provider") if isinstance(m.get("provider"), str) else None,
+        "question": m.get("question") if isinstance(m.get("question"), str) else None,
+        "started_at": m.get("started_at") if isinstance(m.get("started_at"), str) else None,
+    }
 
 
 def _started(path: Path) -> tuple[str, float, str]:
@@ -318,8 +372,11 @@ def read_trace(path: Path) -> Trace:
             step.files[("wire_stream" if ext == "sse" else f"wire_{role}")] = path / name
         else:
             step.notes.append(f"{name} is not in the trace's wire format ({wire_format})")
+    error = manifest.get("error")
+    error = error if isinstance(error, dict) else {}
     for step in steps:
-        _read_step(step, wire_format)
+        status = error.get("http_status") if error.get("step") == step.number else None
+        _read_step(step, wire_format, status if isinstance(status, int) else None)
     return Trace(path, manifest, wire_format, steps)
 
 
@@ -335,7 +392,7 @@ def _step_files(path: Path) -> list[tuple[int, str, str | None, str]]:
     return sorted(out, key=lambda f: (f[0], f[1], f[2] or "", f[3]))
 
 
-def _read_step(step: Step, wire_format: str | None) -> None:
+def _read_step(step: Step, wire_format: str | None, http_status: int | None = None) -> None:
     wire_request = _read_quietly(step, "wire_request")
     if isinstance(wire_request, dict) and isinstance(wire_request.get("messages"), list):
         step.wire_messages = len(wire_request["messages"])
@@ -347,7 +404,7 @@ def _read_step(step: Step, wire_format: str | None) -> None:
     response = _read_model(step, "response", Response)
     if response is None and "wire_response" in step.files and wire_format:
         wire_response = _read_quietly(step, "wire_response")
-        if wire_response is not None:
+        if wire_response is not None and not _is_error_body(step, wire_response, http_status):
             response = _from_wire(step, "wire_response", wire_response, wire_format)
     step.response = response if isinstance(response, Response) else None
     n = step.number
@@ -368,6 +425,21 @@ def _read_step(step: Step, wire_format: str | None) -> None:
             f"only the raw stream was kept ({step.files['wire_stream'].name}): "
             "fc show --wire shows it"
         )
+
+
+def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
+    """A failed request keeps the provider's error body where the response would be: say so
+    with the provider's own sentence, not that it is a malformed response."""
+    from fccli.detect import error_body
+
+    said = error_body(data)
+    if said is None:
+        return False
+    step.error_body = said
+    status = f" (HTTP {http_status})" if http_status is not None else ""
+    name = step.files["wire_response"].name
+    step.notes.append(f"{name}: the provider's error body{status}" + (f": {said}" if said else ""))
+    return True
 
 
 def _read_quietly(step: Step, role: str) -> Any:
@@ -431,6 +503,29 @@ def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list
         ]
         out.append((f"step {s.number}", files))
     return out
+
+
+def wire_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
+    """`fc show TRACE --wire --json`: per step, its wire files as stored; each as JSON, or as
+    text when it is not JSON (a stream, an error page)."""
+    steps = []
+    for s in trace.steps:
+        if step is None or s.number == step:
+            files = [
+                stored_file(s.files[role])
+                for role in ("wire_request", "wire_response", "wire_stream")
+                if role in s.files
+            ]
+            steps.append({"step": s.number, "files": files})
+    return {"trace": str(trace.path), "wire_format": trace.wire_format, "steps": steps}
+
+
+def stored_file(path: Path) -> dict[str, Any]:
+    data = _read_bytes(path)
+    try:
+        return {"file": path.name, "json": parse_json(data, path.name)}
+    except FcError:
+        return {"file": path.name, "text": data.decode("utf-8", errors="replace")}
 
 
 def trace_json(trace: Trace, step: int | None = None) -> dict[str, Any]:

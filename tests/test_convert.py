@@ -93,12 +93,24 @@ def test_internal_to_anthropic_and_back_is_lossless(
     back = fc("convert", str(tmp_path / "a.json"), "--to", "internal", "--from", "anthropic")
     original = load(here / f"{step}-request.json")
     returned = json.loads(back.stdout)
-    # Anthropic requires max_tokens; the trace set none, so 4096 was sent, and that is said.
+    # Anthropic requires max_tokens; the trace set none, so 4096 was sent, and that is said,
+    # as a value set, not as a loss.
     assert returned.pop("max_tokens") == 4096
     assert returned == original
+    # DeepSeek's reasoning has no signature: Anthropic would refuse it, and that is said too.
+    unsigned = [
+        f"fc: warning: $.messages[{i}].content[{j}]: a thinking block without its signature, "
+        f"which Anthropic refuses (HTTP 400: messages.{i}.content.{j}.thinking.signature: "
+        "Field required)"
+        for i, m in enumerate(original["messages"])
+        for j, b in enumerate(m["content"])
+        if b["type"] == "thinking"
+    ]
+    assert unsigned or step == 1
     assert there.stderr.splitlines() == [
-        "fc: lost: $.max_tokens: max_tokens 4096 added: anthropic requires it, and fc sends "
-        "4096 when the request sets none"
+        "fc: note: $.max_tokens: set to 4096 (Anthropic requires max_tokens; the source sets none)",
+        *unsigned,
+        f"wrote {tmp_path / 'a.json'} (anthropic request)",
     ]
     assert back.stderr == ""
 
@@ -336,8 +348,12 @@ def test_no_loss_reported_means_the_round_trip_gives_it_back(
     except FcError:
         return  # a history the format refuses is refused loudly, which is honest too
     fmt = get_format(target)
-    back = fmt.from_wire_request(converted.output)
-    original = Request.model_validate(request)
+    back = fmt.from_wire_request(converted.output).to_json_dict()
+    original = Request.model_validate(request).to_json_dict()
+    for path in converted.added:  # a value the target requires, set and said in a note
+        assert path.startswith("$.") and "." not in path[2:] and "[" not in path
+        assert path[2:] not in original
+        back.pop(path[2:])
     if not converted.losses:
         assert back == original
     else:
@@ -354,3 +370,82 @@ def test_a_system_message_a_messages_array_cannot_hold_is_reported(fc) -> None:
     assert "has no place in a messages array of anthropic" in result.stderr
     kept = fc("convert", "-", "--to", "openai", input=json.dumps(messages))
     assert json.loads(kept.stdout) == messages and kept.stderr == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# what a tester tried from a fresh clone
+
+
+def test_a_manifest_is_named_as_one(fc) -> None:
+    result = fc("convert", "hangzhou/manifest.json", "--to", "anthropic", cwd=EXAMPLES)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "fc: error: hangzhou/manifest.json: this is a trace's manifest; give a request or "
+        "response file (or `fc show hangzhou`)\n"
+    )
+    assert result.stdout == ""
+
+
+def test_a_value_set_for_the_target_is_a_note_not_a_loss(fc) -> None:
+    result = fc("convert", str(EXAMPLES / "hangzhou" / "1-request.json"), "--to", "anthropic")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        "fc: note: $.max_tokens: set to 4096 (Anthropic requires max_tokens; the source sets none)\n"
+    )
+    request = load(EXAMPLES / "hangzhou" / "1-request.json")
+    converted = convert(
+        document_from({**request, "parallel_tool_calls": False}, "r.json"), "anthropic"
+    )
+    assert converted.losses == []
+    assert converted.added == ["$.tool_choice", "$.max_tokens"]
+    assert converted.notes[0] == (
+        '$.tool_choice: set to {"type": "auto"} (Anthropic says \'one call at a time\' inside '
+        "tool_choice; auto is what no choice means)"
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "hangzhou/1-response.deepseek.json",
+        "unknown-city/2-request.deepseek.json",
+        "three-cities/2-request.deepseek.json",
+    ],
+)
+def test_into_its_own_format_a_file_comes_back_whole_and_nothing_is_said_lost(
+    fc, path: str
+) -> None:
+    result = fc("convert", str(EXAMPLES / path), "--to", "deepseek")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert json.loads(result.stdout) == load(EXAMPLES / path)
+
+
+def test_out_says_what_it_wrote(fc, tmp_path: Path) -> None:
+    source = EXAMPLES / "hangzhou" / "1-response.deepseek.json"
+    result = fc("convert", str(source), "--to", "internal", "-o", "r.json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == "wrote r.json (internal response)"
+    messages = json.dumps(load(EXAMPLES / "hangzhou" / "1-request.deepseek.json")["messages"])
+    piped = fc("convert", "-", "--to", "anthropic", "-o", "m.json", input=messages)
+    assert piped.stderr.splitlines()[-1] == "wrote m.json (anthropic messages array)"
+
+
+def test_thinking_without_a_signature_into_anthropic_is_warned_about(fc) -> None:
+    result = fc(
+        "convert", str(EXAMPLES / "hangzhou" / "2-request.deepseek.json"), "--to", "anthropic"
+    )
+    assert result.returncode == 0, result.stderr
+    wire = json.loads(result.stdout)
+    assert wire["messages"][1]["content"][0]["type"] == "thinking"
+    assert "signature" not in wire["messages"][1]["content"][0]
+    assert (
+        "fc: warning: $.messages[1].content[0]: a thinking block without its signature, which "
+        "Anthropic refuses (HTTP 400: messages.1.content.0.thinking.signature: Field required)"
+    ) in result.stderr.splitlines()
+    # Anthropic's own thinking, with its signature, goes back without a word.
+    request = load(EXAMPLES / "hangzhou" / "2-request.json")
+    request["messages"][1]["content"][0]["signature"] = "EqQBCkgIAhABGAIiQ=="
+    assert convert(document_from(request, "r.json"), "anthropic").warnings == []
+    assert convert(document_from(request, "r.json"), "openai").warnings == []

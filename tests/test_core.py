@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fccli.core.errors import InputFileError
-from fccli.core.jsonio import dumps, json_path, load_model, read_json
+from fccli.core.jsonio import MAX_DEPTH, dumps, json_path, load_model, parse_json, read_json
 from fccli.core.models import (
     Message,
     Request,
@@ -158,3 +158,41 @@ def test_a_tool_choice_names_a_tool_exactly_when_its_type_is_tool() -> None:
         ToolChoice(type="tool")
     with pytest.raises(ValidationError):
         ToolChoice(type="auto", name="get_weather")
+
+
+# ---------------------------------------------------------------------------------------------
+# what cannot be read at all: nested too deeply, empty
+
+
+def test_json_nested_past_pythons_stack_is_an_input_error_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 5000)
+    with pytest.raises(InputFileError) as err:
+        read_json(path)
+    assert (
+        str(err.value)
+        == f"{path}: nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
+    )
+
+
+def test_json_nested_deeper_than_fc_reads_says_where(tmp_path: Path) -> None:
+    deep = {"messages": [{"input": json.loads("[" * 300 + "]" * 300)}]}
+    with pytest.raises(InputFileError, match="nested too deeply") as err:
+        parse_json(json.dumps(deep), "d.json")
+    assert err.value.json_path == "$.messages[0].input[0][0][0][0][0]…"
+    # Just inside the limit is read.
+    ok = json.loads("[" * (MAX_DEPTH - 1) + "{}" + "]" * (MAX_DEPTH - 1))
+    assert parse_json(json.dumps(ok), "ok.json") == ok
+    with pytest.raises(InputFileError, match="nested too deeply"):
+        parse_json(json.dumps([ok]), "one-more.json")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"), [(b"", "empty file"), (b" \n\t", "empty file (only blanks)")]
+)
+def test_an_empty_file_says_so(tmp_path: Path, text: bytes, says: str) -> None:
+    path = tmp_path / "e.json"
+    path.write_bytes(text)
+    with pytest.raises(InputFileError) as err:
+        read_json(path)
+    assert str(err.value) == f"{path}: {says}"

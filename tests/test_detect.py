@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fccli.convert import convert
-from fccli.detect import Unrecognised, detect
+from fccli.detect import TraceManifest, Unrecognised, detect, error_body
 from fccli.providers.formats import get_format
 from fccli.trace_reader import document_from
 from tests.conftest import REPO
@@ -140,7 +140,11 @@ def test_documents_without_a_trace_name(doc: Any, name: str | None, fmt: str, ki
             {"type": "content_block_delta", "index": 0, "delta": {}},
             "one event of an Anthropic stream",
         ),
-        ({"error": {"message": "bad key"}}, "error body"),
+        (
+            {"error": {"message": "bad key"}},
+            "provider's error body, not a request or a response: bad key",
+        ),
+        ({"error": None, "x": 1}, "neither a request"),
         ({"type": "error", "error": {"type": "overloaded_error"}}, "error body"),
         ({"hello": 1}, "neither a request"),
         (42, "expected a JSON object"),
@@ -156,3 +160,38 @@ def test_anthropic_response_from_the_translator_is_anthropic() -> None:
     doc = document_from(response, "r.json")
     wire = get_format("anthropic").to_wire_response(doc.internal)  # type: ignore[arg-type]
     assert detect(wire).format == "anthropic"
+
+
+@pytest.mark.parametrize("name", ["hangzhou", "unknown-city"])
+def test_a_trace_manifest_is_a_manifest_not_an_error_body(name: str) -> None:
+    manifest = load(EXAMPLES / name / "manifest.json")
+    assert manifest["error"] is None  # the key is there, and null
+    with pytest.raises(TraceManifest, match="this is a trace's manifest"):
+        detect(manifest)
+    assert error_body(manifest) is None
+    # A failed run's manifest has an error object: still a manifest.
+    manifest["error"] = {"kind": "ProviderError", "message": "step 1: HTTP 401", "step": 1}
+    with pytest.raises(TraceManifest):
+        detect(manifest)
+
+
+@pytest.mark.parametrize(
+    ("doc", "said"),
+    [
+        (
+            {"error": {"message": "Incorrect  API key", "type": "invalid_request_error"}},
+            "Incorrect API key",
+        ),
+        (
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+            "Overloaded",
+        ),
+        ({"type": "error", "error": {"type": "overloaded_error"}}, "overloaded_error"),
+        ({"error": "rate limited"}, "rate limited"),
+        ({"error": {}}, ""),
+        ({"error": None}, None),
+        ({"choices": [], "error": {"message": "x"}}, None),
+    ],
+)
+def test_an_error_body_gives_the_providers_sentence(doc: Any, said: str | None) -> None:
+    assert error_body(doc) == said

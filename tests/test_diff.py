@@ -332,3 +332,78 @@ def test_a_cut_call_sent_back_in_a_history_as_an_empty_object_means_the_same() -
     wire = convert(internal, "deepseek").output
     assert wire["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}"
     assert not diff_documents(internal, document_from(wire, "2-request.deepseek.json")).differ
+
+
+# ---------------------------------------------------------------------------------------------
+# what a tester tried from a fresh clone
+
+
+def test_a_manifest_is_named_as_one(fc) -> None:
+    result = fc("diff", "manifest.json", "1-request.json", cwd=EXAMPLES / "hangzhou")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "fc: error: manifest.json: this is a trace's manifest; give a request or response file "
+        "(or `fc show .`)\n"
+    )
+    deeper = fc("diff", "hangzhou/1-request.json", "hangzhou/manifest.json", cwd=EXAMPLES)
+    assert deeper.returncode == 2
+    assert "(or `fc show hangzhou`)" in deeper.stderr and "error body" not in deeper.stderr
+
+
+def test_two_different_steps_are_said_to_be_and_compared_by_meaning(fc) -> None:
+    here = EXAMPLES / "hangzhou"
+    result = fc("diff", "1-request.json", "2-request.deepseek.json", cwd=here)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "these look like different steps (1 vs 3 messages)" in out
+    assert "only in deepseek" not in out and "keeps none of these" not in out
+    assert "+ B $.messages[1]  (message 1 (assistant))" in out
+    backward = fc("diff", "2-request.deepseek.json", "1-request.json", "--json", cwd=here)
+    data = json.loads(backward.stdout)
+    assert data["mode"] == "meaning" and "mapping" not in data
+    assert data["note"].startswith("these look like different steps (3 vs 1 messages)")
+    assert [d["kind"] for d in data["differences"]] == ["removed", "removed"]
+
+
+def test_one_step_with_another_number_of_wire_messages_is_not_mapped(tmp_path: Path) -> None:
+    # The same three internal messages, but the wire file has one more call and its result.
+    wire = load(EXAMPLES / "hangzhou" / "2-request.deepseek.json")
+    call = dict(wire["messages"][1]["tool_calls"][0], id="call_2")
+    wire["messages"][1]["tool_calls"].append(call)
+    wire["messages"].append(dict(wire["messages"][2], tool_call_id="call_2"))
+    internal = document_from(load(EXAMPLES / "hangzhou" / "2-request.json"), "2-request.json")
+    result = diff_documents(internal, document_from(wire, "2-request.deepseek.json"))
+    assert result.mode == "meaning"
+    assert result.note is not None
+    assert result.note.startswith(
+        "these look like different steps (2-request.json translates to 3 deepseek messages, "
+        "2-request.deepseek.json holds 4)"
+    )
+    assert {c.kind for c in result.changes} == {"added"}
+
+
+def test_paths_of_a_cross_format_diff_say_which_file_they_are_in(tmp_path: Path) -> None:
+    internal = read_document(str(EXAMPLES / "three-cities" / "2-request.json"))
+    deepseek = document_from(convert(internal, "deepseek").output, "a.deepseek.json")
+    anthropic_wire = convert(internal, "anthropic").output
+    anthropic_wire.pop("max_tokens")
+    assistant = anthropic_wire["messages"][1]["content"]
+    assert [b["type"] for b in assistant[:2]] == ["thinking", "text"]
+    del assistant[0]  # B's text block is now its content[0]; A's is content[1]
+    assistant[0]["text"] = "changed"
+    anthropic = document_from(anthropic_wire, "b.anthropic.json", forced="anthropic")
+    result = diff_documents(deepseek, anthropic)
+    assert [(c.kind, c.path, c.b_path) for c in result.changes] == [
+        ("removed", "$.messages[1].content[0]", None),
+        ("changed", "$.messages[1].content[1].text", "$.messages[1].content[0].text"),
+    ]
+    console = golden.string_console()
+    render_diff(console, result)
+    out = golden.output(console)
+    assert (
+        "the paths are of that form (`fc convert FILE --to internal` gives it), A's or B's as marked"
+        in out
+    )
+    assert "\n- A $.messages[1].content[0]  (message 1 (assistant) › thinking block): " in out
+    assert "\n~ A $.messages[1].content[1].text, B $.messages[1].content[0].text  (" in out
+    assert result.to_json()["differences"][1]["b_path"] == "$.messages[1].content[0].text"

@@ -200,10 +200,14 @@ def test_a_failed_trace_says_where_and_why_it_stopped(tmp_path: Path) -> None:
     step2 = out.split("step 2 ─")[1]
     assert "→ request: 3 messages, 1 tool result handed back" in step2
     assert "← no response" in step2
-    assert "✗ stopped here: ProviderError: step 2: HTTP 503: overloaded (after 3 attempts)" in step2
+    assert "✗ stopped here: ProviderError: HTTP 503: overloaded (after 3 attempts)" in step2
     assert "3 attempts: 503 then ConnectError then 503" in step2
     assert "the provider sent: <html><body>503 Service Unavailable</body></html>" in step2
-    assert "stopped at step 2: HTTP 503: overloaded (after 3 attempts)" in out
+    # Said once, under its step; the last line says what and where only.
+    assert out.count("overloaded") == 1
+    assert out.endswith(
+        "\nstopped at step 2 (ProviderError, HTTP 503): the reason is under step 2\n"
+    )
     # The result was handed back in step 2's request, so it is shown under step 1's call.
     assert "✓ result for call_" in out.split("step 2 ─")[0]
 
@@ -450,3 +454,181 @@ def test_html_and_json_together_are_refused(fc, tmp_path: Path) -> None:
     result = fc("show", str(EXAMPLES / "hangzhou"), "--html", "x.html", "--json")
     assert result.returncode == 2
     assert result.stderr == "fc: error: --html and --json: choose one\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# what a tester tried from a fresh clone
+
+
+def test_a_traces_manifest_shows_its_trace(fc) -> None:
+    result = fc("show", "traces/examples/hangzhou/manifest.json", cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    expected = (golden.GOLDEN / "show-hangzhou.txt").read_text("utf-8")
+    assert golden.without_times(result.stdout) == expected
+    as_json = fc("show", "traces/examples/hangzhou/manifest.json", "--json", cwd=REPO)
+    assert json.loads(as_json.stdout)["trace"] == "traces/examples/hangzhou"
+
+
+def test_a_manifest_on_stdin_is_not_called_an_error_body(fc) -> None:
+    manifest = (EXAMPLES / "hangzhou" / "manifest.json").read_text("utf-8")
+    result = fc("show", "-", input=manifest)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "fc: error: <stdin>: this is a trace's manifest; give a request or response file "
+        "(or `fc show DIR`)\n"
+    )
+
+
+INCORRECT_KEY = (
+    "Incorrect API key provided: sk-te****123. You can find your API key at "
+    "https://platform.openai.com/account/api-keys."
+)
+
+
+def refused_trace(tmp_path: Path) -> Path:
+    """hangzhou, as if step 2 had been answered HTTP 401 (the body kept as the response)."""
+    trace = copy_example(tmp_path)
+    (trace / "2-response.json").unlink()
+    body = {"error": {"message": INCORRECT_KEY, "type": "invalid_request_error", "code": "x"}}
+    (trace / "2-response.deepseek.json").write_text(json.dumps(body))  # compact, as received
+    manifest = load(trace / "manifest.json")
+    manifest["steps"] = manifest["steps"][:1]
+    manifest["status"] = "error"
+    manifest["error"] = {
+        "kind": "ProviderError",
+        "message": f"step 2: deepseek answered HTTP 401: {INCORRECT_KEY}",
+        "step": 2,
+        "http_status": 401,
+        "attempts": [{"attempt": 1, "waited_s": 0.0, "status": 401, "duration_ms": 7.2}],
+    }
+    save(trace / "manifest.json", manifest)
+    return trace
+
+
+def test_a_providers_error_body_is_called_that_and_the_reason_is_said_once(
+    tmp_path: Path,
+) -> None:
+    out = transcript(refused_trace(tmp_path))
+    step2 = out.split("step 2 ─")[1]
+    assert "cannot be read as deepseek" not in out
+    assert (
+        f"! 2-response.deepseek.json: the provider's error body (HTTP 401): {INCORRECT_KEY}\n"
+        in step2
+    )
+    assert out.count("Incorrect API key") == 1
+    assert (
+        "✗ stopped here: ProviderError: deepseek answered HTTP 401 (its error body is above)"
+        in step2
+    )
+    assert out.endswith(
+        "\nstopped at step 2 (ProviderError, HTTP 401): the reason is under step 2\n"
+    )
+    assert "step 2: deepseek answered" not in out
+
+
+def test_a_real_refusal_end_to_end(fc, fake_provider, tmp_path: Path) -> None:
+    fake_provider.script = [{"status": 401}]
+    env = clean_env(DEEPSEEK_API_KEY="sk-test-fake-key-123")
+    run = ("run", "杭州今天适合跑步吗？", "-p", "deepseek", "--base-url", fake_provider.url)
+    ran = fc(*run, "--retries", "0", "-o", "t", env=env)
+    assert ran.returncode == 3, ran.stderr
+    result = fc("show", "t")
+    assert result.returncode == 0, result.stderr
+    assert "1-response.deepseek.json: the provider's error body (HTTP 401): " in result.stdout
+    assert "cannot be read as" not in result.stdout
+    assert (
+        "stopped at step 1 (ProviderError, HTTP 401): the reason is under step 1" in result.stdout
+    )
+
+
+def test_an_interrupted_trace_says_so_once(tmp_path: Path) -> None:
+    trace = failed_trace(tmp_path)
+    manifest = load(trace / "manifest.json")
+    manifest["status"] = "interrupted"
+    manifest["error"] = {
+        "kind": "Interrupted",
+        "message": "interrupted at step 2 while waiting for the model",
+        "step": 2,
+        "http_status": None,
+    }
+    save(trace / "manifest.json", manifest)
+    out = transcript(trace)
+    assert "✗ interrupted here (Ctrl-C) while waiting for the model\n" in out.split("step 2 ─")[1]
+    assert out.endswith("\ninterrupted at step 2 (Ctrl-C); the trace keeps what it had\n")
+    assert out.count("interrupted at step 2") == 1
+    assert out.count("while waiting for the model") == 1
+    # Alone (the step not there to say it), the last line says it all.
+    manifest["error"]["step"] = 3
+    save(trace / "manifest.json", manifest)
+    assert transcript(trace).endswith(
+        "\ninterrupted at step 3 (Ctrl-C) while waiting for the model\n"
+    )
+
+
+def test_json_with_wire_gives_the_wire_files(fc, tmp_path: Path) -> None:
+    trace = refused_trace(tmp_path)
+    (trace / "1-response.deepseek.sse").write_text("data: {}\n\n")  # a raw stream: as text
+    (trace / "2-response.deepseek.json").write_text("<html>401</html>")
+    result = fc("show", str(trace), "--json", "--wire")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["wire_format"] == "deepseek"
+    step1, step2 = data["steps"]
+    assert [f["file"] for f in step1["files"]] == [
+        "1-request.deepseek.json",
+        "1-response.deepseek.json",
+        "1-response.deepseek.sse",
+    ]
+    assert step1["files"][0]["json"] == load(trace / "1-request.deepseek.json")
+    assert step2["files"][1] == {"file": "2-response.deepseek.json", "text": "<html>401</html>"}
+    one = fc("show", str(trace), "--json", "--wire", "--step", "1")
+    assert [s["step"] for s in json.loads(one.stdout)["steps"]] == [1]
+    single = fc("show", str(trace / "1-request.deepseek.json"), "--json", "--wire")
+    data = json.loads(single.stdout)
+    assert (data["format"], data["kind"]) == ("deepseek", "request")
+    assert data["json"] == load(trace / "1-request.deepseek.json")
+
+
+def test_a_folder_of_traces_lists_them(fc) -> None:
+    result = fc("show", "traces/examples", cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        f"traces/examples is a folder of {len(NAMES)} traces, not a trace "
+        "(newest first; fc show one of them):"
+    )
+    assert sorted(line.split()[0] for line in lines[1:]) == [
+        f"traces/examples/{name}" for name in NAMES
+    ]
+    assert (
+        "  traces/examples/hangzhou      ok          2 steps   demo       杭州今天适合跑步吗？"
+        in lines
+    )
+    data = json.loads(fc("show", "traces", "--json", cwd=REPO).stdout)
+    assert sorted(t["trace"] for t in data["traces"]) == [f"traces/examples/{n}" for n in NAMES]
+    refused = fc("show", "traces/examples", "--step", "1", cwd=REPO)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(
+        f"fc: error: traces/examples is a folder of {len(NAMES)} traces; --step reads one of them\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("[" * 5000, "deep.json: nested too deeply (more than 100 levels of arrays and objects)"),
+        ("", "deep.json: empty file"),
+    ],
+)
+def test_nested_too_deeply_and_empty_are_exit_2_in_one_line(
+    fc, tmp_path: Path, content: str, says: str
+) -> None:
+    (tmp_path / "deep.json").write_text(content)
+    for args in (
+        ["show", "deep.json"],
+        ["diff", "deep.json", "deep.json"],
+        ["convert", "deep.json", "--to", "openai"],
+    ):
+        result = fc(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr == f"fc: error: {says}\n", args

@@ -33,6 +33,8 @@ def convert(
         typer.echo(f"fc: note: {line}", err=True)
     for line in converted.losses:
         typer.echo(f"fc: lost: {line}", err=True)
+    for line in converted.warnings:
+        typer.echo(f"fc: warning: {line}", err=True)
     text = dumps(converted.output)
     if out is None:
         typer.echo(text, nl=False)
@@ -41,3 +43,4 @@ def convert(
         out.write_text(text, encoding="utf-8")
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror}") from None
+    typer.echo(f"wrote {out} ({converted.what()})", err=True)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def show(
@@ -30,13 +34,19 @@ def show(
     """Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."""
     from fccli.core.errors import UsageError
     from fccli.core.jsonio import dumps
+    from fccli.detect import is_manifest
     from fccli.render import transcript
     from fccli.render.console import make_console
     from fccli.trace_reader import (
-        read_document,
+        MANIFEST,
+        document_from,
+        read_source,
         read_trace,
         resolve_trace,
         trace_json,
+        trace_summary,
+        traces_in,
+        wire_json,
         wire_sections,
     )
 
@@ -45,30 +55,61 @@ def show(
     path = resolve_trace(target)
     console = transcript.recording_console() if html else make_console()
     if target == "-" or path.is_file():
-        if step is not None:
-            raise UsageError("--step is for a trace directory, not a single file")
-        doc = read_document(str(path) if target != "-" else "-")
-        if json_output:
-            typer.echo(dumps(doc.to_json()), nl=False)
-        elif wire:
-            heading = f"{doc.name}: {doc.format} {doc.what()}, as stored"
-            transcript.render_files(console, heading, [(doc.name, [(doc.name, doc.pretty())])])
+        data, name = read_source(str(path) if target != "-" else "-")
+        if target != "-" and is_manifest(data):
+            path = path.parent  # a trace's manifest: the trace it belongs to
         else:
-            transcript.render_document(console, doc, thinking=thinking, full=full)
+            if step is not None:
+                raise UsageError("--step is for a trace directory, not a single file")
+            doc = document_from(data, name)
+            if json_output and wire:
+                typer.echo(dumps(doc.to_json(wire=True)), nl=False)
+            elif json_output:
+                typer.echo(dumps(doc.to_json()), nl=False)
+            elif wire:
+                heading = f"{doc.name}: {doc.format} {doc.what()}, as stored"
+                transcript.render_files(console, heading, [(doc.name, [(doc.name, doc.pretty())])])
+            else:
+                transcript.render_document(console, doc, thinking=thinking, full=full)
+            _save_html(console, html)
+            return
+    if path.is_dir() and not (path / MANIFEST).exists():
+        inside = traces_in(path)
+        if inside:  # a folder of traces (traces/, traces/examples): what is in it
+            if step is not None or wire:
+                flag = "--step" if step is not None else "--wire"
+                raise UsageError(
+                    f"{path} is a folder of {len(inside)} traces; {flag} reads one of them",
+                    hint=f"e.g. fc show {inside[0]} {flag}{f' {step}' if step else ''}",
+                )
+            summaries = [trace_summary(t) for t in inside]
+            if json_output:
+                typer.echo(dumps({"folder": str(path), "traces": summaries}), nl=False)
+            else:
+                transcript.render_trace_list(console, path, summaries)
+            _save_html(console, html)
+            return
+    trace = read_trace(path)
+    if step is not None:
+        trace.step(step)  # an unknown step is exit 2, before anything is printed
+    if json_output:
+        data = wire_json(trace, step) if wire else trace_json(trace, step)
+        typer.echo(dumps(data), nl=False)
+    elif wire:
+        heading = f"trace {trace.path}: the {trace.wire_format} wire files, as stored"
+        transcript.render_files(console, heading, wire_sections(trace, step))
     else:
-        trace = read_trace(path)
-        if step is not None:
-            trace.step(step)  # an unknown step is exit 2, before anything is printed
-        if json_output:
-            typer.echo(dumps(trace_json(trace, step)), nl=False)
-        elif wire:
-            heading = f"trace {trace.path}: the {trace.wire_format} wire files, as stored"
-            transcript.render_files(console, heading, wire_sections(trace, step))
-        else:
-            transcript.render_trace(console, trace, step=step, thinking=thinking, full=full)
-    if html is not None and not json_output:
-        try:
-            console.save_html(str(html))
-        except OSError as e:
-            raise UsageError(f"cannot write {html}: {e.strerror}") from None
-        typer.echo(f"transcript written to {html}")
+        transcript.render_trace(console, trace, step=step, thinking=thinking, full=full)
+    _save_html(console, html)
+
+
+def _save_html(console: Console, html: Path | None) -> None:
+    from fccli.core.errors import UsageError
+
+    if html is None:
+        return
+    try:
+        console.save_html(str(html))
+    except OSError as e:
+        raise UsageError(f"cannot write {html}: {e.strerror}") from None
+    typer.echo(f"transcript written to {html}")

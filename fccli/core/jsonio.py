@@ -28,15 +28,56 @@ def encode(obj: Any) -> bytes:
     return dumps(obj).encode("utf-8")
 
 
+MAX_DEPTH = 100
+"""Arrays and objects nested deeper than this are refused when read. Real requests and responses
+stay far below it (a tool schema is a handful of levels); past it every recursive reader fc has
+(pydantic's serializer gives up near 255 levels, Python's own stack near 1000) is at risk."""
+
+
 def parse_json(text: str | bytes, source: str) -> Any:
+    if not text.strip():
+        raise InputFileError(source, "empty file" if not text else "empty file (only blanks)")
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except UnicodeDecodeError:
         raise InputFileError(source, "not UTF-8 text") from None
+    except RecursionError:
+        raise InputFileError(source, too_deep()) from None
     except json.JSONDecodeError as e:
         raise InputFileError(
             source, f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
         ) from None
+    check_depth(value, source)
+    return value
+
+
+def check_depth(value: Any, source: str, base: str = "$") -> None:
+    """Refuse a value nested deeper than MAX_DEPTH, naming the path where it goes too deep.
+
+    Iterative, so that the check cannot itself run out of stack."""
+    Trail = tuple[Any, int | str] | None  # (the parent's trail, the key or index), or None
+    stack: list[tuple[Any, int, Trail]] = [(value, 0, None)]
+    while stack:
+        node, depth, trail = stack.pop()
+        if isinstance(node, dict):
+            items: Any = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            continue
+        if depth == MAX_DEPTH:
+            keys: list[int | str] = []
+            while trail is not None:
+                trail, key = trail
+                keys.append(key)
+            shown = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys[::-1][:8])
+            # Where it starts to go deep, not the hundred steps down: one line.
+            raise InputFileError(source, too_deep(), json_path=f"{base}{shown}…")
+        stack.extend((v, depth + 1, (trail, k)) for k, v in items)
+
+
+def too_deep() -> str:
+    return f"nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
 
 
 def read_json(path: str | Path) -> Any:

@@ -36,7 +36,8 @@ def render_diff(console: Console, result: DiffResult) -> None:
     if not result.changes:
         console.print(Text("no differences", style="bold green"))
         return
-    _changes(console, result.changes)
+    # Meaning: the paths are of the internal forms of two files; say whose each one is.
+    _changes(console, result.changes, tagged=result.mode == "meaning")
     n = len(result.changes)
     console.print(Text(f"{n} difference{'s' if n > 1 else ''}", style="bold"))
 
@@ -99,7 +100,7 @@ def _mapping(console: Console, result: DiffResult) -> None:
             f"says in {wire.format}):",
         )
     )
-    _changes(console, result.changes)
+    _changes(console, result.changes, b_name=wire.name)
 
 
 def _row(link: Link, parent: Link | None) -> tuple[Text, Text, Text]:
@@ -158,19 +159,31 @@ def _relative(path: str, base: str | None) -> str:
 # ---- changes
 
 
-def _changes(console: Console, changes: list[Change]) -> None:
+def _path(change: Change, tagged: bool, b_name: str) -> str:
+    """The change's path; `tagged`: with the file it is in (`A $.x`, `+ B $.y`, and a changed
+    value at another place in B: `A $.x, B $.y`)."""
+    b_path = change.b_path
+    if not tagged:
+        return change.path if b_path is None else f"{change.path} (in {b_name}: {b_path})"
+    if change.kind == "added":
+        return f"B {change.path}"
+    return f"A {change.path}" + (f", B {b_path}" if b_path is not None else "")
+
+
+def _changes(
+    console: Console, changes: list[Change], *, tagged: bool = False, b_name: str = "B"
+) -> None:
     for change in changes:
         where = Text(f"  ({change.where})", style="dim") if change.where else Text("")
+        path = _path(change, tagged, b_name)
         if change.kind == "removed":
             console.print(
-                Text.assemble(
-                    ("- ", "bold red"), change.path, where, ": ", (_value(change.old), "red")
-                )
+                Text.assemble(("- ", "bold red"), path, where, ": ", (_value(change.old), "red"))
             )
         elif change.kind == "added":
             console.print(
                 Text.assemble(
-                    ("+ ", "bold green"), change.path, where, ": ", (_value(change.new), "green")
+                    ("+ ", "bold green"), path, where, ": ", (_value(change.new), "green")
                 )
             )
         else:
@@ -179,7 +192,7 @@ def _changes(console: Console, changes: list[Change]) -> None:
                 console.print(
                     Text.assemble(
                         ("~ ", "bold yellow"),
-                        change.path,
+                        path,
                         where,
                         ": ",
                         (_value(change.old), "red"),
@@ -188,7 +201,7 @@ def _changes(console: Console, changes: list[Change]) -> None:
                     )
                 )
             else:
-                console.print(Text.assemble(("~ ", "bold yellow"), change.path, where, ":"))
+                console.print(Text.assemble(("~ ", "bold yellow"), path, where, ":"))
                 console.print(Text.assemble("    ", _inline(pieces, console.color_system is None)))
 
 

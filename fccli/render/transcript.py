@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -301,6 +302,7 @@ def render_trace(
     _trace_header(view, trace)
     results, runs = trace.results(), trace.runs()
     error = m.get("error") if isinstance(m.get("error"), dict) else None
+    said_where = False  # the reason the run stopped, said under its step (then not again)
     previous_tools: tuple[int, list[Any]] | None = None
     for s in trace.steps:
         tools_json = [t.to_json_dict() for t in s.request.tools] if s.request else []
@@ -318,9 +320,10 @@ def render_trace(
         answered_later = any(later.number > s.number and later.request for later in trace.steps)
         _step(view, s, same_as, results, runs, answered_later)
         if error is not None and error.get("step") == s.number:
-            _stopped_here(view, error)
+            _stopped_here(view, error, s, interrupted=m.get("status") == "interrupted")
+            said_where = True
     if step is None:
-        _trace_footer(view, trace)
+        _trace_footer(view, trace, said_where)
 
 
 def _trace_header(view: _View, trace: Trace) -> None:
@@ -444,9 +447,25 @@ def attempts_text(attempts: Any) -> str | None:
     return f"{len(attempts)} attempts: {' then '.join(said)}"
 
 
-def _stopped_here(view: _View, error: dict[str, Any]) -> None:
+def stop_reason(error: dict[str, Any]) -> str:
+    """The manifest's error message without what the transcript says around it: the engine
+    writes `step 2: HTTP 503...` and `interrupted at step 2 while...`; under step 2 (or after
+    `interrupted at step 2`) that is said already."""
+    message = " ".join(str(error.get("message") or "").split())
+    return re.sub(r"^(step \d+: |interrupted at step \d+\b ?)", "", message)
+
+
+def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: bool) -> None:
+    reason = stop_reason(error)
+    if interrupted:
+        view.line(("✗ interrupted here (Ctrl-C)", "bold red"), (f" {reason}" if reason else ""))
+        return
+    body = s.error_body
+    if body and f": {body}" in reason:
+        # The provider's sentence is in the note above, from the error body itself.
+        reason = reason.replace(f": {body}", "", 1) + " (its error body is above)"
     kind = error.get("kind", "error")
-    view.line(("✗ stopped here: ", "bold red"), (f"{kind}: {error.get('message', '')}", "red"))
+    view.line(("✗ stopped here: ", "bold red"), (f"{kind}: {reason}", "red"))
     attempts = attempts_text(error.get("attempts"))
     if attempts:
         view.line((attempts, "dim"), indent=2)
@@ -455,12 +474,14 @@ def _stopped_here(view: _View, error: dict[str, Any]) -> None:
         view.line(("the provider sent: ", "dim"), one_line(excerpt, 200), indent=2)
 
 
-def _trace_footer(view: _View, trace: Trace) -> None:
+def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     m = trace.manifest
     status = m.get("status")
     error = m["error"] if isinstance(m.get("error"), dict) else {}
     view.c.print()
     last = trace.steps[-1].number if trace.steps else 0
+    where = error["step"] if isinstance(error.get("step"), int) else last
+    reason = stop_reason(error)
     if status == "ok":
         view.line(("done: ", "bold green"), f"the model answered at step {last}")
     elif status == "max_steps":
@@ -470,15 +491,21 @@ def _trace_footer(view: _View, trace: Trace) -> None:
             f"--max-steps {limit} reached before the model answered; "
             "the last tool results were not handed back",
         )
-    elif status in ("error", "interrupted"):
-        where = error.get("step", last)
-        view.line(
-            (
-                f"{'interrupted' if status == 'interrupted' else 'stopped'} at step {where}: ",
-                "bold red",
-            ),
-            (re.sub(r"^step \d+: ", "", str(error.get("message", ""))), "red"),
-        )
+    elif status == "interrupted":
+        said = "; the trace keeps what it had" if said_where or not reason else f" {reason}"
+        view.line((f"interrupted at step {where} (Ctrl-C)", "bold red"), said)
+    elif status == "error":
+        if said_where:
+            # Said in full under the step; here only what and where.
+            what = str(error.get("kind", "error"))
+            if isinstance(error.get("http_status"), int):
+                what += f", HTTP {error['http_status']}"
+            view.line(
+                (f"stopped at step {where}", "bold red"),
+                f" ({what}): the reason is under step {where}",
+            )
+        else:
+            view.line((f"stopped at step {where}: ", "bold red"), (reason or "?", "red"))
     else:
         view.line(
             ("not finished: ", "bold yellow"),
@@ -557,6 +584,38 @@ def _conversation(
             view.block(view.fold(result.content), 6, "red" if result.is_error else "")
         for text in texts:
             view.block(text.text, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# a folder of traces
+
+
+def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, Any]]) -> None:
+    """`fc show traces/examples`: the traces in a folder, newest first, a line each."""
+    n = len(summaries)
+    console.print(
+        Text.assemble(
+            (str(folder), "bold"),
+            f" is a folder of {n} trace{'s' if n != 1 else ''}, not a trace "
+            "(newest first; fc show one of them):",
+        )
+    )
+    width = max((cell_len(s["trace"]) for s in summaries), default=0)
+    for s in summaries:
+        steps = s["steps"]
+        counted = f"{steps} step{'s' if steps != 1 else ''}" if steps is not None else "? steps"
+        style = {"ok": "green", "error": "red", "interrupted": "red"}.get(s["status"], "yellow")
+        console.print(
+            Text.assemble(
+                "  ",
+                (s["trace"] + " " * (width - cell_len(s["trace"])), "bold"),
+                "  ",
+                (f"{s['status']:<12}", style),
+                (f"{counted:<9} {s['provider'] or '?':<10}", "dim"),
+                " ",
+                one_line(s["question"] or "", 60),
+            )
+        )
 
 
 # ---------------------------------------------------------------------------------------------
