@@ -172,7 +172,23 @@ class RoundTrip:
             raise
         duration_ms = (time.perf_counter() - start) * 1000
         raw = reply.body
-        self.trace.write_bytes(f"{step}-response.{fmt}.json", raw)
+        # The trace keeps the bytes as received (a key the server echoed masked); fc reads them
+        # as received, so masking can never change what the model said.
+        self.trace.write_bytes(f"{step}-response.{fmt}.json", reply.stored or raw)
+        record: dict[str, Any] = {
+            "step": step,
+            "stop_reason": None,
+            "wire_stop_reason": None,
+            "duration_ms": round(duration_ms, 1),
+            "usage": None,
+            "tool_runs": [],
+        }
+        if reply.attempts:
+            record["attempts"] = reply.attempts
+        if reply.stored is not None:
+            record["masked"] = "the response echoed a secret; the trace file has it as ***"
+        # On record before it is read: an answer that cannot be read still shows its attempts.
+        self.trace.add_step(record)
         self._phase = "after the answer came"
         try:
             wire_response = parse_json(raw, f"{step}-response.{fmt}.json")
@@ -181,19 +197,12 @@ class RoundTrip:
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
         wire_stop = self.wire.wire_stop_reason(wire_response)
-        record: dict[str, Any] = {
-            "step": step,
-            "stop_reason": response.stop_reason,
-            "wire_stop_reason": wire_stop,
-            "duration_ms": round(duration_ms, 1),
-            "usage": response.usage.to_json_dict() if response.usage else None,
-            "tool_runs": [],
-        }
-        if reply.attempts:
-            record["attempts"] = reply.attempts
-        # In the manifest at once, before anyone is told: a run stopped while the tools run, or
-        # a display that fails (a closed pipe), still leaves this step on record.
-        self.trace.add_step(record)
+        record["stop_reason"] = response.stop_reason
+        record["wire_stop_reason"] = wire_stop
+        record["usage"] = response.usage.to_json_dict() if response.usage else None
+        # Saved before anyone is told: a run stopped while the tools run, or a display that
+        # fails (a closed pipe), still leaves this step on record.
+        self.trace.save_manifest()
         self.emit(ResponseReceived(step, response, duration_ms, wire_stop, reply.attempts))
         return response, record
 

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from fccli import __version__
-from fccli.core.errors import ProviderError
+from fccli.core.errors import ProviderError, UsageError
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 """529 is Anthropic's "overloaded" (docs.claude.com, API errors); the rest are the usual ones."""
@@ -49,8 +49,10 @@ class TransportSettings:
 @dataclass
 class Delivered:
     body: bytes
-    """The response body as received (a key echoed in it masked)."""
+    """The response body exactly as received: what the engine reads."""
     attempts: list[dict[str, Any]]
+    stored: bytes | None = None
+    """The body to write and show, when it differs: a key the server echoed, masked."""
 
 
 @dataclass
@@ -63,10 +65,16 @@ class HttpFailure:
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
 
+MIN_SECRET = 8
+"""Shorter values are not masked: a local server's placeholder key ("x", "city") would otherwise
+be masked inside the model's own words, and is no secret anyway."""
+
+
 def mask(text: str, secrets: list[str]) -> str:
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, MASK)
+        if len(secret) >= MIN_SECRET:
+            # Also as an error message would quote it: repr() escapes what a header refuses.
+            text = text.replace(secret, MASK).replace(repr(secret)[1:-1], MASK)
     return text
 
 
@@ -119,17 +127,7 @@ class Transport:
         self.settings = settings
         self._secrets = [s for s in secrets if s]
         self._sleep = sleep
-        self._client = client or httpx.Client(
-            timeout=httpx.Timeout(
-                settings.read_timeout,
-                connect=settings.connect_timeout,
-                pool=settings.connect_timeout,
-            ),
-            headers={"user-agent": f"fc/{__version__}"},
-            # A proxy set in the shell applies as it would to curl; redirects are not followed,
-            # since a POST redirected is rarely what the user meant.
-            follow_redirects=False,
-        )
+        self._client = client or _client(settings)
 
     def close(self) -> None:
         self._client.close()
@@ -164,8 +162,17 @@ class Transport:
                     f"timed out after {limit:g} s waiting {what} from {shown}",
                     attempts=attempts,
                 )
+            except (httpx.LocalProtocolError, httpx.UnsupportedProtocol) as e:
+                # fc's own request cannot go out (a bad header, a bad URL): retrying changes nothing.
+                record["error"] = type(e).__name__
+                return HttpFailure(
+                    None,
+                    f"cannot send to {shown}: {mask(str(e), self._secrets)}",
+                    attempts=attempts,
+                )
             except httpx.TransportError as e:
-                # Refused, reset, closed before answering: nothing was processed, so retry.
+                # Refused, reset, closed before any answer: retried. (A server that read the
+                # request and then dropped the connection may see it twice, as with any SDK.)
                 record["error"] = f"{type(e).__name__}: {mask(str(e), self._secrets)}"
                 record["duration_ms"] = _ms(start)
                 if number <= self.settings.retries:
@@ -177,10 +184,28 @@ class Transport:
                     f"cannot reach {shown}: {mask(_reason(e), self._secrets)}{tries}",
                     attempts=attempts,
                 )
+            except httpx.RequestError as e:  # a body that cannot be decoded, ...
+                record["error"] = type(e).__name__
+                record["duration_ms"] = _ms(start)
+                return HttpFailure(
+                    None,
+                    f"the answer from {shown} cannot be read: {mask(str(e), self._secrets)}",
+                    attempts=attempts,
+                )
             record["status"] = response.status_code
             record["duration_ms"] = _ms(start)
-            if response.status_code < 400:
-                return Delivered(self._masked(response.content), attempts)
+            if 200 <= response.status_code < 300:
+                raw = response.content
+                stored = self._masked(raw)
+                return Delivered(raw, attempts, stored if stored != raw else None)
+            if 300 <= response.status_code < 400:
+                where = response.headers.get("location", "elsewhere")
+                return HttpFailure(
+                    response.status_code,
+                    f"HTTP {response.status_code}: redirected to {mask(where, self._secrets)}; "
+                    "fc does not follow a redirected POST: use that address as --base-url",
+                    attempts=attempts,
+                )
             text = self._masked(response.content).decode("utf-8", errors="replace")
             retry_after = response.headers.get("retry-after")
             if retry_after is not None:
@@ -212,7 +237,8 @@ class Transport:
 
     def _masked(self, data: bytes) -> bytes:
         for secret in self._secrets:
-            data = data.replace(secret.encode("utf-8"), MASK.encode())
+            if len(secret) >= MIN_SECRET:
+                data = data.replace(secret.encode("utf-8"), MASK.encode())
         return data
 
     def _backoff(self, number: int) -> float:
@@ -264,3 +290,23 @@ def as_provider_error(
         hint=hint,
         attempts=failure.attempts,
     )
+
+
+def _client(settings: TransportSettings) -> httpx.Client:
+    try:
+        return httpx.Client(
+            timeout=httpx.Timeout(
+                settings.read_timeout,
+                connect=settings.connect_timeout,
+                pool=settings.connect_timeout,
+            ),
+            headers={"user-agent": f"fc/{__version__}"},
+            # A proxy set in the shell applies as it would to curl; redirects are not followed,
+            # since a POST redirected is rarely what the user meant (see the 3xx answer below).
+            follow_redirects=False,
+        )
+    except ImportError as e:  # a SOCKS proxy in ALL_PROXY needs an extra package
+        raise UsageError(
+            f"the proxy set in the environment needs a package fc does not install ({e})",
+            hint="pip install 'httpx[socks]' into fc's environment, or unset ALL_PROXY",
+        ) from None

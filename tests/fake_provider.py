@@ -96,6 +96,8 @@ class FakeProvider:
         self.stream_quirks: set[str] = set()
         """Any of STREAM_QUIRKS."""
         self.received: list[Received] = []
+        self.sent: list[bytes] = []
+        """Every JSON body answered, exactly as written to the wire (streams not included)."""
         self.errors: list[str] = []
         """Tracebacks of the fake's own failures (answered 500); a test may assert it is empty."""
         self._lock = threading.Lock()
@@ -397,6 +399,9 @@ def _send_json(
     headers: dict[str, str] | None = None,
 ) -> None:
     data = json.dumps(body, ensure_ascii=False).encode()
+    provider = getattr(h.server, "provider", None)
+    if provider is not None:
+        provider.sent.append(data)
     h.send_response(status)
     h.send_header("Content-Type", "application/json")
     h.send_header("Content-Length", str(len(data)))

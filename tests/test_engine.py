@@ -296,3 +296,17 @@ def test_a_forced_tool_choice_holds_for_the_first_request_only(
     assert [body["tool_choice"] for body in provider.sent] == wire
     forced = choice.type in ("required", "tool")
     assert any(isinstance(e, Note) and "from step 2" in e.text for e in events) == forced
+
+
+def test_an_answer_that_cannot_be_read_still_leaves_its_attempts_on_record(tmp_path: Path) -> None:
+    attempts = [{"attempt": 1, "status": 503}, {"attempt": 2, "status": 200}]
+
+    class Html(Scripted):
+        def send(self, body: bytes, *, step: int) -> Reply:
+            return Reply(b"<html>proxy page</html>", attempts)
+
+    with pytest.raises(ProtocolError):
+        run(tmp_path, Html())
+    (step,) = manifest(tmp_path)["steps"]
+    assert step["attempts"] == attempts and step["stop_reason"] is None
+    assert (tmp_path / "1-response.deepseek.json").read_bytes() == b"<html>proxy page</html>"

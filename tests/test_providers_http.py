@@ -93,8 +93,8 @@ def test_the_response_file_is_the_body_exactly_as_received(
 ) -> None:
     result = run_fc(fc, fake_provider, "deepseek")
     assert result.returncode == 0, result.stderr
-    stored = (tmp_path / "t/1-response.deepseek.json").read_bytes()
-    assert json.loads(stored)["object"] == "chat.completion"
+    for step, answered in enumerate(fake_provider.sent, start=1):
+        assert (tmp_path / f"t/{step}-response.deepseek.json").read_bytes() == answered
     assert load(tmp_path / "t/1-response.json")["stop_reason"] == "tool_use"
 
 
@@ -486,15 +486,46 @@ def test_anthropic_thinking_with_too_few_max_tokens_is_never_sent(fc, fake_provi
     assert fake_provider.received == []
 
 
-def test_a_password_in_the_base_url_is_masked_like_a_key(fc, fake_provider, tmp_path: Path) -> None:
+def test_a_password_in_the_base_url_is_masked_and_never_replaces_the_key(
+    fc, fake_provider, tmp_path: Path
+) -> None:
     secret = "sk-in-the-url-777"
     url = fake_provider.url.replace("http://", f"http://user:{secret}@")
-    result = fc(
-        "run", QUESTION, "-p", "deepseek", "--base-url", url, "-o", "t", env=env_for("deepseek")
+    keyed = fc(
+        "run", QUESTION, "-p", "deepseek", "--base-url", url, "-o", "k", env=env_for("deepseek")
     )
-    assert "Traceback" not in result.stderr
+    assert keyed.returncode == 2
+    assert "$DEEPSEEK_API_KEY" in keyed.stderr and secret not in keyed.stderr
+    with FakeProvider(key=None) as server:
+        url = server.url.replace("http://", f"http://user:{secret}@")
+        result = fc("run", QUESTION, "-p", "ollama", "--base-url", url, "-o", "t", env=clean_env())
+    assert result.returncode == 0, result.stderr
     assert load(tmp_path / "t/manifest.json")["base_url"].startswith("http://user:***@127.0.0.1:")
     assert_key_nowhere(result, tmp_path / "t", key=secret)
+
+
+def test_a_short_placeholder_key_is_never_masked_inside_the_models_words(
+    fc, tmp_path: Path
+) -> None:
+    # A local server's key "city" must not turn the model's {"city": ...} into {"***": ...}.
+    with FakeProvider(key="city") as server:
+        result = run_fc(fc, server, "openai", env=env_for("openai", key="city"))
+    assert result.returncode == 0, result.stderr
+    assert steps(tmp_path / "t")[0]["tool_runs"][0]["arguments"] == {"city": "杭州"}
+
+
+@pytest.mark.parametrize(
+    "key", ["sk-abc\ndef-secretpart", "“sk-quoted-zzzz”"], ids=["newline", "curly"]
+)
+def test_a_key_a_header_cannot_carry_is_exit_2_without_its_value(
+    fc, fake_provider, key: str
+) -> None:
+    key = key.replace("\\n", "\n")
+    result = run_fc(fc, fake_provider, "deepseek", env=env_for("deepseek", key=key))
+    assert result.returncode == 2
+    assert "$DEEPSEEK_API_KEY" in result.stderr
+    assert "secretpart" not in result.stderr and "zzzz" not in result.stderr
+    assert fake_provider.received == []
 
 
 def test_an_empty_base_url_is_refused(fc) -> None:

@@ -179,11 +179,48 @@ def test_a_key_echoed_by_the_server_is_masked_in_body_and_message() -> None:
     assert "$DEEPSEEK_API_KEY" in str(error_)
 
 
-def test_a_key_echoed_in_a_success_body_is_masked_too() -> None:
-    transport, _, _ = make([ok(f'{{"echo": "{KEY}"}}'.encode())])
+def test_a_key_echoed_in_a_success_body_is_masked_in_what_is_stored_not_in_what_is_read() -> None:
+    received = f'{{"echo": "{KEY}"}}'.encode()
+    transport, _, _ = make([ok(received)])
     outcome = post(transport)
     assert isinstance(outcome, Delivered)
-    assert KEY.encode() not in outcome.body
+    assert outcome.body == received  # what fc reads: the model's words untouched
+    assert outcome.stored == b'{"echo": "***"}'  # what the trace keeps
+
+
+def test_a_short_key_is_not_masked() -> None:
+    waits: list[float] = []
+    client = httpx.Client(transport=httpx.MockTransport(lambda r: ok(b'{"city": "x"}')))
+    transport = Transport(TransportSettings(), secrets=["city"], sleep=waits.append, client=client)
+    outcome = post(transport)
+    assert isinstance(outcome, Delivered)
+    assert outcome.stored is None
+
+
+@pytest.mark.parametrize("status", [301, 307, 308])
+def test_a_redirect_is_a_failure_that_says_where_to(status: int) -> None:
+    moved = httpx.Response(status, headers={"location": "https://api.example.com/chat/completions"})
+    transport, waits, seen = make([moved])
+    outcome = post(transport)
+    assert isinstance(outcome, HttpFailure)
+    assert len(seen) == 1 and waits == []
+    assert "redirected to https://api.example.com/chat/completions" in outcome.message
+    assert "--base-url" in outcome.message
+
+
+def test_a_request_that_cannot_go_out_is_not_retried() -> None:
+    transport, waits, _ = make([httpx.LocalProtocolError(f"Illegal header value b'Bearer {KEY}'")])
+    outcome = post(transport)
+    assert isinstance(outcome, HttpFailure)
+    assert waits == []
+    assert KEY not in outcome.message
+
+
+def test_an_answer_that_cannot_be_decoded_is_a_failure_not_a_crash() -> None:
+    transport, _, _ = make([httpx.DecodingError("bad gzip")])
+    outcome = post(transport)
+    assert isinstance(outcome, HttpFailure)
+    assert "cannot be read" in outcome.message
 
 
 @pytest.mark.parametrize(

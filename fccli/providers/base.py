@@ -23,6 +23,8 @@ class Reply:
     """The response body exactly as received."""
     attempts: list[dict[str, Any]] = field(default_factory=list)
     """One entry per HTTP attempt (status or error, duration, wait before it), for the manifest."""
+    stored: bytes | None = None
+    """What the trace keeps when it must differ from `body`: a key the server echoed, masked."""
 
 
 class Provider(Protocol):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit, urlunsplit
 
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.profiles import Profile
+from fccli.providers.urls import shown_url
 from fccli.transport import HttpFailure, Transport, as_provider_error
 
 
@@ -51,16 +51,7 @@ class HttpProvider:
                 key_env=self.profile.key_env,
                 url=shown_url(self.url),
             )
-        return Reply(outcome.body, outcome.attempts)
+        return Reply(outcome.body, outcome.attempts, outcome.stored)
 
     def close(self) -> None:
         self.transport.close()
-
-
-def shown_url(url: str) -> str:
-    """The URL as fc writes and prints it: a password in it (`user:secret@host`) masked."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from fccli.core.errors import UsageError
 from fccli.providers.base import Provider
 from fccli.providers.profiles import PROFILES
+from fccli.providers.urls import shown_url
 
 KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama")
 
@@ -45,15 +46,31 @@ def resolve_base_url(name: str, explicit: str | None, *, strict: bool = False) -
         raise UsageError("--base-url is empty", hint="e.g. --base-url http://127.0.0.1:8000")
     chosen = explicit or os.environ.get("FC_BASE_URL")
     if chosen:
-        if not chosen.startswith(("http://", "https://")):
-            raise UsageError(
-                f"base URL {chosen!r} is not an http:// or https:// URL",
-                hint="e.g. --base-url http://127.0.0.1:8000",
-            )
+        _check_url(chosen, name)
         return chosen
     if strict and profile.strict_base_url:
         return profile.strict_base_url
     return profile.base_url
+
+
+def _check_url(url: str, name: str) -> None:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (reading it validates it)
+    except ValueError as e:
+        raise UsageError(f"base URL {shown_url(url)} cannot be read: {e}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"base URL {shown_url(url)} is not an http:// or https:// URL with a host",
+            hint="e.g. --base-url http://127.0.0.1:8000",
+        )
+    if parts.password is not None and PROFILES[name].key_env is not None:
+        # httpx would turn user:password into Basic auth, replacing the key's header.
+        raise UsageError(
+            f"the base URL carries a user and password, but {name} sends its key from "
+            f"${PROFILES[name].key_env}",
+            hint="remove user:password@ from the URL",
+        )
 
 
 def read_key(name: str) -> str | None:
@@ -66,6 +83,13 @@ def read_key(name: str) -> str | None:
         raise UsageError(
             f"{name} needs a key in ${env}, {state}",
             hint=f"export {env}=... (fc reads keys from the environment only), or run offline with -p demo",
+        )
+    if not (key.isascii() and key.isprintable()):
+        # A header cannot carry it, and an HTTP library's error would quote it: said here,
+        # without the value.
+        raise UsageError(
+            f"${env} holds characters a key cannot have (a line break, curly quotes, ...)",
+            hint=f"set {env} again, copying the key alone",
         )
     return key
 
@@ -125,7 +149,9 @@ def describe_providers() -> list[dict[str, str | bool | None]]:
                 "default": default == profile.name,
                 "wire_format": profile.wire_format,
                 "default_model": profile.default_model,
-                "base_url": f"{env_url} (from $FC_BASE_URL)" if env_url else profile.base_url,
+                "base_url": f"{shown_url(env_url)} (from $FC_BASE_URL)"
+                if env_url
+                else profile.base_url,
                 "key_env": profile.key_env,
                 "key_set": bool(os.environ.get(profile.key_env, "").strip())
                 if profile.key_env
