@@ -1321,3 +1321,20 @@ def test_no_pydantic_error_escapes_a_translator() -> None:
 
     with pytest.raises(ConversionError, match="internal form"), _shape_errors():
         Usage.model_validate({"input_tokens": "many"})
+
+
+def test_an_openai_refusal_is_kept_as_text_with_the_refusal_stop_reason() -> None:
+    from fccli.wire.chat import from_wire_response
+
+    body = {
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "refusal": "I can't help."},
+                "finish_reason": "stop",
+            }
+        ]
+    }
+    response = from_wire_response(body)
+    assert response.stop_reason == "refusal"
+    assert response.text() == "I can't help."

@@ -17,7 +17,8 @@ several text blocks in one assistant turn (joined), the order of blocks in an as
 (always thinking, text, calls), empty text or thinking blocks (dropped), thinking without a
 reasoning field (dropped), a thinking signature (dropped), `raw_arguments` (the wire carries
 `input`), an error result whose text starts with ERROR_MARKER by itself, `stop_sequence` (sent
-as `stop`), an empty system prompt (none), and user turns split or merged around tool messages
+as `stop`), OpenAI's `refusal` field (read as text with stop reason `refusal`; written back as
+`content` with `content_filter`), an empty system prompt (none), and user turns split or merged around tool messages
 (a results-only turn followed by a text turn comes back as one; result, text, result as two).
 """
 
@@ -396,6 +397,10 @@ def _assistant_from_wire(raw: dict[str, Any], dialect: ChatDialect, path: str) -
     text = "".join(_text_parts(raw.get("content"), f"{path}.content"))
     if text:
         blocks.append(TextBlock(text=text))
+    refusal = raw.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        # OpenAI says a refusal beside `content` (often null): kept as the turn's text.
+        blocks.append(TextBlock(text=refusal))
     calls = raw.get("tool_calls") or []
     expect(calls, list, f"{path}.tool_calls", "an array of tool calls")
     for k, call in enumerate(calls):
@@ -460,7 +465,10 @@ def _response_from_wire(body: Any, dialect: ChatDialect) -> Response:
         model=body.get("model") if isinstance(body.get("model"), str) else None,
         content=_assistant_from_wire(message, dialect, "$.choices[0].message"),
         # Unknown reasons are kept as they came; the engine refuses to guess what they mean.
-        stop_reason=STOP_FROM_CHAT.get(finish, finish),
+        # A refusal comes with finish_reason "stop"; internally it is what it is.
+        stop_reason="refusal"
+        if isinstance(message.get("refusal"), str) and message["refusal"]
+        else STOP_FROM_CHAT.get(finish, finish),
         usage=usage_from_wire(usage) if isinstance(usage, dict) else None,
     )
 
