@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from fccli.core.models import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from fccli.core.models import Block, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+
+WEATHER_SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+}
+WEATHER = ToolSpec(
+    name="get_weather", description="Current weather for a city.", input_schema=WEATHER_SCHEMA
+)
 
 
 def user(*blocks: Block | str) -> Message:

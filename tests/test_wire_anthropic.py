@@ -47,7 +47,7 @@ from fccli.wire.anthropic import (
     to_wire_response,
     wire_stop_reason,
 )
-from tests.builders import assistant, call, result, user
+from tests.builders import WEATHER, WEATHER_SCHEMA, assistant, call, result, user
 
 MODEL = "claude-haiku-4-5"
 EXAMPLES = Path(__file__).resolve().parent.parent / "traces" / "examples"
@@ -76,16 +76,6 @@ def wire_response(content: list[dict[str, Any]], stop_reason: str = "end_turn", 
         "stop_sequence": None,
         **extra,
     }
-
-
-WEATHER_SCHEMA = {
-    "type": "object",
-    "properties": {"city": {"type": "string"}},
-    "required": ["city"],
-}
-WEATHER = ToolSpec(
-    name="get_weather", description="Current weather for a city.", input_schema=WEATHER_SCHEMA
-)
 
 
 # ---------------------------------------------------------------------------------------------

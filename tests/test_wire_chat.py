@@ -42,7 +42,7 @@ from fccli.wire.chat import (
     to_wire_request,
     to_wire_response,
 )
-from tests.builders import assistant, call, result, user
+from tests.builders import WEATHER, WEATHER_SCHEMA, assistant, call, result, user
 
 DS = DEEPSEEK_DIALECT
 MODEL = "deepseek-v4-flash"
@@ -74,16 +74,6 @@ def wire_response(message: dict[str, Any], finish_reason: str = "stop", **extra:
 
 def assistant_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] == "assistant"]
-
-
-WEATHER_SCHEMA = {
-    "type": "object",
-    "properties": {"city": {"type": "string"}},
-    "required": ["city"],
-}
-WEATHER = ToolSpec(
-    name="get_weather", description="Current weather for a city.", input_schema=WEATHER_SCHEMA
-)
 
 
 # ---------------------------------------------------------------------------------------------
