@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import string
+
+from hypothesis import strategies as st
+
 from fccli.core.models import Block, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 
 WEATHER_SCHEMA = {
@@ -33,3 +37,24 @@ def call(call_id: str, city: str, name: str = "get_weather") -> ToolUseBlock:
 
 def result(call_id: str, content: str, is_error: bool = False) -> ToolResultBlock:
     return ToolResultBlock(tool_use_id=call_id, content=content, is_error=is_error)
+
+
+# hypothesis strategies for the round-trip properties of the translators
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**15), max_value=10**15)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=3)
+call_ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=24)
+"""Ids as providers write them, Anthropic's pattern included: ^[a-zA-Z0-9_-]+$."""

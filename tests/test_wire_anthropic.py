@@ -47,7 +47,16 @@ from fccli.wire.anthropic import (
     to_wire_response,
     wire_stop_reason,
 )
-from tests.builders import WEATHER, WEATHER_SCHEMA, assistant, call, result, user
+from tests.builders import (
+    WEATHER,
+    WEATHER_SCHEMA,
+    assistant,
+    call,
+    call_ids,
+    json_objects,
+    result,
+    user,
+)
 
 MODEL = "claude-haiku-4-5"
 EXAMPLES = Path(__file__).resolve().parent.parent / "traces" / "examples"
@@ -1008,23 +1017,6 @@ def test_any_damage_to_a_response_body_is_a_conversion_error_or_nothing(body: An
 # ---------------------------------------------------------------------------------------------
 # properties: a round trip keeps everything Anthropic can hold
 
-json_leaf = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**15), max_value=10**15)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-)
-json_tree = st.recursive(
-    json_leaf,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
-json_objects = st.dictionaries(st.text(max_size=8), json_tree, max_size=3)
-call_ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=24)
-"""Ids as Anthropic requires them: ^[a-zA-Z0-9_-]+$."""
 texts = st.text(max_size=24)
 signatures = st.none() | st.text(alphabet=string.ascii_letters + string.digits + "+/=", max_size=16)
 

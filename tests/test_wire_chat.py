@@ -7,7 +7,6 @@ internal format of CLI.md. Each expected wire body below is written from those r
 from __future__ import annotations
 
 import json
-import string
 from typing import Any
 
 import pytest
@@ -42,7 +41,16 @@ from fccli.wire.chat import (
     to_wire_request,
     to_wire_response,
 )
-from tests.builders import WEATHER, WEATHER_SCHEMA, assistant, call, result, user
+from tests.builders import (
+    WEATHER,
+    WEATHER_SCHEMA,
+    assistant,
+    call,
+    call_ids,
+    json_objects,
+    result,
+    user,
+)
 
 DS = DEEPSEEK_DIALECT
 MODEL = "deepseek-v4-flash"
@@ -1090,23 +1098,6 @@ def test_an_unknown_format_is_a_usage_error_listing_the_known_ones() -> None:
 # ---------------------------------------------------------------------------------------------
 # properties: a round trip keeps everything chat can hold
 
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**15), max_value=10**15)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
-json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=3)
-call_ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=24)
-"""Ids as providers write them: [a-zA-Z0-9_-]+."""
 texts = st.text(min_size=1, max_size=24)
 tool_contents = st.text(max_size=24).filter(lambda s: not s.startswith(ERROR_MARKER))
 
