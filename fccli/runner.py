@@ -201,6 +201,10 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             "$FC_BASE_URL is set, but no --provider or key chose a real provider: "
             "this run is the offline demo (add -p, e.g. -p ollama)"
         )
+    key_env = PROFILES[name].key_env if name in PROFILES else None
+    if key_env and not settings.base_url and os.environ.get("FC_BASE_URL"):
+        # The key goes wherever the URL points; one set in the shell long ago is easy to forget.
+        notes.append(f"${key_env} goes to {provider.info.base_url}, taken from $FC_BASE_URL")
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
         trace.manifest["options"]["demo_fault"] = settings.demo_fault

@@ -532,3 +532,14 @@ def test_an_empty_base_url_is_refused(fc) -> None:
     result = fc("run", QUESTION, "-p", "deepseek", "--base-url", "", env=env_for("deepseek"))
     assert result.returncode == 2
     assert "--base-url is empty" in result.stderr
+
+
+def test_a_key_sent_where_fc_base_url_points_is_said(fc, fake_provider, tmp_path: Path) -> None:
+    env = env_for("deepseek", FC_BASE_URL=fake_provider.url)
+    result = fc("run", QUESTION, "-p", "deepseek", "-o", "t", env=env)
+    assert result.returncode == 0, result.stderr
+    said = f"$DEEPSEEK_API_KEY goes to {fake_provider.url}, taken from $FC_BASE_URL"
+    assert said in result.stdout
+    assert said in load(tmp_path / "t/manifest.json")["notes"]
+    explicit = run_fc(fc, fake_provider, "deepseek", "-o", "t2")
+    assert "taken from $FC_BASE_URL" not in explicit.stdout
