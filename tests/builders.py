@@ -58,3 +58,20 @@ json_values = st.recursive(
 json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=3)
 call_ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=24)
 """Ids as providers write them, Anthropic's pattern included: ^[a-zA-Z0-9_-]+$."""
+
+tool_specs = st.builds(
+    ToolSpec,
+    name=st.text(min_size=1, max_size=12),
+    description=st.text(max_size=24),
+    input_schema=st.fixed_dictionaries(
+        {
+            "type": st.just("object"),
+            "properties": st.dictionaries(
+                st.text(min_size=1, max_size=6),
+                st.fixed_dictionaries({"type": st.sampled_from(["string", "number", "boolean"])}),
+                max_size=3,
+            ),
+        }
+    ),
+    strict=st.none() | st.booleans(),
+)

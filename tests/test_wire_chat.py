@@ -49,6 +49,7 @@ from tests.builders import (
     call_ids,
     json_objects,
     result,
+    tool_specs,
     user,
 )
 
@@ -1143,21 +1144,6 @@ def conversations(draw: st.DrawFn, with_thinking: bool) -> list[Message]:
     return messages
 
 
-tool_specs = st.builds(
-    ToolSpec,
-    name=st.text(min_size=1, max_size=12),
-    description=st.text(max_size=24),
-    input_schema=st.fixed_dictionaries(
-        {
-            "type": st.just("object"),
-            "properties": st.dictionaries(
-                st.text(min_size=1, max_size=6),
-                st.fixed_dictionaries({"type": st.sampled_from(["string", "number", "boolean"])}),
-                max_size=3,
-            ),
-        }
-    ),
-)
 tool_choices = st.sampled_from(
     [ToolChoice(type="auto"), ToolChoice(type="none"), ToolChoice(type="required")]
 ) | st.builds(ToolChoice, type=st.just("tool"), name=st.text(min_size=1, max_size=12))
