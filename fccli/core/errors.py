@@ -8,8 +8,9 @@ is a bug in fc.
     │   ├── InputFileError    exit 2: a file that is missing, not JSON, or not of the expected shape
     │   └── ConversionError   exit 2: content a wire format cannot express, or a wire body of the wrong shape
     ├── ProviderError         exit 3: the provider or the network failed (HTTP status and body kept)
-    │   └── ProtocolError     exit 3: the answer breaks the protocol (unknown stop reason, a tool stop
-    │                                  without calls, an answer cut off at max_tokens)
+    │   ├── ProtocolError     exit 3: the answer breaks the protocol (unknown stop reason, a tool stop
+    │   │                              without calls, an answer cut off at max_tokens)
+    │   └── StreamCut         exit 3: a stream that ended before its end; nothing in it is executed
     ├── FindingsError         exit 1: the thing examined has problems
     └── Interrupted           exit 130: Ctrl-C; the trace keeps what it had
 """
@@ -85,6 +86,28 @@ class ProviderError(FcError):
 
 class ProtocolError(ProviderError):
     """The model's answer breaks the protocol, so fc stops rather than guess what was meant."""
+
+
+class StreamCut(ProviderError):
+    """A stream that ended early: the connection closed, no end marker (`data: [DONE]`,
+    `message_stop`), no stop reason, or a call's arguments that do not parse once it ended.
+
+    Whatever arrived is kept (the raw bytes in the trace, `partial` here); no call in it runs.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        bytes_received: int,
+        partial: dict[str, Any] | None = None,
+        step: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, step=step, hint=hint)
+        self.bytes_received = bytes_received
+        self.partial = partial
+        """The wire response assembled from what arrived, leniently (arguments as cut)."""
 
 
 class FindingsError(FcError):
