@@ -52,6 +52,11 @@ class RunOptions:
     max_tokens: int | None = None
     tool_specs: list[ToolSpec] | None = None
     """The tool definitions as sent (strict form with --strict); None: the tool set's own."""
+    stream: bool = False
+    """Ask for every answer as a stream of events, assembled as it arrives."""
+    history: list[Message] | None = None
+    """Start from these messages instead of the question alone (a replay: an earlier step's
+    request, edited). The first request sends them as they are."""
 
 
 class RoundTrip:
@@ -71,7 +76,11 @@ class RoundTrip:
         self._phase = ""  # where the run is, for an interruption's message
 
     def run(self, options: RunOptions) -> RunResult:
-        messages = [Message(role="user", content=[TextBlock(text=options.question)])]
+        messages = (
+            list(options.history)
+            if options.history is not None
+            else [Message(role="user", content=[TextBlock(text=options.question)])]
+        )
         strict = any(spec.strict for spec in options.tool_specs or [])
         step = 0
         self._phase = "before the first request"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,6 +26,9 @@ class Reply:
     """One entry per HTTP attempt (status or error, duration, wait before it), for the manifest."""
     stored: bytes | None = None
     """What the trace keeps when it must differ from `body`: a key the server echoed, masked."""
+    cut: str | None = None
+    """A stream only: why the body ended early ("the connection closed mid-stream"), or None
+    when it ended cleanly. The bytes that did arrive are in `body`."""
 
 
 class Provider(Protocol):
@@ -33,4 +37,10 @@ class Provider(Protocol):
 
     def send(self, body: bytes, *, step: int) -> Reply:
         """Post the wire request body, exactly these bytes, and return the response body."""
+        ...
+
+    def send_stream(self, body: bytes, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+        """Post a request that asks for a stream; hand every piece of the body to `on_bytes` as
+        it arrives, and return all of it. An HTTP error before the stream starts raises
+        ProviderError as `send` does; a stream that stops part-way returns with `cut` set."""
         ...
