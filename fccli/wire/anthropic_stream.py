@@ -1,0 +1,321 @@
+"""A streamed Anthropic Messages answer, assembled.
+
+`AnthropicStreamFolder` takes the body's bytes as they arrive and gives back, once the stream
+has ended, exactly the JSON a non-streamed call returns. The events (docs.claude.com, "Streaming
+Messages"; PROTOCOL.md, "Streaming"):
+
+- `message_start {message}`: the message with empty content; its usage so far;
+- `content_block_start {index, content_block}`, then `content_block_delta {index, delta}` with
+  `text_delta.text`, `thinking_delta.thinking`, `signature_delta.signature` or
+  `input_json_delta.partial_json` (a tool_use block's input as JSON text, in pieces: the block
+  starts with `input: {}`, and a tool_use with no input_json_delta keeps that `{}`), then
+  `content_block_stop {index}`;
+- `message_delta {delta: {stop_reason, stop_sequence}, usage}`: usage counts are cumulative, so
+  they replace the ones from message_start;
+- `message_stop`; `ping` at any time; `error {error: {type, message}}` (overloaded_error, ...).
+  Unknown event types are skipped, as Anthropic's versioning policy asks of clients.
+
+The stream has ended early, and StreamCut is raised, when the connection was cut
+(`finish(cut)`), the last line stopped mid-way, no stop_reason came, or no `message_stop`
+came and a block is still open or a tool input does not parse. With a stop_reason, every
+block closed and every input whole, a missing `message_stop` passes with a note (the stop
+reason comes after the last block; the chat folder treats a missing `[DONE]` the same way).
+A tool input that is not a JSON object raises StreamCut even in a complete stream: the
+non-streamed format cannot hold it (Anthropic's fine-grained tool streaming can end so at
+max_tokens). `StreamCut.partial` then shows such a block with `input: {}` and the text as it
+came in `partial_json`, a key of fc's, not Anthropic's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from fccli.core.errors import ProtocolError, ProviderError, StreamCut
+from fccli.core.stream import OnDelta, StreamDelta
+from fccli.wire.sse import (
+    ListenerFailed,
+    SSEDecoder,
+    closing_reasons,
+    guarded,
+    joined,
+    not_a_stream,
+    note_once,
+    tail,
+)
+
+# The delta each kind of block grows by, and the key of the piece in it.
+_GROWS_BY: dict[Any, tuple[str, str]] = {
+    "text": ("text_delta", "text"),
+    "thinking": ("thinking_delta", "thinking"),
+    "tool_use": ("input_json_delta", "partial_json"),
+    # Anthropic's own tools (web search, code execution, MCP) stream their input the same way.
+    "server_tool_use": ("input_json_delta", "partial_json"),
+    "mcp_tool_use": ("input_json_delta", "partial_json"),
+}
+
+
+class _Block:
+    __slots__ = (
+        "block",
+        "call",
+        "closed",
+        "delta_type",
+        "index",
+        "key",
+        "kind",
+        "parts",
+        "signature",
+    )
+
+    def __init__(self, index: Any, block: dict[str, Any], call: int) -> None:
+        self.index = index
+        self.block = block
+        """The block as content_block_start gave it."""
+        self.call = call
+        """For a tool_use block, its position among the answer's calls; else -1."""
+        grows = _GROWS_BY.get(block.get("type"))
+        self.delta_type: str | None = grows[0] if grows else None
+        self.key: str | None = grows[1] if grows else None
+        kind = block.get("type")
+        self.kind: Literal["text", "thinking", "call"] | None = (
+            "call"
+            if call >= 0
+            else "text"
+            if kind == "text"
+            else "thinking"
+            if kind == "thinking"
+            else None
+        )
+        self.parts: list[str] = []
+        self.signature: list[str] = []
+        self.closed = False
+
+    def label(self) -> str:
+        block = self.block
+        return f"call {block.get('id') or f'#{self.call + 1}'} ({block.get('name') or 'no name'})"
+
+    def input(self) -> tuple[Any, str | None]:
+        """`(input, None)` when the JSON pieces parse to an object (or none came), else
+        `(input as started, the text)`."""
+        start = self.block.get("input", {})
+        text = joined(self.parts)
+        if not text:
+            return start, None
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            return start, text
+        return (value, None) if isinstance(value, dict) else (start, text)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class AnthropicStreamFolder:
+    """Feed it the raw bytes of a Messages stream; `finish()` gives the answer."""
+
+    def __init__(self, on_delta: OnDelta | None = None) -> None:
+        self.notes: list[str] = []
+        """What a learner should know about this stream (no `message_stop`, ...)."""
+        self._on_delta = None if on_delta is None else guarded(on_delta)
+        self._sse = SSEDecoder()
+        self._message: dict[str, Any] | None = None
+        self._usage: dict[str, Any] | None = None
+        self._blocks: dict[Any, _Block] = {}
+        self._calls = 0
+        self._stopped = False
+        self._after_stop = 0
+        self._noted: set[str] = set()
+
+    @property
+    def bytes_received(self) -> int:
+        return self._sse.bytes_received
+
+    def feed(self, chunk: bytes) -> None:
+        for objs in self._sse.feed_json_slices(chunk):
+            self._fold(objs)
+
+    # -- folding parsed events
+
+    def _fold(self, objs: list[Any]) -> None:
+        if self._stopped:
+            self._after_stop += len(objs)
+            return
+        blocks = self._blocks
+        emit = self._on_delta
+        event = self._event
+        n = 0
+        try:
+            for n, obj in enumerate(objs):
+                kind = obj.get("type")
+                if kind == "content_block_delta":
+                    block = blocks[obj["index"]]
+                    delta = obj["delta"]
+                    if delta["type"] == block.delta_type:
+                        piece = delta[block.key]
+                        block.parts.append(piece)
+                        if emit is not None and piece:
+                            self._emit(block, piece)
+                    else:
+                        self._other_delta(block, delta)
+                elif kind == "ping":
+                    continue
+                elif event(obj, kind):  # message_stop
+                    self._after_stop += len(objs) - n - 1
+                    break
+        except ListenerFailed as e:
+            raise e.error from None
+        except (TypeError, AttributeError, KeyError) as e:
+            number = self._sse.events - len(objs) + n + 1
+            raise ProtocolError(
+                f"event {number} of the stream has an unexpected shape ({type(e).__name__}: {e})"
+            ) from None
+
+    def _emit(self, block: _Block, piece: str) -> None:
+        assert self._on_delta is not None
+        if block.kind == "call":
+            b = block.block
+            self._on_delta(StreamDelta("call", piece, block.call, b.get("id"), b.get("name")))
+        elif block.kind is not None:
+            self._on_delta(StreamDelta(block.kind, piece))
+
+    def _event(self, obj: dict[str, Any], kind: Any) -> bool:
+        """Every event but a delta and ping; True for message_stop."""
+        if kind == "message_start":
+            message = dict(obj["message"])
+            self._message = message
+            usage = message.get("usage")
+            self._usage = dict(usage) if isinstance(usage, dict) else None
+        elif kind == "content_block_start":
+            index = obj["index"]
+            if index in self._blocks:
+                raise ProtocolError(f"content block {index} of the stream started twice")
+            started = dict(obj["content_block"])
+            call = -1
+            if started.get("type") == "tool_use":
+                call = self._calls
+                self._calls += 1
+            block = _Block(index, started, call)
+            self._blocks[index] = block
+            if call >= 0 and self._on_delta is not None:
+                self._on_delta(
+                    StreamDelta("call", "", call, started.get("id"), started.get("name"))
+                )
+        elif kind == "content_block_stop":
+            self._blocks[obj["index"]].closed = True
+        elif kind == "message_delta":
+            if self._message is None:
+                self._message = {}
+            delta = obj.get("delta")
+            if isinstance(delta, dict):
+                self._message.update(delta)
+            usage = obj.get("usage")
+            if isinstance(usage, dict):
+                # Cumulative counts: the last one is the total.
+                if self._usage is None:
+                    self._usage = {}
+                self._usage.update({k: v for k, v in usage.items() if v is not None})
+        elif kind == "message_stop":
+            self._stopped = True
+            return True
+        elif kind == "error" or obj.get("error"):
+            # The documented `error` event, or an error object without its type, as some
+            # Anthropic-compatible proxies send it.
+            self._raise_error(obj)
+        return False
+
+    def _other_delta(self, block: _Block, delta: dict[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "signature_delta" and block.block.get("type") == "thinking":
+            block.signature.append(delta["signature"])
+        elif kind == "citations_delta" and block.block.get("type") == "text":
+            block.block.setdefault("citations", []).append(delta.get("citation"))
+        else:
+            self._note(
+                f"delta {kind}",
+                f"a {kind} delta for a {block.block.get('type')} block is not kept",
+            )
+
+    def _raise_error(self, obj: dict[str, Any]) -> None:
+        error = obj.get("error")
+        if isinstance(error, dict):
+            kind = error.get("type") or "error"
+            message = error.get("message") or json.dumps(error, ensure_ascii=False)
+        else:
+            kind, message = "error", str(error)
+        raw = self._sse.raw_data(obj)
+        raise ProviderError(
+            f"the provider reported an error in the stream: {kind}: {message}",
+            body=raw if raw is not None else json.dumps(obj, ensure_ascii=False),
+        )
+
+    def _note(self, key: str, text: str) -> None:
+        note_once(self.notes, self._noted, key, text)
+
+    # -- the end
+
+    def finish(self, cut: str | None = None) -> dict[str, Any]:
+        """The assembled answer, as a non-streamed call returns it; StreamCut if it ended early."""
+        reasons = closing_reasons(
+            self._sse, cut, ended=self._stopped, fold=self._fold, notes=self.notes
+        )
+        if self._sse.unfinished:
+            reasons.append("the last line was cut off")
+        error = None if cut else not_a_stream(self._sse)
+        if error is not None:
+            raise error
+        if self._message is None:
+            reasons.append("no `message_start`")
+        body, bad = self._body()
+        message = self._message or {}
+        open_blocks = [b for b in self._blocks.values() if not b.closed]
+        if not self._stopped:
+            reasons.append("no `message_stop`")
+        if message.get("stop_reason") is None:
+            reasons.append("no stop_reason")
+        if open_blocks and not self._stopped:
+            reasons.append(
+                "content block " + ", ".join(str(b.index) for b in open_blocks) + " not closed"
+            )
+        if (reasons and reasons != ["no `message_stop`"]) or bad:
+            if reasons:
+                text = f"the stream ended early after {self.bytes_received:,} bytes: "
+                text += ", ".join(reasons)
+                if bad:
+                    text += "; "
+            else:
+                text = f"the stream ended after {self.bytes_received:,} bytes, but "
+            text += "; ".join(
+                f"{b.label()} has incomplete input: {tail(joined(b.parts))}" for b in bad
+            )
+            raise StreamCut(text, bytes_received=self.bytes_received, partial=body)
+        if not self._stopped:
+            self.notes.append("no `message_stop` event; the stream ended after stop_reason")
+        if self._after_stop:
+            self.notes.append(f"{self._after_stop} event(s) after `message_stop` ignored")
+        return body
+
+    def _body(self) -> tuple[dict[str, Any], list[_Block]]:
+        body = dict(self._message or {})
+        content: list[Any] = list(body.get("content") or [])
+        bad: list[_Block] = []
+        for b in self._blocks.values():
+            block = dict(b.block)
+            kind = block.get("type")
+            if b.delta_type == "input_json_delta":
+                value, raw = b.input()
+                block["input"] = value
+                if raw is not None:
+                    bad.append(b)
+                    block["partial_json"] = raw
+            elif b.key is not None:
+                block[b.key] = (block.get(b.key) or "") + joined(b.parts)
+            if kind == "thinking" and (b.signature or "signature" in block):
+                block["signature"] = (block.get("signature") or "") + joined(b.signature)
+            content.append(block)
+        body["content"] = content
+        if self._usage is not None:
+            body["usage"] = self._usage
+        return body, bad

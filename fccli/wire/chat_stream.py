@@ -1,0 +1,424 @@
+"""A streamed chat-completions answer (OpenAI, DeepSeek, Ollama, vLLM, ...), assembled.
+
+`ChatStreamFolder` takes the body's bytes as they arrive and gives back, once the stream has
+ended, exactly the JSON a non-streamed call returns (PROTOCOL.md, "Streaming"): `data: {chunk}`
+events whose `choices[0].delta` carries pieces of `content`, of the dialect's reasoning field and
+of `tool_calls`, `finish_reason` on the last choice chunk, maybe a usage-only chunk
+(`stream_options.include_usage`), then `data: [DONE]`.
+
+How tool-call fragments are routed, and why:
+
+- by `id` first, then by `index`: a provider was seen reusing index 0 for the head of a second
+  call (agno-agi/agno PR 8880, DeepSeek), so a head with a new id starts a new call even when its
+  index is taken, and later id-less fragments with that index go to the newest call there;
+- a known id or name is never overwritten by an empty or missing one: some servers repeat
+  `"id": "", "type": ""` on every continuation delta, others repeat the full id (the same call);
+- the answer's calls are in the order their heads arrived; positions in StreamDelta match.
+
+The stream has ended early, and StreamCut is raised, when the connection was cut (`finish(cut)`),
+its last line stopped mid-way, no `finish_reason` came, or no `data: [DONE]` came and some call's
+arguments do not parse. Ollama and older vLLM end with finish_reason and no `[DONE]`: with
+every call's arguments whole, that passes, with a note. A complete stream whose arguments are
+not JSON is returned as is: that is the model's mistake, handled as in a non-streamed answer.
+
+Linear in the stream: text, reasoning and argument fragments go into lists joined once, at
+the end. Speed matters (a benchmark in benchmarks/stream_assembly.py): the loop over chunks
+binds what it uses to locals, and builds no StreamDelta when nobody listens.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fccli.core.errors import ProtocolError, ProviderError, StreamCut
+from fccli.core.stream import OnDelta, StreamDelta
+from fccli.wire.chat import OPENAI, ChatDialect, parse_arguments
+from fccli.wire.sse import (
+    ListenerFailed,
+    SSEDecoder,
+    closing_reasons,
+    guarded,
+    joined,
+    not_a_stream,
+    note_once,
+    tail,
+)
+
+DONE = "[DONE]"
+
+# Keys of a chunk that are not the response's own: `obfuscation` is random padding OpenAI adds
+# to stream chunks against side-channel attacks (API reference, stream_options.include_obfuscation).
+_NOT_META = frozenset({"choices", "usage", "object", "obfuscation", "error"})
+# Reasoning keys seen in the wild besides a dialect's own: DeepSeek's `reasoning_content`,
+# `reasoning` (OpenRouter, Ollama's OpenAI-compatible API, newer vLLM).
+_REASONING_KEYS = ("reasoning_content", "reasoning")
+
+
+class _Call:
+    __slots__ = ("add", "args", "id", "index", "name", "position", "type")
+
+    def __init__(self, position: int, index: Any, call_id: str | None) -> None:
+        self.position = position
+        self.index = index
+        self.id = call_id
+        self.name: str | None = None
+        self.type: str | None = None
+        self.args: list[str] = []
+        self.add = self.args.append
+
+    def arguments(self) -> str:
+        """The fragments joined (once: the list then holds the whole text)."""
+        args = self.args
+        if len(args) != 1 or not isinstance(args[0], str):
+            args[:] = [joined(args)] if args else []
+        return args[0] if args else ""
+
+    def label(self) -> str:
+        who = self.id if self.id else f"#{self.position + 1}"
+        return f"call {who} ({self.name or 'no name'})"
+
+
+def _position(objs: list[Any], obj: Any) -> int:
+    """Where `obj` is in `objs` (by identity), for an error message or a count."""
+    return next(i for i, o in enumerate(objs) if o is obj)
+
+
+class ChatStreamFolder:
+    """Feed it the raw bytes of a chat-completions stream; `finish()` gives the answer."""
+
+    def __init__(self, dialect: ChatDialect = OPENAI, on_delta: OnDelta | None = None) -> None:
+        self.dialect = dialect
+        self.notes: list[str] = []
+        """What a learner should know about this stream (no `[DONE]`, dropped choices, ...)."""
+        self._on_delta = None if on_delta is None else guarded(on_delta)
+        self._sse = SSEDecoder(literals=frozenset({DONE}))
+        self._meta: dict[str, Any] | None = None
+        self._meta_final = False
+        self._usage: Any = None
+        self._role: str | None = None
+        self._texts: list[str] = []
+        self._reasoning: list[str] = []
+        self._refusal: list[str] | None = None
+        self._finish: str | None = None
+        self._logprobs_key = False
+        self._logprobs: dict[str, Any] | None = None
+        self._calls: list[_Call] = []
+        self._by_id: dict[str, _Call] = {}
+        self._by_index: dict[Any, _Call] = {}
+        self._done = False
+        self._after_done = 0
+        self._noted: set[str] = set()
+
+    @property
+    def bytes_received(self) -> int:
+        return self._sse.bytes_received
+
+    def feed(self, chunk: bytes) -> None:
+        for objs in self._sse.feed_json_slices(chunk):
+            self._fold(objs)
+
+    # -- folding parsed chunks
+
+    def _fold(self, objs: list[Any]) -> None:
+        if self._done:
+            self._after_done += len(objs)
+            return
+        emit = self._on_delta
+        texts_append = self._texts.append
+        rfield = self.dialect.reasoning_field
+        reasoning_append = self._reasoning.append
+        by_id = self._by_id
+        by_index = self._by_index
+        head = self._head
+        finish = self._finish
+        usage = self._usage
+        meta_final = self._meta_final
+        logprobs_key = self._logprobs_key
+        obj: Any = None
+        try:
+            for obj in objs:
+                try:
+                    choices = obj["choices"]
+                except (KeyError, TypeError):
+                    if obj == DONE:
+                        self._done = True
+                        self._after_done += len(objs) - _position(objs, obj) - 1
+                        break
+                    self._odd(obj)
+                    u = obj.get("usage")
+                    if u is not None:
+                        usage = u
+                    continue
+                # `in` first: cheaper than .get for a key almost never there.
+                if "error" in obj and obj["error"]:  # noqa: RUF019
+                    self._raise_error(obj)
+                if not meta_final:
+                    meta_final = self._take_meta(obj)
+                u = obj.get("usage")
+                if u is not None:
+                    usage = u
+                for choice in choices:
+                    if choice.get("index"):
+                        self._other_choice(choice)
+                        continue
+                    fr = choice.get("finish_reason")
+                    if fr is not None:
+                        finish = fr
+                    if not logprobs_key:
+                        logprobs_key = "logprobs" in choice
+                    lp = choice.get("logprobs")
+                    if lp is not None:
+                        self._merge_logprobs(lp)
+                    delta = choice.get("delta")
+                    if not delta:
+                        continue
+                    known = 0
+                    tcs = delta.get("tool_calls")
+                    if tcs is not None:
+                        for tc in tcs:
+                            tid = tc.get("id")
+                            if tid:
+                                call = by_id.get(tid)
+                                if call is None:
+                                    call = head(tc, tid)
+                            else:
+                                call = by_index.get(tc.get("index"))
+                                if call is None:
+                                    call = head(tc, None)
+                            fn = tc.get("function")
+                            if fn:
+                                if call.name is None and fn.get("name"):
+                                    self._late_name(call, fn["name"])
+                                args = fn.get("arguments")
+                                if args:
+                                    call.add(args)
+                                    if emit is not None:
+                                        emit(
+                                            StreamDelta(
+                                                "call", args, call.position, call.id, call.name
+                                            )
+                                        )
+                        if len(delta) == 1:
+                            continue
+                        known = 1
+                    c = delta.get("content")
+                    if c is not None:
+                        known += 1
+                        texts_append(c)
+                        if c and emit is not None:
+                            emit(StreamDelta("text", c))
+                    elif "content" in delta:
+                        known += 1
+                    if rfield is not None:
+                        r = delta.get(rfield)
+                        if r is not None:
+                            known += 1
+                            reasoning_append(r)
+                            if r and emit is not None:
+                                emit(StreamDelta("thinking", r))
+                        elif rfield in delta:
+                            known += 1
+                    if len(delta) > known:
+                        self._other_keys(delta)
+        except ListenerFailed as e:
+            raise e.error from None
+        except (TypeError, AttributeError, KeyError) as e:
+            number = self._sse.events - len(objs) + _position(objs, obj) + 1
+            raise ProtocolError(
+                f"event {number} of the stream has an unexpected shape ({type(e).__name__}: {e})"
+            ) from None
+        finally:
+            self._finish = finish
+            self._usage = usage
+            self._meta_final = meta_final
+            self._logprobs_key = logprobs_key
+
+    def _head(self, tc: dict[str, Any], tid: str | None) -> _Call:
+        """The call a fragment with an unknown id, or an id-less one at a free index, opens."""
+        index = tc.get("index")
+        call = self._by_index.get(index)
+        if tid and call is not None and call.id is None and not call.args:
+            # The id came after a head without one: still that call.
+            call.id = tid
+            self._by_id[tid] = call
+        else:
+            call = _Call(len(self._calls), index, tid or None)
+            self._calls.append(call)
+            self._by_index[index] = call
+            if tid:
+                self._by_id[tid] = call
+        kind = tc.get("type")
+        if kind and call.type is None:
+            call.type = kind
+        fn = tc.get("function")
+        name = fn.get("name") if isinstance(fn, dict) else None
+        if name and call.name is None:
+            call.name = name
+        if self._on_delta is not None:
+            self._on_delta(StreamDelta("call", "", call.position, call.id, call.name))
+        return call
+
+    def _late_name(self, call: _Call, name: Any) -> None:
+        call.name = str(name)
+        if self._on_delta is not None:
+            self._on_delta(StreamDelta("call", "", call.position, call.id, call.name))
+
+    def _odd(self, obj: dict[str, Any]) -> None:
+        """A chunk without `choices`: an error (raised), or a usage-only chunk."""
+        if obj.get("error"):
+            self._raise_error(obj)
+        if obj.get("object") == "error":
+            # vLLM and FastChat's OpenAI servers put the error at the top level:
+            # {"object": "error", "message": ..., "type": ..., "code": ...}.
+            self._raise_error({"error": obj})
+        if self._meta is None:
+            self._take_meta(obj)
+
+    def _raise_error(self, obj: dict[str, Any]) -> None:
+        error = obj["error"]
+        if isinstance(error, dict):
+            kind = error.get("type") or error.get("code") or "error"
+            message = error.get("message") or json.dumps(error, ensure_ascii=False)
+        else:
+            kind, message = "error", str(error)
+        raw = self._sse.raw_data(obj)
+        raise ProviderError(
+            f"the provider reported an error in the stream: {kind}: {message}",
+            body=raw if raw is not None else json.dumps(obj, ensure_ascii=False),
+        )
+
+    def _take_meta(self, obj: dict[str, Any]) -> bool:
+        """Keep the response's own keys (id, created, model, system_fingerprint, ...).
+
+        True once a chunk with an id was read, or one without the key (no better will come):
+        Azure OpenAI's first chunk has empty ones (`"id": ""`, `choices: []`,
+        `prompt_filter_results`), so a later chunk's win."""
+        self._meta = {k: v for k, v in obj.items() if k not in _NOT_META}
+        return bool(obj.get("id")) or "id" not in obj
+
+    def _other_choice(self, choice: dict[str, Any]) -> None:
+        index = choice.get("index")
+        self._note(
+            f"choice {index}",
+            f"the stream carries choice {index}; fc assembles the first choice only",
+        )
+
+    def _merge_logprobs(self, logprobs: Any) -> None:
+        # Non-streamed, `logprobs.content` lists every token; streamed, each chunk lists its own.
+        if not isinstance(logprobs, dict):
+            return
+        merged = self._logprobs if self._logprobs is not None else {}
+        for key, value in logprobs.items():
+            if isinstance(value, list):
+                merged.setdefault(key, [])
+                if isinstance(merged[key], list):
+                    merged[key].extend(value)
+            elif key not in merged or merged[key] is None:
+                merged[key] = value
+        self._logprobs = merged
+
+    def _other_keys(self, delta: dict[str, Any]) -> None:
+        role = delta.get("role")
+        if role and self._role is None:
+            self._role = role
+        if "refusal" in delta:
+            if self._refusal is None:
+                self._refusal = []
+            refusal = delta["refusal"]
+            if isinstance(refusal, str):
+                self._refusal.append(refusal)
+                if refusal and self._on_delta is not None:
+                    self._on_delta(StreamDelta("text", refusal))
+        for key in _REASONING_KEYS:
+            value = delta.get(key)
+            if key != self.dialect.reasoning_field and isinstance(value, str) and value:
+                self._note(
+                    key,
+                    f"`{key}` deltas arrived, but the {self.dialect.name} format has no "
+                    "reasoning field: not kept",
+                )
+        if delta.get("function_call"):
+            self._note(
+                "function_call",
+                "`function_call` deltas (the pre-2023 single-function API) arrived: not kept",
+            )
+
+    def _note(self, key: str, text: str) -> None:
+        note_once(self.notes, self._noted, key, text)
+
+    # -- the end
+
+    def finish(self, cut: str | None = None) -> dict[str, Any]:
+        """The assembled answer, as a non-streamed call returns it; StreamCut if it ended early."""
+        reasons = closing_reasons(
+            self._sse, cut, ended=self._done, fold=self._fold, notes=self.notes
+        )
+        unfinished = self._sse.unfinished
+        if unfinished:
+            if unfinished.strip() in ("data: [DONE]", "data:[DONE]") and not self._done:
+                self._done = True
+                self.notes.append("the `data: [DONE]` line had no line end")
+            else:
+                reasons.append("the last line was cut off")
+        error = None if cut else not_a_stream(self._sse)
+        if error is not None:
+            raise error
+        body = self._body()
+        bad = [call for call in self._calls if parse_arguments(call.arguments())[1] is not None]
+        if not self._done:
+            reasons.append("no `data: [DONE]`")
+        if self._finish is None:
+            reasons.append("no finish_reason")
+        if reasons and (reasons != ["no `data: [DONE]`"] or bad):
+            message = f"the stream ended early after {self.bytes_received:,} bytes: "
+            message += ", ".join(reasons)
+            if bad:
+                message += "; " + "; ".join(
+                    f"{call.label()} has incomplete arguments: {tail(call.arguments())}"
+                    for call in bad
+                )
+            raise StreamCut(message, bytes_received=self.bytes_received, partial=body)
+        if not self._done:
+            self.notes.append("no `data: [DONE]` line; the stream ended after finish_reason")
+        if self._after_done:
+            self.notes.append(f"{self._after_done} event(s) after `data: [DONE]` ignored")
+        return body
+
+    def _body(self) -> dict[str, Any]:
+        meta = self._meta or {}
+        message: dict[str, Any] = {
+            "role": self._role or "assistant",
+            "content": joined(self._texts) if self._texts else None,
+        }
+        rfield = self.dialect.reasoning_field
+        if rfield is not None and self._reasoning:
+            message[rfield] = joined(self._reasoning)
+        if self._refusal is not None:
+            message["refusal"] = joined(self._refusal) if self._refusal else None
+        if self._calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": call.type or "function",
+                    "function": {"name": call.name, "arguments": call.arguments()},
+                }
+                for call in self._calls
+            ]
+        choice: dict[str, Any] = {"index": 0, "message": message}
+        if self._logprobs_key or self._logprobs is not None:
+            choice["logprobs"] = self._logprobs
+        choice["finish_reason"] = self._finish
+        body: dict[str, Any] = {}
+        for key in ("id", "object", "created", "model"):
+            if key == "object":
+                body["object"] = "chat.completion"
+            elif key in meta:
+                body[key] = meta[key]
+        body["choices"] = [choice]
+        if self._usage is not None:
+            body["usage"] = self._usage
+        for key, value in meta.items():
+            if key not in body:
+                body[key] = value
+        return body
