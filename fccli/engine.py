@@ -21,7 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fccli.core.errors import FcError, FindingsError, Interrupted, ProtocolError, ProviderError
+from fccli.core.errors import (
+    FcError,
+    FindingsError,
+    Interrupted,
+    ProtocolError,
+    ProviderError,
+)
 from fccli.core.jsonio import parse_json
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
 from fccli.events import (
@@ -31,9 +37,10 @@ from fccli.events import (
     ResponseReceived,
     RunResult,
     StepStarted,
+    StreamProgress,
     ToolsExecuted,
 )
-from fccli.providers.base import Provider
+from fccli.providers.base import Provider, Reply
 from fccli.providers.formats import WireFormat
 from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
@@ -67,8 +74,13 @@ class RoundTrip:
         tools: ToolSet,
         trace: TraceWriter,
         on_event: Callable[[Event], None] = lambda e: None,
+        *,
+        stream_deltas: bool = False,
     ) -> None:
         self.provider = provider
+        self.stream_deltas = stream_deltas
+        """Emit StreamProgress for every fragment of a streamed answer (a live view wants them;
+        nobody else need pay for them)."""
         self.wire = wire
         self.tools = tools
         self.trace = trace
@@ -98,6 +110,7 @@ class RoundTrip:
                     parallel_tool_calls=options.parallel_tool_calls,
                     max_tokens=options.max_tokens,
                     thinking=options.thinking,
+                    stream=True if options.stream else None,
                 )
                 response, record = self._exchange(step, request)
                 messages.append(response.as_message())
@@ -171,19 +184,34 @@ class RoundTrip:
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
         self._phase = "while waiting for the model"
         start = time.perf_counter()
+        stream = (
+            _StreamReceipt(self.wire, step, self.emit if self.stream_deltas else None)
+            if request.stream
+            else None
+        )
         try:
-            reply = self.provider.send(sent, step=step)
+            if stream is not None:
+                reply = self.provider.send_stream(sent, step=step, on_bytes=stream.on_bytes)
+            else:
+                reply = self.provider.send(sent, step=step)
         except ProviderError as e:
             # An error body in JSON is the provider's answer, kept as a response file; an HTML
             # page from a proxy is not, and goes into the manifest's error instead.
             if e.body is not None and _is_json(e.body):
                 self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
             raise
+        except BaseException:
+            if (
+                stream is not None and stream.pieces
+            ):  # Ctrl-C in the middle of a stream: the bytes that came stay
+                self.trace.write_bytes(f"{step}-response.{fmt}.sse", b"".join(stream.pieces))
+            raise
         duration_ms = (time.perf_counter() - start) * 1000
         raw = reply.body
         # The trace keeps the bytes as received (a key the server echoed masked); fc reads them
         # as received, so masking can never change what the model said.
-        self.trace.write_bytes(f"{step}-response.{fmt}.json", reply.stored or raw)
+        suffix = "sse" if stream is not None else "json"
+        self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", reply.stored or raw)
         record: dict[str, Any] = {
             "step": step,
             "stop_reason": None,
@@ -192,6 +220,8 @@ class RoundTrip:
             "usage": None,
             "tool_runs": [],
         }
+        if stream is not None:
+            record["stream"] = stream.summary(len(raw), start)
         if reply.attempts:
             record["attempts"] = reply.attempts
         if reply.stored is not None:
@@ -199,10 +229,18 @@ class RoundTrip:
         # On record before it is read: an answer that cannot be read still shows its attempts.
         self.trace.add_step(record)
         self._phase = "after the answer came"
+        if stream is not None:
+            wire_response = self._assembled(step, reply, stream)
+        else:
+            try:
+                wire_response = parse_json(raw, f"{step}-response.{fmt}.json")
+            except FcError as e:
+                raise ProtocolError(
+                    f"step {step}: the provider's answer cannot be read: {e}"
+                ) from None
         try:
-            wire_response = parse_json(raw, f"{step}-response.{fmt}.json")
             response = self.wire.from_wire_response(wire_response)
-        except FcError as e:  # not JSON, or not of the format's shape
+        except FcError as e:  # not of the format's shape
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
         wire_stop = self.wire.wire_stop_reason(wire_response)
@@ -212,8 +250,45 @@ class RoundTrip:
         # Saved before anyone is told: a run stopped while the tools run, or a display that
         # fails (a closed pipe), still leaves this step on record.
         self.trace.save_manifest()
-        self.emit(ResponseReceived(step, response, duration_ms, wire_stop, reply.attempts))
+        self.emit(
+            ResponseReceived(
+                step, response, duration_ms, wire_stop, reply.attempts, record.get("stream")
+            )
+        )
         return response, record
+
+    def _assembled(self, step: int, reply: Reply, stream: _StreamReceipt) -> dict[str, Any]:
+        """The streamed answer put together, in the shape a non-streamed call returns; it is
+        written beside the raw `.sse` so that diff, convert and check read it as any answer.
+
+        A stream that ended early raises StreamCut: whatever calls it held are never run."""
+        fmt = self.wire.name
+        if stream.failure is not None:  # an `error` event, or data that is not JSON
+            failure = stream.failure
+            failure.message = f"step {step}: {failure.message}"
+            if isinstance(failure, ProviderError):
+                failure.step = step
+            raise failure
+        if reply.interrupted:
+            raise KeyboardInterrupt
+        try:
+            wire_response = stream.folder.finish(cut=reply.cut)
+        except ProviderError as e:  # cut short, or not an event stream at all
+            e.message = f"step {step}: {e.message}; nothing in it was executed"
+            e.step = step
+            e.hint = e.hint or f"the bytes that arrived are in {step}-response.{fmt}.sse"
+            raise
+        for text in stream.folder.notes:
+            note = f"step {step}: {text}"
+            self.trace.manifest.setdefault("notes", []).append(note)
+            self.emit(Note(step, note))
+        stored = wire_response
+        if reply.stored is not None:  # a key the server echoed: the file has it masked
+            masked = self.wire.stream_folder()
+            masked.feed(reply.stored)
+            stored = masked.finish(cut=reply.cut)
+        self.trace.write_json(f"{step}-response.{fmt}.json", stored)
+        return wire_response
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
         """A forced choice (`required`, a tool's name) holds for the first request only.
@@ -271,6 +346,33 @@ class RoundTrip:
     def _not_executed(response: Response) -> str:
         n = len(response.tool_uses())
         return f"; its {n} tool call(s) were NOT executed" if n else ""
+
+
+class _StreamReceipt:
+    """One streamed answer as it arrives: the folder that assembles it, the raw pieces (for a
+    trace that must keep them even on Ctrl-C), the first error met, and when bytes started."""
+
+    def __init__(self, wire: WireFormat, step: int, emit: Callable[[Event], None] | None) -> None:
+        on_delta = None if emit is None else (lambda d: emit(StreamProgress(step, d)))
+        self.folder = wire.stream_folder(on_delta)
+        self.pieces: list[bytes] = []
+        self.failure: FcError | None = None
+        self.first_byte: float | None = None
+
+    def on_bytes(self, piece: bytes) -> None:
+        if self.first_byte is None:
+            self.first_byte = time.perf_counter()
+        self.pieces.append(piece)
+        if self.failure is not None:
+            return  # keep reading, so the trace gets every byte; fold no further
+        try:
+            self.folder.feed(piece)
+        except FcError as e:
+            self.failure = e
+
+    def summary(self, size: int, start: float) -> dict[str, Any]:
+        first = None if self.first_byte is None else round((self.first_byte - start) * 1000, 1)
+        return {"bytes": size, "pieces": len(self.pieces), "first_byte_ms": first}
 
 
 def _is_json(text: str) -> bool:

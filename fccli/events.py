@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.models import Request, Response
+from fccli.core.stream import StreamDelta
 from fccli.tools.execute import ToolRun
 
 FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
@@ -27,6 +28,14 @@ class StepStarted:
 
 
 @dataclass
+class StreamProgress:
+    """A fragment of a streamed answer, as it arrives (text, reasoning, a call's arguments)."""
+
+    step: int
+    delta: StreamDelta
+
+
+@dataclass
 class ResponseReceived:
     step: int
     response: Response
@@ -35,6 +44,8 @@ class ResponseReceived:
     """The stop reason in the wire format's own words (chat: `finish_reason`)."""
     attempts: list[dict[str, Any]] = field(default_factory=list)
     """The HTTP attempts it took (a retry after 429 or 5xx shows here); empty offline."""
+    stream: dict[str, Any] | None = None
+    """For a streamed answer: bytes, pieces and time to the first byte, as in the manifest."""
 
 
 @dataclass
@@ -51,7 +62,7 @@ class Note:
     text: str
 
 
-Event = StepStarted | ResponseReceived | ToolsExecuted | Note
+Event = StepStarted | StreamProgress | ResponseReceived | ToolsExecuted | Note
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """Everything `fc run` does between parsing options and printing: check the options, find the
-provider and tools, open the trace, and run the round trip."""
+provider and tools, open the trace, and run the round trip. `fc replay` opens its provider and
+trace through the same functions (below `prepare_run`)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.engine import RoundTrip, RunOptions
 from fccli.events import Event, RunResult
 from fccli.providers.base import Provider
+from fccli.providers.demo import DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
 from fccli.providers.formats import WireFormat, get_format
 from fccli.providers.profiles import PROFILES
@@ -59,17 +62,28 @@ class PreparedRun:
     notes: list[str]
     """What a learner should know before the run starts (a tool without a description, ...)."""
 
-    def execute(self, on_event: Callable[[Event], None] | None = None) -> RunResult:
+    def execute(
+        self, on_event: Callable[[Event], None] | None = None, *, stream_deltas: bool = False
+    ) -> RunResult:
         engine = RoundTrip(
-            self.provider, self.wire, self.tools, self.trace, on_event or (lambda e: None)
+            self.provider,
+            self.wire,
+            self.tools,
+            self.trace,
+            on_event or (lambda e: None),
+            stream_deltas=stream_deltas,
         )
+        if stream_deltas and isinstance(self.provider, DemoProvider):
+            # Someone watches the fragments arrive: the offline model writes at a visible pace
+            # rather than all at once. Traces are unchanged (only times differ).
+            self.provider.pace = DEMO_STREAM_PACE
         try:
             return engine.run(self.options)
         finally:
-            _close(self.provider)
+            close_provider(self.provider)
 
 
-def _refuse_unbuilt(settings: RunSettings) -> None:
+def _refuse_fault(settings: RunSettings) -> None:
     fault = settings.demo_fault
     if fault is not None and fault not in DEMO_FAULTS:
         raise UsageError(f"unknown --demo-fault {fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}")
@@ -81,15 +95,9 @@ def _refuse_unbuilt(settings: RunSettings) -> None:
         )
     if fault == "cut-stream" and not settings.stream:
         raise UsageError(
-            "--demo-fault cut-stream needs --stream, which is not available in this version of fc yet"
+            "--demo-fault cut-stream cuts a stream, so it needs --stream",
+            hint="fc run --stream --demo-fault cut-stream QUESTION",
         )
-    # Said plainly rather than silently ignored: a flag that does nothing would mislead a learner.
-    unbuilt = {
-        "--stream": settings.stream,
-    }
-    for flag, used in unbuilt.items():
-        if used:
-            raise UsageError(f"{flag} is not available in this version of fc yet")
 
 
 def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
@@ -110,18 +118,14 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     if not settings.question.strip():
         raise UsageError("the question is empty")
     name = settings.provider or default_provider_name()
-    # Only an explicit --base-url is refused for the demo: $FC_BASE_URL, set for a real
-    # provider in the shell, must not break the offline run.
-    if settings.base_url and name == "demo":
-        raise UsageError("--base-url has no meaning for the offline demo provider")
-    _refuse_unbuilt(settings)
+    refuse_demo_base_url(name, settings.base_url)
+    _refuse_fault(settings)
     _refuse_meaningless(settings, name)
     tools = load_toolset(settings.tools)
     specs = _tool_specs(tools, strict=settings.strict)
-    # Last of the checks: a key is read, and an HTTP client made, only for a run that can go.
-    provider = get_provider(
+    provider, wire = open_provider(
         name,
-        connection=Connection(
+        Connection(
             base_url=settings.base_url,
             strict=settings.strict,
             retries=settings.retries,
@@ -129,7 +133,6 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         ),
         demo_fault=settings.demo_fault,
     )
-    wire = get_format(provider.info.wire_format)
     options = RunOptions(
         question=settings.question,
         model=settings.model or provider.info.default_model,
@@ -140,43 +143,26 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         parallel_tool_calls=None if settings.parallel else False,
         max_tokens=settings.max_tokens,
         tool_specs=specs,
+        stream=settings.stream,
     )
-    problem = wire.request_problem(
-        Request(
-            model=options.model,
-            messages=[],
-            tool_choice=options.tool_choice,
-            thinking=options.thinking,
-            max_tokens=options.max_tokens,
-        )
-    )
+    problem = request_problem(wire, options)
     if problem is not None:
-        _close(provider)
+        close_provider(provider)
         hint = (
             "add --no-thinking to force a tool, or nudge in the question"
             if "tool_choice" in problem
             else "raise --max-tokens, or run without --thinking"
         )
         raise UsageError(problem, hint=hint)
-    try:
-        if settings.out is not None:
-            path = prepare_dir(settings.out, force=settings.force)
-        else:
-            path = prepare_dir(
-                default_dir(TRACES_ROOT, slugify(settings.question, _city_names())), force=False
-            )
-    except UsageError:
-        _close(provider)
-        raise
-    trace = TraceWriter(
-        path,
-        {
-            "provider": name,
-            "wire_format": wire.name,
-            "model": options.model,
-            "base_url": provider.info.base_url,
-            "question": settings.question,
-            "options": {
+    trace = open_trace(
+        provider,
+        settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names())),
+        force=settings.force and settings.out is not None,
+        manifest=trace_manifest(
+            name,
+            provider,
+            options,
+            {
                 "tools": settings.tools,
                 "tools_offered": tools.names(),
                 "system": settings.system,
@@ -189,22 +175,14 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
                 "max_tokens": settings.max_tokens,
                 "retries": settings.retries,
             },
-        },
+        ),
     )
     notes = [
         f"tool {spec.name} has no description: the model sees only its name and parameters"
         for spec in tools.specs()
         if not spec.description
     ]
-    if name == "demo" and settings.provider is None and os.environ.get("FC_BASE_URL"):
-        notes.append(
-            "$FC_BASE_URL is set, but no --provider or key chose a real provider: "
-            "this run is the offline demo (add -p, e.g. -p ollama)"
-        )
-    key_env = PROFILES[name].key_env if name in PROFILES else None
-    if key_env and not settings.base_url and os.environ.get("FC_BASE_URL"):
-        # The key goes wherever the URL points; one set in the shell long ago is easy to forget.
-        notes.append(f"${key_env} goes to {provider.info.base_url}, taken from $FC_BASE_URL")
+    notes += connection_notes(name, settings.provider, settings.base_url, provider)
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
         trace.manifest["options"]["demo_fault"] = settings.demo_fault
@@ -240,7 +218,85 @@ def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
     return specs
 
 
-def _close(provider: Provider) -> None:
+# ---------------------------------------------------------------------------------------------
+# shared with `fc replay`, which starts a run from an earlier trace's step
+
+
+def refuse_demo_base_url(name: str, base_url: str | None) -> None:
+    # Only an explicit --base-url is refused for the demo: $FC_BASE_URL, set for a real
+    # provider in the shell, must not break the offline run.
+    if base_url and name == "demo":
+        raise UsageError("--base-url has no meaning for the offline demo provider")
+
+
+def open_provider(
+    name: str, connection: Connection, *, demo_fault: str | None = None
+) -> tuple[Provider, WireFormat]:
+    """The provider and its wire format. Call it last of the checks: a key is read, and an
+    HTTP client made, only for a run that can go."""
+    provider = get_provider(name, connection=connection, demo_fault=demo_fault)
+    return provider, get_format(provider.info.wire_format)
+
+
+def request_problem(wire: WireFormat, options: RunOptions) -> str | None:
+    """A reason the provider would refuse every request of this run (a tool_choice its thinking
+    mode refuses, a thinking budget over max_tokens), known before anything is sent."""
+    return wire.request_problem(
+        Request(
+            model=options.model,
+            messages=[],
+            tool_choice=options.tool_choice,
+            thinking=options.thinking,
+            max_tokens=options.max_tokens,
+        )
+    )
+
+
+def open_trace(
+    provider: Provider, path: Path, *, force: bool, manifest: dict[str, Any]
+) -> TraceWriter:
+    """Create the trace directory and its first manifest; the provider is closed if it cannot be."""
+    try:
+        return TraceWriter(prepare_dir(path, force=force), manifest)
+    except UsageError:
+        close_provider(provider)
+        raise
+
+
+def trace_manifest(
+    name: str, provider: Provider, options: RunOptions, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """What every trace's manifest says of its run before the first step; `settings` are the
+    options as the user gave them."""
+    return {
+        "provider": name,
+        "wire_format": provider.info.wire_format,
+        "model": options.model,
+        "base_url": provider.info.base_url,
+        "question": options.question,
+        "options": settings,
+    }
+
+
+def connection_notes(
+    name: str, asked: str | None, base_url: str | None, provider: Provider
+) -> list[str]:
+    """What a learner may not expect of where the requests go; `asked` is the provider named on
+    the command line (None when fc chose it), `base_url` the --base-url given."""
+    notes = []
+    if name == "demo" and asked is None and os.environ.get("FC_BASE_URL"):
+        notes.append(
+            "$FC_BASE_URL is set, but no --provider or key chose a real provider: "
+            "this run is the offline demo (add -p, e.g. -p ollama)"
+        )
+    key_env = PROFILES[name].key_env if name in PROFILES else None
+    if key_env and not base_url and os.environ.get("FC_BASE_URL"):
+        # The key goes wherever the URL points; one set in the shell long ago is easy to forget.
+        notes.append(f"${key_env} goes to {provider.info.base_url}, taken from $FC_BASE_URL")
+    return notes
+
+
+def close_provider(provider: Provider) -> None:
     close = getattr(provider, "close", None)
     if close is not None:
         close()

@@ -168,7 +168,7 @@ class TraceWriter:
         self.write_json(MANIFEST, self.manifest)
 
 
-TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms"})
+TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms", "first_byte_ms"})
 
 
 def without_times(obj: Any) -> Any:

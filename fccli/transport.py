@@ -53,6 +53,10 @@ class Delivered:
     attempts: list[dict[str, Any]]
     stored: bytes | None = None
     """The body to write and show, when it differs: a key the server echoed, masked."""
+    cut: str | None = None
+    """A stream only: why it stopped before the server ended it (the bytes so far are in body)."""
+    interrupted: bool = False
+    """A stream only: Ctrl-C stopped it; the caller re-raises once the bytes are safe."""
 
 
 @dataclass
@@ -132,8 +136,20 @@ class Transport:
     def close(self) -> None:
         self._client.close()
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> Delivered | HttpFailure:
-        """POST `body` to `url`; the reply, or why there is none, with every attempt made."""
+    def post(
+        self,
+        url: str,
+        body: bytes,
+        headers: dict[str, str],
+        *,
+        on_bytes: Callable[[bytes], None] | None = None,
+    ) -> Delivered | HttpFailure:
+        """POST `body` to `url`; the reply, or why there is none, with every attempt made.
+
+        With `on_bytes`, a successful answer is read as a stream: each piece goes to `on_bytes`
+        as it arrives. Retries happen only before the first byte of a 2xx body: after that the
+        model's words have been seen, and sending again would ask for different ones.
+        """
         attempts: list[dict[str, Any]] = []
         wait = 0.0
         shown = mask(url, self._secrets)  # a password in the URL is never printed
@@ -144,7 +160,16 @@ class Transport:
             attempts.append(record)
             start = time.perf_counter()
             try:
-                response = self._client.post(url, content=body, headers=headers)
+                if on_bytes is None:
+                    response = self._client.post(url, content=body, headers=headers)
+                else:
+                    request = self._client.build_request("POST", url, content=body, headers=headers)
+                    response = self._client.send(request, stream=True)
+                    if not 200 <= response.status_code < 300:
+                        try:
+                            response.read()  # an error body is small: read it as a whole
+                        finally:
+                            response.close()
             except httpx.TimeoutException as e:
                 record["error"] = type(e).__name__
                 record["duration_ms"] = _ms(start)
@@ -194,6 +219,8 @@ class Transport:
                 )
             record["status"] = response.status_code
             record["duration_ms"] = _ms(start)
+            if 200 <= response.status_code < 300 and on_bytes is not None:
+                return self._receive_stream(response, on_bytes, attempts, record, start)
             if 200 <= response.status_code < 300:
                 raw = response.content
                 stored = self._masked(raw)
@@ -223,6 +250,44 @@ class Transport:
                 continue
             return self._failure(response.status_code, text, attempts)
         raise AssertionError("unreachable: the loop returns on its last attempt")
+
+    def _receive_stream(
+        self,
+        response: httpx.Response,
+        on_bytes: Callable[[bytes], None],
+        attempts: list[dict[str, Any]],
+        record: dict[str, Any],
+        start: float,
+    ) -> Delivered:
+        """Read a streamed body to its end, or to where it broke; keep every byte that came."""
+        pieces: list[bytes] = []
+        cut: str | None = None
+        interrupted = False
+        try:
+            for piece in response.iter_bytes():
+                pieces.append(piece)
+                on_bytes(piece)
+        except httpx.TimeoutException:
+            cut = f"no data for {self.settings.read_timeout:g} s (--timeout), so fc stopped waiting"
+        except httpx.TransportError as e:  # closed mid-body: h11's "incomplete chunked read", ...
+            cut = f"the connection closed mid-stream ({mask(str(e) or type(e).__name__, self._secrets)})"
+        except httpx.RequestError as e:  # a body that cannot be decoded (gzip cut short, ...)
+            cut = f"the stream cannot be read further ({mask(str(e), self._secrets)})"
+        except KeyboardInterrupt:
+            # Caught here, not lost: what arrived so far is returned for the trace, and the
+            # caller raises the interruption once it is written.
+            cut, interrupted = "interrupted (Ctrl-C)", True
+        finally:
+            response.close()
+        record["duration_ms"] = _ms(start)
+        record["stream_bytes"] = sum(len(p) for p in pieces)
+        if cut is not None:
+            record["error"] = cut
+        raw = b"".join(pieces)
+        stored = self._masked(raw)
+        return Delivered(
+            raw, attempts, stored if stored != raw else None, cut=cut, interrupted=interrupted
+        )
 
     def _failure(
         self, status: int, text: str, attempts: list[dict[str, Any]], extra: str | None = None

@@ -54,7 +54,25 @@ CHAT_PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat
 ANTHROPIC_PATH = "/v1/messages"
 TOOL_ID_PATTERN = "^[a-zA-Z0-9_-]+$"
 FAULTS = frozenset({"bad_json_args", "unknown_tool", "wrong_type"})
-STREAM_QUIRKS = frozenset({"keep_alive", "empty_id", "reuse_index0", "no_done", "cut", "cut_clean"})
+STREAM_QUIRKS = frozenset(
+    {
+        "keep_alive",
+        "empty_id",
+        "reuse_index0",
+        "interleave",
+        "no_done",
+        "cut",
+        "cut_clean",
+        "error_event",
+    }
+)
+# What a provider sends when it fails mid-stream: Anthropic documents the `error` event
+# (docs.claude.com, streaming: "Error events", e.g. overloaded_error); OpenAI-compatible servers
+# send a data line holding an `error` object, then end the stream.
+_STREAM_ERRORS = {
+    "chat": 'data: {"error": {"message": "The server had an error while processing your request. Sorry about that!", "type": "server_error", "param": null, "code": null}}\n\n',
+    "anthropic": 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n',
+}
 
 _TOOL_ID = re.compile(TOOL_ID_PATTERN)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -93,6 +111,8 @@ class FakeProvider:
         """Characters per streamed `arguments` / `partial_json` fragment."""
         self.text_fragment_size = 8
         """Characters per streamed text or reasoning fragment."""
+        self.stream_pause = 0.0
+        """Seconds a stream stalls halfway (where the cut quirks cut it): time for a Ctrl-C."""
         self.stream_quirks: set[str] = set()
         """Any of STREAM_QUIRKS."""
         self.received: list[Received] = []
@@ -229,14 +249,14 @@ class FakeProvider:
         else:
             response = _anthropic_response(request, reply)
 
-        if request.get("stream") is True:
+        if request.get("stream") is True and "ignore_stream" not in self.stream_quirks:
             if fmt == "chat":
                 opts = request.get("stream_options")
                 usage = isinstance(opts, dict) and opts.get("include_usage") is True
                 events = _chat_events(response, self, include_usage=usage)
             else:
                 events = _anthropic_events(response, self)
-            self._write_stream(h, events)
+            self._write_stream(h, events, _STREAM_ERRORS[fmt])
         else:
             extra = {"request-id": "req_" + response["id"][4:]} if fmt == "anthropic" else {}
             _send_json(h, 200, response, extra)
@@ -292,7 +312,7 @@ class FakeProvider:
         message = entry.get("message") or _default_status_message(fmt, status, model, entry)
         return _HttpError(status, _error_body(fmt, message, status), extra)
 
-    def _write_stream(self, h: _Handler, events: list[Any]) -> None:
+    def _write_stream(self, h: _Handler, events: list[Any], error_event: str) -> None:
         h.send_response(200)
         h.send_header("Content-Type", "text/event-stream; charset=utf-8")
         h.send_header("Cache-Control", "no-cache")
@@ -300,6 +320,8 @@ class FakeProvider:
         h.end_headers()
         for event in events:
             if event is _CUT:
+                if self.stream_pause:
+                    time.sleep(self.stream_pause)
                 if "cut" in self.stream_quirks:
                     # Drop the connection mid-body: no terminating chunk, so the client's HTTP
                     # layer reports an incomplete read.
@@ -308,6 +330,10 @@ class FakeProvider:
                     return
                 if "cut_clean" in self.stream_quirks:
                     break  # the body ends cleanly, but the content is half there
+                if "error_event" in self.stream_quirks:
+                    data = error_event.encode()
+                    h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    break
                 continue
             data = str(event).encode()
             h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -1140,6 +1166,7 @@ def _chat_events(response: dict[str, Any], fp: FakeProvider, *, include_usage: b
         if thinking:
             delta["reasoning_content"] = None
         events.append(chunk(delta))
+    per_call: list[list[Any]] = []
     for i, call in enumerate(calls):
         index = 0 if "reuse_index0" in quirks else i
         head = {
@@ -1148,18 +1175,26 @@ def _chat_events(response: dict[str, Any], fp: FakeProvider, *, include_usage: b
             "type": "function",
             "function": {"name": call["function"]["name"], "arguments": ""},
         }
-        events.append(chunk({"tool_calls": [head]}))
+        own: list[Any] = [chunk({"tool_calls": [head]})]
         pieces = _pieces(call["function"]["arguments"], fp.fragment_size)
         for n, piece in enumerate(pieces):
             if i == 0 and n == max(1, len(pieces) // 2):
-                events.append(_CUT)
+                own.append(_CUT)
             more: dict[str, Any] = {"index": index}
             if "empty_id" in quirks:
                 more.update({"id": "", "type": ""})
             more["function"] = {"arguments": piece}
-            events.append(chunk({"tool_calls": [more]}))
+            own.append(chunk({"tool_calls": [more]}))
         if i == 0 and len(pieces) <= 1:
-            events.append(_CUT)
+            own.append(_CUT)
+        per_call.append(own)
+    if "interleave" in quirks:
+        # Parallel calls written at once: one fragment of each call in turn (routed by index).
+        for turn in range(max((len(own) for own in per_call), default=0)):
+            events.extend(own[turn] for own in per_call if turn < len(own))
+    else:
+        for own in per_call:
+            events.extend(own)
     if not calls and len(text_pieces) <= 1:
         events.append(_CUT)
     events.append(chunk({}, choice["finish_reason"]))

@@ -135,11 +135,36 @@ def test_no_thinking_still_works(fc, tmp_path: Path) -> None:
     assert load(trace / "manifest.json")["final_answer"].startswith("杭州现在 21°C")
 
 
-def test_cut_stream_needs_stream_which_is_not_built_yet(fc) -> None:
+def test_cut_stream_needs_stream(fc) -> None:
     result = fc("run", QUESTION, "--demo-fault", "cut-stream")
     assert result.returncode == 2
     assert "needs --stream" in result.stderr
-    assert "not available" in result.stderr
+
+
+def test_cut_stream_exits_3_and_executes_nothing(fc, tmp_path: Path) -> None:
+    result = fc("run", QUESTION, "--stream", "--demo-fault", "cut-stream", "-o", "t")
+    assert result.returncode == 3, result.stderr
+    trace = tmp_path / "t"
+    # the message: where, how much came, which call was incomplete and its fragment
+    assert "step 1: the stream ended early after" in result.stderr
+    assert "bytes" in result.stderr
+    assert "incomplete arguments" in result.stderr
+    assert "nothing in it was executed" in result.stderr
+    assert "Traceback" not in result.stderr
+    raw = (trace / "1-response.deepseek.sse").read_bytes()
+    assert raw.startswith(b"data: ") and b"[DONE]" not in raw
+    assert f"{len(raw):,} bytes" in result.stderr
+    manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "error"
+    (step,) = manifest["steps"]
+    assert step["tool_runs"] == []
+    # nothing assembled from half an answer, and no second request
+    assert not (trace / "1-response.json").exists()
+    assert not (trace / "2-request.json").exists()
+    # fc show says where it stopped
+    shown = fc("show", "t")
+    assert shown.returncode == 0, shown.stderr
+    assert "1-response.deepseek.sse" in shown.stdout
 
 
 def test_a_fault_has_no_meaning_for_a_real_provider(fc) -> None:
@@ -151,8 +176,6 @@ def test_a_fault_has_no_meaning_for_a_real_provider(fc) -> None:
 def test_the_provider_refuses_an_unknown_kind() -> None:
     with pytest.raises(UsageError, match="unknown demo fault"):
         DemoProvider(fault="nope")
-    with pytest.raises(UsageError, match="needs --stream"):
-        DemoProvider(fault="cut-stream")
 
 
 def test_every_kind_is_described() -> None:

@@ -17,10 +17,12 @@ from fccli.trace import without_times
 from tests.conftest import REPO
 
 EXAMPLES = {
-    "hangzhou": "杭州今天适合跑步吗？",
-    "three-cities": "北京、上海、深圳今天适合跑步吗？",
-    "unknown-city": "巴黎今天适合跑步吗？",
-    "no-city": "今天适合跑步吗？",
+    "hangzhou": ("杭州今天适合跑步吗？",),
+    "three-cities": ("北京、上海、深圳今天适合跑步吗？",),
+    "unknown-city": ("巴黎今天适合跑步吗？",),
+    "no-city": ("今天适合跑步吗？",),
+    # The same round trip streamed: the raw events beside each assembled answer.
+    "hangzhou-stream": ("杭州今天适合跑步吗？", "--stream"),
 }
 EXAMPLES_DIR = REPO / "traces" / "examples"
 
@@ -28,7 +30,7 @@ EXAMPLES_DIR = REPO / "traces" / "examples"
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example_trace_rebuilds_identically(fc, tmp_path: Path, name: str) -> None:
     rebuilt = tmp_path / name
-    result = fc("run", EXAMPLES[name], "--out", str(rebuilt))
+    result = fc("run", *EXAMPLES[name], "--out", str(rebuilt))
     assert result.returncode == 0, result.stderr
     committed = EXAMPLES_DIR / name
     differences = _differences(rebuilt, committed)

@@ -439,39 +439,36 @@ def test_an_anthropic_error_result_carries_is_error(fc, fake_provider, tmp_path:
     assert block["is_error"] is True
 
 
-def test_ctrl_c_while_waiting_for_the_provider_exits_130(fake_provider, tmp_path: Path) -> None:
+def interrupt_run(server: FakeProvider, cwd: Path, *args: str, settle: float = 0.0):
+    """Start `fc run QUESTION -p deepseek ARGS` against the fake, press Ctrl-C once the server
+    has the request (and `settle` seconds more), and return (exit code, stderr)."""
     import signal
     import subprocess
     import sys
     import time
 
-    fake_provider.script = [{"delay": 30}]
+    command = [sys.executable, "-m", "fccli", "run", QUESTION, "-p", "deepseek"]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "fccli",
-            "run",
-            QUESTION,
-            "-p",
-            "deepseek",
-            "--base-url",
-            fake_provider.url,
-            "-o",
-            "t",
-        ],
-        cwd=tmp_path,
+        [*command, "--base-url", server.url, "-o", "t", *args],
+        cwd=cwd,
         env=env_for("deepseek"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     deadline = time.monotonic() + 20
-    while not fake_provider.received and time.monotonic() < deadline:
+    while not server.received and time.monotonic() < deadline:
         time.sleep(0.05)
+    time.sleep(settle)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=15)
-    assert proc.returncode == 130, stderr
+    return proc.returncode, stderr
+
+
+def test_ctrl_c_while_waiting_for_the_provider_exits_130(fake_provider, tmp_path: Path) -> None:
+    fake_provider.script = [{"delay": 30}]
+    returncode, stderr = interrupt_run(fake_provider, tmp_path)
+    assert returncode == 130, stderr
     assert "Traceback" not in stderr
     manifest = load(tmp_path / "t/manifest.json")
     assert manifest["status"] == "interrupted"

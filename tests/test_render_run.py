@@ -63,3 +63,36 @@ def test_a_cut_call_is_said_not_executed(tmp_path: Path) -> None:
     assert "stop_reason max_tokens" in out
     assert "not executed: the stop reason is max_tokens" in out
     assert "✓ result" not in out
+
+
+def _streamed_transcript(tmp_path: Path, *, terminal: bool) -> str:
+    prepared = prepare_run(
+        RunSettings(question="杭州今天适合跑步吗？", out=tmp_path / "t", stream=True)
+    )
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, width=100, force_terminal=terminal, color_system=None, highlight=False
+    )
+    view = RunView(
+        console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
+    )
+    result = prepared.execute(view, stream_deltas=view.live)
+    view.close()
+    view.finished(result, prepared.trace.path)
+    return buffer.getvalue()
+
+
+def test_a_stream_grows_live_on_a_terminal(tmp_path: Path) -> None:
+    out = _streamed_transcript(tmp_path, terminal=True)
+    # the live display drew the call as it grew: a half-written argument string was on screen
+    assert re.search(r'get_weather id call_\w+ call 0, \d+ fragment\(s\): \{"ci', out)
+    assert "streaming…" in out
+    # then the step printed as any other
+    assert "▶ tool call get_weather" in out and "streamed:" in out
+
+
+def test_a_stream_in_a_pipe_shows_no_fragments(tmp_path: Path) -> None:
+    out = _streamed_transcript(tmp_path, terminal=False)
+    assert "streaming…" not in out and "fragment(s)" not in out
+    assert "▶ tool call get_weather" in out and "streamed:" in out
+    assert "\x1b[" not in out

@@ -600,8 +600,9 @@ def test_a_folder_of_traces_lists_them(fc) -> None:
     assert sorted(line.split()[0] for line in lines[1:]) == [
         f"traces/examples/{name}" for name in NAMES
     ]
+    # columns as wide as the longest name
     assert (
-        "  traces/examples/hangzhou      ok          2 steps   demo       杭州今天适合跑步吗？"
+        "  traces/examples/hangzhou         ok          2 steps   demo       杭州今天适合跑步吗？"
         in lines
     )
     data = json.loads(fc("show", "traces", "--json", cwd=REPO).stdout)

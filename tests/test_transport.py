@@ -285,3 +285,81 @@ def test_a_server_never_reached_says_how_many_attempts() -> None:
     outcome = post(transport)
     assert isinstance(outcome, HttpFailure)
     assert outcome.message.endswith("(after 3 attempts)")
+
+
+# --- streams --------------------------------------------------------------------------------
+
+
+class _Pieces(httpx.SyncByteStream):
+    """A response body that yields these pieces, then fails with `then` (a cut connection)."""
+
+    def __init__(self, pieces: list[bytes], then: Exception | None = None) -> None:
+        self.pieces = pieces
+        self.then = then
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        yield from self.pieces
+        if self.then is not None:
+            raise self.then
+
+
+def stream_post(transport: Transport) -> tuple[Delivered | HttpFailure, list[bytes]]:
+    got: list[bytes] = []
+    outcome = transport.post(URL, b"{}", {}, on_bytes=got.append)
+    return outcome, got
+
+
+def test_a_stream_hands_over_each_piece_as_it_comes_and_keeps_them_all() -> None:
+    pieces = [b"data: {}\n\n", b"data: [DO", b"NE]\n\n"]
+    transport, _, _ = make([httpx.Response(200, stream=_Pieces(pieces))])
+    outcome, got = stream_post(transport)
+    assert isinstance(outcome, Delivered)
+    assert got == pieces
+    assert outcome.body == b"".join(pieces)
+    assert outcome.cut is None and not outcome.interrupted
+    assert outcome.attempts[-1]["stream_bytes"] == len(outcome.body)
+
+
+def test_a_stream_cut_mid_body_returns_what_came_with_the_reason() -> None:
+    cut = httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+    transport, waits, seen = make([httpx.Response(200, stream=_Pieces([b"data: {"], cut))])
+    outcome, got = stream_post(transport)
+    assert isinstance(outcome, Delivered)
+    assert outcome.body == b"data: {" and got == [b"data: {"]
+    assert outcome.cut is not None and "closed mid-stream" in outcome.cut
+    assert len(seen) == 1 and waits == []  # never retried once the model's words have come
+
+
+def test_a_stream_retries_before_it_starts_but_not_after() -> None:
+    transport, waits, seen = make(
+        [error(429, "slow down"), httpx.Response(200, stream=_Pieces([b"data: [DONE]\n\n"]))]
+    )
+    outcome, _ = stream_post(transport)
+    assert isinstance(outcome, Delivered) and outcome.cut is None
+    assert [a.get("status") for a in outcome.attempts] == [429, 200]
+    assert len(seen) == 2 and len(waits) == 1
+
+
+def test_a_stream_that_answers_an_http_error_is_a_failure_with_the_providers_sentence() -> None:
+    transport, _, _ = make([error(400, "bad tool_choice")])
+    outcome, got = stream_post(transport)
+    assert isinstance(outcome, HttpFailure)
+    assert outcome.status == 400 and "bad tool_choice" in outcome.message
+    assert got == []
+
+
+def test_ctrl_c_mid_stream_returns_what_came_marked_interrupted() -> None:
+    transport, _, _ = make(
+        [httpx.Response(200, stream=_Pieces([b"data: 1\n\n"], KeyboardInterrupt()))]
+    )
+    outcome, _ = stream_post(transport)
+    assert isinstance(outcome, Delivered)
+    assert outcome.interrupted and outcome.body == b"data: 1\n\n"
+
+
+def test_a_key_echoed_in_a_stream_is_masked_in_what_is_stored() -> None:
+    body = f'data: {{"said": "{KEY}"}}\n\n'.encode()
+    transport, _, _ = make([httpx.Response(200, stream=_Pieces([body]))])
+    outcome, _ = stream_post(transport)
+    assert isinstance(outcome, Delivered)
+    assert outcome.stored is not None and KEY.encode() not in outcome.stored

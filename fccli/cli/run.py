@@ -31,7 +31,9 @@ def run(
     ),
     system: str | None = typer.Option(None, "--system", help="A system prompt."),
     stream: bool = typer.Option(
-        False, "--stream/--no-stream", help="Stream the responses (SSE). Not available yet."
+        False,
+        "--stream/--no-stream",
+        help="Stream the responses (SSE): watch the fragments arrive; the trace keeps the raw .sse too.",
     ),
     thinking: bool | None = typer.Option(
         None,
@@ -75,16 +77,14 @@ def run(
         None,
         "--demo-fault",
         help="Demo provider only: make the model commit a classic mistake, to watch the harness "
-        f"handle it: {', '.join(DEMO_FAULTS)} (cut-stream needs --stream: not available yet).",
+        f"handle it: {', '.join(DEMO_FAULTS)} (cut-stream needs --stream).",
     ),
     json_output: bool = typer.Option(
         False, "--json", help="Print the run summary as JSON instead of the transcript."
     ),
 ) -> None:
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
-    from fccli.core.errors import FcError
-    from fccli.render.console import make_console
-    from fccli.render.run_view import RunView, print_json_summary
+    from fccli.cli.watch import watch
     from fccli.runner import RunSettings, prepare_run
 
     prepared = prepare_run(
@@ -109,34 +109,4 @@ def run(
             demo_fault=demo_fault,
         )
     )
-    console = make_console()
-    view = (
-        None
-        if json_output
-        else RunView(
-            console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
-        )
-    )
-    if view is not None:
-        view.notes(prepared.notes)
-    try:
-        result = prepared.execute(view)
-    except FcError as e:
-        if view is not None:
-            view.close()
-        # One more line at most: errors are one or two lines (CLI.md).
-        e.hint = "; ".join(
-            filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
-        )
-        if view is None:  # a script reading --json still learns the status and where it stopped
-            print_json_summary(prepared.trace)
-        raise
-    except BaseException:
-        if view is not None:
-            view.close()
-        raise
-    if view is None:
-        print_json_summary(prepared.trace)
-    else:
-        view.close()
-        view.finished(result, prepared.trace.path)
+    watch(prepared, json_output=json_output)

@@ -29,6 +29,8 @@ class Reply:
     cut: str | None = None
     """A stream only: why the body ended early ("the connection closed mid-stream"), or None
     when it ended cleanly. The bytes that did arrive are in `body`."""
+    interrupted: bool = False
+    """A stream only: Ctrl-C stopped it. The caller writes what came, then stops the run."""
 
 
 class Provider(Protocol):

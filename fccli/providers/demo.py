@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,8 @@ from fccli.providers.faults import DEMO_FAULTS
 INFO = ProviderInfo(
     name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
 )
+DEMO_STREAM_PACE = 0.015
+"""Seconds between the events of a streamed answer when someone watches them arrive."""
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so traces repeat byte for byte
 ERROR_MARKER = "[tool error] "  # how fc's chat translator marks an error result (chat has no flag)
 
@@ -50,15 +54,36 @@ class DemoProvider:
             raise UsageError(
                 f"unknown demo fault {fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}"
             )
-        if fault == "cut-stream":
-            raise UsageError(
-                "the demo fault cut-stream needs --stream, which is not available in this version of fc yet"
-            )
         self.fault = fault
         """The classic mistake to make in the first tool-calling answer, or None."""
+        self.pace = 0.0
+        """Seconds to wait between the events of a streamed answer (0: all at once)."""
 
     def send(self, body: bytes, *, step: int) -> Reply:
+        return Reply(encode(self._respond(json.loads(body), step)))
+
+    def send_stream(self, body: bytes, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+        from fccli.providers.demo_stream import cut_inside_first_call, sse_events
+
         request = json.loads(body)
+        response = self._respond(request, step)
+        options = request.get("stream_options")
+        events = sse_events(
+            response, include_usage=isinstance(options, dict) and bool(options.get("include_usage"))
+        )
+        cut = None
+        first_calls = not any(m.get("tool_calls") for m in request.get("messages", []))
+        calls = response["choices"][0]["message"].get("tool_calls")
+        if self.fault == "cut-stream" and first_calls and calls:
+            events = cut_inside_first_call(events)
+            cut = "the connection closed mid-stream (the demo fault cut-stream)"
+        for n, event in enumerate(events):
+            if self.pace and n:
+                time.sleep(self.pace)
+            on_bytes(event)
+        return Reply(b"".join(events), cut=cut)
+
+    def _respond(self, request: dict[str, Any], step: int) -> dict[str, Any]:
         problem = history_problem(request)
         if problem is not None:
             error = {
@@ -73,7 +98,8 @@ class DemoProvider:
             raise ProviderError(
                 f"step {step}: the demo model answered HTTP 400: {problem}", status=400, body=raw
             )
-        return Reply(encode(respond(request, self.fault)))
+        # cut-stream is a fault of the connection, not of the answer: send_stream makes it.
+        return respond(request, None if self.fault == "cut-stream" else self.fault)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -381,6 +407,8 @@ def _asked_arguments(
 
 
 def _digest(request: dict[str, Any]) -> str:
+    # Without the stream switches: the same question streamed gets the same ids.
+    request = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
     canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -11,7 +11,7 @@ FAULT_HELP = {
     "wrong-type": 'one call with the values in an array where the schema asks for a string: {"city": ["杭州"]}',
     "unknown-tool": "every call names a tool that is not offered (get_current_weather)",
     "no-call": "no call at all: a made-up weather report, and a stop as if it were the answer",
-    "cut-stream": "the stream ends before the call is complete (needs --stream, not available yet)",
+    "cut-stream": "the connection drops while the call's arguments stream in (needs --stream)",
 }
 """What each kind does. All but no-call are answered with an error result the model reads; it
 corrects itself in the next step. For no-call, `fc check` on the trace raises FC119."""

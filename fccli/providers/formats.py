@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, Response
+from fccli.core.stream import OnDelta
 from fccli.wire import anthropic, chat
 
 DEEPSEEK_DIALECT = chat.ChatDialect(
@@ -23,6 +24,22 @@ DEEPSEEK_DIALECT = chat.ChatDialect(
     # "In thinking mode tool_choice may only be auto or none" (PROTOCOL.md, DeepSeek specifics).
     thinking_tool_choices=("auto", "none"),
 )
+
+
+class StreamFolder(Protocol):
+    """Assembles a streamed answer from its raw bytes, piece by piece (wire/*_stream.py)."""
+
+    @property
+    def bytes_received(self) -> int: ...
+
+    notes: list[str]
+    """What a learner should know about the stream (no `[DONE]` after finish_reason, ...)."""
+
+    def feed(self, chunk: bytes) -> None: ...
+
+    def finish(self, cut: str | None = None) -> dict[str, Any]:
+        """The answer as a non-streamed call returns it, or StreamCut when it ended early."""
+        ...
 
 
 class WireFormat(Protocol):
@@ -46,6 +63,8 @@ class WireFormat(Protocol):
     def request_problem(self, request: Request) -> str | None:
         """A reason the provider would refuse the request, known before sending it."""
         ...
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder: ...
 
 
 @dataclass(frozen=True)
@@ -82,6 +101,11 @@ class ChatFormat:
     def request_problem(self, request: Request) -> str | None:
         return chat.tool_choice_problem(request, self.dialect)
 
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
+        from fccli.wire.chat_stream import ChatStreamFolder
+
+        return ChatStreamFolder(self.dialect, on_delta)
+
 
 @dataclass(frozen=True)
 class AnthropicFormat:
@@ -108,6 +132,11 @@ class AnthropicFormat:
 
     def request_problem(self, request: Request) -> str | None:
         return anthropic.request_problem(request)
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
+        from fccli.wire.anthropic_stream import AnthropicStreamFolder
+
+        return AnthropicStreamFolder(on_delta)
 
 
 FORMATS: dict[str, WireFormat] = {

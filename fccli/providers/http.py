@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fccli.providers.base import ProviderInfo, Reply
@@ -42,7 +43,21 @@ class HttpProvider:
         return headers
 
     def send(self, body: bytes, *, step: int) -> Reply:
-        outcome = self.transport.post(self.url, body, self.headers())
+        return self._post(body, step, self.headers(), None)
+
+    def send_stream(self, body: bytes, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+        headers = self.headers()
+        headers["accept"] = "text/event-stream"
+        return self._post(body, step, headers, on_bytes)
+
+    def _post(
+        self,
+        body: bytes,
+        step: int,
+        headers: dict[str, str],
+        on_bytes: Callable[[bytes], None] | None,
+    ) -> Reply:
+        outcome = self.transport.post(self.url, body, headers, on_bytes=on_bytes)
         if isinstance(outcome, HttpFailure):
             raise as_provider_error(
                 outcome,
@@ -51,7 +66,9 @@ class HttpProvider:
                 key_env=self.profile.key_env,
                 url=shown_url(self.url),
             )
-        return Reply(outcome.body, outcome.attempts, outcome.stored)
+        return Reply(
+            outcome.body, outcome.attempts, outcome.stored, outcome.cut, outcome.interrupted
+        )
 
     def close(self) -> None:
         self.transport.close()

@@ -27,6 +27,8 @@ class Profile:
     """tool_choice values accepted (and in thinking mode, where limited)."""
     strict: str
     parallel_control: str
+    streaming: str = "SSE chunks, call fragments by index, usage last (include_usage), data: [DONE]"
+    """How --stream answers arrive, in words."""
     strict_base_url: str | None = None
     """Where strict mode lives, when it is a beta on another base URL (DeepSeek)."""
     extra_headers: tuple[tuple[str, str], ...] = ()
@@ -87,6 +89,7 @@ PROFILES: dict[str, Profile] = {
         tool_choices=("auto", "none", "required (any)", "NAME (thinking on: auto, none only)"),
         strict="yes (tool strict: true, structured-outputs beta header)",
         parallel_control="tool_choice.disable_parallel_tool_use: true",
+        streaming="SSE events: content_block_delta (input_json_delta for calls), message_stop",
         extra_headers=(("anthropic-version", "2023-06-01"),),
         # Strict tool use came as the structured-outputs beta (docs.claude.com, structured outputs).
         strict_headers=(("anthropic-beta", "structured-outputs-2025-11-13"),),

@@ -138,7 +138,7 @@ def describe_providers() -> list[dict[str, str | bool | None]]:
             "tool_choice": "auto, none, required, NAME (thinking mode: auto, none only)",
             "strict": "sent in the wire files; the demo model writes null for optional values, as strict mode asks",
             "parallel_control": "parallel_tool_calls: false",
-            "streaming": "not available yet",
+            "streaming": "SSE as DeepSeek sends it, arguments in 5-character fragments",
         }
     ]
     for profile in PROFILES.values():
@@ -160,7 +160,7 @@ def describe_providers() -> list[dict[str, str | bool | None]]:
                 "tool_choice": ", ".join(profile.tool_choices),
                 "strict": profile.strict,
                 "parallel_control": profile.parallel_control,
-                "streaming": "not available yet",
+                "streaming": profile.streaming,
             }
         )
     return rows

@@ -18,11 +18,14 @@ from fccli.events import (
     ResponseReceived,
     RunResult,
     StepStarted,
+    StreamProgress,
     ToolsExecuted,
 )
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from fccli.render.stream_view import LiveStream
 
 THINKING_PREVIEW = 160
 
@@ -42,6 +45,15 @@ def _attempts(attempts: list[dict[str, Any]]) -> str:
     return f"{', '.join(said)}; attempt {last['attempt']} answered ({waited:.1f} s spent waiting)"
 
 
+def _streamed(stream: dict[str, Any]) -> str:
+    first = stream.get("first_byte_ms")
+    when = f", the first after {first:.0f} ms" if first is not None else ""
+    return (
+        f"streamed: {stream['bytes']} bytes in {stream['pieces']} piece(s){when}; "
+        "assembled into the answer below (raw events in the .sse file)"
+    )
+
+
 class RunView:
     def __init__(
         self, console: Console, provider: str, wire_format: str, results_layout: str
@@ -51,6 +63,12 @@ class RunView:
         self.wire_format = wire_format
         self.results_layout = results_layout
         self._status: Status | None = None
+        self._live: LiveStream | None = None
+
+    @property
+    def live(self) -> bool:
+        """Whether streamed fragments are shown as they arrive: on a terminal only."""
+        return self.console.is_terminal
 
     def _wait(self, text: str) -> None:
         """A spinner while nothing else moves: a terminal only (CLI.md: none in a pipe)."""
@@ -59,18 +77,36 @@ class RunView:
             self._status.start()
 
     def close(self) -> None:
-        """Stop the spinner; called on every way out, errors and Ctrl-C included."""
+        """Stop the spinner and the live stream; called on every way out, errors and Ctrl-C included."""
         if self._status is not None:
             self._status.stop()
             self._status = None
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, StreamProgress):
+            self._stream(event)
+            return
         self.close()
         self._show(event)
         if isinstance(event, StepStarted):
             self._wait(f"waiting for {self.provider}…")
         elif isinstance(event, ResponseReceived) and event.response.stop_reason == "tool_use":
             self._wait("the tools are running…")
+
+    def _stream(self, event: StreamProgress) -> None:
+        if not self.live:
+            return
+        if self._live is None:
+            from fccli.render.stream_view import LiveStream
+
+            if self._status is not None:  # the fragments replace the spinner
+                self._status.stop()
+                self._status = None
+            self._live = LiveStream(self.console)
+        self._live.add(event.delta)
 
     def _show(self, event: Event) -> None:
         c = self.console
@@ -124,6 +160,8 @@ class RunView:
         )
         if len(event.attempts) > 1:
             c.print(f"  [yellow]retried:[/] {escape(_attempts(event.attempts))}")
+        if event.stream is not None:
+            c.print(f"  [dim]{escape(_streamed(event.stream))}[/]")
         for block in resp.content:
             if isinstance(block, ThinkingBlock):
                 c.print(f"  [dim]thinking: {escape(_short(block.thinking, THINKING_PREVIEW))}[/]")
@@ -160,7 +198,7 @@ class RunView:
         c.print()
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(result.notes[-1])}[/]")
-        files = len(list(trace.glob("*.json")))
+        files = len([p for p in trace.iterdir() if p.suffix in (".json", ".sse")])
         c.print(f"[bold]trace:[/] {escape(str(trace))} [dim]({files} files)[/]")
         if (trace / "2-request.json").exists():
             c.print(

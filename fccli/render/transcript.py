@@ -396,6 +396,9 @@ def _step(
     attempts = attempts_text(record.get("attempts"))
     if attempts:
         extra.append(attempts)
+    stream = record.get("stream")
+    if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
+        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
     response = s.response
     if response is None:
         view.line(("← no response", "red"), (" · " + " · ".join(extra), "dim") if extra else "")

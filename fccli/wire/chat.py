@@ -18,7 +18,8 @@ several text blocks in one assistant turn (joined), the order of blocks in an as
 reasoning field (dropped), a thinking signature (dropped), `raw_arguments` (the wire carries
 `input`), an error result whose text starts with ERROR_MARKER by itself, `stop_sequence` (sent
 as `stop`), OpenAI's `refusal` field (read as text with stop reason `refusal`; written back as
-`content` with `content_filter`), an empty system prompt (none), and user turns split or merged around tool messages
+`content` with `content_filter`), `stream_options` (always `include_usage` with a stream),
+an empty system prompt (none), and user turns split or merged around tool messages
 (a results-only turn followed by a text turn comes back as one; result, text, result as two).
 """
 
@@ -155,6 +156,9 @@ def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str
         body["max_tokens"] = request.max_tokens
     if request.stream is not None:
         body["stream"] = request.stream
+    if request.stream:
+        # Without it a streamed answer carries no token counts (the usage-only last chunk).
+        body["stream_options"] = {"include_usage": True}
     if dialect.thinking_param and request.thinking is not None:
         body["thinking"] = {"type": "enabled" if request.thinking else "disabled"}
     return body

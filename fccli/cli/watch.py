@@ -1,0 +1,65 @@
+"""Running a prepared round trip under the run view (or --json): what `fc run` and `fc replay`
+both do once everything is checked. Imported by the commands when they run, never at startup."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from fccli.events import RunResult
+    from fccli.runner import PreparedRun
+
+Execute = Callable[..., "RunResult"]
+
+
+def watch(
+    prepared: PreparedRun,
+    *,
+    json_output: bool,
+    execute: Execute | None = None,
+    before: Callable[[Console], None] | None = None,
+) -> tuple[RunResult, Console | None]:
+    """Run it, showing each step as it happens (or, with --json, the summary at the end); the
+    console it printed on is returned for what the command adds after (None with --json).
+    `execute` stands in for `prepared.execute`; `before` prints ahead of the first step."""
+    from fccli.core.errors import FcError
+    from fccli.render.console import make_console
+    from fccli.render.run_view import RunView, print_json_summary
+
+    console = None if json_output else make_console()
+    view = (
+        None
+        if console is None
+        else RunView(
+            console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
+        )
+    )
+    if view is not None:
+        if before is not None:
+            before(view.console)
+        view.notes(prepared.notes)
+    try:
+        result = (execute or prepared.execute)(view, stream_deltas=view is not None and view.live)
+    except FcError as e:
+        if view is not None:
+            view.close()
+        # One more line at most: errors are one or two lines (CLI.md).
+        e.hint = "; ".join(
+            filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
+        )
+        if view is None:  # a script reading --json still learns the status and where it stopped
+            print_json_summary(prepared.trace)
+        raise
+    except BaseException:
+        if view is not None:
+            view.close()
+        raise
+    if view is None:
+        print_json_summary(prepared.trace)
+    else:
+        view.close()
+        view.finished(result, prepared.trace.path)
+    return result, console

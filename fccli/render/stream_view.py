@@ -1,0 +1,78 @@
+"""The live part of `fc run --stream`: text, reasoning and each call's arguments as they arrive.
+
+Shown on a terminal only, and transient: once the answer is whole, the run view prints it as it
+prints any answer, so a streamed run and a plain one read the same afterwards.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.text import Text
+
+from fccli.core.stream import StreamDelta
+
+TAIL = 240
+"""Characters of text or reasoning kept on screen: the tail, where the new words are."""
+
+
+class _Call:
+    __slots__ = ("id", "name", "parts")
+
+    def __init__(self) -> None:
+        self.id: str | None = None
+        self.name: str | None = None
+        self.parts: list[str] = []
+
+
+class LiveStream:
+    def __init__(self, console: Console) -> None:
+        self._thinking: list[str] = []
+        self._text: list[str] = []
+        self._calls: dict[int, _Call] = {}
+        self._fragments = 0
+        self._live = Live(
+            console=console, transient=True, refresh_per_second=12, get_renderable=self._render
+        )
+        self._live.start()
+
+    def add(self, delta: StreamDelta) -> None:
+        self._fragments += 1
+        if delta.kind == "thinking":
+            self._thinking.append(delta.text)
+        elif delta.kind == "text":
+            self._text.append(delta.text)
+        else:
+            call = self._calls.setdefault(delta.call, _Call())
+            call.id = delta.id or call.id
+            call.name = delta.name or call.name
+            if delta.text:
+                call.parts.append(delta.text)
+
+    def stop(self) -> None:
+        self._live.stop()
+
+    def _render(self) -> Group:
+        lines: list[Text] = [Text(f"  streaming… {self._fragments} fragment(s)", style="dim")]
+        if self._thinking:
+            lines.append(Text("  thinking: " + _tail("".join(self._thinking)), style="dim"))
+        if self._text:
+            lines.append(Text("  text: " + _tail("".join(self._text))))
+        for position, call in sorted(self._calls.items()):
+            arguments = "".join(call.parts)
+            lines.append(
+                Text.assemble(
+                    ("  ▶ ", "yellow"),
+                    (call.name or "?", "bold"),
+                    (f" id {call.id or '?'}", "magenta"),
+                    (f" call {position}, {len(call.parts)} fragment(s): ", "dim"),
+                    (_tail(arguments), "cyan"),
+                    ("▌", "blink"),
+                )
+            )
+        return Group(*lines)
+
+
+def _tail(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= TAIL else "…" + flat[-TAIL:]
