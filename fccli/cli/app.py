@@ -50,3 +50,10 @@ app.command("convert")(convert.convert)
 from fccli.cli import check  # noqa: E402
 
 app.command("check")(check.check)
+
+# Re-sending: a trace's step with edited results, a request file as it is.
+from fccli.cli import curl, replay, send  # noqa: E402
+
+app.command("replay")(replay.replay)
+app.command("curl")(curl.curl)
+app.command("send")(send.send)

@@ -1,0 +1,85 @@
+"""`fc send FILE`: post a wire-format request file as it is; print or save the raw response."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+# Shared with `fc curl`, which reads the same file and finds the same provider.
+FILE = typer.Argument(
+    ..., metavar="FILE", help="A wire-format request body, e.g. TRACE/2-request.deepseek.json."
+)
+PROVIDER = typer.Option(
+    None,
+    "--provider",
+    "-p",
+    help="Where to send it (default: by the file's format: deepseek, openai or anthropic; "
+    "another provider of the same format family, e.g. ollama; demo answers offline, fc send only).",
+)
+BASE_URL = typer.Option(
+    None, "--base-url", help="Endpoint root (default: $FC_BASE_URL, else the provider's)."
+)
+
+
+def send(
+    file: str = FILE,
+    provider: str | None = PROVIDER,
+    base_url: str | None = BASE_URL,
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Save the response body to this file instead of printing it."
+    ),
+    retries: int = typer.Option(
+        3, "--retries", min=0, max=10, help="Retries on 429, 5xx and connection errors."
+    ),
+    timeout: float = typer.Option(
+        600.0, "--timeout", min=1.0, help="Seconds to wait for an answer."
+    ),
+) -> None:
+    """Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, when
+    the file asks for one). HTTP errors: the provider's sentence on stderr, exit 3."""
+    from fccli.core.errors import UsageError
+    from fccli.send import provider_for, read_request_file, send_file
+
+    if out is not None and out.resolve() == Path(file).resolve():
+        raise UsageError(f"-o {out} is the request being sent; save the response elsewhere")
+    request = read_request_file(file)
+    name = provider_for(request, provider)
+
+    def live(piece: bytes) -> None:
+        sys.stdout.buffer.write(piece)
+        sys.stdout.buffer.flush()
+
+    pieces: list[bytes] = []
+    try:
+        body = send_file(
+            request,
+            name,
+            base_url=base_url,
+            retries=retries,
+            timeout=timeout,
+            on_bytes=live if out is None else pieces.append,
+        )
+    finally:
+        if out is not None and pieces:  # a stream cut short: what came is kept
+            _save(out, b"".join(pieces))
+    if out is not None:
+        if not request.stream:
+            _save(out, body)
+        typer.echo(f"fc: wrote the response ({len(body)} bytes) to {out}", err=True)
+        return
+    if not request.stream:
+        sys.stdout.buffer.write(body)
+    if sys.stdout.isatty() and not body.endswith(b"\n"):
+        sys.stdout.buffer.write(b"\n")  # the prompt on a line of its own; pipes get the bytes
+    sys.stdout.buffer.flush()
+
+
+def _save(out: Path, data: bytes) -> None:
+    from fccli.core.errors import UsageError
+
+    try:
+        out.write_bytes(data)
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror}") from None

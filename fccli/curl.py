@@ -1,0 +1,63 @@
+"""`fc curl FILE`: the curl command that posts a wire-format request file to its provider, so
+that it runs as printed in bash, with the key as `"$DEEPSEEK_API_KEY"` (bash expands it inside
+double quotes), never the key itself."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
+from urllib.parse import urlsplit
+
+from fccli.core.errors import UsageError
+from fccli.send import RequestFile
+
+if TYPE_CHECKING:
+    from fccli.transport import Transport
+
+
+@dataclass
+class CurlCommand:
+    text: str
+    notes: list[str] = field(default_factory=list)
+    """For stderr: what the command needs that it cannot say (a key variable not set)."""
+
+
+def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlCommand:
+    from fccli.providers.http import HttpProvider
+    from fccli.providers.profiles import PROFILES
+    from fccli.providers.registry import resolve_base_url
+
+    if name == "demo":
+        raise UsageError(
+            "the demo model is built into fc: there is no address for curl to post to",
+            hint=f"fc send {file.name} -p demo posts it offline",
+        )
+    profile = PROFILES[name]
+    url = resolve_base_url(name, base_url, strict=file.strict)
+    if urlsplit(url).password is not None:
+        raise UsageError(
+            "the base URL carries a password, and fc curl never prints a secret",
+            hint="remove user:password@ from the URL and give curl -u yourself",
+        )
+    variable = f"${profile.key_env}" if profile.key_env else None
+    # The provider's own headers, built by the code that sends them, with the variable's name
+    # where the key goes: what curl sends is what fc sends. headers() never uses the transport.
+    provider = HttpProvider(profile, url, cast("Transport", None), strict=file.strict, key=variable)
+    headers = provider.headers()
+    if file.stream:
+        headers["accept"] = "text/event-stream"  # as HttpProvider.send_stream asks
+    parts = [f"curl {'-N ' if file.stream else ''}{shlex.quote(provider.url)}"]
+    for header, value in headers.items():
+        if variable is not None and variable in value:
+            # Double quotes, so bash puts the key in; the rest of the header is plain.
+            parts.append(f'-H "{header}: {value}"')
+        else:
+            parts.append(f"-H {shlex.quote(f'{header}: {value}')}")
+    # --data-binary: the file's bytes exactly (-d would strip its line breaks).
+    parts.append(f"--data-binary {shlex.quote('@' + file.name)}")
+    notes = []
+    if profile.key_env and not os.environ.get(profile.key_env, "").strip():
+        notes.append(f"${profile.key_env} is not set in this shell: export it before running this")
+    return CurlCommand(" \\\n  ".join(parts), notes)

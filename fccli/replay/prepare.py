@@ -1,0 +1,411 @@
+"""Everything `fc replay` does before the round trip starts again: read the trace, choose the
+step and its request file, apply the edits, find the provider and tools, open the new trace.
+
+The replayed request is the step's request, edited: its messages become the history the engine
+starts from (RunOptions.history), and its model, system prompt, tools, tool_choice, parallel
+switch, max_tokens and thinking are sent as they were, unless --provider or --model change them.
+The new trace is numbered from 1 (= the replayed request) and never shares a file with the old.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fccli.core.errors import FindingsError, UsageError
+from fccli.core.models import Message, Request, ThinkingBlock, ToolChoice
+from fccli.engine import RunOptions
+from fccli.events import Event, RunResult
+from fccli.providers.base import Provider
+from fccli.providers.faults import DEMO_FAULTS
+from fccli.providers.formats import WireFormat, get_format
+from fccli.providers.profiles import PROFILES
+from fccli.providers.registry import KNOWN, Connection
+from fccli.replay.changes import ReplayPlan, ResultChange
+from fccli.replay.edits import Editor, EditsAsked, apply_edits, run_editor
+from fccli.replay.source import StepSource, choose_step, read_step_request
+from fccli.runner import (
+    PreparedRun,
+    close_provider,
+    connection_notes,
+    open_provider,
+    open_trace,
+    refuse_demo_base_url,
+    request_problem,
+    trace_manifest,
+)
+from fccli.tools.loader import load_toolset
+from fccli.tools.registry import ToolSet
+from fccli.trace_reader import Trace, read_trace
+
+
+@dataclass
+class ReplaySettings:
+    trace: Path
+    step: int | None = None
+    edits: EditsAsked = field(default_factory=EditsAsked)
+    source: str | None = None
+    """--from: internal or wire, when the step's two request files disagree."""
+    once: bool = False
+    max_steps: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    tools: str | None = None
+    stream: bool | None = None
+    """None: as the trace was run."""
+    retries: int | None = None
+    timeout: float = 600.0
+    out: Path | None = None
+    force: bool = False
+
+
+@dataclass
+class PreparedReplay:
+    run: PreparedRun
+    plan: ReplayPlan
+
+    def execute(
+        self, on_event: Callable[[Event], None] | None = None, *, stream_deltas: bool = False
+    ) -> RunResult:
+        try:
+            return self.run.execute(on_event, stream_deltas=stream_deltas)
+        except FindingsError as e:
+            if e.message.startswith("step 1:"):
+                # The engine's hint blames fc; the first request of a replay is the user's edit.
+                e.hint = (
+                    f"the history comes from {self.plan.request_file} of {self.plan.origin}, as "
+                    f"edited; to send it anyway and read the provider's answer: fc send "
+                    f"{self.run.trace.path / ('1-request.' + self.plan.wire_format + '.json')}"
+                )
+            raise
+
+
+@dataclass
+class _Origin:
+    """What the replay takes from the trace, read once."""
+
+    trace: Trace
+    options: dict[str, Any]
+    """The manifest's options of the run."""
+    step: int
+    source: StepSource
+    provider: str | None
+    """The provider the trace was made with."""
+    tools: str
+    retries: int
+
+
+def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> PreparedReplay:
+    """Check everything that can be checked before anything is written or sent."""
+    if settings.once and settings.max_steps is not None:
+        raise UsageError("--once and --max-steps: choose one (--once is --max-steps 1)")
+    trace = read_trace(settings.trace)
+    manifest = trace.manifest
+    options = manifest["options"] if isinstance(manifest.get("options"), dict) else {}
+    if trace.wire_format is None:
+        raise UsageError(f"{trace.path}: neither its manifest nor its files name a wire format")
+    step = choose_step(trace, settings.step)
+    source = read_step_request(trace.path, step, get_format(trace.wire_format), settings.source)
+    origin = _Origin(
+        trace,
+        options,
+        step,
+        source,
+        provider=_text(manifest.get("provider")),
+        tools=settings.tools or _text(options.get("tools")) or "weather",
+        retries=settings.retries
+        if settings.retries is not None
+        else _int(options.get("retries"), 3),
+    )
+    name = settings.provider or origin.provider
+    if name is None or name not in KNOWN:
+        raise UsageError(
+            f"unknown provider {name!r}"
+            if name
+            else f"{trace.path}: its manifest names no provider",
+            hint=f"give one with -p: {', '.join(KNOWN)}",
+        )
+    refuse_demo_base_url(name, settings.base_url)
+    tools = _load_tools(origin.tools, from_trace=settings.tools is None)
+    strict = any(spec.strict for spec in source.request.tools)
+    notes: list[str] = [n for n in (source.note, *source.notes) if n]
+    base_url = settings.base_url or _trace_url(name, origin.provider, manifest, strict, notes)
+    fault = _text(options.get("demo_fault")) if name == origin.provider == "demo" else None
+    provider, wire = open_provider(
+        name,
+        Connection(
+            base_url=base_url, strict=strict, retries=origin.retries, timeout=settings.timeout
+        ),
+        # The demo model's mistake in the first run is not an answer it stands by: in the
+        # replay too it must know which error results were of its own making.
+        demo_fault=fault if fault in DEMO_FAULTS and fault != "cut-stream" else None,
+    )
+    try:
+        return _prepare(settings, origin, name, tools, provider, wire, editor, notes)
+    except BaseException:
+        close_provider(provider)
+        raise
+
+
+def _prepare(
+    settings: ReplaySettings,
+    origin: _Origin,
+    name: str,
+    tools: ToolSet,
+    provider: Provider,
+    wire: WireFormat,
+    editor: Editor,
+    notes: list[str],
+) -> PreparedReplay:
+    manifest, options, step = origin.trace.manifest, origin.options, origin.step
+    applied = apply_edits(origin.source.request, step, settings.edits, editor)
+    notes += applied.notes
+    request = applied.request
+    hand = origin.source.hand_edit
+    records = ([hand] if hand else []) + applied.records
+    if not records:
+        notes.append(f"no edits: step {step} goes out again as it was")
+    model = settings.model or (
+        request.model if name == origin.provider else provider.info.default_model
+    )
+    if name != origin.provider and not settings.model:
+        notes.append(
+            f"model {model}: {name}'s default (the trace asked {request.model}; -m to choose)"
+        )
+    messages, thinking = _for_provider(request, name, wire.name, notes)
+    stream = settings.stream if settings.stream is not None else options.get("stream") is True
+    max_steps = 1 if settings.once else settings.max_steps or _int(options.get("max_steps"), 8)
+    run_options = RunOptions(
+        question=_text(manifest.get("question")) or "",
+        model=model,
+        system=request.system,
+        max_steps=max_steps,
+        thinking=thinking,
+        tool_choice=request.tool_choice,
+        parallel_tool_calls=request.parallel_tool_calls,
+        max_tokens=request.max_tokens,
+        tool_specs=list(request.tools),
+        stream=stream,
+        history=messages,
+    )
+    notes += _losses(run_options, origin.source.file, wire.name)
+    problem = request_problem(wire, run_options)
+    if problem is not None:
+        raise UsageError(
+            problem,
+            hint=f"the step's request asks for it: edit it in {origin.source.file}, "
+            "or replay on another provider",
+        )
+    fields = trace_manifest(
+        name,
+        provider,
+        run_options,
+        {
+            "tools": origin.tools,
+            "tools_offered": [spec.name for spec in request.tools],
+            "system": request.system,
+            "stream": stream,
+            "thinking": thinking,
+            "tool_choice": _choice_text(request.tool_choice),
+            "parallel_tool_calls": request.parallel_tool_calls,
+            "strict": any(spec.strict for spec in request.tools),
+            "max_steps": max_steps,
+            "max_tokens": request.max_tokens,
+            "retries": origin.retries,
+        },
+    )
+    fault = getattr(provider, "fault", None)
+    if fault:
+        fields["options"]["demo_fault"] = fault
+    fields["replayed_from"] = {
+        "trace": str(origin.trace.path),
+        "step": step,
+        "file": origin.source.file,
+        "status": manifest.get("status"),
+        "final_answer": manifest.get("final_answer"),
+    }
+    fields["edits"] = records
+    notes += connection_notes(
+        name, settings.provider or origin.provider, settings.base_url, provider
+    )
+    trace = open_trace(
+        provider,
+        settings.out or next_replay_dir(origin.trace.path),
+        force=settings.force and settings.out is not None,
+        manifest=fields,
+    )
+    if notes:
+        trace.manifest["notes"] = list(notes)
+        trace.save_manifest()
+    plan = ReplayPlan(
+        origin=str(origin.trace.path),
+        step=step,
+        request_file=origin.source.file,
+        provider=name,
+        wire_format=wire.name,
+        model=model,
+        out=str(trace.path),
+        changes=result_changes(origin.source.original, request, records),
+        original_provider=origin.provider if origin.provider != name else None,
+        original_answer=_text(manifest.get("final_answer")),
+        original_status=_text(manifest.get("status")),
+    )
+    run = PreparedRun(name, provider, wire, tools, trace, run_options, notes)
+    return PreparedReplay(run, plan)
+
+
+def next_replay_dir(trace: Path) -> Path:
+    """`<trace>.replay-1`, then `-2`, ... beside the original."""
+    base = trace if trace.name else trace.resolve()
+    n = 1
+    while (candidate := base.with_name(f"{base.name}.replay-{n}")).exists():
+        n += 1
+    return candidate
+
+
+def result_changes(
+    before: Request, after: Request, records: list[dict[str, Any]]
+) -> list[ResultChange]:
+    """Each result that goes out different from what the run handed back, and what made it so."""
+    how: dict[str, list[str]] = {}
+    for record in records:
+        for call_id in record.get("ids") or [record.get("id")]:
+            if isinstance(call_id, str):
+                how.setdefault(call_id, []).append(record["kind"])
+    old = {b.tool_use_id: b for m in before.messages for b in m.tool_results()}
+    calls = {c.id: c for m in after.messages for c in m.tool_uses()}
+    out = []
+    for message in after.messages:
+        for block in message.tool_results():
+            was = old.get(block.tool_use_id)
+            if was is not None and (was.content, was.is_error) == (block.content, block.is_error):
+                continue
+            call = calls.get(block.tool_use_id)
+            out.append(
+                ResultChange(
+                    id=block.tool_use_id,
+                    tool=call.name if call else None,
+                    input=call.input if call else None,
+                    before=was.content if was else None,
+                    before_error=was.is_error if was else False,
+                    after=block.content,
+                    after_error=block.is_error,
+                    how=how.get(block.tool_use_id, []),
+                )
+            )
+    return out
+
+
+def _for_provider(
+    request: Request, name: str, fmt: str, notes: list[str]
+) -> tuple[list[Message], bool | None]:
+    """The history and thinking switch as the replay's provider can take them."""
+    thinking = request.thinking
+    profile = PROFILES.get(name)
+    if thinking is not None and profile is not None and not profile.thinking:
+        notes.append(
+            f"{name} has no thinking switch: the request's thinking={thinking} is not sent"
+        )
+        thinking = None
+    messages = list(request.messages)
+    if fmt == "anthropic":
+        # Anthropic refuses a thinking block sent back without the signature it gave it
+        # (FC121); reasoning written by another provider has none, so it stays behind.
+        unsigned = sum(
+            1
+            for m in messages
+            for b in m.content
+            if isinstance(b, ThinkingBlock) and b.signature is None
+        )
+        if unsigned:
+            messages = [
+                m.model_copy(
+                    update={
+                        "content": [
+                            b
+                            for b in m.content
+                            if not (isinstance(b, ThinkingBlock) and b.signature is None)
+                        ]
+                    }
+                )
+                for m in messages
+            ]
+            notes.append(
+                f"{unsigned} thinking block(s) without Anthropic's signature left out: "
+                "Anthropic refuses reasoning it did not sign"
+            )
+    return messages, thinking
+
+
+def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
+    """What the first request cannot carry into `fmt`, said per JSON path (fc convert's account);
+    a request the format cannot hold at all is exit 2 here, before anything is written."""
+    from fccli.convert import convert
+    from fccli.trace_reader import Document
+
+    request = Request(
+        model=options.model,
+        system=options.system,
+        messages=options.history or [],
+        tools=options.tool_specs or [],
+        tool_choice=options.tool_choice,
+        parallel_tool_calls=options.parallel_tool_calls,
+        max_tokens=options.max_tokens,
+        thinking=options.thinking,
+    )
+    doc = Document(file, request.to_json_dict(), "internal", "request", "", internal=request)
+    converted = convert(doc, fmt)
+    return [f"into {fmt}: {line}" for line in converted.losses + converted.warnings]
+
+
+def _trace_url(
+    name: str, traced: str | None, manifest: dict[str, Any], strict: bool, notes: list[str]
+) -> str | None:
+    """The trace's own base URL, for a replay on the same provider: a trace made against a local
+    server is replayed there, not at the provider's public endpoint. $FC_BASE_URL comes first,
+    as it does for fc run."""
+    url = manifest.get("base_url")
+    profile = PROFILES.get(name)
+    if (
+        name != traced
+        or not isinstance(url, str)
+        or profile is None
+        or os.environ.get("FC_BASE_URL")
+    ):
+        return None
+    if url in (profile.base_url, profile.strict_base_url if strict else None):
+        return None
+    if "***" in url:  # a password was in it, masked in the manifest: it cannot be used again
+        notes.append(
+            f"the trace's base URL {url} carried a password; give it again with --base-url"
+        )
+        return None
+    notes.append(f"sent to {url}, the trace's base URL (--base-url to change)")
+    return url
+
+
+def _load_tools(name: str, *, from_trace: bool) -> ToolSet:
+    try:
+        return load_toolset(name)
+    except UsageError as e:
+        if from_trace:
+            e.hint = f"the trace was run with --tools {name}; give --tools to find them from here"
+        raise
+
+
+def _choice_text(choice: ToolChoice | None) -> str | None:
+    if choice is None:
+        return None
+    return choice.name if choice.type == "tool" else choice.type
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default

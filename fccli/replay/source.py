@@ -1,0 +1,225 @@
+"""Which step to replay, and which of its two request files to start from.
+
+A step's `N-request.json` (internal) and `N-request.<fmt>.json` (wire) say the same thing when fc
+wrote them: the wire file is exactly what the internal one translates to. When they disagree, a
+person edited one of them, and that edit is what they want replayed. Which one? The engine writes
+the wire file first and the internal one a moment later, so:
+
+- the wire file newer than the internal one: the wire file was edited;
+- the internal file newer by more than a moment: the internal file was edited;
+- otherwise (a copied or checked-out trace, whose times say nothing): the wire file, since that
+  is what is sent, and `fc check` (FC120) calls it so too.
+
+`--from internal|wire` settles it by hand. Whatever is chosen is said, with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fccli.core.errors import ConversionError, InputFileError, UsageError
+from fccli.core.jsonio import read_json, validate
+from fccli.core.models import Request
+
+if TYPE_CHECKING:
+    from fccli.providers.formats import WireFormat
+    from fccli.trace_reader import Trace
+
+SOURCES = ("internal", "wire")
+SAME_MOMENT_NS = 1_000_000_000
+"""fc writes a step's two request files within milliseconds; an edit by hand comes later."""
+STREAM_KEYS = ("stream", "stream_options")
+"""Left out when the two files are compared: streaming is the replay's own choice
+(--stream/--no-stream), not part of the step's history."""
+
+
+@dataclass
+class StepSource:
+    step: int
+    request: Request
+    """The step's request as read from the file chosen."""
+    file: str
+    """That file's name."""
+    original: Request
+    """The step's request as fc wrote it: the other file, when one of the two was edited."""
+    note: str | None = None
+    """Why this file, when there was a choice to make (they disagree, or one is missing)."""
+    hand_edit: dict[str, Any] | None = None
+    """The manifest's record of an edit by hand."""
+    notes: list[str] = field(default_factory=list)
+
+
+def steps_with_results(trace: Trace) -> list[int]:
+    return [
+        s.number
+        for s in trace.steps
+        if s.request is not None and any(m.tool_results() for m in s.request.messages)
+    ]
+
+
+def choose_step(trace: Trace, asked: int | None) -> int:
+    """`--step N`, or the last step whose request hands tool results back."""
+    having = steps_with_results(trace)
+    listed = ", ".join(map(str, having))
+    if asked is not None:
+        trace.step(asked)  # a step the trace does not have: exit 2, naming the ones it has
+        if asked not in having:
+            raise UsageError(
+                f"step {asked} of {trace.path} hands back no tool results: there is nothing to edit",
+                hint=f"steps that do: {listed}" if having else "no step of this trace does",
+            )
+        return asked
+    if not having:
+        raise UsageError(
+            f"{trace.path} has no step that hands tool results back: there is nothing to edit",
+            hint=f"the model called no tool in this run (fc show {trace.path})",
+        )
+    return having[-1]
+
+
+@dataclass
+class _File:
+    path: Path
+    data: Any = None
+    request: Request | None = None
+    error: InputFileError | None = None
+
+    @property
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+
+def _read(path: Path, wire: WireFormat | None) -> _File:
+    out = _File(path)
+    if not out.exists:
+        return out
+    try:
+        out.data = read_json(path)
+        if wire is None:
+            out.request = validate(Request, out.data, path.name)
+        else:
+            out.request = wire.from_wire_request(out.data)
+    except ConversionError as e:
+        name = wire.name if wire else "internal"
+        out.error = InputFileError(
+            str(path), f"cannot be read as a {name} request: {e.problem}", json_path=e.json_path
+        )
+    except InputFileError as e:
+        out.error = e
+    return out
+
+
+def read_step_request(
+    trace_path: Path, step: int, wire: WireFormat, prefer: str | None = None
+) -> StepSource:
+    internal = _read(trace_path / f"{step}-request.json", None)
+    wired = _read(trace_path / f"{step}-request.{wire.name}.json", wire)
+    files = {"internal": internal, "wire": wired}
+    if prefer is not None and prefer not in SOURCES:
+        raise UsageError(f"--from {prefer!r}: choose internal or wire")
+    for kind, f in files.items():
+        instead = "wire" if kind == "internal" else "internal"
+        if f.error is not None and prefer != instead:
+            # A file broken while being edited is never passed over in silence.
+            f.error.hint = f"fix it, or replay from the other file: --from {instead}"
+            raise f.error
+    if prefer is not None and not files[prefer].exists:
+        raise InputFileError(str(files[prefer].path), "no such file (asked for with --from)")
+    if not internal.exists and not wired.exists:
+        raise InputFileError(str(internal.path), f"no such file, nor {wired.path.name}")
+    unread = [f for f in (internal, wired) if f.request is None]
+    if unread:
+        (present,) = [f for f in (internal, wired) if f.request is not None]
+        assert present.request is not None
+        missing = unread[0].path.name
+        why = "cannot be read" if unread[0].exists else "is missing"
+        note = f"{missing} {why}; the request is read from {present.path.name}"
+        return StepSource(step, present.request, present.path.name, present.request, note)
+    assert internal.request is not None and wired.request is not None
+    where = disagreement(internal.request, wired.data, wire)
+    if where is None:
+        chosen = files[prefer or "internal"]
+        assert chosen.request is not None
+        return StepSource(step, chosen.request, chosen.path.name, internal.request)
+    kind, why = (prefer, "as --from asked") if prefer else edited_file(internal.path, wired.path)
+    chosen, other = (internal, wired) if kind == "internal" else (wired, internal)
+    assert chosen.request is not None and other.request is not None
+    note = (
+        f"{internal.path.name} and {wired.path.name} disagree (first at {where} of the wire "
+        f"file): one was edited by hand. Replaying {chosen.path.name}: {why}"
+    )
+    source = StepSource(step, chosen.request, chosen.path.name, other.request, note)
+    source.hand_edit = {
+        "kind": "hand-edited",
+        "file": chosen.path.name,
+        "ids": changed_results(other.request, chosen.request),
+        "first_difference": where,
+        "why": why,
+    }
+    if kind == "wire":
+        lost = disagreement(wired.request, wired.data, wire)
+        if lost is not None:
+            source.notes.append(
+                f"{wired.path.name}: {lost} has no place in fc's internal format, so the replay "
+                "does not send it (the first such place)"
+            )
+    return source
+
+
+def disagreement(request: Request, wire_data: Any, wire: WireFormat) -> str | None:
+    """Where the wire body differs from what `request` translates to (a JSON path), or None."""
+    from fccli.check.traces import first_difference
+
+    try:
+        expected = wire.to_wire_request(request)
+    except ConversionError as e:  # an internal request edited into one the format cannot hold
+        return e.json_path or "$"
+    return first_difference(_without_stream(expected), _without_stream(wire_data))
+
+
+def _without_stream(body: Any) -> Any:
+    if not isinstance(body, dict):
+        return body
+    return {k: v for k, v in body.items() if k not in STREAM_KEYS}
+
+
+def edited_file(internal: Path, wire: Path) -> tuple[str, str]:
+    """("internal" | "wire", why) for two request files that disagree, from their times."""
+    t_internal, t_wire = internal.stat().st_mtime_ns, wire.stat().st_mtime_ns
+    if t_wire > t_internal:
+        return "wire", f"it was changed after {internal.name} (fc writes the wire file first)"
+    if t_internal - t_wire > SAME_MOMENT_NS:
+        later = (t_internal - t_wire) / 1e9
+        return (
+            "internal",
+            f"it was changed {_duration(later)} after {wire.name} (fc writes the two together)",
+        )
+    return (
+        "wire",
+        "the files' times do not tell which was edited, and the wire file is what is sent "
+        "(--from internal for the other)",
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
+def changed_results(before: Request, after: Request) -> list[str]:
+    """The ids whose result (text or error flag) differs between two readings of a request."""
+    a, b = _results(before), _results(after)
+    return [i for i in [*a, *(i for i in b if i not in a)] if a.get(i) != b.get(i)]
+
+
+def _results(request: Request) -> dict[str, tuple[str, bool]]:
+    return {
+        block.tool_use_id: (block.content, block.is_error)
+        for message in request.messages
+        for block in message.tool_results()
+    }

@@ -1,0 +1,192 @@
+"""`fc send FILE`: a wire-format request file posted as it is, through fc's transport (retries,
+errors said plainly, keys from the environment and masked), and the raw response handed back.
+
+Also what `fc curl` shares with it: reading the file (its format from its content) and choosing
+the provider (by the format, `-p` to change it within the format's family).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fccli.core.errors import InputFileError, Interrupted, ProviderError, StreamCut, UsageError
+from fccli.core.jsonio import parse_json
+
+BY_FORMAT = {"deepseek": "deepseek", "openai": "openai", "anthropic": "anthropic"}
+"""The provider a request file goes to when `-p` does not say."""
+FAMILY = {"deepseek": "chat", "openai": "chat", "anthropic": "anthropic"}
+"""DeepSeek and OpenAI share the chat format: a file of either may go to any chat provider."""
+
+
+@dataclass
+class RequestFile:
+    name: str
+    """The path as given."""
+    body: bytes
+    """The file's bytes: exactly what is sent."""
+    data: dict[str, Any]
+    format: str
+    """deepseek, openai or anthropic."""
+    stream: bool
+    """The file asks for a stream (`"stream": true`)."""
+    strict: bool
+    """A tool in it asks for strict mode (DeepSeek's is a beta at another base URL)."""
+
+
+def read_request_file(name: str) -> RequestFile:
+    from fccli.detect import TraceManifest, Unrecognised, detect
+
+    path = Path(name)
+    if path.is_dir():
+        raise InputFileError(
+            name, "is a directory; give a request file, e.g. TRACE/1-request.deepseek.json"
+        )
+    try:
+        body = path.read_bytes()
+    except FileNotFoundError:
+        raise InputFileError(name, "no such file") from None
+    except OSError as e:
+        raise InputFileError(name, f"cannot be read ({e.strerror})") from None
+    data = parse_json(body, name)
+    try:
+        detected = detect(data, name_hint=name)
+    except TraceManifest:
+        raise InputFileError(
+            name, "is a trace's manifest; give one of its N-request.<format>.json"
+        ) from None
+    except Unrecognised as e:
+        raise InputFileError(name, f"not a request fc can send: {e}") from None
+    if detected.kind != "request" or not isinstance(data, dict):
+        raise InputFileError(name, f"is a {detected.format} {detected.kind}, not a request body")
+    if detected.format == "internal":
+        error = InputFileError(name, "is in fc's internal format, which no provider takes")
+        error.hint = f"fc convert {name} --to deepseek -o body.json, then send body.json"
+        raise error
+    tools = data.get("tools")
+    strict = isinstance(tools, list) and any(_strict(t) for t in tools)
+    return RequestFile(name, body, data, detected.format, data.get("stream") is True, strict)
+
+
+def _strict(tool: Any) -> bool:
+    if not isinstance(tool, dict):
+        return False
+    function = tool.get("function")  # chat: {"type": "function", "function": {..., "strict"}}
+    return tool.get("strict") is True or (
+        isinstance(function, dict) and function.get("strict") is True
+    )
+
+
+def provider_for(file: RequestFile, asked: str | None) -> str:
+    """`-p`, else the provider of the file's format; refused across format families."""
+    from fccli.providers.profiles import PROFILES
+    from fccli.providers.registry import KNOWN
+
+    name = asked or BY_FORMAT[file.format]
+    if name not in KNOWN:
+        raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
+    takes = "deepseek" if name == "demo" else PROFILES[name].wire_format
+    if FAMILY[takes] != FAMILY[file.format]:
+        raise UsageError(
+            f"{file.name} is a {file.format} request, and {name} takes the {takes} format",
+            hint=f"fc convert {file.name} --to {takes} -o body.json, then send body.json",
+        )
+    return name
+
+
+def secrets_of(name: str, base_url: str | None) -> list[str]:
+    """The values that must never be shown: the key, a password in the URL."""
+    from urllib.parse import urlsplit
+
+    from fccli.providers.registry import read_key
+
+    if name == "demo":
+        return []
+    key = read_key(name)
+    password = urlsplit(base_url).password if base_url else None
+    return [s for s in (key, password) if s]
+
+
+def send_file(
+    file: RequestFile,
+    name: str,
+    *,
+    base_url: str | None,
+    retries: int,
+    timeout: float,
+    on_bytes: Callable[[bytes], None],
+) -> bytes:
+    """Post the file's bytes; return the response body as shown (a key it echoed masked). A
+    stream's pieces go to `on_bytes` as they arrive (masked too); the whole is returned."""
+    from fccli.providers.registry import Connection, get_provider
+    from fccli.runner import close_provider, refuse_demo_base_url
+
+    refuse_demo_base_url(name, base_url)
+    provider = get_provider(
+        name,
+        connection=Connection(
+            base_url=base_url, strict=file.strict, retries=retries, timeout=timeout
+        ),
+    )
+    try:
+        url = base_url or os.environ.get("FC_BASE_URL")
+        masker = Masker(secrets_of(name, url), on_bytes)
+        try:
+            if file.stream:
+                reply = provider.send_stream(file.body, step=1, on_bytes=masker.feed)
+            else:
+                reply = provider.send(file.body, step=1)
+        except ProviderError as e:
+            # There are no steps here: the provider's sentence is the message.
+            e.message = e.message.removeprefix("step 1: ")
+            raise
+    finally:
+        close_provider(provider)
+    got = reply.stored or reply.body
+    if file.stream:
+        masker.close()
+        if reply.interrupted:
+            raise Interrupted(f"interrupted after {len(reply.body)} bytes of the stream")
+        if reply.cut is not None:
+            raise StreamCut(
+                f"the stream was cut short: {reply.cut}",
+                bytes_received=len(reply.body),
+                hint=f"{len(reply.body)} bytes arrived before it stopped; they are kept as they came",
+            )
+    return got
+
+
+class Masker:
+    """Masks secrets in a body that arrives in pieces: the last few bytes of each piece wait for
+    the next, so a secret cut in two is still caught whole."""
+
+    def __init__(self, secrets: list[str], write: Callable[[bytes], None]) -> None:
+        from fccli.transport import MASK, MIN_SECRET
+
+        self._secrets = [s.encode() for s in secrets if len(s) >= MIN_SECRET]
+        self._mask = MASK.encode()
+        self._keep = max((len(s) for s in self._secrets), default=1) - 1
+        self._tail = b""
+        self._write = write
+
+    def _masked(self, data: bytes) -> bytes:
+        for secret in self._secrets:
+            data = data.replace(secret, self._mask)
+        return data
+
+    def feed(self, piece: bytes) -> None:
+        data = self._masked(self._tail + piece)
+        ready = len(data) - self._keep
+        if ready <= 0:
+            self._tail = data
+            return
+        self._tail = data[ready:]
+        self._write(data[:ready])
+
+    def close(self) -> None:
+        if self._tail:
+            self._write(self._masked(self._tail))
+            self._tail = b""
