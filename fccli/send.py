@@ -61,7 +61,7 @@ def read_request_file(name: str) -> RequestFile:
     except Unrecognised as e:
         raise InputFileError(name, f"not a request fc can send: {e}") from None
     if detected.kind != "request" or not isinstance(data, dict):
-        raise InputFileError(name, f"is a {detected.format} {detected.kind}, not a request body")
+        raise InputFileError(name, f"is {_a(detected.format)} {detected.kind}, not a request body")
     if detected.format == "internal":
         error = InputFileError(name, "is in fc's internal format, which no provider takes")
         error.hint = f"fc convert {name} --to deepseek -o body.json, then send body.json"
@@ -80,6 +80,11 @@ def _strict(tool: Any) -> bool:
     )
 
 
+def _a(word: str) -> str:
+    """`a deepseek`, `an anthropic`, `an openai`."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def provider_for(file: RequestFile, asked: str | None) -> str:
     """`-p`, else the provider of the file's format; refused across format families."""
     from fccli.providers.profiles import PROFILES
@@ -91,7 +96,7 @@ def provider_for(file: RequestFile, asked: str | None) -> str:
     takes = "deepseek" if name == "demo" else PROFILES[name].wire_format
     if FAMILY[takes] != FAMILY[file.format]:
         raise UsageError(
-            f"{file.name} is a {file.format} request, and {name} takes the {takes} format",
+            f"{file.name} is {_a(file.format)} request, and {name} takes the {takes} format",
             hint=f"fc convert {file.name} --to {takes} -o body.json, then send body.json",
         )
     return name

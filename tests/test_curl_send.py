@@ -251,3 +251,63 @@ def test_send_a_stream_cut_short_is_exit_3_and_keeps_what_came(
     saved = fc("send", str(body), "--base-url", fake_provider.url, "-o", "cut.sse", env=env)
     assert saved.returncode == 3
     assert (tmp_path / "cut.sse").read_text(encoding="utf-8").startswith("data: {")
+
+
+# --- review of issue 6 -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("out", ["no-such-dir/r.json", ".", "t/2-request.deepseek.json/r"])
+def test_send_o_that_cannot_be_written_is_refused_before_sending(
+    fc, step2: Path, fake_provider: FakeProvider, out: str
+) -> None:
+    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
+    result = fc(
+        "send", "t/2-request.deepseek.json", "--base-url", fake_provider.url, "-o", out, env=env
+    )
+    assert_clean_error(result, 2, "cannot write")
+    assert fake_provider.received == []  # nothing sent, nothing billed
+
+
+def test_send_o_the_request_itself_is_refused(fc, step2: Path, fake_provider: FakeProvider) -> None:
+    before = step2.read_bytes()
+    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
+    for out in ("t/2-request.deepseek.json", "t/../t/2-request.deepseek.json"):
+        result = fc(
+            "send", "t/2-request.deepseek.json", "--base-url", fake_provider.url, "-o", out,
+            env=env,
+        )  # fmt: skip
+        assert_clean_error(result, 2, "is the request being sent")
+    assert fake_provider.received == []
+    assert step2.read_bytes() == before
+
+
+def test_send_across_families_says_an_anthropic_request(fc, step2: Path, tmp_path: Path) -> None:
+    body = anthropic_body(tmp_path, fc)
+    result = fc("send", str(body), "-p", "deepseek")
+    assert_clean_error(result, 2, "is an anthropic request")
+
+
+def test_send_masks_a_key_the_stream_carries(fc, step2: Path, tmp_path: Path) -> None:
+    # The tool result holds the key; the fake model says it back in its streamed answer.
+    data = json.loads(step2.read_text(encoding="utf-8"))
+    data["messages"][2]["content"] = json.dumps(
+        {"temp_c": 21, "condition": SECRET, "aqi": 38}, ensure_ascii=False
+    )
+    body = tmp_path / "leak.deepseek.json"
+    body.write_text(json.dumps({**data, "stream": True}, ensure_ascii=False), encoding="utf-8")
+    with FakeProvider(key=DEFAULT_KEY) as server:  # a key the stream does not carry: shown
+        server.text_fragment_size = 10_000  # the answer in one event, the value in one piece
+        env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
+        shown = fc("send", str(body), "--base-url", server.url, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert SECRET in shown.stdout
+    with FakeProvider(key=SECRET) as server:
+        server.text_fragment_size = 10_000
+        env = clean_env(DEEPSEEK_API_KEY=SECRET)
+        result = fc("send", str(body), "--base-url", server.url, env=env)
+        saved = fc("send", str(body), "--base-url", server.url, "-o", "s.sse", env=env)
+    assert result.returncode == 0, result.stderr
+    assert SECRET not in result.stdout + result.stderr
+    assert "***" in result.stdout and result.stdout.endswith("data: [DONE]\n\n")
+    assert saved.returncode == 0, saved.stderr
+    assert SECRET not in (tmp_path / "s.sse").read_text(encoding="utf-8")

@@ -504,3 +504,112 @@ def test_fc_writes_the_wire_request_before_the_internal_one(made: Path) -> None:
         for internal in trace.glob("*-request.json"):
             wire = internal.with_name(internal.name.replace(".json", ".deepseek.json"))
             assert wire.stat().st_mtime_ns <= internal.stat().st_mtime_ns, internal
+
+
+# --- review of issue 6 -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("out", ["t", "t/.", "./t", "t/inner", "."])
+def test_an_out_that_is_holds_or_is_inside_the_original_is_refused(fc, trace, out: str) -> None:
+    original = trace()
+    before = fingerprint(original)
+    result = fc("replay", "t", "-o", out, "--force")
+    assert_clean_error(result, 2, "original trace")
+    assert fingerprint(original) == before  # nothing deleted, nothing written inside
+
+
+def test_replaying_dotdot_writes_beside_the_trace_not_in_the_cwd(fc, trace, tmp_path) -> None:
+    original = trace()
+    (original / "sub").mkdir()
+    result = fc("replay", "..", cwd=original / "sub")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "t.replay-1/manifest.json").is_file()
+    assert list((original / "sub").iterdir()) == []
+
+
+def test_an_emptied_editor_document_cancels_with_the_promised_words(
+    fc, trace, tmp_path: Path
+) -> None:
+    trace()
+    emptied = clean_env(EDITOR=f"{sys.executable} -c \"open(__import__('sys').argv[1], 'w')\"")
+    result = fc("replay", "t", "--edit", env=emptied)
+    assert_clean_error(result, 2, "the edited document is empty: nothing was replayed")
+    assert "kept in" not in result.stderr
+    assert not (tmp_path / "t.replay-1").exists()
+
+
+def test_set_reads_stdin_once_only(fc, trace, tmp_path: Path) -> None:
+    original = trace("three")
+    a, b, _ = call_ids(original)
+    result = fc("replay", "t", "--set", f"{a}=@-", "--set", f"{b}=@-", input=HOT)
+    assert_clean_error(result, 2, "standard input")
+    assert not (tmp_path / "t.replay-1").exists()
+
+
+@pytest.mark.parametrize(("option", "value"), [("max_steps", 0), ("retries", 11), ("retries", -1)])
+def test_numbers_of_the_manifest_are_checked_as_the_options_are(
+    fc, trace, tmp_path: Path, option: str, value: int
+) -> None:
+    original = trace()
+    manifest = load(original / "manifest.json")
+    manifest["options"][option] = value
+    (original / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert_clean_error(fc("replay", "t"), 2, f"options.{option}")
+    assert not (tmp_path / "t.replay-1").exists()
+    flag = "--" + option.replace("_", "-")
+    assert fc("replay", "t", flag, "2").returncode == 0  # the command line overrides it
+
+
+def test_both_request_files_edited_alike_are_a_hand_edit(fc, trace, tmp_path: Path) -> None:
+    original = trace()
+    later = step_times(original) + 30
+    for name in ("2-request.json", "2-request.deepseek.json"):
+        edit_file(original / name, '\\"temp_c\\": 21', '\\"temp_c\\": 39', at=later)
+    result = fc("replay", "t")
+    assert result.returncode == 0, result.stderr
+    assert "no edits" not in result.stdout
+    assert "agree, but both were changed" in result.stdout
+    manifest = load(tmp_path / "t.replay-1/manifest.json")
+    (edit,) = manifest["edits"]
+    assert edit["kind"] == "hand-edited"
+    assert "39°C" in manifest["final_answer"]
+    # untouched files, even if copied later than the run, are not taken for an edit
+    trace(to="u")
+    assert "no edits" in fc("replay", "u").stdout
+
+
+def test_the_default_step_is_the_last_with_results(fc, trace, tmp_path: Path) -> None:
+    original = trace("one-at-a-time")
+    assert (original / "3-request.json").is_file()
+    result = fc("replay", "t")
+    assert result.returncode == 0, result.stderr
+    assert load(tmp_path / "t.replay-1/manifest.json")["replayed_from"]["step"] == 3
+
+
+FLIP = """
+import json, sys
+path = sys.argv[1]
+doc = json.load(open(path, encoding="utf-8"))
+doc["results"][0]["is_error"] = True
+json.dump(doc, open(path, "w", encoding="utf-8"), ensure_ascii=False)
+"""
+
+
+def test_edit_flipping_is_error_is_honoured(fc, trace, tmp_path: Path) -> None:
+    original = trace()
+    (call_id,) = call_ids(original)
+    (tmp_path / "flip.py").write_text(FLIP, encoding="utf-8")
+    result = fc("replay", "t", "--edit", env=clean_env(EDITOR=f"{sys.executable} flip.py"))
+    assert result.returncode == 0, result.stderr
+    new = tmp_path / "t.replay-1"
+    assert results(new)[call_id]["is_error"] is True
+    (edit,) = load(new / "manifest.json")["edits"]
+    assert edit["kind"] == "editor" and edit["is_error"] is True
+    assert "没查到" in load(new / "manifest.json")["final_answer"]
+
+
+def test_the_demo_refuses_a_base_url(fc, trace, tmp_path: Path) -> None:
+    trace()
+    result = fc("replay", "t", "-p", "demo", "--base-url", "http://127.0.0.1:9")
+    assert_clean_error(result, 2, "--base-url")
+    assert not (tmp_path / "t.replay-1").exists()

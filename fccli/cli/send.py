@@ -46,6 +46,8 @@ def send(
         raise UsageError(f"-o {out} is the request being sent; save the response elsewhere")
     request = read_request_file(file)
     name = provider_for(request, provider)
+    if out is not None:
+        _check_writable(out)  # before the call: a response sent for nothing is billed anyway
 
     def live(piece: bytes) -> None:
         sys.stdout.buffer.write(piece)
@@ -74,6 +76,28 @@ def send(
     if sys.stdout.isatty() and not body.endswith(b"\n"):
         sys.stdout.buffer.write(b"\n")  # the prompt on a line of its own; pipes get the bytes
     sys.stdout.buffer.flush()
+
+
+def _check_writable(out: Path) -> None:
+    """Refuse an -o that cannot be written, before anything is sent. Nothing is created."""
+    import os
+
+    from fccli.core.errors import UsageError
+
+    if out.is_dir():
+        raise UsageError(f"cannot write {out}: it is a directory", hint="give a file name")
+    parent = out.parent
+    if not parent.is_dir():
+        raise UsageError(
+            f"cannot write {out}: {parent} is not a directory"
+            if parent.exists()
+            else f"cannot write {out}: no directory {parent}",
+            hint="create the directory first, or choose another -o",
+        )
+    if out.exists() and not os.access(out, os.W_OK):
+        raise UsageError(f"cannot write {out}: permission denied")
+    if not out.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {out}: permission denied in {parent}")
 
 
 def _save(out: Path, data: bytes) -> None:

@@ -107,6 +107,12 @@ Editor = Callable[[str], str]
 def apply_edits(request: Request, step: int, asked: EditsAsked, editor: Editor) -> Applied:
     request = request.model_copy(deep=True)
     results = StepResults(request, step)
+    stdin = [v for v in asked.sets if v.partition("=")[2] in ("@", "@-")]
+    if len(stdin) > 1:
+        raise UsageError(
+            f"--set reads standard input {len(stdin)} times ({', '.join(stdin)}); it can be read once",
+            hint="give the other results as ID=@FILE or ID=TEXT",
+        )
     sets = [_parse_set(value, results) for value in asked.sets]
     errors = [results.resolve(i, "--error") for i in asked.errors]
     oks = [results.resolve(i, "--ok") for i in asked.oks]
@@ -274,6 +280,8 @@ def run_editor(text: str) -> str:
                 f"the editor {command!r} exited with status {done.returncode}: nothing was replayed"
             )
         saved = path.read_text(encoding="utf-8")
+        if not saved.strip():
+            return saved  # emptied: the replay is cancelled, with the document's own words
         try:
             parse_json(saved, str(path))
         except FcError as e:

@@ -108,6 +108,8 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     options = manifest["options"] if isinstance(manifest.get("options"), dict) else {}
     if trace.wire_format is None:
         raise UsageError(f"{trace.path}: neither its manifest nor its files name a wire format")
+    if settings.out is not None:
+        _refuse_out_in_trace(settings.out, trace.path)
     step = choose_step(trace, settings.step)
     source = read_step_request(trace.path, step, get_format(trace.wire_format), settings.source)
     origin = _Origin(
@@ -119,7 +121,7 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
         tools=settings.tools or _text(options.get("tools")) or "weather",
         retries=settings.retries
         if settings.retries is not None
-        else _int(options.get("retries"), 3),
+        else _int(options.get("retries"), 3, "retries", 0, 10),
     )
     name = settings.provider or origin.provider
     if name is None or name not in KNOWN:
@@ -178,7 +180,11 @@ def _prepare(
         )
     messages, thinking = _for_provider(request, name, wire.name, notes)
     stream = settings.stream if settings.stream is not None else options.get("stream") is True
-    max_steps = 1 if settings.once else settings.max_steps or _int(options.get("max_steps"), 8)
+    max_steps = (
+        1
+        if settings.once
+        else settings.max_steps or _int(options.get("max_steps"), 8, "max_steps", 1, None)
+    )
     run_options = RunOptions(
         question=_text(manifest.get("question")) or "",
         model=model,
@@ -258,9 +264,28 @@ def _prepare(
     return PreparedReplay(run, plan)
 
 
+def _refuse_out_in_trace(out: Path, trace: Path) -> None:
+    """--out may be neither the original trace, nor inside it, nor a directory holding it:
+    the original is never touched (and --force would delete it)."""
+    where, original = out.resolve(), trace.resolve()
+    if where == original or original in where.parents:
+        what = "the original trace" if where == original else "inside the original trace"
+        raise UsageError(
+            f"--out {out} is {what} {trace}; the replay is written to a new trace, "
+            "never into the old one",
+            hint="choose another --out, or leave it out for TRACE.replay-N",
+        )
+    if where in original.parents:
+        raise UsageError(
+            f"--out {out} holds the original trace {trace}; the replay needs a directory of its own",
+            hint="choose another --out, or leave it out for TRACE.replay-N",
+        )
+
+
 def next_replay_dir(trace: Path) -> Path:
-    """`<trace>.replay-1`, then `-2`, ... beside the original."""
-    base = trace if trace.name else trace.resolve()
+    """`<trace>.replay-1`, then `-2`, ... beside the original. The resolved path names it: the
+    name of `..` or `.` is not the trace's, and its parent is not the trace's parent."""
+    base = trace if trace.name and ".." not in trace.parts else trace.resolve()
     n = 1
     while (candidate := base.with_name(f"{base.name}.replay-{n}")).exists():
         n += 1
@@ -407,5 +432,17 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+def _int(value: Any, default: int, name: str, low: int, high: int | None) -> int:
+    """A number of the manifest's options, checked as the command line's option would be."""
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool):
+        return default
+    if value < low or (high is not None and value > high):
+        allowed = f"{low} to {high}" if high is not None else f"at least {low}"
+        flag = "--" + name.replace("_", "-")
+        raise UsageError(
+            f"the trace's manifest says options.{name} = {value}; it must be {allowed}",
+            hint=f"give {flag} to choose",
+        )
+    return value

@@ -142,7 +142,22 @@ def read_step_request(
     if where is None:
         chosen = files[prefer or "internal"]
         assert chosen.request is not None
-        return StepSource(step, chosen.request, chosen.path.name, internal.request)
+        agreed = StepSource(step, chosen.request, chosen.path.name, internal.request)
+        later = edited_together(trace_path, step, internal.path, wired.path)
+        if later is not None:
+            agreed.note = (
+                f"{internal.path.name} and {wired.path.name} agree, but both were changed "
+                f"{_duration(later)} after the step's response: edited by hand, "
+                f"replaying {chosen.path.name}"
+            )
+            agreed.hand_edit = {
+                "kind": "hand-edited",
+                "file": chosen.path.name,
+                "files": [internal.path.name, wired.path.name],
+                "why": f"both request files were changed {_duration(later)} after the files "
+                "fc wrote after them",
+            }
+        return agreed
     kind, why = (prefer, "as --from asked") if prefer else edited_file(internal.path, wired.path)
     chosen, other = (internal, wired) if kind == "internal" else (wired, internal)
     assert chosen.request is not None and other.request is not None
@@ -201,6 +216,26 @@ def edited_file(internal: Path, wire: Path) -> tuple[str, str]:
         "the files' times do not tell which was edited, and the wire file is what is sent "
         "(--from internal for the other)",
     )
+
+
+def edited_together(trace_path: Path, step: int, *requests: Path) -> float | None:
+    """Seconds by which the step's request files are newer than the files fc wrote after them
+    (the step's responses, the manifest), when more than a moment; else None."""
+    after = [
+        p
+        for p in (trace_path / "manifest.json", *sorted(trace_path.glob(f"{step}-response*.json")))
+        if p.is_file()
+    ]
+    if not after:
+        return None
+    try:
+        oldest_request = min(p.stat().st_mtime_ns for p in requests)
+        newest_after = max(p.stat().st_mtime_ns for p in after)
+    except OSError:
+        return None
+    if oldest_request - newest_after > SAME_MOMENT_NS:
+        return (oldest_request - newest_after) / 1e9
+    return None
 
 
 def _duration(seconds: float) -> str:
