@@ -228,6 +228,9 @@ class RoundTrip:
             record["masked"] = "the response echoed a secret; the trace file has it as ***"
         # On record before it is read: an answer that cannot be read still shows its attempts.
         self.trace.add_step(record)
+        if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
+            self._phase = f"while the answer streamed in ({len(raw):,} bytes kept)"
+            raise KeyboardInterrupt
         self._phase = "after the answer came"
         if stream is not None:
             wire_response = self._assembled(step, reply, stream)
@@ -263,18 +266,18 @@ class RoundTrip:
 
         A stream that ended early raises StreamCut: whatever calls it held are never run."""
         fmt = self.wire.name
+        mask = self.provider.mask  # these messages quote what the server sent
         if stream.failure is not None:  # an `error` event, or data that is not JSON
             failure = stream.failure
-            failure.message = f"step {step}: {failure.message}"
+            failure.message = mask(f"step {step}: {failure.message}")
             if isinstance(failure, ProviderError):
                 failure.step = step
+                failure.body = None if failure.body is None else mask(failure.body)
             raise failure
-        if reply.interrupted:
-            raise KeyboardInterrupt
         try:
             wire_response = stream.folder.finish(cut=reply.cut)
         except ProviderError as e:  # cut short, or not an event stream at all
-            e.message = f"step {step}: {e.message}; nothing in it was executed"
+            e.message = mask(f"step {step}: {e.message}; nothing in it was executed")
             e.step = step
             e.hint = e.hint or f"the bytes that arrived are in {step}-response.{fmt}.sse"
             raise

@@ -136,6 +136,9 @@ class Transport:
     def close(self) -> None:
         self._client.close()
 
+    def mask(self, text: str) -> str:
+        return mask(text, self._secrets)
+
     def post(
         self,
         url: str,

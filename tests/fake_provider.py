@@ -113,6 +113,8 @@ class FakeProvider:
         """Characters per streamed text or reasoning fragment."""
         self.stream_pause = 0.0
         """Seconds a stream stalls halfway (where the cut quirks cut it): time for a Ctrl-C."""
+        self.stalled = threading.Event()
+        """Set when a stream with `stream_pause` has sent its first half and stalls."""
         self.stream_quirks: set[str] = set()
         """Any of STREAM_QUIRKS."""
         self.received: list[Received] = []
@@ -321,6 +323,7 @@ class FakeProvider:
         for event in events:
             if event is _CUT:
                 if self.stream_pause:
+                    self.stalled.set()
                     time.sleep(self.stream_pause)
                 if "cut" in self.stream_quirks:
                     # Drop the connection mid-body: no terminating chunk, so the client's HTTP

@@ -439,9 +439,9 @@ def test_an_anthropic_error_result_carries_is_error(fc, fake_provider, tmp_path:
     assert block["is_error"] is True
 
 
-def interrupt_run(server: FakeProvider, cwd: Path, *args: str, settle: float = 0.0):
+def interrupt_run(server: FakeProvider, cwd: Path, *args: str, settle: float = 0.0, ready=None):
     """Start `fc run QUESTION -p deepseek ARGS` against the fake, press Ctrl-C once the server
-    has the request (and `settle` seconds more), and return (exit code, stderr)."""
+    has the request (or `ready()` is true) and `settle` seconds more; return (exit code, stderr)."""
     import signal
     import subprocess
     import sys
@@ -457,7 +457,7 @@ def interrupt_run(server: FakeProvider, cwd: Path, *args: str, settle: float = 0
         text=True,
     )
     deadline = time.monotonic() + 20
-    while not server.received and time.monotonic() < deadline:
+    while not (ready() if ready else server.received) and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(settle)
     proc.send_signal(signal.SIGINT)

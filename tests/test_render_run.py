@@ -85,7 +85,8 @@ def _streamed_transcript(tmp_path: Path, *, terminal: bool) -> str:
 def test_a_stream_grows_live_on_a_terminal(tmp_path: Path) -> None:
     out = _streamed_transcript(tmp_path, terminal=True)
     # the live display drew the call as it grew: a half-written argument string was on screen
-    assert re.search(r'get_weather id call_\w+ call 0, \d+ fragment\(s\): \{"ci', out)
+    assert re.search(r"get_weather id call_\w+ \(call 0, \d+ fragment\(s\)\)", out)
+    assert '{"city":"杭州"}▌' in out  # the arguments, on a line of their own
     assert "streaming…" in out
     # then the step printed as any other
     assert "▶ tool call get_weather" in out and "streamed:" in out

@@ -854,3 +854,12 @@ def test_an_error_in_the_listener_is_its_own_not_the_stream_s() -> None:
 
     with pytest.raises(KeyError, match="renderer bug"):
         fold(chat_sse(ANSWER, DEFAULT), dialect=DEEPSEEK, on_delta=broken)
+
+
+def test_events_after_done_in_a_later_read_are_ignored_too() -> None:
+    folder = ChatStreamFolder()
+    folder.feed(sse(delta_chunk({"content": "hi"}), delta_chunk({}, "stop")))
+    folder.feed(sse(delta_chunk({"content": " and more"}), done=False))
+    out = folder.finish()
+    assert out["choices"][0]["message"]["content"] == "hi"
+    assert "1 event(s) after `data: [DONE]` ignored" in folder.notes

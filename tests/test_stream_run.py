@@ -221,11 +221,15 @@ def test_an_http_error_before_the_stream_is_an_ordinary_error(
 
 def test_ctrl_c_mid_stream_keeps_the_bytes_that_came(fake_provider, tmp_path: Path) -> None:
     fake_provider.stream_pause = 20  # the first half of the stream goes out, then it stalls
-    returncode, stderr = interrupt_run(fake_provider, tmp_path, "--stream", settle=0.5)
+    returncode, stderr = interrupt_run(
+        fake_provider, tmp_path, "--stream", settle=0.5, ready=fake_provider.stalled.is_set
+    )
     assert returncode == 130, stderr
     assert "Traceback" not in stderr
     trace = tmp_path / "t"
-    assert load(trace / "manifest.json")["status"] == "interrupted"
+    manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "interrupted"
+    assert "while the answer streamed in" in manifest["error"]["message"]
     raw = (trace / "1-response.deepseek.sse").read_bytes()
     assert raw.startswith(b"data: ") and b"[DONE]" not in raw
     assert not (trace / "1-response.json").exists()
@@ -242,3 +246,26 @@ def test_a_json_answer_to_a_stream_request_is_said_to_be_no_stream(
     assert "Traceback" not in result.stderr
     # what came is kept as it came
     assert (tmp_path / "t" / "1-response.deepseek.sse").read_bytes().startswith(b"{")
+
+
+def test_a_key_quoted_by_an_error_event_is_masked_everywhere(
+    fc, fake_provider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests import fake_provider as fake_module
+
+    said = f"Incorrect API key provided: {fake_provider.key}"
+    event = {"error": {"message": said, "type": "invalid_request_error"}}
+    monkeypatch.setitem(fake_module._STREAM_ERRORS, "chat", f"data: {json.dumps(event)}\n\n")
+    fake_provider.stream_quirks = {"error_event"}
+    result = run_fc(fc, fake_provider, "deepseek", "--stream")
+    assert result.returncode == 3, result.stderr
+    assert "Incorrect API key provided: ***" in result.stderr
+    for path in (tmp_path / "t").iterdir():
+        assert fake_provider.key.encode() not in path.read_bytes(), path.name
+    assert fake_provider.key not in result.stdout + result.stderr
+
+
+def test_the_demo_cuts_inside_the_first_call_of_several(fc, tmp_path: Path) -> None:
+    result = fc("run", TWO_CITIES, "--stream", "--demo-fault", "cut-stream", "-o", "t")
+    assert result.returncode == 3
+    assert "has incomplete arguments: '{\"cit'" in result.stderr

@@ -41,6 +41,11 @@ class Provider(Protocol):
         """Post the wire request body, exactly these bytes, and return the response body."""
         ...
 
+    def mask(self, text: str) -> str:
+        """`text` with the provider's secrets replaced by ***: for messages built from what a
+        server sent (a stream's error event, a cut fragment), which no transport has masked."""
+        ...
+
     def send_stream(self, body: bytes, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
         """Post a request that asks for a stream; hand every piece of the body to `on_bytes` as
         it arrives, and return all of it. An HTTP error before the stream starts raises

@@ -59,6 +59,9 @@ class DemoProvider:
         self.pace = 0.0
         """Seconds to wait between the events of a streamed answer (0: all at once)."""
 
+    def mask(self, text: str) -> str:
+        return text  # offline: no secret to keep
+
     def send(self, body: bytes, *, step: int) -> Reply:
         return Reply(encode(self._respond(json.loads(body), step)))
 

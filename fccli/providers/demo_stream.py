@@ -69,10 +69,14 @@ def sse_events(response: dict[str, Any], *, include_usage: bool) -> list[bytes]:
 
 
 def cut_inside_first_call(events: list[bytes]) -> list[bytes]:
-    """The events up to the middle of the first call's arguments: a connection that dropped
-    while the model was writing them (the demo fault `cut-stream`)."""
+    """The events up to the middle of the first call's arguments (index 0, whatever calls
+    follow): a connection that dropped while the model was writing them (`cut-stream`)."""
     # A fragment, not a head: the head's function starts with its name.
-    fragments = [i for i, e in enumerate(events) if b'"function":{"arguments":' in e]
+    fragments = [
+        i
+        for i, e in enumerate(events)
+        if b'"function":{"arguments":' in e and b'"tool_calls":[{"index":0,' in e
+    ]
     if len(fragments) < 2:
         return events[: max(1, len(events) // 2)]
     return events[: fragments[len(fragments) // 2]]

@@ -42,6 +42,9 @@ class HttpProvider:
             headers["x-api-key"] = self.key
         return headers
 
+    def mask(self, text: str) -> str:
+        return self.transport.mask(text)
+
     def send(self, body: bytes, *, step: int) -> Reply:
         return self._post(body, step, self.headers(), None)
 

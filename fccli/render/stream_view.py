@@ -31,6 +31,7 @@ class LiveStream:
         self._text: list[str] = []
         self._calls: dict[int, _Call] = {}
         self._fragments = 0
+        self._console = console
         self._live = Live(
             console=console, transient=True, refresh_per_second=12, get_renderable=self._render
         )
@@ -53,26 +54,38 @@ class LiveStream:
         self._live.stop()
 
     def _render(self) -> Group:
+        # Each line sized to the terminal, ending where the new fragments land: Rich crops a
+        # line too long, and a cropped tail would hide exactly what is arriving.
+        room = max(12, self._console.width - 1)
         lines: list[Text] = [Text(f"  streaming… {self._fragments} fragment(s)", style="dim")]
         if self._thinking:
-            lines.append(Text("  thinking: " + _tail("".join(self._thinking)), style="dim"))
+            lines.append(
+                Text("  thinking: " + _tail("".join(self._thinking), room - 12), style="dim")
+            )
         if self._text:
-            lines.append(Text("  text: " + _tail("".join(self._text))))
+            lines.append(Text("  text: " + _tail("".join(self._text), room - 8)))
         for position, call in sorted(self._calls.items()):
-            arguments = "".join(call.parts)
             lines.append(
                 Text.assemble(
                     ("  ▶ ", "yellow"),
                     (call.name or "?", "bold"),
                     (f" id {call.id or '?'}", "magenta"),
-                    (f" call {position}, {len(call.parts)} fragment(s): ", "dim"),
-                    (_tail(arguments), "cyan"),
-                    ("▌", "blink"),
+                    (f" (call {position}, {len(call.parts)} fragment(s))", "dim"),
                 )
             )
+            arguments = _tail("".join(call.parts), room - 7)
+            lines.append(Text.assemble("      ", (arguments, "cyan"), ("▌", "blink")))
         return Group(*lines)
 
 
-def _tail(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= TAIL else "…" + flat[-TAIL:]
+def _tail(text: str, room: int) -> str:
+    """The end of `text` on one line, in at most `room` cells (a CJK character takes two)."""
+    from rich.cells import cell_len
+
+    flat = " ".join(text.split())[-TAIL:]
+    room = max(4, room)
+    if cell_len(flat) <= room:
+        return flat
+    while cell_len(flat) > room - 1:  # at most TAIL characters: cheap
+        flat = flat[1:]
+    return "…" + flat
