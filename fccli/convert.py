@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.models import Message, Request, Response
 from fccli.diff import Change, changes, compact, path_str
-from fccli.trace.reader import FORMAT_NAMES
+from fccli.wire.registry import INTERNAL as INTERNAL_NAME
+from fccli.wire.registry import family, format_names
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Document
     from fccli.wire.registry import WireFormat
 
-CHAT = ("deepseek", "openai")
 INTERNAL = "the internal format"
 
 
@@ -51,30 +51,30 @@ class Converted:
 
 
 def convert(doc: Document, target: str) -> Converted:
-    if target not in FORMAT_NAMES:
+    if target not in format_names():
         raise UsageError(
-            f"unknown target format {target!r}", hint=f"known formats: {', '.join(FORMAT_NAMES)}"
+            f"unknown target format {target!r}", hint=f"known formats: {', '.join(format_names())}"
         )
     internal = doc.internal
     assert internal is not None, "read the document with internal=True"
     out = Converted(None, doc.format, doc.kind, target)
-    if doc.format == target and target != "internal":
+    if doc.format == target and target != INTERNAL_NAME:
         # Already in the target format: through the internal format and back would only lose
         # what the internal format has no place for (a response's `created`), for nothing.
         out.output = doc.data
         return out
     try:
-        if doc.format != "internal":
+        if doc.format != INTERNAL_NAME:
             out.losses += _source_losses(doc)
             out.notes += _source_notes(doc)
         request = _as_request(internal, doc.system)
-        if doc.kind == "messages" and doc.system is not None and target not in CHAT:
-            holder = INTERNAL if target == "internal" else target
+        if doc.kind == "messages" and doc.system is not None and family(target) != "chat":
+            holder = INTERNAL if target == INTERNAL_NAME else target
             out.losses.append(
                 f"$[0]: the system message ({compact(doc.system, 40)}) has no place in a "
                 f"messages array of {holder}: convert the whole request to keep it"
             )
-        if target == "internal":
+        if target == INTERNAL_NAME:
             out.output = doc.internal_json()
             return out
         fmt = _format(target)
@@ -82,16 +82,16 @@ def convert(doc: Document, target: str) -> Converted:
             wire = fmt.to_wire_response(internal)
             back: Any = fmt.from_wire_response(wire).to_json_dict()
             out.output = wire
-            _round_trip(out, internal.to_json_dict(), back, _holder(target), ())
+            _round_trip(out, internal.to_json_dict(), back, fmt.holder, (), target=fmt)
         else:
             assert request is not None
             wire = fmt.to_wire_request(request)
             back = fmt.from_wire_request(wire).to_json_dict()
             prefix: tuple[str, ...] = ("messages",) if doc.kind == "messages" else ()
             out.output = wire["messages"] if doc.kind == "messages" else wire
-            _round_trip(out, request.to_json_dict(), back, _holder(target), prefix)
-            out.notes += _target_notes(request, target)
-            out.warnings += _target_warnings(out.output, target)
+            _round_trip(out, request.to_json_dict(), back, fmt.holder, prefix, target=fmt)
+            out.notes += fmt.written_notes(request)
+            out.warnings += fmt.output_warnings(*_messages_of(out.output))
     except ConversionError as e:
         raise InputFileError(
             doc.name, f"cannot be written as {target}: {e.problem}", json_path=e.json_path
@@ -99,9 +99,11 @@ def convert(doc: Document, target: str) -> Converted:
     return out
 
 
-def _holder(target: str) -> str:
-    """The target, as the loss lines name it: `openai chat`, `anthropic`."""
-    return f"{target} chat" if target in CHAT else target
+def _messages_of(body: Any) -> tuple[Any, str]:
+    """A request's messages (or a messages array itself), and their JSON path."""
+    if isinstance(body, dict):
+        return body.get("messages"), "$.messages"
+    return body, "$"
 
 
 def _format(name: str) -> WireFormat:
@@ -149,6 +151,7 @@ def _round_trip(
     prefix: tuple[str, ...],
     *,
     source: str | None = None,
+    target: WireFormat | None = None,
 ) -> None:
     """What differs after a round trip: a value that did not come back is a loss; a setting that
     came back where there was none is one the translation set (a note: a default the target
@@ -164,7 +167,7 @@ def _round_trip(
             continue  # the wrapper request fc put around a messages array
         if change.kind == "added" and len(loc) == 1 and not prefix:
             out.added.append(path_str(loc))
-            out.notes.append(f"{path_str(loc)}: {explain_added(change, holder)}")
+            out.notes.append(f"{path_str(loc)}: {explain_added(change, target)}")
         else:
             out.losses.append(f"{path_str(loc)}: {explain(change, holder, source)}")
 
@@ -220,77 +223,18 @@ def explain(change: Change, holder: str, source: str | None = None) -> str:
     return f"{compact(old, 40)} comes back as {compact(new, 40)}"
 
 
-def explain_added(change: Change, holder: str) -> str:
+def explain_added(change: Change, target: WireFormat | None) -> str:
     """A value the round trip gives back where the source had none: set by the translation."""
     key = next((str(s) for s in reversed(change.loc) if isinstance(s, str)), "")
-    new = change.new
-    if key == "max_tokens" and holder == "anthropic":
-        return f"set to {new} (Anthropic requires max_tokens; the source sets none)"
-    if key == "tool_choice" and holder == "anthropic":
-        return (
-            f"set to {compact(new)} (Anthropic says 'one call at a time' inside tool_choice; "
-            "auto is what no choice means)"
-        )
-    return f"set to {compact(new, 40)} by the translation"
+    said = target.added_note(key, compact(change.new)) if target is not None else None
+    return said or f"set to {compact(change.new, 40)} by the translation"
 
 
 # ---------------------------------------------------------------------------------------------
 # changes of form worth a note
 
 
-def _target_notes(request: Request, target: str) -> list[str]:
-    if target not in CHAT:
-        return []
-    from fccli.wire.chat.codec import ERROR_MARKER
-
-    out = []
-    for i, message in enumerate(request.messages):
-        for j, block in enumerate(message.content):
-            if block.type == "tool_result" and block.is_error:
-                out.append(
-                    f"$.messages[{i}].content[{j}].is_error: is_error has no place in chat: "
-                    f"marked in the text as {ERROR_MARKER!r} (read back as is_error: true)"
-                )
-    return out
-
-
-def _target_warnings(output: Any, target: str) -> list[str]:
-    """What the target's provider would refuse in the output: a thinking block without its
-    signature, for Anthropic (reasoning from another provider has none; fc check's FC121)."""
-    if target != "anthropic":
-        return []
-    messages = output.get("messages") if isinstance(output, dict) else output
-    base = "$.messages" if isinstance(output, dict) else "$"
-    out = []
-    for i, m in enumerate(messages if isinstance(messages, list) else []):
-        content = m.get("content") if isinstance(m, dict) else None
-        for j, block in enumerate(content if isinstance(content, list) else []):
-            if block.get("type") == "thinking" and not isinstance(block.get("signature"), str):
-                out.append(
-                    f"{base}[{i}].content[{j}]: a thinking block without its signature, "
-                    "which Anthropic refuses (HTTP 400: "
-                    f"messages.{i}.content.{j}.thinking.signature: Field required)"
-                )
-    return out
-
-
 def _source_notes(doc: Document) -> list[str]:
-    if doc.format not in CHAT or not isinstance(doc.internal, (Request, list)):
+    if doc.format == INTERNAL_NAME or not isinstance(doc.internal, (Request, list)):
         return []
-    from fccli.wire.chat.codec import ERROR_MARKER
-
-    messages = doc.data.get("messages") if isinstance(doc.data, dict) else doc.data
-    base = "$.messages" if isinstance(doc.data, dict) else "$"
-    out = []
-    for i, m in enumerate(messages if isinstance(messages, list) else []):
-        content = m.get("content") if isinstance(m, dict) else None
-        if (
-            m.get("role") == "tool"
-            and isinstance(content, str)
-            and content.startswith(ERROR_MARKER)
-        ):
-            out.append(
-                f"{base}[{i}].content: read as an error result (is_error: true), since the text "
-                f"starts with {ERROR_MARKER!r}"
-            )
-    return out
+    return _format(doc.format).read_notes(*_messages_of(doc.data))

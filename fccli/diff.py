@@ -779,12 +779,15 @@ class DiffResult:
         return out
 
 
-_CHAT = ("deepseek", "openai")
-
-
 def diff_documents(a: Document, b: Document) -> DiffResult:
     side_a, side_b = (Side(d.name, d.format, d.kind, d.reason) for d in (a, b))
-    same_family = a.format == b.format or (a.format in _CHAT and b.format in _CHAT)
+    from fccli.wire.registry import INTERNAL, family
+
+    # Formats of one layout (DeepSeek and OpenAI chat) compare field by field; the internal
+    # format is mapped onto a wire format instead.
+    same_family = a.format == b.format or (
+        INTERNAL not in (a.format, b.format) and family(a.format) == family(b.format)
+    )
     if same_family:
         return DiffResult("structural", side_a, side_b, changes(a.data, b.data))
     if a.kind != b.kind:

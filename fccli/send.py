@@ -16,11 +16,6 @@ from typing import Any
 from fccli.core.errors import InputFileError, Interrupted, ProviderError, StreamCut, UsageError
 from fccli.core.jsonio import parse_json
 
-BY_FORMAT = {"deepseek": "deepseek", "openai": "openai", "anthropic": "anthropic"}
-"""The provider a request file goes to when `-p` does not say."""
-FAMILY = {"deepseek": "chat", "openai": "chat", "anthropic": "anthropic"}
-"""DeepSeek and OpenAI share the chat format: a file of either may go to any chat provider."""
-
 
 @dataclass
 class RequestFile:
@@ -30,7 +25,7 @@ class RequestFile:
     """The file's bytes: exactly what is sent."""
     data: dict[str, Any]
     format: str
-    """deepseek, openai or anthropic."""
+    """A wire format's name (fccli/wire/registry.py)."""
     stream: bool
     """The file asks for a stream (`"stream": true`)."""
     strict: bool
@@ -38,7 +33,7 @@ class RequestFile:
 
 
 def read_request_file(name: str) -> RequestFile:
-    from fccli.trace.detect import TraceManifest, Unrecognised, detect
+    from fccli.wire.detect import TraceManifest, Unrecognised, detect
 
     path = Path(name)
     if path.is_dir():
@@ -87,14 +82,16 @@ def _a(word: str) -> str:
 
 def provider_for(file: RequestFile, asked: str | None) -> str:
     """`-p`, else the provider of the file's format; refused across format families."""
-    from fccli.providers.profiles import PROFILES
-    from fccli.providers.registry import KNOWN
+    from fccli.providers.registry import KNOWN, wire_format_of
+    from fccli.wire.registry import family
 
-    name = asked or BY_FORMAT[file.format]
+    # A format's own provider bears its name; formats of one family (DeepSeek and OpenAI chat)
+    # may go to any provider of the family.
+    name = asked or file.format
     if name not in KNOWN:
         raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
-    takes = "deepseek" if name == "demo" else PROFILES[name].wire_format
-    if FAMILY[takes] != FAMILY[file.format]:
+    takes = wire_format_of(name)
+    if family(takes) != family(file.format):
         raise UsageError(
             f"{file.name} is {_a(file.format)} request, and {name} takes the {takes} format",
             hint=f"fc convert {file.name} --to {takes} -o body.json, then send body.json",

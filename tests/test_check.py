@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fccli.check import check_outgoing, check_request, check_trace
-from fccli.check.lint import KNOWN_FORMATS
 from fccli.check.schema import validate
 from fccli.check.traces import first_difference
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.models import Request
+from fccli.wire.registry import format_names
 from tests.conftest import REPO
 
 EXAMPLES = sorted((REPO / "traces" / "examples").iterdir())
@@ -150,7 +150,7 @@ _message = st.dictionaries(
     messages=st.lists(_message, max_size=4),
     tools=_json,
     choice=_json,
-    fmt=st.sampled_from(KNOWN_FORMATS),
+    fmt=st.sampled_from(format_names()),
 )
 def test_any_history_is_reported_never_a_crash(
     messages: list[Any], tools: Any, choice: Any, fmt: str

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from fccli.convert import convert
-from fccli.trace.detect import TraceManifest, Unrecognised, detect, error_body
 from fccli.trace.reader import document_from
+from fccli.wire.detect import TraceManifest, Unrecognised, detect, error_body
 from fccli.wire.registry import get_format
 from tests.conftest import REPO
 

@@ -29,10 +29,8 @@ from fccli.core.models import (
 )
 from fccli.wire.chat.codec import (
     ERROR_MARKER,
-    OPENAI,
     STOP_FROM_CHAT,
     STOP_TO_CHAT,
-    ChatDialect,
     dump_arguments,
     from_wire_request,
     from_wire_response,
@@ -40,7 +38,9 @@ from fccli.wire.chat.codec import (
     to_wire_request,
     to_wire_response,
 )
-from fccli.wire.registry import DEEPSEEK_DIALECT, get_format
+from fccli.wire.chat.dialects import DEEPSEEK as DEEPSEEK_DIALECT
+from fccli.wire.chat.dialects import OPENAI, ChatDialect
+from fccli.wire.registry import get_format
 from tests.builders import (
     WEATHER,
     WEATHER_SCHEMA,
@@ -1056,6 +1056,7 @@ def test_the_deepseek_dialect_is_reasoning_content_with_a_thinking_switch_on_by_
         thinking_param=True,
         thinking_default=True,
         thinking_tool_choices=("auto", "none"),
+        model_prefixes=("deepseek",),
     )
     assert expected == DEEPSEEK_DIALECT
 

@@ -18,10 +18,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.wire.chat.codec import ERROR_MARKER, ChatDialect
-from fccli.wire.registry import FORMATS, ChatFormat
-
-CHAT_FORMATS = tuple(name for name, wire in FORMATS.items() if isinstance(wire, ChatFormat))
+from fccli.wire.base import WireFormat
+from fccli.wire.chat.codec import ERROR_MARKER
+from fccli.wire.registry import FORMATS, family, refusals
 
 
 @dataclass
@@ -90,7 +89,16 @@ class History:
 
     @property
     def chat(self) -> bool:
-        return self.format in CHAT_FORMATS
+        return family(self.format) == "chat"
+
+    @property
+    def wire(self) -> WireFormat | None:
+        """The wire format (None for the internal format)."""
+        return FORMATS.get(self.format)
+
+    def refuses(self, rule: str) -> bool:
+        """The format's providers answer this rule's mistake with HTTP 400."""
+        return rule in refusals(self.format)
 
     def calls(self) -> list[Call]:
         return [c for t in self.turns for c in t.calls]
@@ -113,7 +121,7 @@ class History:
 def read_history(doc: dict[str, Any], fmt: str, root: str = "$.messages") -> History:
     raw_messages = doc.get("messages")
     messages = raw_messages if isinstance(raw_messages, list) else []
-    read = _chat_turn if fmt in CHAT_FORMATS else _blocks_turn
+    read = _chat_turn if family(fmt) == "chat" else _blocks_turn
     turns = [
         read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
         for i, m in enumerate(messages)
@@ -265,7 +273,7 @@ def _tools(tools: Any, fmt: str) -> list[OfferedTool]:
         if not isinstance(tool, dict):
             continue
         path = f"$.tools[{k}]"
-        if fmt in CHAT_FORMATS:
+        if family(fmt) == "chat":
             spec = _object(tool.get("function"))
             path += ".function"
             schema_key = "parameters"
@@ -290,7 +298,7 @@ def _choice(choice: Any, fmt: str) -> tuple[str, str | None] | None:
         return (choice, None) if choice in ("auto", "none", "required") else None
     if not isinstance(choice, dict):
         return None
-    if fmt in CHAT_FORMATS:
+    if family(fmt) == "chat":
         function = choice.get("function")
         name = function.get("name") if isinstance(function, dict) else None
         return ("tool", name) if isinstance(name, str) else None
@@ -303,20 +311,8 @@ def _choice(choice: Any, fmt: str) -> tuple[str, str | None] | None:
     return None
 
 
-def chat_dialect(fmt: str) -> ChatDialect | None:
-    wire = FORMATS.get(fmt)
-    return wire.dialect if isinstance(wire, ChatFormat) else None
-
-
 def _thinking(doc: dict[str, Any], fmt: str) -> bool:
-    thinking = doc.get("thinking")
-    if fmt == "internal":
-        return thinking is True
-    kind = thinking.get("type") if isinstance(thinking, dict) else None
-    if fmt == "anthropic":
-        return kind in ("enabled", "adaptive")
-    dialect = chat_dialect(fmt)
-    if dialect is None or not dialect.thinking_param:
-        return False
-    # DeepSeek: on unless turned off (api-docs.deepseek.com, guides/thinking_mode).
-    return kind == "enabled" or (kind != "disabled" and dialect.thinking_default)
+    wire = FORMATS.get(fmt)
+    if wire is None:  # the internal format: a plain switch
+        return doc.get("thinking") is True
+    return wire.thinking_on(doc)

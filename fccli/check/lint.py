@@ -20,9 +20,8 @@ from fccli.check.rules import ALL
 from fccli.core.errors import ConversionError, FcError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
-from fccli.wire.registry import FORMATS, get_format
+from fccli.wire.registry import format_names, get_format
 
-KNOWN_FORMATS = ("internal", *FORMATS)
 MAX_READER_FINDINGS = 5
 
 
@@ -70,8 +69,8 @@ def _demoted(f: Finding) -> Finding:
 
 
 def inspect(request_doc: Any, fmt: str) -> Checked:
-    if fmt not in KNOWN_FORMATS:
-        raise UsageError(f"unknown format {fmt!r}", hint=f"formats: {', '.join(KNOWN_FORMATS)}")
+    if fmt not in format_names():
+        raise UsageError(f"unknown format {fmt!r}", hint=f"formats: {', '.join(format_names())}")
     if isinstance(request_doc, list):
         doc, root = {"messages": request_doc}, "$"
     elif isinstance(request_doc, dict) and isinstance(request_doc.get("messages"), list):

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fccli.check.findings import Finding, count
-from fccli.check.lint import KNOWN_FORMATS, inspect
+from fccli.check.lint import inspect
 from fccli.check.traces import inspect_trace
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.jsonio import read_json
-from fccli.trace.detect import Unrecognised, detect
+from fccli.wire.detect import Unrecognised, detect
+from fccli.wire.registry import format_names
 
 
 @dataclass
@@ -60,9 +61,9 @@ def check_path(path: Path, fmt: str | None = None) -> Report:
         return Report(str(path), "trace", trace.findings, trace.files)
     doc = read_json(path)
     if fmt is not None:
-        if fmt not in KNOWN_FORMATS:
+        if fmt not in format_names():
             raise UsageError(
-                f"unknown --format {fmt!r}", hint=f"formats: {', '.join(KNOWN_FORMATS)}"
+                f"unknown --format {fmt!r}", hint=f"formats: {', '.join(format_names())}"
             )
         reason = "--format"
     else:

@@ -16,13 +16,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from fccli.check.findings import Finding, finding
-from fccli.check.history import CHAT_FORMATS, History
-from fccli.check.lint import KNOWN_FORMATS, inspect
+from fccli.check.history import History
+from fccli.check.lint import inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_json
 from fccli.core.models import Request, Response
-from fccli.wire.registry import get_format
+from fccli.wire.registry import family, format_names, get_format
 
 _TRACE_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.json")
 INTERNAL = "internal"
@@ -73,7 +73,7 @@ def inspect_trace(path: str | Path) -> TraceCheck:
 
 
 def _request(step: _Step, fmt: str, file: Path) -> list[Finding]:
-    if fmt not in KNOWN_FORMATS:
+    if fmt not in format_names():
         return [
             finding(
                 "FC100", fmt, "$", f"fc cannot check the {fmt} format yet; this file was skipped"
@@ -161,7 +161,7 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
         return []
     if not may_answer_unasked(h):
         return []
-    where = "$.choices[0].message" if fmt in CHAT_FORMATS else "$.content"
+    where = "$.choices[0].message" if family(fmt) == "chat" else "$.content"
     return [finding("FC119", h.format, where, made_up_message(h)).in_file(name)]
 
 
@@ -173,7 +173,7 @@ def _response(step: _Step) -> tuple[Response, str, str] | None:
             doc = read_json(file)
             if fmt == INTERNAL:
                 return Response.model_validate(doc), fmt, file.name
-            if fmt in KNOWN_FORMATS:
+            if fmt in format_names():
                 return get_format(fmt).from_wire_response(doc), fmt, file.name
         except (FcError, ValidationError):
             continue

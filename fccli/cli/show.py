@@ -36,7 +36,6 @@ def show(
     from fccli.core.jsonio import dumps
     from fccli.render import transcript
     from fccli.render.console import make_console
-    from fccli.trace.detect import is_manifest
     from fccli.trace.reader import (
         MANIFEST,
         document_from,
@@ -49,6 +48,7 @@ def show(
         wire_json,
         wire_sections,
     )
+    from fccli.wire.detect import is_manifest
 
     if html is not None and json_output:
         raise UsageError("--html and --json: choose one")

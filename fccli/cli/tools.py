@@ -9,8 +9,11 @@ def tools(
     tools: str = typer.Option(
         "weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."
     ),
-    wire_format: str = typer.Option(
-        "deepseek", "--format", "-f", help="internal, deepseek, openai or anthropic."
+    wire_format: str | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="internal, or a wire format (fc providers lists them); default: the demo model's.",
     ),
     provider: str | None = typer.Option(
         None, "--provider", "-p", help="Show them in this provider's format (overrides --format)."
@@ -31,22 +34,21 @@ def tools(
     if strict:
         specs, problems = strict_specs(specs)
     from fccli.core.errors import UsageError
-    from fccli.wire.registry import FORMATS
+    from fccli.providers.registry import KNOWN, wire_format_of
+    from fccli.wire.registry import INTERNAL, format_names
 
     if provider is not None:
-        from fccli.providers.profiles import PROFILES
-        from fccli.providers.registry import KNOWN
-
         if provider not in KNOWN:
             raise UsageError(
                 f"unknown provider {provider!r}", hint=f"known providers: {', '.join(KNOWN)}"
             )
-        wire_format = PROFILES[provider].wire_format if provider in PROFILES else "deepseek"
-    if wire_format not in ("internal", *FORMATS):
+        wire_format = wire_format_of(provider)
+    wire_format = wire_format or wire_format_of("demo")
+    if wire_format not in format_names():
         raise UsageError(
-            f"unknown format {wire_format!r}", hint=f"formats: internal, {', '.join(FORMATS)}"
+            f"unknown format {wire_format!r}", hint=f"formats: {', '.join(format_names())}"
         )
-    if wire_format == "internal":
+    if wire_format == INTERNAL:
         shown = [s.to_json_dict() for s in specs]
     else:
         from fccli.wire.registry import get_format

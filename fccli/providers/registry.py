@@ -40,6 +40,15 @@ def default_provider_name() -> str:
     return "demo"
 
 
+def wire_format_of(name: str) -> str:
+    """The wire format a provider speaks (the demo model speaks DeepSeek's)."""
+    if name == "demo":
+        from fccli.providers.demo import INFO
+
+        return INFO.wire_format
+    return PROFILES[name].wire_format
+
+
 def resolve_base_url(name: str, explicit: str | None, *, strict: bool = False) -> str:
     profile = PROFILES[name]
     if explicit is not None and not explicit.strip():

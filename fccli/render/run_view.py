@@ -56,9 +56,16 @@ def _streamed(stream: dict[str, Any]) -> str:
 
 class RunView:
     def __init__(
-        self, console: Console, provider: str, wire_format: str, results_layout: str
+        self,
+        console: Console,
+        provider: str,
+        wire_format: str,
+        results_layout: str,
+        stop_field: str = "finish_reason",
     ) -> None:
         self.console = console
+        self.stop_field = stop_field
+        """The wire name of the stop reason's field, said beside the internal one."""
         self.provider = provider
         self.wire_format = wire_format
         self.results_layout = results_layout
@@ -153,7 +160,7 @@ class RunView:
         colour = "yellow" if resp.stop_reason == "tool_use" else "green"
         wire = ""
         if event.wire_stop_reason and event.wire_stop_reason != resp.stop_reason:
-            wire = f" [dim](on the wire: finish_reason {escape(event.wire_stop_reason)})[/]"
+            wire = f" [dim](on the wire: {self.stop_field} {escape(event.wire_stop_reason)})[/]"
         c.print(
             f"[cyan]← response[/]: stop_reason [bold {colour}]{escape(resp.stop_reason)}[/]{wire} "
             f"[dim]({event.duration_ms:.0f} ms{usage})[/]"

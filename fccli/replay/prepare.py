@@ -337,7 +337,7 @@ def _for_provider(
         )
         thinking = None
     messages = list(request.messages)
-    if fmt == "anthropic":
+    if get_format(fmt).signed_thinking:
         # Anthropic refuses a thinking block sent back without the signature it gave it
         # (FC121); reasoning written by another provider has none, so it stays behind.
         unsigned = sum(

@@ -5,7 +5,7 @@ noted on its step, never a reason to refuse the rest. The manifest is required (
 directory is not a trace). Wire files are read as stored: a real provider's body may be compact
 JSON on one line, or not JSON at all (an error page); readers pretty-print them themselves.
 
-A single file's format is detected from its content (fccli.trace.detect), not its name, and it is
+A single file's format is detected from its content (fccli.wire.detect), not its name, and it is
 read into the internal format through the wire format's translator. Every failure is an
 InputFileError (exit 2) naming the file and, where there is one, the JSON path.
 """
@@ -23,12 +23,11 @@ from fccli.core.jsonio import check_depth, dumps, parse_json, read_json, too_dee
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 
 if TYPE_CHECKING:
-    from fccli.trace.detect import Detected
+    from fccli.wire.detect import Detected
 
 MANIFEST = "manifest.json"
 TRACES_ROOT = Path("traces")
 STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.(json|sse)")
-FORMAT_NAMES = ("internal", "deepseek", "openai", "anthropic")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -44,7 +43,7 @@ class Document:
     data: Any
     """The JSON as read."""
     format: str
-    """internal, deepseek, openai or anthropic."""
+    """`internal` or a wire format's name (fccli/wire/registry.py)."""
     kind: str
     """request, response or messages."""
     reason: str
@@ -124,7 +123,7 @@ def read_document(name: str, *, forced: str | None = None, internal: bool = True
 def document_from(
     data: Any, name: str, *, forced: str | None = None, internal: bool = True
 ) -> Document:
-    from fccli.trace.detect import TraceManifest, Unrecognised, detect
+    from fccli.wire.detect import TraceManifest, Unrecognised, detect
 
     try:
         detected: Detected = detect(data, name_hint=name)
@@ -135,9 +134,11 @@ def document_from(
         raise InputFileError(name, f"not a request or response fc can read: {e}") from None
     fmt, reason = detected.format, detected.reason
     if forced is not None:
-        if forced not in FORMAT_NAMES:
+        from fccli.wire.registry import format_names
+
+        if forced not in format_names():
             raise UsageError(
-                f"unknown format {forced!r}", hint=f"known formats: {', '.join(FORMAT_NAMES)}"
+                f"unknown format {forced!r}", hint=f"known formats: {', '.join(format_names())}"
             )
         fmt, reason = forced, f"forced with --from (the content looks {detected.format})"
     doc = Document(name, data, fmt, detected.kind, reason)
@@ -430,7 +431,7 @@ def _read_step(step: Step, wire_format: str | None, http_status: int | None = No
 def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
     """A failed request keeps the provider's error body where the response would be: say so
     with the provider's own sentence, not that it is a malformed response."""
-    from fccli.trace.detect import error_body
+    from fccli.wire.detect import error_body
 
     said = error_body(data)
     if said is None:

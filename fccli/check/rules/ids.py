@@ -58,7 +58,7 @@ def duplicate_ids(h: History) -> Iterator[Finding]:
 
 
 def anthropic_id_pattern(h: History) -> Iterator[Finding]:
-    if h.format != "anthropic":
+    if not h.refuses("FC107"):
         return
     for call in h.calls():
         if call.id is not None and not _ID.fullmatch(call.id):

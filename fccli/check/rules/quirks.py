@@ -13,14 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from fccli.check.findings import Finding, finding
-from fccli.check.history import History, chat_dialect
+from fccli.check.history import History
 from fccli.check.rules.common import call_label
 from fccli.wire.shape import describe
 
 
 def reasoning_passed_back(h: History) -> Iterator[Finding]:
-    dialect = chat_dialect(h.format)
-    field = dialect.reasoning_field if dialect is not None else None
+    field = h.wire.reasoning_field if h.wire is not None else None
     if field is None or not h.thinking:
         return
     for turn in h.turns:
@@ -49,7 +48,8 @@ def _serde_kind(value: Any) -> str:
 
 
 def tool_content_is_text(h: History) -> Iterator[Finding]:
-    if h.format != "deepseek":  # OpenAI accepts an array of text parts here; DeepSeek does not
+    # OpenAI accepts an array of text parts here; DeepSeek does not (and says so, FC113).
+    if not h.refuses("FC113"):
         return
     for turn in h.turns:
         if turn.role == "tool" and not isinstance(turn.raw.get("content"), str):
@@ -69,12 +69,8 @@ def thinking_tool_choice(h: History) -> Iterator[Finding]:
     if not h.thinking or h.choice is None:
         return
     kind, name = h.choice
-    dialect = chat_dialect(h.format)
-    if dialect is not None and dialect.thinking_tool_choices is not None:
-        allowed: tuple[str, ...] = dialect.thinking_tool_choices
-    elif h.format == "anthropic":
-        allowed = ("auto", "none")
-    else:
+    allowed = h.wire.thinking_tool_choices if h.wire is not None else None
+    if allowed is None:
         return
     if kind in allowed:
         return
@@ -89,7 +85,7 @@ def thinking_tool_choice(h: History) -> Iterator[Finding]:
 
 
 def thinking_signature(h: History) -> Iterator[Finding]:
-    if h.format != "anthropic":
+    if h.wire is None or not h.wire.signed_thinking:
         return
     for turn in h.turns:
         content = turn.raw.get("content") if turn.role == "assistant" else None

@@ -76,7 +76,7 @@ def tool_names(h: History) -> Iterator[Finding]:
                 tool.path,
                 f"the tool name {tool.name!r} is offered twice: the model writes only a name, "
                 "so it cannot say which one it means",
-                severity="error" if h.format == "anthropic" else None,
+                severity="error" if h.refuses("FC117") else None,
             )
         seen.add(tool.name)
     if len(h.tools) > MANY_TOOLS:

@@ -26,7 +26,6 @@ an empty system prompt (none), and user turns split or merged around tool messag
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from fccli.core.errors import ConversionError
@@ -43,6 +42,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
+from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.shape import count, expect, shape_errors
 
 ERROR_MARKER = "[tool error] "
@@ -63,25 +63,6 @@ STOP_TO_CHAT = {
     "refusal": "content_filter",
     "stop_sequence": "stop",
 }
-
-
-@dataclass(frozen=True)
-class ChatDialect:
-    """What one provider adds to the chat format. A provider is configuration, not a mapper."""
-
-    name: str = "openai"
-    """The format's name, used as the trace files' suffix (`1-request.deepseek.json`)."""
-    reasoning_field: str | None = None
-    """The assistant message's key for reasoning text (DeepSeek: `reasoning_content`)."""
-    thinking_param: bool = False
-    """Whether requests carry `thinking: {"type": "enabled" | "disabled"}` (DeepSeek)."""
-    thinking_default: bool = False
-    """Thinking on when the request leaves it unset (DeepSeek: on)."""
-    thinking_tool_choices: tuple[str, ...] | None = None
-    """The tool_choice types accepted in thinking mode, where limited (DeepSeek: auto, none)."""
-
-
-OPENAI = ChatDialect()
 
 
 def dump_arguments(arguments: dict[str, Any]) -> str:

@@ -33,7 +33,8 @@ from typing import Any
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.wire.chat.codec import OPENAI, ChatDialect, parse_arguments
+from fccli.wire.chat.codec import parse_arguments
+from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.sse import (
     ListenerFailed,
     SSEDecoder,

@@ -5,23 +5,38 @@ Chat (DeepSeek, OpenAI) is easy to tell: `choices`, `tool_calls`, `role: "tool"`
 on Anthropic's), so they are told apart by the fields only one of them has; when a document
 has none of those (a bare question), both read it the same, and the file name, when given,
 breaks the tie, else it is taken as internal.
+
+The formats' names and what betrays each (a dialect's reasoning field and model names, the
+blocks format's model names) come from the registry; a format of its own layout recognises
+itself (WireFormat.detect), asked before the two families are told apart.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-Kind = Literal["request", "response", "messages"]
+from fccli.wire.base import Detected, Kind
+from fccli.wire.chat.format import ChatFormat
+from fccli.wire.registry import FORMATS, INTERNAL, family, hinted_format
+
+__all__ = ["Detected", "TraceManifest", "Unrecognised", "detect", "error_body", "is_manifest"]
 
 
-@dataclass(frozen=True)
-class Detected:
-    format: str
-    """internal, deepseek, openai or anthropic"""
-    kind: Kind
-    reason: str
-    """What gave it away, for a learner (and for `--format` when it guessed wrong)."""
+def _chat_formats() -> list[ChatFormat]:
+    return [f for f in FORMATS.values() if isinstance(f, ChatFormat)]
+
+
+def _blocks_name() -> str:
+    """The wire format whose blocks fc's internal format was modelled on."""
+    return next(name for name, f in FORMATS.items() if f.family == "blocks")
+
+
+def _model_prefixes(name: str) -> tuple[str, ...]:
+    fmt = FORMATS[name]
+    if isinstance(fmt, ChatFormat):
+        return fmt.dialect.model_prefixes
+    prefixes = getattr(fmt, "model_prefixes", ())
+    return prefixes if isinstance(prefixes, tuple) else ()
 
 
 class Unrecognised(ValueError):
@@ -64,6 +79,11 @@ def error_body(doc: Any) -> str | None:
 
 
 def detect(doc: Any, name_hint: str | None = None) -> Detected:
+    if isinstance(doc, (list, dict)):
+        for fmt in FORMATS.values():
+            claimed = fmt.detect(doc, name_hint)
+            if claimed is not None:
+                return claimed
     if isinstance(doc, list):
         return _detect_messages(doc, name_hint)
     if not isinstance(doc, dict):
@@ -79,7 +99,7 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
         return _detect_request(doc, doc["messages"], name_hint)
     if isinstance(doc.get("content"), list) and "stop_reason" in doc:
         if doc.get("type") == "message":
-            return Detected("anthropic", "response", 'it has `"type": "message"`')
+            return Detected(_blocks_name(), "response", 'it has `"type": "message"`')
         return _blocks_format(
             _anthropic_response_sign(doc) or _anthropic_messages_sign([doc]),
             _internal_messages_sign([doc]) or _internal_usage_sign(doc),
@@ -148,29 +168,27 @@ def _quiet_request_sign(
     """(format, reason) for a request whose messages carry no sign of any format."""
     model = doc["model"] if isinstance(doc.get("model"), str) else ""
     thinking = doc.get("thinking")
-    if isinstance(thinking, dict) and "max_tokens" not in doc:
+    switch = next((f for f in _chat_formats() if f.dialect.thinking_param), None)
+    if isinstance(thinking, dict) and "max_tokens" not in doc and switch is not None:
         # DeepSeek's switch has Anthropic's shape, but Anthropic requires max_tokens.
         return (
-            "deepseek",
-            'thinking is `{"type": ...}` and there is no max_tokens (DeepSeek\'s switch)',
+            switch.name,
+            f'thinking is `{{"type": ...}}` and there is no max_tokens ({switch.name}\'s switch)',
         )
-    hinted = _hinted_format(name_hint)
+    hinted = hinted_format(name_hint)
     if hinted is not None:
         return hinted, f"nothing in it tells; the file name says {hinted}"
-    if model.startswith("claude"):
-        return "anthropic", "nothing else tells; the model is a Claude model"
+    blocks = _blocks_name()
+    if model.startswith(_model_prefixes(blocks)):
+        return blocks, f"nothing else tells; the model is a {blocks} model"
     only_strings = all(isinstance(m.get("content"), str) for m in _dicts(messages))
-    if only_strings and model.startswith("deepseek"):
-        return "deepseek", "plain-string messages, and the model is a DeepSeek model"
-    return None
-
-
-def _hinted_format(name_hint: str | None) -> str | None:
-    if not name_hint:
-        return None
-    for name in ("deepseek", "openai", "anthropic"):
-        if f".{name}." in name_hint:
-            return name
+    for chat in _chat_formats():
+        if (
+            only_strings
+            and chat.dialect.model_prefixes
+            and model.startswith(chat.dialect.model_prefixes)
+        ):
+            return chat.name, f"plain-string messages, and the model is a {chat.name} model"
     return None
 
 
@@ -180,8 +198,8 @@ def _detect_messages(messages: list[Any], name_hint: str | None) -> Detected:
     sign = _chat_messages_sign(messages)
     if sign:
         return Detected(_chat_flavour({}, messages, name_hint), "messages", sign)
-    hinted = _hinted_format(name_hint)
-    if hinted in ("deepseek", "openai"):
+    hinted = hinted_format(name_hint)
+    if hinted is not None and family(hinted) == "chat":
         return Detected(hinted, "messages", f"nothing in it tells; the file name says {hinted}")
     return _blocks_format(
         _anthropic_messages_sign(messages), _internal_messages_sign(messages), "messages", name_hint
@@ -191,13 +209,15 @@ def _detect_messages(messages: list[Any], name_hint: str | None) -> Detected:
 def _blocks_format(
     anthropic_sign: str | None, internal_sign: str | None, kind: Kind, name_hint: str | None
 ) -> Detected:
+    blocks = _blocks_name()
     if anthropic_sign and not internal_sign:
-        return Detected("anthropic", kind, anthropic_sign)
+        return Detected(blocks, kind, anthropic_sign)
     if internal_sign and not anthropic_sign:
-        return Detected("internal", kind, internal_sign)
-    if _hinted_format(name_hint) == "anthropic":
-        return Detected("anthropic", kind, "nothing in it tells; the file name says anthropic")
-    return Detected("internal", kind, "nothing Anthropic- or chat-only in it")
+        return Detected(INTERNAL, kind, internal_sign)
+    hinted = hinted_format(name_hint)
+    if hinted is not None and family(hinted) == "blocks":
+        return Detected(hinted, kind, f"nothing in it tells; the file name says {hinted}")
+    return Detected(INTERNAL, kind, "nothing Anthropic- or chat-only in it")
 
 
 def _dicts(items: Any) -> list[dict[str, Any]]:
@@ -230,22 +250,38 @@ def _chat_messages_sign(messages: list[Any]) -> str | None:
             return f'a message has `"role": "{m["role"]}"`'
         if "tool_calls" in m or "tool_call_id" in m:
             return "a message has `tool_calls`"
-        if "reasoning_content" in m:
-            return "a message has `reasoning_content`"
+        for chat in _chat_formats():
+            field = chat.dialect.reasoning_field
+            if field and field in m:
+                return f"a message has `{field}`"
     return None
 
 
 def _chat_flavour(doc: dict[str, Any], messages: list[Any], name_hint: str | None) -> str:
-    """DeepSeek's chat is OpenAI's plus reasoning; without a sign of either, the file name
-    decides, else OpenAI (the plain form)."""
+    """A dialect is the plain chat format plus its own fields (DeepSeek: reasoning and a
+    thinking switch); without a sign of one, the file name decides, else the plain form."""
     model = doc.get("model")
-    if isinstance(model, str) and model.startswith("deepseek"):
-        return "deepseek"
-    if "thinking" in doc or any("reasoning_content" in m for m in _dicts(messages)):
-        return "deepseek"
-    if name_hint and ".deepseek." in name_hint:
-        return "deepseek"
-    return "openai"
+    hinted = hinted_format(name_hint)
+    chats = _chat_formats()
+    for chat in chats:
+        dialect = chat.dialect
+        if (
+            isinstance(model, str)
+            and dialect.model_prefixes
+            and model.startswith(dialect.model_prefixes)
+        ):
+            return chat.name
+        if dialect.thinking_param and "thinking" in doc:
+            return chat.name
+        field = dialect.reasoning_field
+        if field and any(field in m for m in _dicts(messages)):
+            return chat.name
+    if hinted is not None and family(hinted) == "chat":
+        return hinted
+    plain = [
+        c.name for c in chats if c.dialect.reasoning_field is None and not c.dialect.model_prefixes
+    ]
+    return plain[0] if plain else chats[-1].name
 
 
 def _anthropic_request_sign(doc: dict[str, Any]) -> str | None:

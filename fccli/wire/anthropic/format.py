@@ -1,0 +1,128 @@
+"""The Anthropic Messages format as the registry lists it (wire/base.py).
+
+The providers' 400 sentences are the ones collected in PROTOCOL.md ("What providers answer when
+the history is wrong"); those not in that table name their source beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fccli.core.models import Request, Response
+from fccli.core.stream import OnDelta
+from fccli.wire.anthropic import codec
+from fccli.wire.base import Detected, Refusal, StreamFolder
+
+_WHO = "Anthropic"
+NO_RESULT = (
+    "messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+    "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+)
+
+REFUSALS: dict[str, Refusal] = {
+    "FC101": (_WHO, NO_RESULT),
+    "FC102": (
+        _WHO,
+        "messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` "
+        "blocks: {ids}. Each `tool_result` block must have a corresponding "
+        "`tool_use` block in the previous message.",
+    ),
+    "FC103": (_WHO, "the following `tool_use` ids were not found in `tool_result` blocks: {ids}"),
+    "FC104": (_WHO, NO_RESULT),
+    # anthropics/claude-code#20901, #21083
+    "FC106": (_WHO, "messages.{n}.content.{k}: `tool_use` ids must be unique"),
+    # CommandCodeAI/command-code#323, tailcallhq/forgecode#1142
+    "FC107": (
+        _WHO,
+        "messages.{n}.content.{k}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'",
+    ),
+    # anthropics/claude-code#6696, anthropics/anthropic-sdk-typescript#648
+    "FC109": (_WHO, "messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"),
+    # mastra-ai/mastra#7507
+    "FC114": (_WHO, "Thinking may not be enabled when tool_choice forces tool use."),
+    # anthropics/claude-code#10687
+    "FC117": (_WHO, "tools: Tool names must be unique."),
+    # JohnnyZ93/oai-compatible-copilot#217
+    "FC121": (_WHO, "messages.{n}.content.{k}.thinking.signature: Field required"),
+}
+
+
+@dataclass(frozen=True)
+class AnthropicFormat:
+    name: str = "anthropic"
+    family = "blocks"
+    holder = "anthropic"
+    stop_field = "stop_reason"
+    results_layout = "all tool_result blocks in one user message"
+    reasoning_field = None
+    # Forcing a tool with thinking on is refused (REFUSALS["FC114"]).
+    thinking_tool_choices = ("auto", "none")
+    signed_thinking = True
+    model_prefixes = ("claude",)
+
+    @property
+    def refusals(self) -> Mapping[str, Refusal]:
+        return REFUSALS
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return codec.to_wire_request(request)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return codec.from_wire_request(body)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return codec.to_wire_response(response)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return codec.from_wire_response(body)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        return codec.wire_stop_reason(body)
+
+    def request_problem(self, request: Request) -> str | None:
+        return codec.request_problem(request)
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
+        from fccli.wire.anthropic.stream import AnthropicStreamFolder
+
+        return AnthropicStreamFolder(on_delta)
+
+    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
+        return None  # the blocks family is told by wire/detect.py from the formats' data
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        thinking = body.get("thinking")
+        return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+    def added_note(self, key: str, value: Any) -> str | None:
+        if key == "max_tokens":
+            return f"set to {value} (Anthropic requires max_tokens; the source sets none)"
+        if key == "tool_choice":
+            return (
+                f"set to {value} (Anthropic says 'one call at a time' inside tool_choice; "
+                "auto is what no choice means)"
+            )
+        return None
+
+    def read_notes(self, messages: Any, base: str) -> list[str]:
+        return []
+
+    def written_notes(self, request: Request) -> list[str]:
+        return []
+
+    def output_warnings(self, messages: Any, base: str) -> list[str]:
+        """A thinking block without its signature (reasoning from another provider has none;
+        fc check's FC121)."""
+        out = []
+        for i, m in enumerate(messages if isinstance(messages, list) else []):
+            content = m.get("content") if isinstance(m, dict) else None
+            for j, block in enumerate(content if isinstance(content, list) else []):
+                if block.get("type") == "thinking" and not isinstance(block.get("signature"), str):
+                    out.append(
+                        f"{base}[{i}].content[{j}]: a thinking block without its signature, "
+                        "which Anthropic refuses (HTTP 400: "
+                        f"messages.{i}.content.{j}.thinking.signature: Field required)"
+                    )
+        return out

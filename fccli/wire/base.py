@@ -1,0 +1,143 @@
+"""What a wire format is: everything fc knows about one, declared in its own package.
+
+A format is one object of the WireFormat protocol, listed in `wire/registry.py`; every other
+module (the reader, check, convert, diff, send, replay, the engine) takes the formats from the
+registry and asks them, so adding a format is one new package plus one registry line.
+
+Formats come in families of one layout: `chat` (a call's arguments as a JSON string, one
+`role: "tool"` message per result) and `blocks` (calls and results are content blocks, as in
+fc's internal format). A family decides how `fc check` reads a history leniently and which
+formats `fc diff` compares field by field; a format of a new layout names its own family.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from fccli.core.models import Request, Response
+from fccli.core.stream import OnDelta
+
+Kind = Literal["request", "response", "messages"]
+
+Refusal = tuple[str, str]
+"""(who answers, what they answer with HTTP 400): a provider's sentence for an `fc check` rule.
+`{n}`, `{k}`, `{ids}` and other names in it are filled in with the place of the finding."""
+
+
+@dataclass(frozen=True)
+class Detected:
+    format: str
+    """A format's name (`internal` or one of the registry's)."""
+    kind: Kind
+    reason: str
+    """What gave it away, for a learner (and for `--format` when it guessed wrong)."""
+
+
+class StreamFolder(Protocol):
+    """Assembles a streamed answer from its raw bytes, piece by piece (wire/*/stream.py)."""
+
+    @property
+    def bytes_received(self) -> int: ...
+
+    notes: list[str]
+    """What a learner should know about the stream (no `[DONE]` after finish_reason, ...)."""
+
+    def feed(self, chunk: bytes) -> None: ...
+
+    def finish(self, cut: str | None = None) -> dict[str, Any]:
+        """The answer as a non-streamed call returns it, or StreamCut when it ended early."""
+        ...
+
+
+class WireFormat(Protocol):
+    @property
+    def name(self) -> str:
+        """The format's name, also the trace files' suffix (`1-request.<name>.json`)."""
+        ...
+
+    @property
+    def family(self) -> str:
+        """`chat`, `blocks`, or a new layout's own name (see the module's docstring)."""
+        ...
+
+    @property
+    def holder(self) -> str:
+        """The format as a loss line names it (`openai chat`: "openai chat has no place...")."""
+        ...
+
+    @property
+    def stop_field(self) -> str:
+        """The wire name of the stop reason's field (chat: `finish_reason`)."""
+        ...
+
+    @property
+    def results_layout(self) -> str:
+        """How the results of one turn travel in this format, in a learner's words."""
+        ...
+
+    @property
+    def refusals(self) -> Mapping[str, Refusal]:
+        """Per `fc check` rule (`FC101`...), what the format's providers answer with HTTP 400.
+        A rule quoted here for some formats only (FC107, FC113...) applies to those only."""
+        ...
+
+    @property
+    def reasoning_field(self) -> str | None:
+        """The assistant message's key for reasoning, where thinking travels as a field."""
+        ...
+
+    @property
+    def thinking_tool_choices(self) -> tuple[str, ...] | None:
+        """The tool_choice types accepted in thinking mode, where limited."""
+        ...
+
+    @property
+    def signed_thinking(self) -> bool:
+        """The provider takes a thinking block back only with the signature it gave it."""
+        ...
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]: ...
+    def from_wire_request(self, body: Any) -> Request: ...
+    def to_wire_response(self, response: Response) -> dict[str, Any]: ...
+    def from_wire_response(self, body: Any) -> Response: ...
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        """The stop reason as the wire says it, for showing side by side."""
+        ...
+
+    def request_problem(self, request: Request) -> str | None:
+        """A reason the provider would refuse the request, known before sending it."""
+        ...
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder: ...
+
+    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
+        """This format's claim on a document, from its content; None when it has none.
+        (The chat and blocks families are told apart by `wire/detect.py` from what they
+        declare; a format of its own layout says here how it is recognised.)"""
+        ...
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        """Whether a request body of this format asks for thinking (read leniently)."""
+        ...
+
+    def added_note(self, key: str, value: Any) -> str | None:
+        """Why the translation set `key` to `value` where the source had none, when this
+        format requires it (`fc convert`'s notes); None for the plain wording."""
+        ...
+
+    def read_notes(self, messages: Any, base: str) -> list[str]:
+        """Changes of form worth a note when a messages array of this format (at JSON path
+        `base`) is read into the internal format (`fc convert`)."""
+        ...
+
+    def written_notes(self, request: Request) -> list[str]:
+        """Changes of form worth a note when `request` is written in this format."""
+        ...
+
+    def output_warnings(self, messages: Any, base: str) -> list[str]:
+        """What this format's provider would refuse in a messages array written by fc
+        (`fc convert` warns)."""
+        ...

@@ -1,0 +1,42 @@
+"""The chat format's dialects: what each provider adds to it, as data.
+
+A provider is configuration, not a mapper (ARCHITECTURE.md, habit 4): DeepSeek is the chat
+format plus a reasoning field and a thinking switch; OpenAI (and Ollama, vLLM, ...) the plain form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ChatDialect:
+    """What one provider adds to the chat format. A provider is configuration, not a mapper."""
+
+    name: str = "openai"
+    """The format's name, used as the trace files' suffix (`1-request.deepseek.json`)."""
+    reasoning_field: str | None = None
+    """The assistant message's key for reasoning text (DeepSeek: `reasoning_content`)."""
+    thinking_param: bool = False
+    """Whether requests carry `thinking: {"type": "enabled" | "disabled"}` (DeepSeek)."""
+    thinking_default: bool = False
+    """Thinking on when the request leaves it unset (DeepSeek: on)."""
+    thinking_tool_choices: tuple[str, ...] | None = None
+    """The tool_choice types accepted in thinking mode, where limited (DeepSeek: auto, none)."""
+    model_prefixes: tuple[str, ...] = ()
+    """Model names that betray the dialect when nothing else in a document does."""
+
+
+OPENAI = ChatDialect()
+
+DEEPSEEK = ChatDialect(
+    name="deepseek",
+    # DeepSeek's thinking mode: the switch is a request field, the reasoning a message field,
+    # and thinking is on unless turned off (api-docs.deepseek.com, guides/thinking_mode).
+    reasoning_field="reasoning_content",
+    thinking_param=True,
+    thinking_default=True,
+    # "In thinking mode tool_choice may only be auto or none" (PROTOCOL.md, DeepSeek specifics).
+    thinking_tool_choices=("auto", "none"),
+    model_prefixes=("deepseek",),
+)

@@ -1,0 +1,161 @@
+"""The chat format as the registry lists it: one WireFormat per dialect (wire/base.py).
+
+The providers' 400 sentences are the ones collected in PROTOCOL.md ("What providers answer when
+the history is wrong"); those not in that table name their source beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli.core.models import Request, Response
+from fccli.core.stream import OnDelta
+from fccli.wire.base import Detected, Refusal, StreamFolder
+from fccli.wire.chat import codec
+from fccli.wire.chat.dialects import ChatDialect
+
+_PROVIDERS = "OpenAI and DeepSeek"
+NO_RESULT = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+_BAD_ARGUMENTS = (
+    "messages.{n}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
+)
+INVALID_SCHEMA: Refusal = ("OpenAI", "Invalid schema for function '{name}': {detail}")
+"""Strict mode's refusal (ash-project/ash_ai#155: OpenAI's wording; DeepSeek's beta is not on
+record)."""
+
+REFUSALS: dict[str, Refusal] = {
+    "FC101": (_PROVIDERS, NO_RESULT),
+    "FC102": (
+        _PROVIDERS,
+        "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'",
+    ),
+    "FC105": (_PROVIDERS, NO_RESULT),
+    # agno-agi/agno#5116 (two tool messages for one id)
+    "FC106": (
+        "OpenAI",
+        "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', "
+        "in messages[{first}] and messages[{n}].",
+    ),
+    "FC108": ("OpenAI-compatible servers", _BAD_ARGUMENTS),
+    "FC109": ("OpenAI-compatible servers", _BAD_ARGUMENTS),
+    "FC115": INVALID_SCHEMA,
+}
+
+DEEPSEEK_REFUSALS: dict[str, Refusal] = {
+    "FC112": (
+        "DeepSeek",
+        "The `reasoning_content` in the thinking mode must be passed back to the API.",
+    ),
+    "FC113": (
+        "DeepSeek",
+        "Failed to deserialize the JSON body into the target type: messages[{n}]: "
+        "invalid type: {found}, expected a string",
+    ),
+    # osaurus-ai/osaurus#1940, deepseek-ai/DeepSeek-V3#1376
+    "FC114": ("DeepSeek", "Thinking mode does not support this tool_choice"),
+}
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    dialect: ChatDialect
+    own_refusals: Mapping[str, Refusal] = field(default_factory=dict)
+    """The dialect's own 400 sentences, beside the chat format's."""
+
+    family = "chat"
+    stop_field = "finish_reason"
+    results_layout = 'one role:"tool" message per result'
+    signed_thinking = False
+
+    @property
+    def name(self) -> str:
+        return self.dialect.name
+
+    @property
+    def holder(self) -> str:
+        return f"{self.name} chat"
+
+    @property
+    def refusals(self) -> Mapping[str, Refusal]:
+        return {**REFUSALS, **dict(self.own_refusals)}
+
+    @property
+    def reasoning_field(self) -> str | None:
+        return self.dialect.reasoning_field
+
+    @property
+    def thinking_tool_choices(self) -> tuple[str, ...] | None:
+        return self.dialect.thinking_tool_choices
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return codec.to_wire_request(request, self.dialect)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return codec.from_wire_request(body, self.dialect)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return codec.to_wire_response(response, self.dialect)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return codec.from_wire_response(body, self.dialect)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        try:
+            value = body["choices"][0]["finish_reason"]
+        except (KeyError, IndexError, TypeError):
+            return None
+        return value if isinstance(value, str) else None
+
+    def request_problem(self, request: Request) -> str | None:
+        return codec.tool_choice_problem(request, self.dialect)
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
+        from fccli.wire.chat.stream import ChatStreamFolder
+
+        return ChatStreamFolder(self.dialect, on_delta)
+
+    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
+        return None  # the chat family is told by wire/detect.py from the dialects' data
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        if not self.dialect.thinking_param:
+            return False
+        thinking = body.get("thinking")
+        kind = thinking.get("type") if isinstance(thinking, dict) else None
+        # DeepSeek: on unless turned off (api-docs.deepseek.com, guides/thinking_mode).
+        return kind == "enabled" or (kind != "disabled" and self.dialect.thinking_default)
+
+    def added_note(self, key: str, value: Any) -> str | None:
+        return None
+
+    def read_notes(self, messages: Any, base: str) -> list[str]:
+        marker = codec.ERROR_MARKER
+        out = []
+        for i, m in enumerate(messages if isinstance(messages, list) else []):
+            content = m.get("content") if isinstance(m, dict) else None
+            if m.get("role") == "tool" and isinstance(content, str) and content.startswith(marker):
+                out.append(
+                    f"{base}[{i}].content: read as an error result (is_error: true), since the "
+                    f"text starts with {marker!r}"
+                )
+        return out
+
+    def written_notes(self, request: Request) -> list[str]:
+        marker = codec.ERROR_MARKER
+        out = []
+        for i, message in enumerate(request.messages):
+            for j, block in enumerate(message.content):
+                if block.type == "tool_result" and block.is_error:
+                    out.append(
+                        f"$.messages[{i}].content[{j}].is_error: is_error has no place in chat: "
+                        f"marked in the text as {marker!r} (read back as is_error: true)"
+                    )
+        return out
+
+    def output_warnings(self, messages: Any, base: str) -> list[str]:
+        return []
