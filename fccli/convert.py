@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import ConversionError, InputFileError, UsageError
-from fccli.core.models import Message, Request, Response
+from fccli.core.models import Message, ProviderBlock, Request, Response
 from fccli.diff import Change, changes, compact, path_str
 from fccli.wire.registry import INTERNAL as INTERNAL_NAME
 from fccli.wire.registry import family, format_names
@@ -190,6 +190,12 @@ def explain(change: Change, holder: str, source: str | None = None) -> str:
     if change.kind == "removed":
         if isinstance(old, dict) and old.get("type") == "thinking":
             return f"a thinking block dropped: {holder} has no reasoning field"
+        if isinstance(old, dict) and old.get("type") == "provider_block":
+            kept = ProviderBlock.model_validate(old)
+            return (
+                f"the {kept.format} {kept.kind()} block dropped: {holder} has no place for it "
+                f"(it goes back to {kept.format} only, unchanged)"
+            )
         if isinstance(old, dict) and old.get("type") == "text":
             return (
                 f"a text block ({compact(old.get('text'), 30)}) merged into the one before, "

@@ -106,7 +106,8 @@ class FakeProvider:
         self.echo_key_in_401 = False
         """Put the FULL received key into a 401 message (to prove the client redacts it)."""
         self.script: list[Any] = []
-        """One entry consumed per request to a known route, FIFO; empty: normal behaviour."""
+        """One entry consumed per request to a known route, FIFO; empty: normal behaviour.
+        `{"answer": BODY}` answers with BODY as it is (a recorded real answer)."""
         self.fragment_size = 4
         """Characters per streamed `arguments` / `partial_json` fragment."""
         self.text_fragment_size = 8
@@ -242,6 +243,9 @@ class FakeProvider:
         if problem is not None:
             raise _HttpError(400, _error_body(fmt, problem, 400))
 
+        if isinstance(entry, dict) and "answer" in entry:
+            _send_json(h, 200, entry["answer"])
+            return
         model = _Model(request, fmt)
         reply = model.reply()
         if fault is not None:

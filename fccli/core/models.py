@@ -7,6 +7,7 @@ which field of which block is wrong). The JSON shape is a contract: tests pin it
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -57,11 +58,33 @@ class ToolResultBlock(_Model):
     """True when the call failed; `content` then says why, so the model can react."""
 
 
+class ProviderBlock(_Model):
+    """A provider's block that has no equivalent here (Anthropic's server_tool_use,
+    redacted_thinking, compaction...), kept verbatim so it goes back to its format unchanged:
+    a web search, a compaction or a fallback turn continues as the provider expects."""
+
+    type: Literal["provider_block"] = "provider_block"
+    format: str
+    """The wire format it came from; only that format sends it back (others list it as lost)."""
+    block: dict[str, Any]
+    """The block exactly as the provider sent it."""
+
+    def kind(self) -> str:
+        """The block's own type, as its format names it."""
+        kind = self.block.get("type")
+        return kind if isinstance(kind, str) else "?"
+
+    def summary(self) -> str:
+        """`anthropic server_tool_use, 312 bytes, kept as sent`: what a transcript shows."""
+        size = len(json.dumps(self.block, ensure_ascii=False, separators=(",", ":")).encode())
+        return f"{self.format} {self.kind()}, {size} bytes, kept as sent"
+
+
 Block = Annotated[
-    TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock,
+    TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ProviderBlock,
     Field(discriminator="type"),
 ]
-BLOCK_TYPES = ("text", "thinking", "tool_use", "tool_result")
+BLOCK_TYPES = ("text", "thinking", "tool_use", "tool_result", "provider_block")
 
 
 def _text_as_blocks(value: Any) -> Any:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.status import Status
 from rich.text import Text
 
-from fccli.core.models import TextBlock, ThinkingBlock, ToolUseBlock
+from fccli.core.models import ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
 from fccli.run.events import (
     FINAL_STOPS,
     Event,
@@ -179,6 +179,8 @@ class RunView:
                 c.print(
                     Text.assemble(f"  {label}: ", (indented, "bold" if label == "answer" else ""))
                 )
+            elif isinstance(block, ProviderBlock):
+                c.print(f"  [magenta]provider block:[/] {escape(block.summary())}")
             elif isinstance(block, ToolUseBlock):
                 if block.raw_arguments is not None:
                     args = f"arguments (not a JSON object) {block.raw_arguments!r}"

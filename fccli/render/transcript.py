@@ -22,6 +22,7 @@ from rich.text import Text
 
 from fccli.core.models import (
     Message,
+    ProviderBlock,
     Request,
     Response,
     TextBlock,
@@ -145,6 +146,8 @@ class _View:
                 label = "answer: " if final else "text: "
                 text = block.text.replace("\n", "\n" + " " * (2 + len(label)))
                 self.line(label, (text, "bold" if final else ""), indent=2)
+            elif isinstance(block, ProviderBlock):
+                self.line(("provider block: ", "magenta"), block.summary(), indent=2)
             elif isinstance(block, ToolUseBlock):
                 self._call(block, names)
                 if results is not None:

@@ -343,6 +343,8 @@ def _internal_messages_sign(messages: list[Any]) -> str | None:
             return "a tool_result says `is_error: false`, as fc's internal format writes it"
         if block.get("type") == "tool_use" and "raw_arguments" in block:
             return "a tool_use keeps `raw_arguments`"
+        if block.get("type") == "provider_block":
+            return "a `provider_block` (a provider's block fc keeps verbatim)"
     return None
 
 

@@ -30,6 +30,7 @@ from fccli.core.errors import ConversionError
 from fccli.core.models import (
     Block,
     Message,
+    ProviderBlock,
     Request,
     Response,
     TextBlock,
@@ -49,6 +50,8 @@ THINKING_BUDGET = 2048
 MIN_THINKING_BUDGET = 1024
 API_VERSION = "2023-06-01"
 """The `anthropic-version` header every request carries."""
+NAME = "anthropic"
+"""The format's name: trace files' suffix, and the origin of the blocks it keeps verbatim."""
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
 """Anthropic refuses a tool_use id outside this pattern."""
 
@@ -138,13 +141,18 @@ def _message_to_wire(message: Message, index: int) -> dict[str, Any]:
 
 
 def _blocks_to_wire(message: Message, path: str) -> list[dict[str, Any]]:
-    return [
+    wire = [
         _block_to_wire(block, message.role, f"{path}[{j}]")
         for j, block in enumerate(message.content)
     ]
+    return [b for b in wire if b is not None]
 
 
-def _block_to_wire(block: Block, role: str, path: str) -> dict[str, Any]:
+def _block_to_wire(block: Block, role: str, path: str) -> dict[str, Any] | None:
+    if isinstance(block, ProviderBlock):
+        # Verbatim, back to the format it came from; another format's block has no place here
+        # (fc convert lists it as lost).
+        return block.block if block.format == NAME else None
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, ThinkingBlock) and role == "assistant":
@@ -223,7 +231,9 @@ def _request_from_wire(body: Any) -> Request:
                 json_path=f"{path}.role",
             )
         messages.append(
-            Message(role=role, content=_blocks_from_wire(raw.get("content"), f"{path}.content"))
+            Message(
+                role=role, content=_blocks_from_wire(raw.get("content"), f"{path}.content", role)
+            )
         )
     request = Request(
         model=model,
@@ -272,14 +282,14 @@ def _text_blocks(content: Any, path: str) -> list[str]:
     return texts
 
 
-def _blocks_from_wire(content: Any, path: str) -> list[Block]:
+def _blocks_from_wire(content: Any, path: str, role: str) -> list[Block]:
     if isinstance(content, str):  # the short form of one text block
         return [TextBlock(text=content)]
     expect(content, list, path, "a string or an array of content blocks")
-    return [_block_from_wire(b, f"{path}[{k}]") for k, b in enumerate(content)]
+    return [_block_from_wire(b, f"{path}[{k}]", role) for k, b in enumerate(content)]
 
 
-def _block_from_wire(block: Any, path: str) -> Block:
+def _block_from_wire(block: Any, path: str, role: str) -> Block:
     expect(block, dict, path, "a content block object")
     kind = block.get("type")
     if kind == "text":
@@ -309,8 +319,13 @@ def _block_from_wire(block: Any, path: str) -> Block:
             content=text,
             is_error=expect(is_error, bool, f"{path}.is_error", "true or false"),
         )
-    # redacted_thinking, image, document, server tools...: fc's format has no place for them,
-    # and dropping one silently would change the history.
+    if isinstance(kind, str) and kind and role == "assistant":
+        # What the model or Anthropic's servers wrote and fc has no equivalent for
+        # (server_tool_use, web_search_tool_result, redacted_thinking, compaction, fallback...):
+        # kept verbatim, so it goes back unchanged and the turn continues.
+        return ProviderBlock(format=NAME, block=block)
+    # An image or a document in the user's turn: fc's format has no place for them, and
+    # dropping one silently would change the history.
     raise ConversionError(f"fc cannot hold a {kind!r} block", json_path=path)
 
 
@@ -349,7 +364,7 @@ def _response_from_wire(body: Any) -> Response:
     return Response(
         id=body.get("id") if isinstance(body.get("id"), str) else None,
         model=body.get("model") if isinstance(body.get("model"), str) else None,
-        content=_blocks_from_wire(body.get("content"), "$.content"),
+        content=_blocks_from_wire(body.get("content"), "$.content", "assistant"),
         # Unknown reasons (pause_turn, ...) are kept as they came; the engine will not guess.
         stop_reason=stop,
         usage=usage_from_wire(usage) if isinstance(usage, dict) else None,

@@ -32,6 +32,7 @@ from fccli.core.errors import ConversionError
 from fccli.core.models import (
     Block,
     Message,
+    ProviderBlock,
     Request,
     Response,
     TextBlock,
@@ -186,6 +187,8 @@ def _user_to_wire(message: Message, index: int) -> list[dict[str, Any]]:
             flush_texts()
             content = ERROR_MARKER + block.content if block.is_error else block.content
             out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+        elif isinstance(block, ProviderBlock):
+            continue  # another format's block: chat has no place for it (convert lists it lost)
         else:
             raise ConversionError(
                 f"a {block.type} block cannot stand in a user message",
@@ -217,6 +220,8 @@ def _assistant_to_wire(
                     "function": {"name": block.name, "arguments": dump_arguments(block.input)},
                 }
             )
+        elif isinstance(block, ProviderBlock):
+            continue  # another format's block: chat has no place for it (convert lists it lost)
         else:
             raise ConversionError(
                 "a tool_result block cannot stand in an assistant message",
