@@ -244,7 +244,10 @@ class FakeProvider:
             raise _HttpError(400, _error_body(fmt, problem, 400))
 
         if isinstance(entry, dict) and "answer" in entry:
-            _send_json(h, 200, entry["answer"])
+            if request.get("stream") is True and fmt == "anthropic":
+                self._write_stream(h, _anthropic_events(entry["answer"], self), "")
+            else:
+                _send_json(h, 200, entry["answer"])
             return
         model = _Model(request, fmt)
         reply = model.reply()
@@ -1253,12 +1256,19 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
                 {"type": "text_delta", "text": p}
                 for p in _pieces(block["text"], fp.text_fragment_size)
             ]
-        else:
-            opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        elif kind in ("tool_use", "server_tool_use"):
+            opened = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
             deltas = [
                 {"type": "input_json_delta", "partial_json": p}
                 for p in _pieces(_dumps(block["input"]), fp.fragment_size)
             ]
+        elif kind == "compaction":
+            # The summary arrives as one compaction_delta (the beta SDKs' BetaCompactionBlock).
+            opened = {"type": "compaction", "content": None}
+            deltas = [{"type": "compaction_delta", "content": block["content"]}]
+        else:
+            # redacted_thinking, web_search_tool_result, fallback...: whole in the start event.
+            opened, deltas = block, []
         events.append(event("content_block_start", {"index": index, "content_block": opened}))
         if index == 0:
             events.append(event("ping", {}))

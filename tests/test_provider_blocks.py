@@ -124,3 +124,34 @@ def test_a_recorded_answer_with_provider_blocks_runs_to_the_end_and_goes_back_un
             converted.stderr,
         )
     assert "server_tool_use" not in converted.stdout
+
+
+def test_a_streamed_answer_with_provider_blocks_assembles_them_unchanged(
+    fc, fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    fake_provider.script = [{"answer": RECORDED}]
+    result = run_fc(fc, fake_provider, "anthropic", "--thinking", "--stream")
+    assert result.returncode == 0, result.stderr
+    assembled = load(tmp_path / "t" / "1-response.anthropic.json")
+    assert assembled["content"] == RECORDED["content"]
+    manifest = load(tmp_path / "t" / "manifest.json")
+    assert not any("not kept" in note for note in manifest.get("notes", [])), manifest["notes"]
+    second = json.loads(fake_provider.received[1].body)
+    assert second["messages"][1]["content"] == RECORDED["content"]
+
+
+def test_a_compaction_that_never_grew_keeps_its_null() -> None:
+    folder = get_format("anthropic").stream_folder()
+    events = [
+        ("message_start", {"message": {"id": "m", "content": [], "usage": {"input_tokens": 1}}}),
+        (
+            "content_block_start",
+            {"index": 0, "content_block": {"type": "compaction", "content": None}},
+        ),
+        ("content_block_stop", {"index": 0}),
+        ("message_delta", {"delta": {"stop_reason": "compaction"}, "usage": {"output_tokens": 1}}),
+        ("message_stop", {}),
+    ]
+    for name, data in events:
+        folder.feed(f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n".encode())
+    assert folder.finish()["content"] == [{"type": "compaction", "content": None}]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import FindingsError, UsageError
-from fccli.core.models import Message, Request, ThinkingBlock, ToolChoice
+from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
 from fccli.providers.profiles import PROFILES
@@ -363,6 +363,19 @@ def _for_provider(
                 f"{unsigned} thinking block(s) without Anthropic's signature left out: "
                 "Anthropic refuses reasoning it did not sign"
             )
+    foreign = sorted(
+        {
+            f"{b.format} {b.kind()}"
+            for m in messages
+            for b in m.content
+            if isinstance(b, ProviderBlock) and b.format != fmt
+        }
+    )
+    if foreign:
+        notes.append(
+            f"provider block(s) of another format left out ({', '.join(foreign)}): "
+            f"they go back only to the format they came from, not to {fmt}"
+        )
     return messages, thinking
 
 

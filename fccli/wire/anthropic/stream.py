@@ -52,6 +52,8 @@ _GROWS_BY: dict[Any, tuple[str, str]] = {
     # Anthropic's own tools (web search, code execution, MCP) stream their input the same way.
     "server_tool_use": ("input_json_delta", "partial_json"),
     "mcp_tool_use": ("input_json_delta", "partial_json"),
+    # A compaction summary (the beta SDKs' BetaCompactionBlock starts with `content: null`).
+    "compaction": ("compaction_delta", "content"),
 }
 
 
@@ -310,7 +312,8 @@ class AnthropicStreamFolder:
                 if raw is not None:
                     bad.append(b)
                     block["partial_json"] = raw
-            elif b.key is not None:
+            elif b.key is not None and (b.parts or block.get(b.key) is not None):
+                # A block that grew by no piece keeps its start as it was (null stays null).
                 block[b.key] = (block.get(b.key) or "") + joined(b.parts)
             if kind == "thinking" and (b.signature or "signature" in block):
                 block["signature"] = (block.get("signature") or "") + joined(b.signature)
