@@ -64,6 +64,11 @@ STREAM_QUIRKS = frozenset(
         "cut",
         "cut_clean",
         "error_event",
+        # Where real servers differ (issue #14, item 5):
+        "no_finish",  # `[DONE]` and whole arguments, never a finish_reason (Kimi K2 via OpenRouter)
+        "null_arguments",  # a call's arguments sent as null, on the first step
+        "heads_reversed",  # the calls' heads arrive in reverse index order
+        "max_tokens_in_input",  # Anthropic: stopped at max_tokens inside a tool's input
     }
 )
 # What a provider sends when it fails mid-stream: Anthropic documents the `error` event
@@ -262,7 +267,11 @@ class FakeProvider:
             if fmt == "chat":
                 opts = request.get("stream_options")
                 usage = isinstance(opts, dict) and opts.get("include_usage") is True
-                events = _chat_events(response, self, include_usage=usage)
+                first_step = not any(
+                    isinstance(m, dict) and m.get("role") == "tool"
+                    for m in request.get("messages") or []
+                )
+                events = _chat_events(response, self, include_usage=usage, first_step=first_step)
             else:
                 events = _anthropic_events(response, self)
             self._write_stream(h, events, _STREAM_ERRORS[fmt])
@@ -1137,7 +1146,9 @@ def _keep_alive(events: list[Any], quirks: set[str]) -> list[Any]:
     return out
 
 
-def _chat_events(response: dict[str, Any], fp: FakeProvider, *, include_usage: bool) -> list[Any]:
+def _chat_events(
+    response: dict[str, Any], fp: FakeProvider, *, include_usage: bool, first_step: bool = True
+) -> list[Any]:
     quirks = fp.stream_quirks
     base = {k: response[k] for k in ("id", "created", "model")}
     base["object"] = "chat.completion.chunk"
@@ -1179,14 +1190,15 @@ def _chat_events(response: dict[str, Any], fp: FakeProvider, *, include_usage: b
     per_call: list[list[Any]] = []
     for i, call in enumerate(calls):
         index = 0 if "reuse_index0" in quirks else i
+        null = "null_arguments" in quirks and first_step
         head = {
             "index": index,
             "id": call["id"],
             "type": "function",
-            "function": {"name": call["function"]["name"], "arguments": ""},
+            "function": {"name": call["function"]["name"], "arguments": None if null else ""},
         }
         own: list[Any] = [chunk({"tool_calls": [head]})]
-        pieces = _pieces(call["function"]["arguments"], fp.fragment_size)
+        pieces = [] if null else _pieces(call["function"]["arguments"], fp.fragment_size)
         for n, piece in enumerate(pieces):
             if i == 0 and n == max(1, len(pieces) // 2):
                 own.append(_CUT)
@@ -1198,6 +1210,8 @@ def _chat_events(response: dict[str, Any], fp: FakeProvider, *, include_usage: b
         if i == 0 and len(pieces) <= 1:
             own.append(_CUT)
         per_call.append(own)
+    if "heads_reversed" in quirks:
+        per_call.reverse()
     if "interleave" in quirks:
         # Parallel calls written at once: one fragment of each call in turn (routed by index).
         for turn in range(max((len(own) for own in per_call), default=0)):
@@ -1207,7 +1221,7 @@ def _chat_events(response: dict[str, Any], fp: FakeProvider, *, include_usage: b
             events.extend(own)
     if not calls and len(text_pieces) <= 1:
         events.append(_CUT)
-    events.append(chunk({}, choice["finish_reason"]))
+    events.append(chunk({}, None if "no_finish" in quirks else choice["finish_reason"]))
     if include_usage:
         last = {
             "id": base["id"],
@@ -1241,6 +1255,7 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
         (i for i, b in enumerate(response["content"]) if b["type"] == "tool_use"), None
     )
     cut_block = first_tool if first_tool is not None else len(response["content"]) - 1
+    stop = response["stop_reason"]
     for index, block in enumerate(response["content"]):
         kind = block["type"]
         if kind == "thinking":
@@ -1262,6 +1277,11 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
                 {"type": "input_json_delta", "partial_json": p}
                 for p in _pieces(_dumps(block["input"]), fp.fragment_size)
             ]
+            if "max_tokens_in_input" in quirks and kind == "tool_use":
+                # The budget ran out inside the input: half of it, then the stream ends as a
+                # whole stream does, stop_reason max_tokens.
+                deltas = deltas[: max(1, len(deltas) // 2)]
+                stop = "max_tokens"
         elif kind == "compaction":
             # The summary arrives as one compaction_delta (the beta SDKs' BetaCompactionBlock).
             opened = {"type": "compaction", "content": None}
@@ -1279,11 +1299,13 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
         if index == cut_block and len(deltas) <= 1:
             events.append(_CUT)
         events.append(event("content_block_stop", {"index": index}))
+        if stop != response["stop_reason"]:
+            break  # out of tokens: nothing after the block it ran out in
     events.append(
         event(
             "message_delta",
             {
-                "delta": {"stop_reason": response["stop_reason"], "stop_sequence": None},
+                "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": response["usage"]["output_tokens"]},
             },
         )

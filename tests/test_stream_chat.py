@@ -705,9 +705,47 @@ def test_done_without_its_line_end_or_blank_line_still_counts() -> None:
     assert out["choices"][0]["message"]["content"] == "hi"
 
 
-def test_done_without_finish_reason_is_a_cut_stream() -> None:
-    with pytest.raises(StreamCut, match=r"bytes: no finish_reason$"):
-        fold(sse(delta_chunk({"content": "hi"})))
+def test_done_without_finish_reason_is_complete_with_a_note() -> None:
+    # Kimi K2 through OpenRouter: `[DONE]` and whole arguments, never a finish_reason.
+    out, folder = fold(sse(delta_chunk({"content": "hi"})))
+    assert out["choices"][0]["finish_reason"] == "stop"
+    assert folder.notes == ["no finish_reason came before `data: [DONE]`; taken as stop"]
+    call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    out, folder = fold(sse(delta_chunk({"tool_calls": [call]})))
+    assert out["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_no_finish_reason_and_no_done_is_a_cut_stream() -> None:
+    with pytest.raises(StreamCut, match=r"no `data: \[DONE\]`, no finish_reason$"):
+        fold(sse(delta_chunk({"content": "hi"}), done=False))
+
+
+def test_done_without_finish_reason_but_cut_arguments_is_a_cut_stream() -> None:
+    call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": '{"a": '}}
+    with pytest.raises(StreamCut, match="no finish_reason; call c"):
+        fold(sse(delta_chunk({"tool_calls": [call]})))
+
+
+def test_null_arguments_stay_null_in_the_answer_and_read_as_an_empty_object() -> None:
+    call = {"index": 0, "id": "c", "type": "function", "function": {"name": "f", "arguments": None}}
+    out, _ = fold(sse(delta_chunk({"tool_calls": [call]}, "tool_calls")))
+    assert out["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] is None
+    response = chat.from_wire_response(out)
+    assert response.tool_uses()[0].input == {}
+    assert response.tool_uses()[0].raw_arguments is None
+
+
+def test_calls_assemble_in_index_order_whatever_order_their_heads_came_in() -> None:
+    second = {"index": 1, "id": "b", "function": {"name": "f", "arguments": '{"n": 2}'}}
+    first = {"index": 0, "id": "a", "function": {"name": "f", "arguments": '{"n": 1}'}}
+    out, folder = fold(
+        sse(
+            delta_chunk({"tool_calls": [second]}),
+            delta_chunk({"tool_calls": [first]}, "tool_calls"),
+        )
+    )
+    assert [c["id"] for c in out["choices"][0]["message"]["tool_calls"]] == ["a", "b"]
+    assert "call heads arrived out of index order; assembled by index" in folder.notes
 
 
 def test_a_whole_stream_with_invalid_arguments_is_the_model_s_mistake() -> None:

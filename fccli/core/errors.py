@@ -101,6 +101,7 @@ class StreamCut(ProviderError):
         *,
         bytes_received: int,
         partial: dict[str, Any] | None = None,
+        ended: bool = False,
         step: int | None = None,
         hint: str | None = None,
     ) -> None:
@@ -108,6 +109,10 @@ class StreamCut(ProviderError):
         self.bytes_received = bytes_received
         self.partial = partial
         """The wire response assembled from what arrived, leniently (arguments as cut)."""
+        self.ended = ended
+        """The stream itself ended as it should (a stop reason, its end event); only a call in
+        it is incomplete (Anthropic, out of tokens inside a tool's input). Its assembled
+        answer is a file of the trace like any other."""
 
 
 class FindingsError(FcError):

@@ -27,6 +27,7 @@ from fccli.core.errors import (
     Interrupted,
     ProtocolError,
     ProviderError,
+    StreamCut,
 )
 from fccli.core.jsonio import parse_json
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
@@ -277,6 +278,8 @@ class RoundTrip:
         try:
             wire_response = stream.folder.finish(cut=reply.cut)
         except ProviderError as e:  # cut short, or not an event stream at all
+            if isinstance(e, StreamCut) and e.ended and e.partial is not None:
+                self._write_partial(step, reply, e.partial)
             e.message = mask(f"step {step}: {e.message}; nothing in it was executed")
             e.step = step
             e.hint = e.hint or f"the bytes that arrived are in {step}-response.{fmt}.sse"
@@ -292,6 +295,25 @@ class RoundTrip:
             stored = masked.finish(cut=reply.cut)
         self.trace.write_json(f"{step}-response.{fmt}.json", stored)
         return wire_response
+
+    def _write_partial(self, step: int, reply: Reply, partial: dict[str, Any]) -> None:
+        """An answer that ended as a whole stream does, but with a call cut inside it (out of
+        tokens in a tool's input): its files are written as any answer's, the call's input as
+        the text that came. Nothing in it runs (the StreamCut goes on)."""
+        stored = partial
+        if reply.stored is not None:  # a key the server echoed: the files have it masked
+            masked = self.wire.stream_folder()
+            masked.feed(reply.stored)
+            try:
+                stored = masked.finish(cut=reply.cut)
+            except StreamCut as e:
+                stored = e.partial if e.partial is not None else partial
+        self.trace.write_json(f"{step}-response.{self.wire.name}.json", stored)
+        try:
+            response = self.wire.from_wire_response(stored)
+        except FcError:
+            return  # the wire file is kept; an internal form it cannot have
+        self.trace.write_json(f"{step}-response.json", response.to_json_dict())
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
         """A forced choice (`required`, a tool's name) holds for the first request only.

@@ -301,10 +301,14 @@ def _block_from_wire(block: Any, path: str, role: str) -> Block:
             signature=signature if isinstance(signature, str) else None,
         )
     if kind == "tool_use":
+        # `partial_json` is fc's key, not Anthropic's: the text of an input cut off when the
+        # answer ran out of tokens inside it (wire/anthropic/stream.py), kept as the raw text.
+        partial = block.get("partial_json")
         return ToolUseBlock(
             id=expect(block.get("id"), str, f"{path}.id", "the call's id"),
             name=expect(block.get("name"), str, f"{path}.name", "the tool's name"),
             input=expect(block.get("input"), dict, f"{path}.input", "an object"),
+            raw_arguments=partial if isinstance(partial, str) else None,
         )
     if kind == "tool_result":
         content = block.get("content", "")

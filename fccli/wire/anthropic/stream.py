@@ -292,7 +292,8 @@ class AnthropicStreamFolder:
             text += "; ".join(
                 f"{b.label()} has incomplete input: {tail(joined(b.parts))}" for b in bad
             )
-            raise StreamCut(text, bytes_received=self.bytes_received, partial=body)
+            ended = not reasons or reasons == ["no `message_stop`"]
+            raise StreamCut(text, bytes_received=self.bytes_received, partial=body, ended=ended)
         if not self._stopped:
             self.notes.append("no `message_stop` event; the stream ended after stop_reason")
         if self._after_stop:

@@ -404,6 +404,9 @@ def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
     function = expect(call.get("function"), dict, f"{path}.function", "a function object")
     name = expect(function.get("name"), str, f"{path}.function.name", "the tool's name")
     arguments = function.get("arguments", "")
+    if arguments is None:
+        # Seen from compatible servers for a call without arguments: nothing given, `{}`.
+        return ToolUseBlock(id=call_id, name=name, input={})
     if not isinstance(arguments, str):
         # Some servers send an object; the format says string. Keep what was meant.
         if isinstance(arguments, dict):

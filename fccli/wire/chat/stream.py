@@ -13,12 +13,18 @@ How tool-call fragments are routed, and why:
   index is taken, and later id-less fragments with that index go to the newest call there;
 - a known id or name is never overwritten by an empty or missing one: some servers repeat
   `"id": "", "type": ""` on every continuation delta, others repeat the full id (the same call);
-- the answer's calls are in the order their heads arrived; positions in StreamDelta match.
+- the answer's calls are in the order of their `index`, as in a non-streamed answer, whatever
+  order their heads arrived in (calls sharing an index keep their arrival order); positions in
+  StreamDelta are the arrival order;
+- a call whose `arguments` came as `null` (and never as text) keeps `null` in the assembled
+  answer; the chat reader takes it as `{}`.
 
 The stream has ended early, and StreamCut is raised, when the connection was cut (`finish(cut)`),
-its last line stopped mid-way, no `finish_reason` came, or no `data: [DONE]` came and some call's
-arguments do not parse. Ollama and older vLLM end with finish_reason and no `[DONE]`: with
-every call's arguments whole, that passes, with a note. A complete stream whose arguments are
+its last line stopped mid-way, no `finish_reason` came and no `data: [DONE]` either, or no
+`[DONE]` came and some call's arguments do not parse. Ollama and older vLLM end with
+finish_reason and no `[DONE]`; Kimi K2 through OpenRouter ends with `[DONE]` and never sends a
+finish_reason: with every call's arguments whole, both pass, with a note (the missing
+finish_reason taken as `tool_calls` when there are calls, else `stop`). A complete stream whose arguments are
 not JSON is returned as is: that is the model's mistake, handled as in a non-streamed answer.
 
 Linear in the stream: text, reasoning and argument fragments go into lists joined once, at
@@ -57,7 +63,7 @@ _REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
 class _Call:
-    __slots__ = ("add", "args", "id", "index", "name", "position", "type")
+    __slots__ = ("add", "args", "id", "index", "name", "null", "position", "type")
 
     def __init__(self, position: int, index: Any, call_id: str | None) -> None:
         self.position = position
@@ -67,6 +73,8 @@ class _Call:
         self.type: str | None = None
         self.args: list[str] = []
         self.add = self.args.append
+        self.null = False
+        """The arguments came as `null` (kept so when no text follows)."""
 
     def arguments(self) -> str:
         """The fragments joined (once: the list then holds the whole text)."""
@@ -74,6 +82,15 @@ class _Call:
         if len(args) != 1 or not isinstance(args[0], str):
             args[:] = [joined(args)] if args else []
         return args[0] if args else ""
+
+    def nulled(self) -> bool:
+        """The arguments came as `null` and never as text."""
+        return self.null and not self.args
+
+    def order(self) -> tuple[float, int]:
+        index = self.index
+        known = isinstance(index, int) and not isinstance(index, bool)
+        return (index if known else float("inf"), self.position)
 
     def label(self) -> str:
         who = self.id if self.id else f"#{self.position + 1}"
@@ -192,7 +209,9 @@ class ChatStreamFolder:
                                 if call.name is None and fn.get("name"):
                                     self._late_name(call, fn["name"])
                                 args = fn.get("arguments")
-                                if args:
+                                if args is None and "arguments" in fn:
+                                    call.null = True
+                                elif args:
                                     call.add(args)
                                     if emit is not None:
                                         emit(
@@ -348,6 +367,12 @@ class ChatStreamFolder:
     def _note(self, key: str, text: str) -> None:
         note_once(self.notes, self._noted, key, text)
 
+    def _in_index_order(self) -> list[_Call]:
+        ordered = sorted(self._calls, key=_Call.order)
+        if ordered != self._calls:
+            self._note("order", "call heads arrived out of index order; assembled by index")
+        return ordered
+
     # -- the end
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
@@ -365,12 +390,21 @@ class ChatStreamFolder:
         error = None if cut else not_a_stream(self._sse)
         if error is not None:
             raise error
-        body = self._body()
-        bad = [call for call in self._calls if parse_arguments(call.arguments())[1] is not None]
+        bad = [
+            call
+            for call in self._calls
+            if not call.nulled() and parse_arguments(call.arguments())[1] is not None
+        ]
         if not self._done:
             reasons.append("no `data: [DONE]`")
-        if self._finish is None:
+        if self._finish is None and self._done and not bad and not reasons:
+            self._finish = "tool_calls" if self._calls else "stop"
+            self.notes.append(
+                f"no finish_reason came before `data: [DONE]`; taken as {self._finish}"
+            )
+        elif self._finish is None:
             reasons.append("no finish_reason")
+        body = self._body()
         if reasons and (reasons != ["no `data: [DONE]`"] or bad):
             message = f"the stream ended early after {self.bytes_received:,} bytes: "
             message += ", ".join(reasons)
@@ -402,9 +436,12 @@ class ChatStreamFolder:
                 {
                     "id": call.id,
                     "type": call.type or "function",
-                    "function": {"name": call.name, "arguments": call.arguments()},
+                    "function": {
+                        "name": call.name,
+                        "arguments": None if call.nulled() else call.arguments(),
+                    },
                 }
-                for call in self._calls
+                for call in self._in_index_order()
             ]
         choice: dict[str, Any] = {"index": 0, "message": message}
         if self._logprobs_key or self._logprobs is not None:
