@@ -8,7 +8,6 @@ first difference, and the wire file is what was (or will be) sent.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,9 @@ from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_json
 from fccli.core.models import Request, Response
+from fccli.trace.names import STEP_FILE
 from fccli.wire.registry import family, format_names, get_format
 
-_TRACE_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.json")
 INTERNAL = "internal"
 
 
@@ -54,8 +53,8 @@ def inspect_trace(path: str | Path) -> TraceCheck:
         raise InputFileError(str(path), "not a directory")
     steps: dict[int, _Step] = {}
     for entry in sorted(root.iterdir()):
-        m = _TRACE_FILE.fullmatch(entry.name)
-        if m and entry.is_file():
+        m = STEP_FILE.fullmatch(entry.name)
+        if m and m[4] == "json" and entry.is_file():
             step = steps.setdefault(int(m[1]), _Step())
             files = step.requests if m[2] == "request" else step.responses
             files[m[3] or INTERNAL] = entry

@@ -36,8 +36,8 @@ def show(
     from fccli.core.jsonio import dumps
     from fccli.render import transcript
     from fccli.render.console import make_console
+    from fccli.trace.names import MANIFEST
     from fccli.trace.reader import (
-        MANIFEST,
         document_from,
         read_source,
         read_trace,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.jsonio import read_json, validate
 from fccli.core.models import Request
+from fccli.trace.names import MANIFEST, step_file
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Trace
@@ -114,8 +115,8 @@ def _read(path: Path, wire: WireFormat | None) -> _File:
 def read_step_request(
     trace_path: Path, step: int, wire: WireFormat, prefer: str | None = None
 ) -> StepSource:
-    internal = _read(trace_path / f"{step}-request.json", None)
-    wired = _read(trace_path / f"{step}-request.{wire.name}.json", wire)
+    internal = _read(trace_path / step_file(step, "request"), None)
+    wired = _read(trace_path / step_file(step, "request", wire.name), wire)
     files = {"internal": internal, "wire": wired}
     if prefer is not None and prefer not in SOURCES:
         raise UsageError(f"--from {prefer!r}: choose internal or wire")
@@ -223,7 +224,7 @@ def edited_together(trace_path: Path, step: int, *requests: Path) -> float | Non
     (the step's responses, the manifest), when more than a moment; else None."""
     after = [
         p
-        for p in (trace_path / "manifest.json", *sorted(trace_path.glob(f"{step}-response*.json")))
+        for p in (trace_path / MANIFEST, *sorted(trace_path.glob(f"{step}-response*.json")))
         if p.is_file()
     ]
     if not after:

@@ -23,10 +23,9 @@ from fccli.slug import slugify
 from fccli.tools.loader import load_toolset
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
+from fccli.trace.names import TRACES_ROOT
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
 from fccli.wire.registry import WireFormat, get_format
-
-TRACES_ROOT = Path("traces")
 
 
 @dataclass

@@ -12,7 +12,6 @@ InputFileError (exit 2) naming the file and, where there is one, the JSON path.
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,13 +20,10 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import check_depth, dumps, parse_json, read_json, too_deep, validate
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
+from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 
 if TYPE_CHECKING:
     from fccli.wire.detect import Detected
-
-MANIFEST = "manifest.json"
-TRACES_ROOT = Path("traces")
-STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.(json|sse)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,7 +362,7 @@ def read_trace(path: Path) -> Trace:
     by_number = {s.number: s for s in steps}
     for n, role, fmt, ext in files:
         step = by_number[n]
-        name = f"{n}-{role}" + (f".{fmt}" if fmt else "") + f".{ext}"
+        name = step_file(n, role, fmt, ext)
         if fmt is None:
             step.files[role] = path / name
         elif fmt == wire_format or wire_format is None:

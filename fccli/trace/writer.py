@@ -8,7 +8,6 @@ that says how far it came and why it stopped.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -19,9 +18,9 @@ from typing import Any
 from fccli import __version__
 from fccli.core.errors import FcError, UsageError
 from fccli.core.jsonio import dumps
+from fccli.trace.names import MANIFEST, TRACE_FILE
 
 SCHEMA_VERSION = 1
-MANIFEST = "manifest.json"
 
 
 def _umask() -> int:
@@ -53,16 +52,11 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-# What fc writes into a trace directory; --force replaces only a directory holding nothing else.
-_TRACE_FILE = re.compile(
-    r"(manifest\.json|\d+-(request|response)(\.[a-z]+)?\.(json|sse)|\..+\.tmp)"
-)
-
-
 def looks_like_trace(path: Path) -> bool:
+    """A directory holding fc's files and nothing else: --force replaces only such a one."""
     entries = list(path.iterdir())
     return (path / MANIFEST).is_file() and all(
-        e.is_file() and _TRACE_FILE.fullmatch(e.name) for e in entries
+        e.is_file() and TRACE_FILE.fullmatch(e.name) for e in entries
     )
 
 
