@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fccli.core.errors import ProviderError, UsageError
+from fccli.core.manifest import Manifest, StepRecord
 from fccli.slug import slugify
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, without_times, write_atomic
 
@@ -104,7 +105,7 @@ def test_the_manifest_exists_from_the_start_and_records_the_end(tmp_path: Path) 
     started = json.loads((tmp_path / "manifest.json").read_text())
     assert started["status"] == "running"
     assert started["schema_version"] == 1
-    writer.add_step({"step": 1, "stop_reason": "tool_use"})
+    writer.add_step(StepRecord(step=1, stop_reason="tool_use"))
     writer.finish("error", error=ProviderError("boom", status=500), step=2)
     done = json.loads((tmp_path / "manifest.json").read_text())
     assert done["status"] == "error"
@@ -116,6 +117,26 @@ def test_the_manifest_exists_from_the_start_and_records_the_end(tmp_path: Path) 
     }
     assert done["steps"] == [{"step": 1, "stop_reason": "tool_use"}]
     assert done["finished_at"] is not None
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "traces" / "examples"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.iterdir()))
+def test_a_manifest_reads_into_its_model_and_writes_back_the_same(name: str) -> None:
+    data = json.loads((EXAMPLES / name / "manifest.json").read_text(encoding="utf-8"))
+    manifest = Manifest.model_validate(data)
+    assert manifest.steps and manifest.options is not None
+    assert manifest.to_json_dict() == data
+    assert list(manifest.to_json_dict()) == list(data)  # the order of the keys too
+
+
+def test_an_older_or_unfinished_manifest_still_reads() -> None:
+    # What a run that died after its first write left, from a version with a key since gone.
+    old = {"schema_version": 1, "provider": "deepseek", "status": "running", "legacy": {"a": 1}}
+    manifest = Manifest.model_validate(old)
+    assert (manifest.provider, manifest.steps, manifest.error) == ("deepseek", [], None)
+    assert manifest.to_json_dict() == old
 
 
 def test_without_times_drops_only_times() -> None:

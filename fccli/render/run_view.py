@@ -221,7 +221,9 @@ def print_json_summary(trace: object) -> None:
     import sys
 
     from fccli.core.jsonio import dumps
+    from fccli.core.manifest import Manifest
 
     manifest = getattr(trace, "manifest")  # noqa: B009 - a TraceWriter, not imported here
     path = getattr(trace, "path")  # noqa: B009
-    sys.stdout.write(dumps({"trace": str(path), **manifest}))
+    assert isinstance(manifest, Manifest)
+    sys.stdout.write(dumps({"trace": str(path), **manifest.to_json_dict()}))

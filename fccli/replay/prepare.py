@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import FindingsError, UsageError
+from fccli.core.manifest import Options, ReplayedFrom
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
@@ -210,31 +211,32 @@ def _prepare(
         name,
         provider,
         run_options,
-        {
-            "tools": origin.tools,
-            "tools_offered": [spec.name for spec in request.tools],
-            "system": request.system,
-            "stream": stream,
-            "thinking": thinking,
-            "tool_choice": _choice_text(request.tool_choice),
-            "parallel_tool_calls": request.parallel_tool_calls,
-            "strict": any(spec.strict for spec in request.tools),
-            "max_steps": max_steps,
-            "max_tokens": request.max_tokens,
-            "retries": origin.retries,
-        },
+        Options(
+            tools=origin.tools,
+            tools_offered=[spec.name for spec in request.tools],
+            system=request.system,
+            stream=stream,
+            thinking=thinking,
+            tool_choice=_choice_text(request.tool_choice),
+            parallel_tool_calls=request.parallel_tool_calls,
+            strict=any(spec.strict for spec in request.tools),
+            max_steps=max_steps,
+            max_tokens=request.max_tokens,
+            retries=origin.retries,
+        ),
     )
     fault = getattr(provider, "fault", None)
     if fault:
-        fields["options"]["demo_fault"] = fault
-    fields["replayed_from"] = {
-        "trace": str(origin.trace.path),
-        "step": step,
-        "file": origin.source.file,
-        "status": manifest.get("status"),
-        "final_answer": manifest.get("final_answer"),
-    }
-    fields["edits"] = records
+        assert fields.options is not None
+        fields.options.demo_fault = fault
+    fields.replayed_from = ReplayedFrom(
+        trace=str(origin.trace.path),
+        step=step,
+        file=origin.source.file,
+        status=_text(manifest.get("status")),
+        final_answer=_text(manifest.get("final_answer")),
+    )
+    fields.edits = records
     notes += connection_notes(
         name, settings.provider or origin.provider, settings.base_url, provider
     )
@@ -245,7 +247,8 @@ def _prepare(
         manifest=fields,
     )
     if notes:
-        trace.manifest["notes"] = list(notes)
+        for note in notes:
+            trace.note(note)
         trace.save_manifest()
     plan = ReplayPlan(
         origin=str(origin.trace.path),

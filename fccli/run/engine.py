@@ -30,6 +30,7 @@ from fccli.core.errors import (
     StreamCut,
 )
 from fccli.core.jsonio import parse_json
+from fccli.core.manifest import Attempt, StepRecord, StreamRecord, ToolRunRecord
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
 from fccli.providers.base import Provider, Reply
 from fccli.run.events import (
@@ -126,7 +127,9 @@ class RoundTrip:
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
                     with contextlib.redirect_stdout(sys.stderr):
                         runs = run_calls(self.tools, calls, strict=strict)
-                    record["tool_runs"] = [r.manifest_entry() for r in runs]
+                    record.tool_runs = [
+                        ToolRunRecord.model_validate(r.manifest_entry()) for r in runs
+                    ]
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs))
                     # ALL results of the turn in ONE user message, in call order, paired by id.
@@ -135,16 +138,16 @@ class RoundTrip:
                 if response.stop_reason == "max_tokens" and not response.tool_uses():
                     # A final answer cut short is still the model's answer: keep it, say so.
                     note = f"step {step}: the answer was cut off at max_tokens"
-                    self.trace.manifest.setdefault("notes", []).append(note)
+                    self.trace.note(note)
                     self.emit(Note(step, note))
                     answer = response.text()
-                    self.trace.manifest["final_answer"] = answer
+                    self.trace.manifest.final_answer = answer
                     self.trace.finish("ok")
                     return RunResult("ok", step, answer, [note])
                 if response.stop_reason in FINAL_STOPS:
                     notes = self._unexecuted_calls(step, response)
                     answer = response.text()
-                    self.trace.manifest["final_answer"] = answer
+                    self.trace.manifest.final_answer = answer
                     self.trace.finish("ok")
                     return RunResult("ok", step, answer, notes)
                 if response.stop_reason == "max_tokens":
@@ -175,7 +178,7 @@ class RoundTrip:
             self.trace.finish("error", error=e, step=step)
             raise
 
-    def _exchange(self, step: int, request: Request) -> tuple[Response, dict[str, Any]]:
+    def _exchange(self, step: int, request: Request) -> tuple[Response, StepRecord]:
         fmt = self.wire.name
         wire_request = self.wire.to_wire_request(request)
         body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
@@ -213,20 +216,20 @@ class RoundTrip:
         # as received, so masking can never change what the model said.
         suffix = "sse" if stream is not None else "json"
         self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", reply.stored or raw)
-        record: dict[str, Any] = {
-            "step": step,
-            "stop_reason": None,
-            "wire_stop_reason": None,
-            "duration_ms": round(duration_ms, 1),
-            "usage": None,
-            "tool_runs": [],
-        }
+        record = StepRecord(
+            step=step,
+            stop_reason=None,
+            wire_stop_reason=None,
+            duration_ms=round(duration_ms, 1),
+            usage=None,
+            tool_runs=[],
+        )
         if stream is not None:
-            record["stream"] = stream.summary(len(raw), start)
+            record.stream = StreamRecord.model_validate(stream.summary(len(raw), start))
         if reply.attempts:
-            record["attempts"] = reply.attempts
+            record.attempts = [Attempt.model_validate(a) for a in reply.attempts]
         if reply.stored is not None:
-            record["masked"] = "the response echoed a secret; the trace file has it as ***"
+            record.masked = "the response echoed a secret; the trace file has it as ***"
         # On record before it is read: an answer that cannot be read still shows its attempts.
         self.trace.add_step(record)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
@@ -248,15 +251,20 @@ class RoundTrip:
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
         wire_stop = self.wire.wire_stop_reason(wire_response)
-        record["stop_reason"] = response.stop_reason
-        record["wire_stop_reason"] = wire_stop
-        record["usage"] = response.usage.to_json_dict() if response.usage else None
+        record.stop_reason = response.stop_reason
+        record.wire_stop_reason = wire_stop
+        record.usage = response.usage.to_json_dict() if response.usage else None
         # Saved before anyone is told: a run stopped while the tools run, or a display that
         # fails (a closed pipe), still leaves this step on record.
         self.trace.save_manifest()
         self.emit(
             ResponseReceived(
-                step, response, duration_ms, wire_stop, reply.attempts, record.get("stream")
+                step,
+                response,
+                duration_ms,
+                wire_stop,
+                reply.attempts,
+                record.stream.to_json_dict() if record.stream is not None else None,
             )
         )
         return response, record
@@ -286,7 +294,7 @@ class RoundTrip:
             raise
         for text in stream.folder.notes:
             note = f"step {step}: {text}"
-            self.trace.manifest.setdefault("notes", []).append(note)
+            self.trace.note(note)
             self.emit(Note(step, note))
         stored = wire_response
         if reply.stored is not None:  # a key the server echoed: the file has it masked
@@ -330,7 +338,7 @@ class RoundTrip:
                 f"--tool-choice {forced} forced the call of step 1; from step 2 fc sends "
                 "tool_choice auto, or the model could never answer"
             )
-            self.trace.manifest.setdefault("notes", []).append(text)
+            self.trace.note(text)
             self.emit(Note(step, text))
         return ToolChoice(type="auto")
 
@@ -362,7 +370,7 @@ class RoundTrip:
             f"step {step}: the stop reason is {response.stop_reason} but the answer holds "
             f"{len(calls)} tool call(s); fc follows the stop reason and did not execute them"
         )
-        self.trace.manifest.setdefault("notes", []).append(text)
+        self.trace.note(text)
         self.trace.save_manifest()
         self.emit(Note(step, text))
         return [text]

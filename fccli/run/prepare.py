@@ -8,9 +8,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from fccli.core.errors import UsageError
+from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.providers.base import Provider
 from fccli.providers.demo import DEMO_STREAM_PACE, DemoProvider
@@ -161,19 +161,19 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             name,
             provider,
             options,
-            {
-                "tools": settings.tools,
-                "tools_offered": tools.names(),
-                "system": settings.system,
-                "stream": settings.stream,
-                "thinking": settings.thinking,
-                "tool_choice": settings.tool_choice,
-                "parallel_tool_calls": options.parallel_tool_calls,
-                "strict": settings.strict,
-                "max_steps": settings.max_steps,
-                "max_tokens": settings.max_tokens,
-                "retries": settings.retries,
-            },
+            Options(
+                tools=settings.tools,
+                tools_offered=tools.names(),
+                system=settings.system,
+                stream=settings.stream,
+                thinking=settings.thinking,
+                tool_choice=settings.tool_choice,
+                parallel_tool_calls=options.parallel_tool_calls,
+                strict=settings.strict,
+                max_steps=settings.max_steps,
+                max_tokens=settings.max_tokens,
+                retries=settings.retries,
+            ),
         ),
     )
     notes = [
@@ -184,12 +184,14 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
-        trace.manifest["options"]["demo_fault"] = settings.demo_fault
+        assert trace.manifest.options is not None
+        trace.manifest.options.demo_fault = settings.demo_fault
         notes.append(
             f"--demo-fault {settings.demo_fault}: the demo model makes this mistake on purpose"
         )
     if notes:
-        trace.manifest["notes"] = list(notes)
+        for note in notes:
+            trace.note(note)
         trace.save_manifest()
     return PreparedRun(name, provider, wire, tools, trace, options, notes)
 
@@ -251,9 +253,7 @@ def request_problem(wire: WireFormat, options: RunOptions) -> str | None:
     )
 
 
-def open_trace(
-    provider: Provider, path: Path, *, force: bool, manifest: dict[str, Any]
-) -> TraceWriter:
+def open_trace(provider: Provider, path: Path, *, force: bool, manifest: Manifest) -> TraceWriter:
     """Create the trace directory and its first manifest; the provider is closed if it cannot be."""
     try:
         return TraceWriter(prepare_dir(path, force=force), manifest)
@@ -263,18 +263,18 @@ def open_trace(
 
 
 def trace_manifest(
-    name: str, provider: Provider, options: RunOptions, settings: dict[str, Any]
-) -> dict[str, Any]:
-    """What every trace's manifest says of its run before the first step; `settings` are the
-    options as the user gave them."""
-    return {
-        "provider": name,
-        "wire_format": provider.info.wire_format,
-        "model": options.model,
-        "base_url": provider.info.base_url,
-        "question": options.question,
-        "options": settings,
-    }
+    name: str, provider: Provider, options: RunOptions, settings: Options
+) -> Manifest:
+    """What every trace's manifest says of its run before the first step (`fc run` and
+    `fc replay` alike); `settings` are the options as the user gave them."""
+    return Manifest(
+        provider=name,
+        wire_format=provider.info.wire_format,
+        model=options.model,
+        base_url=provider.info.base_url,
+        question=options.question,
+        options=settings,
+    )
 
 
 def connection_notes(

@@ -18,9 +18,8 @@ from typing import Any
 from fccli import __version__
 from fccli.core.errors import FcError, UsageError
 from fccli.core.jsonio import dumps
+from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
 from fccli.trace.names import MANIFEST, TRACE_FILE
-
-SCHEMA_VERSION = 1
 
 
 def _umask() -> int:
@@ -108,21 +107,23 @@ def _now() -> str:
 class TraceWriter:
     """Writes one run's files. The engine calls it; nothing here knows about providers."""
 
-    def __init__(self, path: Path, manifest: dict[str, Any]) -> None:
+    def __init__(self, path: Path, manifest: Manifest | dict[str, Any]) -> None:
         self.path = path
         self._start = time.perf_counter()
-        self.manifest: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
-            "fc_version": __version__,
-            **manifest,
-            "status": "running",
-            "error": None,
-            "started_at": _now(),
-            "finished_at": None,
-            "duration_ms": None,
-            "steps": [],
-            "final_answer": None,
-        }
+        header = manifest if isinstance(manifest, Manifest) else Manifest.model_validate(manifest)
+        self.manifest = header.model_copy(
+            update={
+                "schema_version": header.schema_version,
+                "fc_version": __version__,
+                "status": "running",
+                "error": None,
+                "started_at": _now(),
+                "finished_at": None,
+                "duration_ms": None,
+                "steps": [],
+                "final_answer": None,
+            }
+        )
         self.save_manifest()
 
     def write_json(self, name: str, obj: Any) -> Path:
@@ -133,33 +134,38 @@ class TraceWriter:
         write_atomic(target, data)
         return target
 
-    def add_step(self, record: dict[str, Any]) -> None:
-        self.manifest["steps"].append(record)
+    def add_step(self, record: StepRecord) -> None:
+        self.manifest.steps.append(record)
         self.save_manifest()
+
+    def note(self, text: str) -> None:
+        """Something a learner should know about the run (saved with the next save)."""
+        self.manifest.note(text)
 
     def finish(
         self, status: str, *, error: BaseException | None = None, step: int | None = None
     ) -> None:
-        self.manifest["status"] = status
+        self.manifest.status = status
         if error is not None:
-            self.manifest["error"] = {
-                "kind": type(error).__name__,
-                "message": error.message if isinstance(error, FcError) else str(error),
-                "step": step,
-                "http_status": getattr(error, "status", None),
-            }
+            record = ErrorRecord(
+                kind=type(error).__name__,
+                message=error.message if isinstance(error, FcError) else str(error),
+                step=step,
+                http_status=getattr(error, "status", None),
+            )
             attempts = getattr(error, "attempts", None)
             if attempts:
-                self.manifest["error"]["attempts"] = attempts
+                record.attempts = [Attempt.model_validate(a) for a in attempts]
             body = getattr(error, "body", None)
             if isinstance(body, str) and not body.lstrip().startswith(("{", "[")):
-                self.manifest["error"]["body_excerpt"] = body[:2000]
-        self.manifest["finished_at"] = _now()
-        self.manifest["duration_ms"] = round((time.perf_counter() - self._start) * 1000, 1)
+                record.body_excerpt = body[:2000]
+            self.manifest.error = record
+        self.manifest.finished_at = _now()
+        self.manifest.duration_ms = round((time.perf_counter() - self._start) * 1000, 1)
         self.save_manifest()
 
     def save_manifest(self) -> None:
-        self.write_json(MANIFEST, self.manifest)
+        self.write_json(MANIFEST, self.manifest.to_json_dict())
 
 
 TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms", "first_byte_ms"})

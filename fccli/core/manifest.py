@@ -1,0 +1,139 @@
+"""A trace's manifest.json, typed: what a run was asked, how far it came, each step's record.
+
+Written by trace/writer.py, built in one place for `fc run` and `fc replay`
+(run/prepare.py, `trace_manifest`). The JSON shape is a contract (CLI.md, "The trace
+directory"; tests/test_examples.py pins it byte for byte): fields are written in the order
+declared here, and a field left unset is left out (`demo_fault`, a replay's `replayed_from`,
+a step's `stream`...), while one set to None is written as null.
+
+Reading is lenient: every field may be missing (an older fc, a run that died early), and keys
+this version does not know are kept as they are (`extra="allow"`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The JSON written: set fields in declared order, then unknown ones as read."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class Options(_Record):
+    """The run's options as the user gave them (a replay: as the replayed step asked)."""
+
+    tools: str | None = None
+    """The tool set: a built-in name or a file."""
+    tools_offered: list[str] = Field(default_factory=list)
+    system: str | None = None
+    stream: bool | None = None
+    thinking: bool | None = None
+    tool_choice: str | None = None
+    parallel_tool_calls: bool | None = None
+    strict: bool | None = None
+    max_steps: int | None = None
+    max_tokens: int | None = None
+    retries: int | None = None
+    demo_fault: str | None = None
+    """The demo model's mistake asked for with --demo-fault (only then written)."""
+
+
+class Attempt(_Record):
+    """One HTTP attempt (a retry after 429 or 5xx is another); the transport adds its status,
+    error and timing beside these."""
+
+    attempt: int | None = None
+    waited_s: float | None = None
+    """Seconds waited before it (backoff, Retry-After)."""
+
+
+class ToolRunRecord(_Record):
+    id: str | None = None
+    name: str | None = None
+    arguments: Any = None
+    raw_arguments: str | None = None
+    """The arguments as sent, when they were not a JSON object (only then written)."""
+    duration_ms: float | None = None
+    is_error: bool | None = None
+    error: str | None = None
+    """What the model was told went wrong."""
+    error_kind: str | None = None
+    """unknown_tool, invalid_arguments, tool_error, ..."""
+
+
+class StreamRecord(_Record):
+    bytes: int | None = None
+    pieces: int | None = None
+    """Chunks as they came off the network."""
+    first_byte_ms: float | None = None
+
+
+class StepRecord(_Record):
+    step: int
+    stop_reason: str | None = None
+    wire_stop_reason: str | None = None
+    """The stop reason in the wire format's own words (chat: finish_reason)."""
+    duration_ms: float | None = None
+    usage: dict[str, Any] | None = None
+    tool_runs: list[ToolRunRecord] = Field(default_factory=list)
+    stream: StreamRecord | None = None
+    attempts: list[Attempt] | None = None
+    masked: str | None = None
+    """Said when the answer echoed a secret, which the trace file has as ***."""
+
+
+class ErrorRecord(_Record):
+    kind: str | None = None
+    """The error's class: StreamCut, ProviderError, UsageError..."""
+    message: str | None = None
+    step: int | None = None
+    http_status: int | None = None
+    attempts: list[Attempt] | None = None
+    body_excerpt: str | None = None
+    """The start of an error body that is not JSON (an HTML error page)."""
+
+
+class ReplayedFrom(_Record):
+    trace: str | None = None
+    step: int | None = None
+    file: str | None = None
+    """The request file the replay started from."""
+    status: str | None = None
+    final_answer: str | None = None
+
+
+class Manifest(_Record):
+    schema_version: int = SCHEMA_VERSION
+    fc_version: str | None = None
+    provider: str | None = None
+    wire_format: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    question: str | None = None
+    options: Options | None = None
+    replayed_from: ReplayedFrom | None = None
+    edits: list[dict[str, Any]] | None = None
+    """A replay's edits, one record each (replay/edits.py)."""
+    status: str | None = None
+    """running | ok | error | interrupted | max_steps"""
+    error: ErrorRecord | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    duration_ms: float | None = None
+    steps: list[StepRecord] = Field(default_factory=list)
+    final_answer: str | None = None
+    notes: list[str] | None = None
+    """What a learner should know about the run, in the order it happened (only if any)."""
+
+    def note(self, text: str) -> None:
+        if self.notes is None:
+            self.notes = []
+        self.notes.append(text)
