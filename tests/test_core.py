@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fccli.core.errors import InputFileError
-from fccli.core.jsonio import MAX_DEPTH, dumps, json_path, load_model, parse_json, read_json
+from fccli.core.jsonio import MAX_DEPTH, dumps, json_path, parse_json, read_json, validate
 from fccli.core.models import (
     Message,
     Request,
@@ -106,7 +106,7 @@ def test_a_bad_block_names_the_file_and_the_json_path(tmp_path: Path) -> None:
     }
     path.write_text(json.dumps(bad))
     with pytest.raises(InputFileError) as err:
-        load_model(Request, path)
+        validate(Request, read_json(path), str(path))
     assert err.value.path == str(path)
     assert err.value.json_path == "$.messages[1].content[0].tool_use_id"
     assert "Field required" in str(err.value)
@@ -118,7 +118,7 @@ def test_an_unknown_block_type_is_named(tmp_path: Path) -> None:
         json.dumps({"model": "m", "messages": [{"role": "user", "content": [{"type": "image"}]}]})
     )
     with pytest.raises(InputFileError) as err:
-        load_model(Request, path)
+        validate(Request, read_json(path), str(path))
     assert err.value.json_path == "$.messages[0].content[0]"
     assert "image" in str(err.value)
 

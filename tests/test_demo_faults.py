@@ -12,7 +12,6 @@ import pytest
 
 from fccli.core.errors import UsageError
 from fccli.providers.demo import DemoProvider
-from fccli.providers.faults import DEMO_FAULTS, FAULT_HELP
 
 QUESTION = "杭州今天适合跑步吗？"
 
@@ -176,7 +175,3 @@ def test_a_fault_has_no_meaning_for_a_real_provider(fc) -> None:
 def test_the_provider_refuses_an_unknown_kind() -> None:
     with pytest.raises(UsageError, match="unknown demo fault"):
         DemoProvider(fault="nope")
-
-
-def test_every_kind_is_described() -> None:
-    assert set(FAULT_HELP) == set(DEMO_FAULTS)

@@ -24,7 +24,6 @@ from fccli.providers.registry import (
     read_key,
     resolve_base_url,
 )
-from fccli.wire.anthropic import codec as anthropic
 from tests.conftest import clean_env
 
 KEY_ENV = {
@@ -203,7 +202,7 @@ def test_anthropic_sends_x_api_key_and_the_api_version(
 ) -> None:
     headers = provider(opened, "anthropic").headers()
     assert headers["x-api-key"] == all_keys["ANTHROPIC_API_KEY"]
-    assert headers["anthropic-version"] == anthropic.API_VERSION == "2023-06-01"
+    assert headers["anthropic-version"] == "2023-06-01"
     assert "authorization" not in headers
     assert "anthropic-beta" not in headers
 

@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from fccli.core.jsonio import reject_constant
 from fccli.wire.base import WireFormat
 from fccli.wire.chat.codec import ERROR_MARKER
 from fccli.wire.registry import FORMATS, family, refusals
@@ -253,16 +254,12 @@ def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
     return turn
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")  # Python reads NaN and Infinity; JSON has neither
-
-
 def _parse(raw: Any) -> tuple[bool, Any]:
     """Chat arguments: (parses as JSON, the value). A non-string is taken as it is."""
     if not isinstance(raw, str):
         return True, raw
     try:
-        return True, json.loads(raw, parse_constant=_reject_constant)
+        return True, json.loads(raw, parse_constant=reject_constant)
     except (ValueError, RecursionError):
         return False, None
 

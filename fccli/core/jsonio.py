@@ -80,6 +80,12 @@ def too_deep() -> str:
     return f"nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
 
 
+def reject_constant(name: str) -> Any:
+    """`parse_constant` for json.loads: Python reads NaN and Infinity, which JSON does not have,
+    and a provider would refuse them when the history goes back."""
+    raise ValueError(f"{name} is not JSON")
+
+
 def read_json(path: str | Path) -> Any:
     p = Path(path)
     try:
@@ -119,7 +125,3 @@ def validate(model: type[M], data: Any, source: str) -> M:
         if more:
             problem += f" (and {more} more problem{'s' if more > 1 else ''})"
         raise InputFileError(source, problem, json_path=json_path(tuple(first["loc"]))) from None
-
-
-def load_model(model: type[M], path: str | Path) -> M:
-    return validate(model, read_json(path), str(path))

@@ -133,8 +133,8 @@ class ToolChoice(_Model):
         return self
 
 
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]
-STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
+FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
+"""The stop reasons of a final answer (tool_use waits for results; max_tokens was cut off)."""
 
 
 class Request(_Model):

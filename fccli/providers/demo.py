@@ -109,6 +109,13 @@ class DemoProvider:
 # the rules DeepSeek enforces on a history (PROTOCOL.md, "What providers answer")
 
 
+def _refusal(rule: str, **values: Any) -> str:
+    """DeepSeek's own sentence for a broken history, as its wire format declares it."""
+    from fccli.wire.registry import get_format
+
+    return get_format(INFO.wire_format).refusals[rule][1].format(**values)
+
+
 def history_problem(request: dict[str, Any]) -> str | None:
     thinking_on = _thinking_on(request)
     messages = request.get("messages", [])
@@ -117,32 +124,23 @@ def history_problem(request: dict[str, Any]) -> str | None:
         role = m.get("role")
         if role == "tool":
             if m.get("tool_call_id") not in open_calls:
-                return "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+                return _refusal("FC102")
             open_calls.remove(m["tool_call_id"])
             if not isinstance(m.get("content"), str):
-                return (
-                    "Failed to deserialize the JSON body into the target type: "
-                    f"messages[{i}]: invalid type: sequence, expected a string"
-                )
+                return _refusal("FC113", n=i, found="sequence")
             continue
         if open_calls:
-            return (
-                "An assistant message with 'tool_calls' must be followed by tool messages responding "
-                "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-                + ", ".join(open_calls)
-            )
+            return _refusal("FC101", ids=", ".join(open_calls))
         if role == "assistant" and m.get("tool_calls"):
             if thinking_on and "reasoning_content" not in m:
-                return (
-                    "The `reasoning_content` in the thinking mode must be passed back to the API."
-                )
+                return _refusal("FC112")
             for k, call in enumerate(m["tool_calls"]):
                 try:
                     ok = isinstance(json.loads(call["function"]["arguments"]), dict)
                 except (ValueError, TypeError, KeyError):
                     ok = False
                 if not ok:
-                    return f"messages.{i}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
+                    return _refusal("FC108", n=i, k=k)
             open_calls = [c["id"] for c in m["tool_calls"]]
     return None
 

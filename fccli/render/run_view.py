@@ -10,9 +10,8 @@ from rich.markup import escape
 from rich.status import Status
 from rich.text import Text
 
-from fccli.core.models import ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
+from fccli.core.models import FINAL_STOPS, ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
 from fccli.run.events import (
-    FINAL_STOPS,
     Event,
     Note,
     ResponseReceived,

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from fccli.core.models import (
+    FINAL_STOPS,
     Message,
     ProviderBlock,
     Request,
@@ -42,8 +43,6 @@ FOLD_KEEP_CHARS = 300
 FOLD_KEEP_LINES = 6
 INLINE_JSON = 70
 """Arguments whose one-line JSON is at most this long stay on one line."""
-FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
-"""The stop reasons of an answer (as fccli.run.events has them; not imported: it pulls in the tools)."""
 ID_COLOURS = (
     "magenta",
     "cyan",

@@ -31,10 +31,17 @@ from fccli.core.errors import (
 )
 from fccli.core.jsonio import parse_json
 from fccli.core.manifest import Attempt, StepRecord, StreamRecord, ToolRunRecord
-from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
+from fccli.core.models import (
+    FINAL_STOPS,
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ToolChoice,
+    ToolSpec,
+)
 from fccli.providers.base import Provider, Reply
 from fccli.run.events import (
-    FINAL_STOPS,
     Event,
     Note,
     ResponseReceived,

@@ -13,9 +13,6 @@ from fccli.core.models import Request, Response
 from fccli.core.stream import StreamDelta
 from fccli.tools.execute import ToolRun
 
-FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
-
-
 # Events, in the order they happen. A renderer may ignore any of them.
 
 

@@ -48,15 +48,10 @@ DEFAULT_MAX_TOKENS = 4096
 THINKING_BUDGET = 2048
 """`budget_tokens` when thinking is on: Anthropic's floor is 1024 and it must stay under max_tokens."""
 MIN_THINKING_BUDGET = 1024
-API_VERSION = "2023-06-01"
-"""The `anthropic-version` header every request carries."""
 NAME = "anthropic"
 """The format's name: trace files' suffix, and the origin of the blocks it keeps verbatim."""
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
 """Anthropic refuses a tool_use id outside this pattern."""
-
-STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn")
-"""The values of `stop_reason` (stop_reason.py); all but pause_turn are internal ones too."""
 
 
 def thinking_budget(max_tokens: int) -> int:

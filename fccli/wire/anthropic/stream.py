@@ -32,6 +32,7 @@ import json
 from typing import Any, Literal
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
+from fccli.core.jsonio import reject_constant
 from fccli.core.stream import OnDelta, StreamDelta
 from fccli.wire.sse import (
     ListenerFailed,
@@ -105,14 +106,10 @@ class _Block:
         if not text:
             return start, None
         try:
-            value = json.loads(text, parse_constant=_reject_constant)
+            value = json.loads(text, parse_constant=reject_constant)
         except (ValueError, RecursionError):
             return start, text
         return (value, None) if isinstance(value, dict) else (start, text)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 class AnthropicStreamFolder:

@@ -29,6 +29,7 @@ import json
 from typing import Any
 
 from fccli.core.errors import ConversionError
+from fccli.core.jsonio import reject_constant
 from fccli.core.models import (
     Block,
     Message,
@@ -78,7 +79,7 @@ def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     result it can read, not a crash of the harness.
     """
     try:
-        value = json.loads(arguments, parse_constant=_reject_constant)
+        value = json.loads(arguments, parse_constant=reject_constant)
     except (ValueError, TypeError, RecursionError):
         # ValueError covers JSONDecodeError and integers past the digit limit; deep nesting
         # raises RecursionError.
@@ -86,12 +87,6 @@ def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     if isinstance(value, dict):
         return value, None
     return {}, arguments
-
-
-def _reject_constant(name: str) -> Any:
-    # Python's json reads NaN and Infinity, which JSON does not have; a provider would refuse
-    # them when the history goes back.
-    raise ValueError(f"{name} is not JSON")
 
 
 def thinking_enabled(request: Request, dialect: ChatDialect) -> bool:
