@@ -1,0 +1,17 @@
+"""The export's one door to the trace reader.
+
+The reader is moving (into a `trace/` package); everything the export needs of it is named
+here, so that the move changes this file's import and nothing else:
+
+- `read_trace(path)`: the trace directory read as far as it goes (InputFileError when it is
+  not a trace at all);
+- `Trace`: `manifest` (dict), `steps`, `results()` (the tool results handed back, by call id);
+- `Step`: `number`, `record` (the manifest's step), `request`, `response`, `files` (by role),
+  `notes` (what could not be read), `tool_runs()`.
+"""
+
+from __future__ import annotations
+
+from fccli.trace_reader import Step, Trace, read_trace
+
+__all__ = ["Step", "Trace", "read_trace"]
