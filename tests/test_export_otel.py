@@ -570,3 +570,68 @@ def test_a_run_whose_export_fails_keeps_its_trace_and_exits_3(
     assert code == 3
     assert "HTTP 500: down" in err
     assert json.loads((tmp_path / "t" / "manifest.json").read_text("utf-8"))["status"] == "ok"
+
+
+# ---------------------------------------------------------------------------------------------
+# the README's commands, run as shown: Phoenix's and Langfuse's addresses pointed at the receiver
+
+README_SECTION = "## Into the tracing tools teams already run: `fc export otel`"
+
+
+def readme_blocks() -> list[list[str]]:
+    """The README section's bash blocks, each a list of its command lines. `pip install` and
+    `phoenix serve` are set-up steps in the prose, not in the blocks."""
+    text = (REPO / "README.md").read_text("utf-8")
+    section = text.split(README_SECTION, 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```bash\n")[1:]]
+    return [[line for line in b.splitlines() if line.strip()] for b in blocks]
+
+
+def run_block(lines: list[str], receiver: OtlpReceiver, cwd: Path, **env: str):
+    import subprocess
+
+    from tests.conftest import clean_env
+
+    here = receiver.url.removeprefix("http://")
+    script = "\n".join(
+        line.replace("localhost:6006", here).replace("https://cloud.langfuse.com", receiver.url)
+        # bash has a builtin `fc` (its history editor) that wins over fc on the PATH.
+        for line in ["set -euo pipefail", "enable -n fc", *lines]
+    )
+    path = f"{Path(sys.executable).parent}:{clean_env()['PATH']}"
+    return subprocess.run(
+        ["bash", "-c", script],
+        cwd=cwd,
+        env=clean_env(PATH=path, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_readme_commands_do_what_it_says(receiver: OtlpReceiver, tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "traces" / "examples")
+    first, phoenix, langfuse = readme_blocks()
+
+    result = run_block(first, receiver, tmp_path)
+    assert result.returncode == 0, result.stderr
+    [request] = parse_json_lines((tmp_path / "three-cities.otlp.json").read_bytes())
+    assert_three_cities(spans_of(request), content=False)
+    to_phoenix, from_run = receiver.requests
+    assert to_phoenix.path == from_run.path == "/v1/traces"
+    assert_three_cities(receiver.spans(0), content=False)
+    assert "gen_ai.input.messages" in attrs(receiver.spans(1)[1])  # --otlp-content
+
+    result = run_block(phoenix, receiver, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert receiver.requests[-1].headers["content-type"] == "application/x-protobuf"
+
+    keys = {"LANGFUSE_PUBLIC_KEY": "pk-lf-1234", "LANGFUSE_SECRET_KEY": "sk-lf-secret-5678"}
+    result = run_block(langfuse, receiver, tmp_path, **keys)
+    assert result.returncode == 0, result.stderr
+    sent = receiver.requests[-1]
+    assert sent.path == "/api/public/otel/v1/traces"
+    token = base64.b64encode(b"pk-lf-1234:sk-lf-secret-5678").decode()
+    assert sent.headers["authorization"] == f"Basic {token}"
+    assert token not in result.stdout + result.stderr
+    assert "gen_ai.input.messages" in attrs(receiver.spans()[1])  # --content
