@@ -635,3 +635,35 @@ def test_the_readme_commands_do_what_it_says(receiver: OtlpReceiver, tmp_path: P
     assert sent.headers["authorization"] == f"Basic {token}"
     assert token not in result.stdout + result.stderr
     assert "gen_ai.input.messages" in attrs(receiver.spans()[1])  # --content
+
+
+def test_hostile_numbers_and_times_are_exported_without_a_traceback(monkeypatch, capsys, tmp_path):
+    trace = tmp_path / "hostile"
+    shutil.copytree(THREE_CITIES, trace)
+    manifest = json.loads((trace / "manifest.json").read_text("utf-8"))
+    manifest["started_at"] = "0001-01-01T00:00:00+00:00"
+    manifest["finished_at"] = "not a time"
+    manifest["steps"][0]["duration_ms"] = 1e300
+    manifest["steps"][0]["tool_runs"][0]["duration_ms"] = "long"
+    manifest["steps"][1]["started_at"] = "9999-12-31T23:59:59+00:00"
+    (trace / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    response = json.loads((trace / "2-response.json").read_text("utf-8"))
+    response["usage"]["input_tokens"] = 2**70
+    (trace / "2-response.json").write_text(json.dumps(response), "utf-8")
+    data, _ = export_file(monkeypatch, capsys, tmp_path, "--format", "protobuf", trace=trace)
+    request = ExportTraceServiceRequest()
+    request.ParseFromString(data)
+    spans = spans_of(request)
+    assert len(spans) == 6
+    assert attrs(spans[5])["gen_ai.usage.input_tokens"] == str(2**70)
+    assert all(s.end_time_unix_nano >= s.start_time_unix_nano for s in spans)
+
+
+def test_the_newest_trace_by_default_and_help_offline(monkeypatch, capsys, tmp_path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "traces" / "examples")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = fc(monkeypatch, capsys, "export", "otel", "-o", "out.json")
+    assert code == 0, err
+    assert out.startswith("traces/examples/")  # the newest of them, by its manifest's start
+    code, out, _ = fc(monkeypatch, capsys, "export", "otel", "--help")
+    assert code == 0 and "--no-content" in out

@@ -48,7 +48,7 @@ def otel(
     """Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace per
     fc trace, a chat span per step, an execute_tool span per tool run. Needs the otel extra."""
     from fccli.export.otel import ExportSettings, export_otel
-    from fccli.trace_reader import resolve_trace
+    from fccli.export.source import resolve_trace
 
     report = export_otel(
         ExportSettings(

@@ -134,8 +134,8 @@ def _span(trace_id: bytes, record: SpanRecord) -> Any:
         parent_span_id=record.parent_id or b"",
         name=record.name,
         kind=kind,
-        start_time_unix_nano=record.start_ns,
-        end_time_unix_nano=record.end_ns,
+        start_time_unix_nano=_fixed64(record.start_ns),
+        end_time_unix_nano=_fixed64(max(record.start_ns, record.end_ns)),
         attributes=[_key_value(k, v) for k, v in record.attributes.items()],
         status=status,
         links=[Span.Link(trace_id=trace_id, span_id=link) for link in record.links],
@@ -155,12 +155,19 @@ def _any_value(value: AttrValue) -> AnyValue:
     if isinstance(value, bool):
         return AnyValue(bool_value=value)
     if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:  # a hand-edited trace's count: kept, as text
+            return AnyValue(string_value=str(value))
         return AnyValue(int_value=value)
     if isinstance(value, float):
         return AnyValue(double_value=value)
     if isinstance(value, str):
         return AnyValue(string_value=value)
     return AnyValue(array_value=ArrayValue(values=[AnyValue(string_value=v) for v in value]))
+
+
+def _fixed64(ns: int) -> int:
+    """A time that OTLP can hold (a hand-edited trace may say year 1 or 9999)."""
+    return min(max(ns, 0), 2**64 - 1)
 
 
 def _hex_ids(node: Any) -> None:

@@ -5,6 +5,7 @@ here, so that the move changes this file's import and nothing else:
 
 - `read_trace(path)`: the trace directory read as far as it goes (InputFileError when it is
   not a trace at all);
+- `resolve_trace(None)`: the newest trace under ./traces, when the command names none;
 - `Trace`: `manifest` (dict), `steps`, `results()` (the tool results handed back, by call id);
 - `Step`: `number`, `record` (the manifest's step), `request`, `response`, `files` (by role),
   `notes` (what could not be read), `tool_runs()`.
@@ -12,6 +13,6 @@ here, so that the move changes this file's import and nothing else:
 
 from __future__ import annotations
 
-from fccli.trace_reader import Step, Trace, read_trace
+from fccli.trace_reader import Step, Trace, read_trace, resolve_trace
 
-__all__ = ["Step", "Trace", "read_trace"]
+__all__ = ["Step", "Trace", "read_trace", "resolve_trace"]

@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
 from fccli.export import genai
@@ -242,8 +243,6 @@ class _Builder:
         return span
 
     def _server(self, attributes: dict[str, AttrValue]) -> None:
-        from urllib.parse import urlsplit
-
         url = _str(self.manifest.get("base_url"))
         if url is None:
             return  # the demo model answers in-process: no server
