@@ -89,7 +89,7 @@ def run(
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
     from fccli.cli.otlp import exported_on_close, prepare
     from fccli.cli.watch import watch
-    from fccli.runner import RunSettings, prepare_run
+    from fccli.run.prepare import RunSettings, prepare_run
 
     live = prepare(otlp, otlp_content)
     prepared = prepare_run(

@@ -1,7 +1,7 @@
 """The export's one door to the trace reader.
 
-The reader is moving (into a `trace/` package); everything the export needs of it is named
-here, so that the move changes this file's import and nothing else:
+Everything the export needs of `fccli.trace.reader` is named here, so that a change there
+shows in one import and nowhere else in the export:
 
 - `read_trace(path)`: the trace directory read as far as it goes (InputFileError when it is
   not a trace at all);
@@ -13,6 +13,6 @@ here, so that the move changes this file's import and nothing else:
 
 from __future__ import annotations
 
-from fccli.trace_reader import Step, Trace, read_trace, resolve_trace
+from fccli.trace.reader import Step, Trace, read_trace, resolve_trace
 
 __all__ = ["Step", "Trace", "read_trace", "resolve_trace"]
