@@ -78,6 +78,8 @@ class StreamRecord(_Record):
 
 class StepRecord(_Record):
     step: int
+    started_at: str | None = None
+    """When its request went out (UTC, ISO 8601)."""
     stop_reason: str | None = None
     wire_stop_reason: str | None = None
     """The stop reason in the wire format's own words (chat: finish_reason)."""
