@@ -143,8 +143,7 @@ def send_file(
                 reply = provider.send(file.body, step=1)
         except ProviderError as e:
             # There are no steps here: the provider's sentence is the message.
-            e.message = e.message.removeprefix("step 1: ")
-            raise
+            raise e.at(step=None) from e
     finally:
         close_provider(provider)
     got = reply.stored or reply.body

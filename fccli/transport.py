@@ -349,9 +349,7 @@ def as_provider_error(
     elif failure.status == 429:
         hint = "rate limited; wait, or raise --retries"
     return ProviderError(
-        f"step {step}: {provider} answered {failure.message}"
-        if failure.status is not None
-        else f"step {step}: {failure.message}",
+        f"{provider} answered {failure.message}" if failure.status is not None else failure.message,
         status=failure.status,
         body=failure.body,
         step=step,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -75,3 +76,15 @@ tool_specs = st.builds(
     ),
     strict=st.none() | st.booleans(),
 )
+
+
+def json_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON value, as the keys and indices that lead there (`()`: the whole)."""
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            out += json_paths(sub, (*prefix, key))
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            out += json_paths(sub, (*prefix, i))
+    return out

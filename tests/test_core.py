@@ -196,3 +196,15 @@ def test_an_empty_file_says_so(tmp_path: Path, text: bytes, says: str) -> None:
     with pytest.raises(InputFileError) as err:
         read_json(path)
     assert str(err.value) == f"{path}: {says}"
+
+
+def test_an_errors_step_is_a_field_said_when_shown_and_at_copies_it() -> None:
+    from fccli.core.errors import ProviderError, StreamCut
+
+    cut = StreamCut("the stream ended early", bytes_received=12, partial={"a": 1})
+    located = cut.at(step=2, hint="see 2-response.openai.sse")
+    assert located is not cut and isinstance(located, StreamCut)
+    assert (cut.step, cut.hint) == (None, None)  # the raised one is never changed
+    assert (located.step, located.message, located.partial) == (2, cut.message, {"a": 1})
+    assert str(located) == "step 2: the stream ended early\nsee 2-response.openai.sse"
+    assert ProviderError("boom", step=3).said() == "step 3: boom"

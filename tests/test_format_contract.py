@@ -38,7 +38,7 @@ from fccli.core.models import (
 from fccli.trace.reader import Document
 from fccli.wire.base import WireFormat
 from fccli.wire.registry import FORMATS
-from tests.builders import json_objects, json_values, tool_specs
+from tests.builders import json_objects, json_paths, json_values, tool_specs
 from tests.fake_provider import FakeProvider, _anthropic_events, _chat_events
 
 CONTRACT = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -162,17 +162,6 @@ def _damaged(body: Any, path: list[Any], value: Any, drop: bool) -> Any:
     return out
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _paths(v, (*path, i))
-    return out
-
-
 @pytest.mark.parametrize("name", NAMES)
 @given(data=st.data())
 @CONTRACT
@@ -186,7 +175,7 @@ def test_any_damage_to_a_wire_body_is_a_conversion_error_or_nothing(name: str, d
         (fmt.to_wire_request(request), fmt.from_wire_request),
         (fmt.to_wire_response(response), fmt.from_wire_response),
     ):
-        path = list(data.draw(st.sampled_from(_paths(body))))
+        path = list(data.draw(st.sampled_from(json_paths(body))))
         damaged = (
             data.draw(json_values)
             if not path

@@ -54,6 +54,7 @@ from tests.builders import (
     call,
     call_ids,
     json_objects,
+    json_paths,
     result,
     tool_specs,
     user,
@@ -920,17 +921,6 @@ json_values = st.recursive(
 )
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            out += _paths(sub, (*prefix, key))
-    elif isinstance(value, list):
-        for i, sub in enumerate(value):
-            out += _paths(sub, (*prefix, i))
-    return out
-
-
 GOOD_RESPONSE = wire_response(
     [
         {"type": "thinking", "thinking": "t", "signature": "s"},
@@ -946,7 +936,7 @@ GOOD_RESPONSE = wire_response(
 def mutated(draw: st.DrawFn, body: dict[str, Any]) -> Any:
     """A good body with one value anywhere in it replaced by some other JSON value, or one
     key anywhere in it removed."""
-    path = draw(st.sampled_from(_paths(body)))
+    path = draw(st.sampled_from(json_paths(body)))
     if not path:
         return draw(json_values)
     out = copy.deepcopy(body)
@@ -965,7 +955,7 @@ ODD_VALUES = (None, True, 0, 1.5, "", "x", [], {}, [None], {"type": None})
 
 def _damaged(body: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Any]]:
     """Every way to damage `body` at one place: each key removed, each value replaced."""
-    for path in _paths(body):
+    for path in json_paths(body):
         if not path:
             continue
         parent: Any = body

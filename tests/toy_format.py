@@ -12,7 +12,7 @@ from typing import Any
 from fccli.core.errors import ConversionError
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.wire.base import Detected, Refusal, StreamFolder
+from fccli.wire.base import Detected, FormatDefaults, Refusal, StreamFolder
 from fccli.wire.shape import expect, shape_errors
 
 MARK = "toy_version"
@@ -37,7 +37,7 @@ class _WholeBody:
         return parsed
 
 
-class ToyFormat:
+class ToyFormat(FormatDefaults):
     name = "toy"
     family = "blocks"
     holder = "toy"
@@ -79,9 +79,6 @@ class ToyFormat:
         stop = body.get("stop") if isinstance(body, dict) else None
         return stop if isinstance(stop, str) else None
 
-    def request_problem(self, request: Request) -> str | None:
-        return None
-
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         return _WholeBody()
 
@@ -93,15 +90,3 @@ class ToyFormat:
 
     def thinking_on(self, body: dict[str, Any]) -> bool:
         return body.get("thinking") is True
-
-    def added_note(self, key: str, value: Any) -> str | None:
-        return None
-
-    def read_notes(self, messages: Any, base: str) -> list[str]:
-        return []
-
-    def written_notes(self, request: Request) -> list[str]:
-        return []
-
-    def output_warnings(self, messages: Any, base: str) -> list[str]:
-        return []

@@ -50,13 +50,14 @@ def watch(
     except FcError as e:
         if view is not None:
             view.close()
-        # One more line at most: errors are one or two lines (CLI.md).
-        e.hint = "; ".join(
-            filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
-        )
         if view is None:  # a script reading --json still learns the status and where it stopped
             print_json_summary(prepared.trace)
-        raise
+        # One more line at most: errors are one or two lines (CLI.md).
+        raise e.at(
+            hint="; ".join(
+                filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
+            )
+        ) from e
     except BaseException:
         if view is not None:
             view.close()

@@ -17,21 +17,42 @@ is a bug in fc.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
+
+E = TypeVar("E", bound="FcError")
 
 
 class FcError(Exception):
-    """Root of fc's errors. `str(err)` is the one or two lines printed on stderr."""
+    """Root of fc's errors. `str(err)` is the one or two lines printed on stderr.
+
+    Context is kept in fields, never spliced into the message: `step` (a run's step) is said
+    when the error is shown (`step 2: ...`). An error is not changed once raised: `at()` gives
+    a copy with more context, to raise `from` it."""
 
     exit_code = 1
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None, step: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.step = step
+        """The step of a run it happened at; None outside a run."""
+
+    def said(self) -> str:
+        """The message with its context, on one line (`step 2: the provider answered ...`)."""
+        return self.message if self.step is None else f"step {self.step}: {self.message}"
+
+    def at(self: E, **context: Any) -> E:
+        """A copy with other context or wording (`step`, `hint`, `message`, `body`...)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(context)
+        Exception.__init__(new, new.message)
+        return new
 
     def __str__(self) -> str:
-        return self.message if self.hint is None else f"{self.message}\n{self.hint}"
+        said = self.said()
+        return said if self.hint is None else f"{said}\n{self.hint}"
 
 
 class UsageError(FcError):
@@ -75,11 +96,10 @@ class ProviderError(FcError):
         hint: str | None = None,
         attempts: list[dict[str, Any]] | None = None,
     ) -> None:
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, step=step)
         self.status = status
         self.body = body
         """The error body as received (a key in it already masked)."""
-        self.step = step
         self.attempts = attempts or []
         """Every HTTP attempt made, retries included, for the manifest."""
 

@@ -101,8 +101,7 @@ def _to_endpoint(
         try:
             posted = send.post(target, _encoded([record], fmt), CONTENT_TYPES[fmt])
         except ProviderError as e:
-            e.hint = "; ".join(filter(None, [e.hint, _partial(report, records)]))
-            raise
+            raise e.at(hint="; ".join(filter(None, [e.hint, _partial(report, records)]))) from e
         if posted.rejected:
             report.exported.append(_exported(path, record))
             raise ProviderError(

@@ -99,7 +99,7 @@ class DemoProvider:
             }
             raw = encode(error).decode()
             raise ProviderError(
-                f"step {step}: the demo model answered HTTP 400: {problem}", status=400, body=raw
+                f"the demo model answered HTTP 400: {problem}", status=400, body=raw, step=step
             )
         # cut-stream is a fault of the connection, not of the answer: send_stream makes it.
         return respond(request, None if self.fault == "cut-stream" else self.fault)

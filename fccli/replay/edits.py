@@ -287,7 +287,7 @@ def run_editor(text: str) -> str:
         except FcError as e:
             keep = saved.strip() != ""
             if keep:  # the person's work is not thrown away with the error
-                e.hint = f"your edit is kept in {path}"
+                raise e.at(hint=f"your edit is kept in {path}") from e
             raise
         return saved
     finally:

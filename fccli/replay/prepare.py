@@ -75,14 +75,14 @@ class PreparedReplay:
         try:
             return self.run.execute(on_event, stream_deltas=stream_deltas)
         except FindingsError as e:
-            if e.message.startswith("step 1:"):
-                # The engine's hint blames fc; the first request of a replay is the user's edit.
-                e.hint = (
-                    f"the history comes from {self.plan.request_file} of {self.plan.origin}, as "
-                    f"edited; to send it anyway and read the provider's answer: fc send "
-                    f"{self.run.trace.path / ('1-request.' + self.plan.wire_format + '.json')}"
-                )
-            raise
+            if e.step != 1:
+                raise
+            # The engine's hint blames fc; the first request of a replay is the user's edit.
+            raise e.at(
+                hint=f"the history comes from {self.plan.request_file} of {self.plan.origin}, as "
+                f"edited; to send it anyway and read the provider's answer: fc send "
+                f"{self.run.trace.path / ('1-request.' + self.plan.wire_format + '.json')}"
+            ) from e
 
 
 @dataclass
@@ -434,7 +434,9 @@ def _load_tools(name: str, *, from_trace: bool) -> ToolSet:
         return load_toolset(name)
     except UsageError as e:
         if from_trace:
-            e.hint = f"the trace was run with --tools {name}; give --tools to find them from here"
+            raise e.at(
+                hint=f"the trace was run with --tools {name}; give --tools to find them from here"
+            ) from e
         raise
 
 

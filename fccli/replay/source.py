@@ -124,8 +124,7 @@ def read_step_request(
         instead = "wire" if kind == "internal" else "internal"
         if f.error is not None and prefer != instead:
             # A file broken while being edited is never passed over in silence.
-            f.error.hint = f"fix it, or replay from the other file: --from {instead}"
-            raise f.error
+            raise f.error.at(hint=f"fix it, or replay from the other file: --from {instead}")
     if prefer is not None and not files[prefer].exists:
         raise InputFileError(str(files[prefer].path), "no such file (asked for with --from)")
     if not internal.exists and not wired.exists:

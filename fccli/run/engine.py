@@ -128,7 +128,8 @@ class RoundTrip:
                     calls = response.tool_uses()
                     if not calls:
                         raise ProtocolError(
-                            f"step {step}: the stop reason is tool_use but the answer holds no tool call"
+                            "the stop reason is tool_use but the answer holds no tool call",
+                            step=step,
                         )
                     # The model only asked. Here the program decides, validates and executes.
                     self._phase = "while the tools ran"
@@ -160,14 +161,16 @@ class RoundTrip:
                     return RunResult("ok", step, answer, notes)
                 if response.stop_reason == "max_tokens":
                     raise ProtocolError(
-                        f"step {step}: the answer was cut off at max_tokens"
+                        "the answer was cut off at max_tokens"
                         + self._not_executed(response)
                         + " (their arguments may be cut too)",
                         hint="raise --max-tokens, or ask for less",
+                        step=step,
                     )
                 raise ProtocolError(
-                    f"step {step}: unknown stop reason {response.stop_reason!r}; fc stops rather than guess"
-                    + self._not_executed(response)
+                    f"unknown stop reason {response.stop_reason!r}; fc stops rather than guess"
+                    + self._not_executed(response),
+                    step=step,
                 )
             self.trace.finish("max_steps")
             note = (
@@ -254,12 +257,12 @@ class RoundTrip:
                 wire_response = parse_json(raw, f"{step}-response.{fmt}.json")
             except FcError as e:
                 raise ProtocolError(
-                    f"step {step}: the provider's answer cannot be read: {e}"
+                    f"the provider's answer cannot be read: {e}", step=step
                 ) from None
         try:
             response = self.wire.from_wire_response(wire_response)
         except FcError as e:  # not of the format's shape
-            raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
+            raise ProtocolError(f"the provider's answer cannot be read: {e}", step=step) from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
         wire_stop = self.wire.wire_stop_reason(wire_response)
         record.stop_reason = response.stop_reason
@@ -289,20 +292,20 @@ class RoundTrip:
         mask = self.provider.mask  # these messages quote what the server sent
         if stream.failure is not None:  # an `error` event, or data that is not JSON
             failure = stream.failure
-            failure.message = mask(f"step {step}: {failure.message}")
-            if isinstance(failure, ProviderError):
-                failure.step = step
-                failure.body = None if failure.body is None else mask(failure.body)
-            raise failure
+            context: dict[str, Any] = {"step": step, "message": mask(failure.message)}
+            if isinstance(failure, ProviderError) and failure.body is not None:
+                context["body"] = mask(failure.body)
+            raise failure.at(**context) from failure
         try:
             wire_response = stream.folder.finish(cut=reply.cut)
         except ProviderError as e:  # cut short, or not an event stream at all
             if isinstance(e, StreamCut) and e.ended and e.partial is not None:
                 self._write_partial(step, reply, e.partial)
-            e.message = mask(f"step {step}: {e.message}; nothing in it was executed")
-            e.step = step
-            e.hint = e.hint or f"the bytes that arrived are in {step}-response.{fmt}.sse"
-            raise
+            raise e.at(
+                step=step,
+                message=mask(f"{e.message}; nothing in it was executed"),
+                hint=e.hint or f"the bytes that arrived are in {step}-response.{fmt}.sse",
+            ) from e
         for text in stream.folder.notes:
             note = f"step {step}: {text}"
             self.trace.note(note)
@@ -367,8 +370,8 @@ class RoundTrip:
             first = errors[0]
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
             raise FindingsError(
-                f"step {step}: not sent: the request breaks {first.rule} at {first.path}: "
-                f"{first.message}{more}",
+                f"not sent: the request breaks {first.rule} at {first.path}: {first.message}{more}",
+                step=step,
                 hint="fc built this history itself, so this is a bug in fc (or the provider's "
                 f"earlier answers broke the protocol); `fc check {self.trace.path}` shows it all",
             )

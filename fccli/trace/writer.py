@@ -149,7 +149,7 @@ class TraceWriter:
         if error is not None:
             record = ErrorRecord(
                 kind=type(error).__name__,
-                message=error.message if isinstance(error, FcError) else str(error),
+                message=error.said() if isinstance(error, FcError) else str(error),
                 step=step,
                 http_status=getattr(error, "status", None),
             )

@@ -141,3 +141,30 @@ class WireFormat(Protocol):
         """What this format's provider would refuse in a messages array written by fc
         (`fc convert` warns)."""
         ...
+
+
+class FormatDefaults:
+    """The hooks a format may leave as they are: no refusal known before sending, recognised
+    by its family's data only, thinking off, nothing to note in convert. A format class derives
+    from it and overrides what it knows."""
+
+    def request_problem(self, request: Request) -> str | None:
+        return None
+
+    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
+        return None
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        return False
+
+    def added_note(self, key: str, value: Any) -> str | None:
+        return None
+
+    def read_notes(self, messages: Any, base: str) -> list[str]:
+        return []
+
+    def written_notes(self, request: Request) -> list[str]:
+        return []
+
+    def output_warnings(self, messages: Any, base: str) -> list[str]:
+        return []

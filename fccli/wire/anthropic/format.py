@@ -7,13 +7,13 @@ the history is wrong"); those not in that table name their source beside them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.wire.anthropic import codec
-from fccli.wire.base import Detected, Refusal, StreamFolder
+from fccli.wire.base import FormatDefaults, Refusal, StreamFolder
 
 _WHO = "Anthropic"
 NO_RESULT = (
@@ -50,8 +50,8 @@ REFUSALS: dict[str, Refusal] = {
 
 
 @dataclass(frozen=True)
-class AnthropicFormat:
-    name: str = "anthropic"
+class AnthropicFormat(FormatDefaults):
+    name: str = codec.NAME
     family = "blocks"
     holder = "anthropic"
     stop_field = "stop_reason"
@@ -62,9 +62,7 @@ class AnthropicFormat:
     signed_thinking = True
     model_prefixes = ("claude",)
 
-    @property
-    def refusals(self) -> Mapping[str, Refusal]:
-        return REFUSALS
+    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request)
@@ -89,9 +87,6 @@ class AnthropicFormat:
 
         return AnthropicStreamFolder(on_delta)
 
-    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
-        return None  # the blocks family is told by wire/detect.py from the formats' data
-
     def thinking_on(self, body: dict[str, Any]) -> bool:
         thinking = body.get("thinking")
         return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
@@ -105,12 +100,6 @@ class AnthropicFormat:
                 "auto is what no choice means)"
             )
         return None
-
-    def read_notes(self, messages: Any, base: str) -> list[str]:
-        return []
-
-    def written_notes(self, request: Request) -> list[str]:
-        return []
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
         """A thinking block without its signature (reasoning from another provider has none;

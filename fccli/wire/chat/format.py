@@ -12,7 +12,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.wire.base import Detected, Refusal, StreamFolder
+from fccli.wire.base import FormatDefaults, Refusal, StreamFolder
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
 
@@ -62,7 +62,7 @@ DEEPSEEK_REFUSALS: dict[str, Refusal] = {
 
 
 @dataclass(frozen=True)
-class ChatFormat:
+class ChatFormat(FormatDefaults):
     dialect: ChatDialect
     own_refusals: Mapping[str, Refusal] = field(default_factory=dict)
     """The dialect's own 400 sentences, beside the chat format's."""
@@ -119,9 +119,6 @@ class ChatFormat:
 
         return ChatStreamFolder(self.dialect, on_delta)
 
-    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
-        return None  # the chat family is told by wire/detect.py from the dialects' data
-
     def thinking_on(self, body: dict[str, Any]) -> bool:
         if not self.dialect.thinking_param:
             return False
@@ -129,9 +126,6 @@ class ChatFormat:
         kind = thinking.get("type") if isinstance(thinking, dict) else None
         # DeepSeek: on unless turned off (api-docs.deepseek.com, guides/thinking_mode).
         return kind == "enabled" or (kind != "disabled" and self.dialect.thinking_default)
-
-    def added_note(self, key: str, value: Any) -> str | None:
-        return None
 
     def read_notes(self, messages: Any, base: str) -> list[str]:
         marker = codec.ERROR_MARKER
@@ -156,6 +150,3 @@ class ChatFormat:
                         f"marked in the text as {marker!r} (read back as is_error: true)"
                     )
         return out
-
-    def output_warnings(self, messages: Any, base: str) -> list[str]:
-        return []
