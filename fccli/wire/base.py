@@ -12,12 +12,15 @@ formats `fc diff` compares field by field; a format of a new layout names its ow
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from fccli.core.errors import ProtocolError, ProviderError
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
+from fccli.wire.sse import SSEDecoder, guarded, note_once
 
 Kind = Literal["request", "response", "messages"]
 
@@ -49,6 +52,56 @@ class StreamFolder(Protocol):
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         """The answer as a non-streamed call returns it, or StreamCut when it ended early."""
         ...
+
+
+class StreamAssembler:
+    """What every stream folder shares; a format's folder maps its own events only (its
+    `_fold`, and its `finish` from what was folded), as pydantic-ai's parts manager leaves each
+    model to map its deltas. Here: the SSE decoding fed piece by piece, the listener guarded,
+    notes said once, and the two ways a stream fails that no format words differently (an
+    event of the wrong shape, the provider's error inside the stream)."""
+
+    def __init__(self, on_delta: OnDelta | None, literals: frozenset[str] = frozenset()) -> None:
+        self.notes: list[str] = []
+        """What a learner should know about this stream (no end marker, ...)."""
+        self._on_delta = None if on_delta is None else guarded(on_delta)
+        self._sse = SSEDecoder(literals=literals)
+        self._noted: set[str] = set()
+
+    @property
+    def bytes_received(self) -> int:
+        return self._sse.bytes_received
+
+    def feed(self, chunk: bytes) -> None:
+        for objs in self._sse.feed_json_slices(chunk):
+            self._fold(objs)
+
+    def _fold(self, objs: list[Any]) -> None:
+        raise NotImplementedError
+
+    def _note(self, key: str, text: str) -> None:
+        note_once(self.notes, self._noted, key, text)
+
+    def _bad_shape(self, objs: list[Any], n: int, error: Exception) -> ProtocolError:
+        """The error for event `n` of the last slice `objs`, which had an unexpected shape."""
+        number = self._sse.events - len(objs) + n + 1
+        return ProtocolError(
+            f"event {number} of the stream has an unexpected shape ({type(error).__name__}: {error})"
+        )
+
+    def _raise_error(self, obj: dict[str, Any]) -> None:
+        """The provider's own error, sent inside the stream (`{"error": {...}}`)."""
+        error = obj.get("error")
+        if isinstance(error, dict):
+            kind = error.get("type") or error.get("code") or "error"
+            message = error.get("message") or json.dumps(error, ensure_ascii=False)
+        else:
+            kind, message = "error", str(error)
+        raw = self._sse.raw_data(obj)
+        raise ProviderError(
+            f"the provider reported an error in the stream: {kind}: {message}",
+            body=raw if raw is not None else json.dumps(obj, ensure_ascii=False),
+        )
 
 
 class WireFormat(Protocol):

@@ -31,17 +31,15 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from fccli.core.errors import ProtocolError, ProviderError, StreamCut
+from fccli.core.errors import ProtocolError, StreamCut
 from fccli.core.jsonio import reject_constant
 from fccli.core.stream import OnDelta, StreamDelta
+from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
     ListenerFailed,
-    SSEDecoder,
     closing_reasons,
-    guarded,
     joined,
     not_a_stream,
-    note_once,
     tail,
 )
 
@@ -112,29 +110,17 @@ class _Block:
         return (value, None) if isinstance(value, dict) else (start, text)
 
 
-class AnthropicStreamFolder:
+class AnthropicStreamFolder(StreamAssembler):
     """Feed it the raw bytes of a Messages stream; `finish()` gives the answer."""
 
     def __init__(self, on_delta: OnDelta | None = None) -> None:
-        self.notes: list[str] = []
-        """What a learner should know about this stream (no `message_stop`, ...)."""
-        self._on_delta = None if on_delta is None else guarded(on_delta)
-        self._sse = SSEDecoder()
+        super().__init__(on_delta)
         self._message: dict[str, Any] | None = None
         self._usage: dict[str, Any] | None = None
         self._blocks: dict[Any, _Block] = {}
         self._calls = 0
         self._stopped = False
         self._after_stop = 0
-        self._noted: set[str] = set()
-
-    @property
-    def bytes_received(self) -> int:
-        return self._sse.bytes_received
-
-    def feed(self, chunk: bytes) -> None:
-        for objs in self._sse.feed_json_slices(chunk):
-            self._fold(objs)
 
     # -- folding parsed events
 
@@ -167,10 +153,7 @@ class AnthropicStreamFolder:
         except ListenerFailed as e:
             raise e.error from None
         except (TypeError, AttributeError, KeyError) as e:
-            number = self._sse.events - len(objs) + n + 1
-            raise ProtocolError(
-                f"event {number} of the stream has an unexpected shape ({type(e).__name__}: {e})"
-            ) from None
+            raise self._bad_shape(objs, n, e) from None
 
     def _emit(self, block: _Block, piece: str) -> None:
         assert self._on_delta is not None
@@ -236,22 +219,6 @@ class AnthropicStreamFolder:
                 f"delta {kind}",
                 f"a {kind} delta for a {block.block.get('type')} block is not kept",
             )
-
-    def _raise_error(self, obj: dict[str, Any]) -> None:
-        error = obj.get("error")
-        if isinstance(error, dict):
-            kind = error.get("type") or "error"
-            message = error.get("message") or json.dumps(error, ensure_ascii=False)
-        else:
-            kind, message = "error", str(error)
-        raw = self._sse.raw_data(obj)
-        raise ProviderError(
-            f"the provider reported an error in the stream: {kind}: {message}",
-            body=raw if raw is not None else json.dumps(obj, ensure_ascii=False),
-        )
-
-    def _note(self, key: str, text: str) -> None:
-        note_once(self.notes, self._noted, key, text)
 
     # -- the end
 

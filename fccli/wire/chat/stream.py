@@ -34,21 +34,18 @@ binds what it uses to locals, and builds no StreamDelta when nobody listens.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from fccli.core.errors import ProtocolError, ProviderError, StreamCut
+from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
+from fccli.wire.base import StreamAssembler
 from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.sse import (
     ListenerFailed,
-    SSEDecoder,
     closing_reasons,
-    guarded,
     joined,
     not_a_stream,
-    note_once,
     tail,
 )
 
@@ -102,15 +99,12 @@ def _position(objs: list[Any], obj: Any) -> int:
     return next(i for i, o in enumerate(objs) if o is obj)
 
 
-class ChatStreamFolder:
+class ChatStreamFolder(StreamAssembler):
     """Feed it the raw bytes of a chat-completions stream; `finish()` gives the answer."""
 
     def __init__(self, dialect: ChatDialect = OPENAI, on_delta: OnDelta | None = None) -> None:
+        super().__init__(on_delta, literals=frozenset({DONE}))
         self.dialect = dialect
-        self.notes: list[str] = []
-        """What a learner should know about this stream (no `[DONE]`, dropped choices, ...)."""
-        self._on_delta = None if on_delta is None else guarded(on_delta)
-        self._sse = SSEDecoder(literals=frozenset({DONE}))
         self._meta: dict[str, Any] | None = None
         self._meta_final = False
         self._usage: Any = None
@@ -126,15 +120,6 @@ class ChatStreamFolder:
         self._by_index: dict[Any, _Call] = {}
         self._done = False
         self._after_done = 0
-        self._noted: set[str] = set()
-
-    @property
-    def bytes_received(self) -> int:
-        return self._sse.bytes_received
-
-    def feed(self, chunk: bytes) -> None:
-        for objs in self._sse.feed_json_slices(chunk):
-            self._fold(objs)
 
     # -- folding parsed chunks
 
@@ -244,10 +229,7 @@ class ChatStreamFolder:
         except ListenerFailed as e:
             raise e.error from None
         except (TypeError, AttributeError, KeyError) as e:
-            number = self._sse.events - len(objs) + _position(objs, obj) + 1
-            raise ProtocolError(
-                f"event {number} of the stream has an unexpected shape ({type(e).__name__}: {e})"
-            ) from None
+            raise self._bad_shape(objs, _position(objs, obj), e) from None
         finally:
             self._finish = finish
             self._usage = usage
@@ -294,19 +276,6 @@ class ChatStreamFolder:
             self._raise_error({"error": obj})
         if self._meta is None:
             self._take_meta(obj)
-
-    def _raise_error(self, obj: dict[str, Any]) -> None:
-        error = obj["error"]
-        if isinstance(error, dict):
-            kind = error.get("type") or error.get("code") or "error"
-            message = error.get("message") or json.dumps(error, ensure_ascii=False)
-        else:
-            kind, message = "error", str(error)
-        raw = self._sse.raw_data(obj)
-        raise ProviderError(
-            f"the provider reported an error in the stream: {kind}: {message}",
-            body=raw if raw is not None else json.dumps(obj, ensure_ascii=False),
-        )
 
     def _take_meta(self, obj: dict[str, Any]) -> bool:
         """Keep the response's own keys (id, created, model, system_fingerprint, ...).
@@ -363,9 +332,6 @@ class ChatStreamFolder:
                 "function_call",
                 "`function_call` deltas (the pre-2023 single-function API) arrived: not kept",
             )
-
-    def _note(self, key: str, text: str) -> None:
-        note_once(self.notes, self._noted, key, text)
 
     def _in_index_order(self) -> list[_Call]:
         ordered = sorted(self._calls, key=_Call.order)
