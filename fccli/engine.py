@@ -208,10 +208,12 @@ class RoundTrip:
             raise
         duration_ms = (time.perf_counter() - start) * 1000
         raw = reply.body
-        # The trace keeps the bytes as received (a key the server echoed masked); fc reads them
-        # as received, so masking can never change what the model said.
+        # The trace keeps the bytes as received, a key the server echoed masked; fc reads them
+        # masked too, so that the key reaches no later file, request, manifest or screen (and
+        # is never sent back to the provider in the history).
+        seen = reply.stored or raw
         suffix = "sse" if stream is not None else "json"
-        self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", reply.stored or raw)
+        self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", seen)
         record: dict[str, Any] = {
             "step": step,
             "stop_reason": None,
@@ -225,7 +227,9 @@ class RoundTrip:
         if reply.attempts:
             record["attempts"] = reply.attempts
         if reply.stored is not None:
-            record["masked"] = "the response echoed a secret; the trace file has it as ***"
+            record["masked"] = "the response echoed a secret; fc keeps and reads it as ***"
+        if reply.cut is not None and stream is None:
+            record["truncated"] = reply.cut
         # On record before it is read: an answer that cannot be read still shows its attempts.
         self.trace.add_step(record)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
@@ -235,8 +239,15 @@ class RoundTrip:
         if stream is not None:
             wire_response = self._assembled(step, reply, stream)
         else:
+            if reply.cut is not None:  # past --max-response-mb or --timeout
+                raise ProviderError(
+                    f"step {step}: {reply.cut}",
+                    step=step,
+                    hint=f"the {len(raw):,} bytes that came are kept in {step}-response.{fmt}.json, "
+                    "cut short",
+                )
             try:
-                wire_response = parse_json(raw, f"{step}-response.{fmt}.json")
+                wire_response = parse_json(seen, f"{step}-response.{fmt}.json")
             except FcError as e:
                 raise ProtocolError(
                     f"step {step}: the provider's answer cannot be read: {e}"
@@ -285,12 +296,11 @@ class RoundTrip:
             note = f"step {step}: {text}"
             self.trace.manifest.setdefault("notes", []).append(note)
             self.emit(Note(step, note))
-        stored = wire_response
-        if reply.stored is not None:  # a key the server echoed: the file has it masked
+        if reply.stored is not None:  # a key the server echoed: read, as kept, masked
             masked = self.wire.stream_folder()
             masked.feed(reply.stored)
-            stored = masked.finish(cut=reply.cut)
-        self.trace.write_json(f"{step}-response.{fmt}.json", stored)
+            wire_response = masked.finish(cut=reply.cut)
+        self.trace.write_json(f"{step}-response.{fmt}.json", wire_response)
         return wire_response
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:

@@ -103,16 +103,15 @@ def provider_for(file: RequestFile, asked: str | None) -> str:
 
 
 def secrets_of(name: str, base_url: str | None) -> list[str]:
-    """The values that must never be shown: the key, a password in the URL."""
-    from urllib.parse import urlsplit
-
+    """The values that must never be shown: the key, a password in the URL (and the Basic auth
+    made of it), a key in its query string."""
+    from fccli.core.secrets import url_secrets
     from fccli.providers.registry import read_key
 
     if name == "demo":
         return []
     key = read_key(name)
-    password = urlsplit(base_url).password if base_url else None
-    return [s for s in (key, password) if s]
+    return [s for s in (key, *url_secrets(base_url)) if s]
 
 
 def send_file(
@@ -169,18 +168,16 @@ class Masker:
     the next, so a secret cut in two is still caught whole."""
 
     def __init__(self, secrets: list[str], write: Callable[[bytes], None]) -> None:
-        from fccli.transport import MASK, MIN_SECRET
+        from fccli.core.secrets import Secrets
 
-        self._secrets = [s.encode() for s in secrets if len(s) >= MIN_SECRET]
-        self._mask = MASK.encode()
-        self._keep = max((len(s) for s in self._secrets), default=1) - 1
+        self._secrets = Secrets(secrets)
+        # A secret may stand JSON-escaped, up to 12 bytes a character: that much waits.
+        self._keep = max(self._secrets.longest_raw() - 1, 0)
         self._tail = b""
         self._write = write
 
     def _masked(self, data: bytes) -> bytes:
-        for secret in self._secrets:
-            data = data.replace(secret, self._mask)
-        return data
+        return self._secrets.raw(data)
 
     def feed(self, piece: bytes) -> None:
         data = self._masked(self._tail + piece)

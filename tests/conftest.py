@@ -66,3 +66,16 @@ def fake_provider():
 
     with FakeProvider() as server:
         yield server
+
+
+@pytest.fixture
+def fc_in(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """`fc_in("run", "question", ...)`: fc in this process (tests/inprocess.py), in tmp_path."""
+    from tests.inprocess import run_main
+
+    def run(
+        *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, stdin: bytes = b""
+    ):
+        return run_main(monkeypatch, cwd or tmp_path, *args, env=env, stdin=stdin)
+
+    return run
