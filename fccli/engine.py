@@ -61,6 +61,8 @@ class RunOptions:
     """The tool definitions as sent (strict form with --strict); None: the tool set's own."""
     stream: bool = False
     """Ask for every answer as a stream of events, assembled as it arrives."""
+    tool_timeout: float = 120.0
+    """Seconds a tool may run before its call gets an error result (--tool-timeout)."""
     history: list[Message] | None = None
     """Start from these messages instead of the question alone (a replay: an earlier step's
     request, edited). The first request sends them as they are."""
@@ -124,7 +126,9 @@ class RoundTrip:
                     self._phase = "while the tools ran"
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
                     with contextlib.redirect_stdout(sys.stderr):
-                        runs = run_calls(self.tools, calls, strict=strict)
+                        runs = run_calls(
+                            self.tools, calls, strict=strict, timeout=options.tool_timeout
+                        )
                     record["tool_runs"] = [r.manifest_entry() for r in runs]
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs))

@@ -46,6 +46,8 @@ class RunSettings:
     max_tokens: int | None = None
     retries: int = 3
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
@@ -130,6 +132,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             strict=settings.strict,
             retries=settings.retries,
             timeout=settings.timeout,
+            max_response_bytes=settings.max_response_bytes,
         ),
         demo_fault=settings.demo_fault,
     )
@@ -144,6 +147,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         max_tokens=settings.max_tokens,
         tool_specs=specs,
         stream=settings.stream,
+        tool_timeout=settings.tool_timeout,
     )
     problem = request_problem(wire, options)
     if problem is not None:

@@ -121,6 +121,7 @@ def send_file(
     base_url: str | None,
     retries: int,
     timeout: float,
+    max_response_bytes: int = 64 * 1024 * 1024,
     on_bytes: Callable[[bytes], None],
 ) -> bytes:
     """Post the file's bytes; return the response body as shown (a key it echoed masked). A
@@ -132,7 +133,11 @@ def send_file(
     provider = get_provider(
         name,
         connection=Connection(
-            base_url=base_url, strict=file.strict, retries=retries, timeout=timeout
+            base_url=base_url,
+            strict=file.strict,
+            retries=retries,
+            timeout=timeout,
+            max_response_bytes=max_response_bytes,
         ),
     )
     try:
@@ -150,6 +155,12 @@ def send_file(
     finally:
         close_provider(provider)
     got = reply.stored or reply.body
+    if not file.stream and reply.cut is not None:  # past --max-response-mb or --timeout
+        on_bytes(got)
+        raise ProviderError(
+            f"the answer was cut short: {reply.cut}",
+            hint=f"the {len(reply.body):,} bytes that came are kept as they came",
+        )
     if file.stream:
         masker.close()
         if reply.interrupted:

@@ -154,6 +154,12 @@ class TraceWriter:
                 "step": step,
                 "http_status": getattr(error, "status", None),
             }
+            if status == "interrupted":
+                from fccli.interrupts import signal_name
+
+                name = signal_name()
+                if name is not None:  # not Ctrl-C: said, since a reader would assume it was
+                    self.manifest["error"]["signal"] = name
             attempts = getattr(error, "attempts", None)
             if attempts:
                 self.manifest["error"]["attempts"] = attempts

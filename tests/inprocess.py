@@ -34,6 +34,8 @@ def run_main(
     from fccli.cli.entry import main
 
     wanted = env if env is not None else clean_env()
+    if os.environ.get("FC_DEBUG_TESTS"):
+        wanted = {**wanted, "FC_DEBUG": "1"}
     with monkeypatch.context() as m:
         for name in list(os.environ):
             if name not in wanted:

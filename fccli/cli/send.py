@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from fccli.cli.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
+
 # Shared with `fc curl`, which reads the same file and finds the same provider.
 FILE = typer.Argument(
     ..., metavar="FILE", help="A wire-format request body, e.g. TRACE/2-request.deepseek.json."
@@ -33,9 +35,8 @@ def send(
     retries: int = typer.Option(
         3, "--retries", min=0, max=10, help="Retries on 429, 5xx and connection errors."
     ),
-    timeout: float = typer.Option(
-        600.0, "--timeout", min=1.0, help="Seconds to wait for an answer."
-    ),
+    timeout: float = TIMEOUT,
+    max_response_mb: float = MAX_RESPONSE_MB,
 ) -> None:
     """Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, when
     the file asks for one). HTTP errors: the provider's sentence on stderr, exit 3."""
@@ -61,6 +62,7 @@ def send(
             base_url=base_url,
             retries=retries,
             timeout=timeout,
+            max_response_bytes=megabytes(max_response_mb),
             on_bytes=live if out is None else pieces.append,
         )
     finally:

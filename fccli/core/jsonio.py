@@ -8,6 +8,7 @@ for a shape error, the JSON path.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,9 +20,17 @@ from fccli.core.models import BLOCK_TYPES
 M = TypeVar("M", bound=BaseModel)
 
 
+_ESCAPED = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
 def dumps(obj: Any) -> str:
-    """The one JSON style of fc's files."""
-    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    """The one JSON style of fc's files.
+
+    JSON escapes the C0 controls itself; DEL, the C1 controls (which some terminals obey) and
+    lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
+    every JSON output is valid UTF-8 and safe to print. They can stand only inside strings."""
+    text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def encode(obj: Any) -> bytes:

@@ -413,7 +413,7 @@ def _digest(request: dict[str, Any]) -> str:
     # Without the stream switches: the same question streamed gets the same ids.
     request = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
     canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 CHARS_PER_TOKEN = 2

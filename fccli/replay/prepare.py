@@ -59,6 +59,8 @@ class ReplaySettings:
     """None: as the trace was run."""
     retries: int | None = None
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
 
@@ -140,7 +142,11 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     provider, wire = open_provider(
         name,
         Connection(
-            base_url=base_url, strict=strict, retries=origin.retries, timeout=settings.timeout
+            base_url=base_url,
+            strict=strict,
+            retries=origin.retries,
+            timeout=settings.timeout,
+            max_response_bytes=settings.max_response_bytes,
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.
@@ -197,6 +203,7 @@ def _prepare(
         tool_specs=list(request.tools),
         stream=stream,
         history=messages,
+        tool_timeout=settings.tool_timeout,
     )
     notes += _losses(run_options, origin.source.file, wire.name)
     problem = request_problem(wire, run_options)
