@@ -24,7 +24,7 @@ from fccli.slug import slugify
 from fccli.tools.loader import load_toolset
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
-from fccli.trace import TraceWriter, default_dir, prepare_dir
+from fccli.trace import TraceWriter, default_dir, prepare_dir, written_by_fc
 
 TRACES_ROOT = Path("traces")
 
@@ -187,6 +187,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         if not spec.description
     ]
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
+    notes += kept_note(trace.path)
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
         trace.manifest["options"]["demo_fault"] = settings.demo_fault
@@ -265,6 +266,14 @@ def open_trace(
     except UsageError:
         close_provider(provider)
         raise
+
+
+def kept_note(path: Path) -> list[str]:
+    """What --force left in the trace, not being fc's to replace: said, once."""
+    kept = sorted(e.name for e in path.iterdir() if not written_by_fc(e))
+    if not kept:
+        return []
+    return [f"kept {', '.join(kept)} in {path}: --force replaces only the files fc wrote"]
 
 
 def trace_manifest(

@@ -31,6 +31,7 @@ from fccli.runner import (
     PreparedRun,
     close_provider,
     connection_notes,
+    kept_note,
     open_provider,
     open_trace,
     refuse_demo_base_url,
@@ -251,6 +252,7 @@ def _prepare(
         force=settings.force and settings.out is not None,
         manifest=fields,
     )
+    notes += kept_note(trace.path)
     if notes:
         trace.manifest["notes"] = list(notes)
         trace.save_manifest()
