@@ -261,6 +261,7 @@ class RoundTrip:
         except FcError as e:  # not of the format's shape
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
+        _refuse_shared_ids(step, response)
         wire_stop = self.wire.wire_stop_reason(wire_response)
         record["stop_reason"] = response.stop_reason
         record["wire_stop_reason"] = wire_stop
@@ -390,6 +391,20 @@ class _StreamReceipt:
     def summary(self, size: int, start: float) -> dict[str, Any]:
         first = None if self.first_byte is None else round((self.first_byte - start) * 1000, 1)
         return {"bytes": size, "pieces": len(self.pieces), "first_byte_ms": first}
+
+
+def _refuse_shared_ids(step: int, response: Response) -> None:
+    """Results are paired with calls by id: two calls with one id cannot both be answered. The
+    provider broke the protocol, and fc stops before running anything (exit 3)."""
+    seen: set[str] = set()
+    for call in response.tool_uses():
+        if call.id in seen:
+            raise ProtocolError(
+                f"step {step}: the provider sent two tool calls with one id {call.id!r}; "
+                "results are paired with calls by id, so fc cannot answer them apart "
+                "(the provider broke the protocol; nothing was executed)"
+            )
+        seen.add(call.id)
 
 
 def _is_json(text: str) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import InputFileError, Interrupted, ProviderError, StreamCut, UsageError
-from fccli.core.jsonio import parse_json
+from fccli.core.jsonio import parse_json, read_bytes
 
 BY_FORMAT = {"deepseek": "deepseek", "openai": "openai", "anthropic": "anthropic"}
 """The provider a request file goes to when `-p` does not say."""
@@ -45,12 +45,7 @@ def read_request_file(name: str) -> RequestFile:
         raise InputFileError(
             name, "is a directory; give a request file, e.g. TRACE/1-request.deepseek.json"
         )
-    try:
-        body = path.read_bytes()
-    except FileNotFoundError:
-        raise InputFileError(name, "no such file") from None
-    except OSError as e:
-        raise InputFileError(name, f"cannot be read ({e.strerror})") from None
+    body = read_bytes(path)
     data = parse_json(body, name)
     try:
         detected = detect(data, name_hint=name)
