@@ -252,6 +252,10 @@ class FakeProvider:
         reply = model.reply()
         if fault is not None:
             reply = _apply_fault(reply, fault, model.offered_names)
+        inject = entry.get("inject") if isinstance(entry, dict) else None
+        if inject:  # text that would drive a terminal, in every field a transcript shows
+            calls = [_Call(c.name + inject, c.input, c.arguments) for c in reply.calls]
+            reply = _Reply(reply.text + inject, calls, reply.reasoning + inject, reply.preface)
         echo = entry.get("echo_auth") if isinstance(entry, dict) else None
         if echo:
             reply = _echo_auth(reply, _auth_value(fmt, headers), echo)
