@@ -714,6 +714,12 @@ def _serde_type(value: Any) -> str:
 def _chat_problem(request: dict[str, Any]) -> str | None:
     if "model" not in request:
         return "you must provide a model parameter"
+    if "max_tokens" in request and re.match(r"o[1-9]|gpt-5", str(request["model"])):
+        # OpenAI's answer to max_tokens on a reasoning model.
+        return (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead."
+        )
     messages = request.get("messages")
     if not isinstance(messages, list):
         return "Missing required parameter: 'messages'."
