@@ -156,3 +156,24 @@ def test_fc_curl_refuses_to_print_a_key_in_the_query_string(fc_in, tmp_path: Pat
     )
     assert result.returncode == 2
     assert "abcdefghijkl" not in result.stdout + result.stderr
+
+
+def test_the_live_view_masks_a_key_whose_pieces_arrive_apart() -> None:
+    import io
+
+    from rich.console import Console
+
+    from fccli.core.stream import StreamDelta
+    from fccli.render.stream_view import LiveStream
+
+    console = Console(file=io.StringIO(), width=200, force_terminal=True)
+    live = LiveStream(console, mask=lambda text: text.replace(DEFAULT_KEY, "***"))
+    try:
+        for piece in ("key ", DEFAULT_KEY[:7], DEFAULT_KEY[7:], " end"):
+            live.add(StreamDelta(kind="text", text=piece))
+        rendered = io.StringIO()
+        Console(file=rendered, width=200).print(live._render())
+    finally:
+        live.stop()
+    assert DEFAULT_KEY not in rendered.getvalue() + console.file.getvalue()
+    assert "key *** end" in rendered.getvalue()

@@ -34,7 +34,11 @@ def watch(
         None
         if console is None
         else RunView(
-            console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
+            console,
+            prepared.provider_name,
+            prepared.wire.name,
+            prepared.wire.results_layout,
+            mask=prepared.provider.mask,  # a key a server echoes, cut in pieces as they arrive
         )
     )
     if view is not None:
