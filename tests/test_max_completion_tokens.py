@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fccli.core.models import Message, Request, TextBlock
-from fccli.wire import chat
+from fccli.wire.chat import codec as chat
 from tests.conftest import clean_env
 from tests.fake_provider import DEFAULT_KEY, FakeProvider
 
@@ -35,7 +35,7 @@ def test_the_length_cap_goes_in_the_field_the_model_takes(model: str, field: str
 
 
 def test_deepseek_keeps_max_tokens() -> None:
-    from fccli.providers.formats import DEEPSEEK_DIALECT
+    from fccli.wire.registry import DEEPSEEK_DIALECT
 
     request = Request(
         model="o1-like",

@@ -10,7 +10,7 @@ import pytest
 
 from fccli.core.errors import ProviderError, UsageError
 from fccli.slug import slugify
-from fccli.trace import (
+from fccli.trace.writer import (
     TraceWriter,
     default_dir,
     prepare_dir,

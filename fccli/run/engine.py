@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from fccli.core.errors import (
@@ -30,7 +31,8 @@ from fccli.core.errors import (
 )
 from fccli.core.jsonio import parse_json
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
-from fccli.events import (
+from fccli.providers.base import Provider, Reply
+from fccli.run.events import (
     FINAL_STOPS,
     Event,
     Note,
@@ -40,11 +42,10 @@ from fccli.events import (
     StreamProgress,
     ToolsExecuted,
 )
-from fccli.providers.base import Provider, Reply
-from fccli.providers.formats import WireFormat
 from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
-from fccli.trace import TraceWriter
+from fccli.trace.writer import TraceWriter
+from fccli.wire.registry import WireFormat
 
 
 @dataclass
@@ -187,6 +188,8 @@ class RoundTrip:
         self.emit(StepStarted(step, request, len(wire_request.get("messages", []))))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
         self._phase = "while waiting for the model"
+        # When the step began, in the manifest's own form: `fc export otel` places its span.
+        started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         start = time.perf_counter()
         stream = (
             _StreamReceipt(self.wire, step, self.emit if self.stream_deltas else None)
@@ -220,6 +223,7 @@ class RoundTrip:
         self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", seen)
         record: dict[str, Any] = {
             "step": step,
+            "started_at": started_at,
             "stop_reason": None,
             "wire_stop_reason": None,
             "duration_ms": round(duration_ms, 1),
