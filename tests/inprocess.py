@@ -64,3 +64,18 @@ class _Kept(io.BytesIO):
 
     def close(self) -> None:
         pass
+
+
+QUESTION = "杭州今天适合跑步吗？"
+
+
+def deepseek_run(url: str, *extra: str, question: str = QUESTION) -> list[str]:
+    """`fc run QUESTION -p deepseek --base-url URL -o t EXTRA...`: a run against the fake
+    provider (with DEEPSEEK_API_KEY set, see `deepseek_env`)."""
+    return ["run", question, "-p", "deepseek", "--base-url", url, "-o", "t", *extra]
+
+
+def deepseek_env() -> dict[str, str]:
+    from tests.fake_provider import DEFAULT_KEY
+
+    return clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)

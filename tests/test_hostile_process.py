@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import clean_env
-from tests.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.fake_provider import FakeProvider
+from tests.inprocess import deepseek_env, deepseek_run
 
 QUESTION = "杭州今天适合跑步吗？"
 
@@ -43,16 +44,8 @@ def test_sigterm_mid_stream_keeps_the_bytes_and_says_interrupted(
     fake_provider.stream_pause = 20  # half the stream goes out, then it stalls
     proc = fc_process(
         tmp_path,
-        "run",
-        QUESTION,
-        "-p",
-        "deepseek",
-        "--stream",
-        "--base-url",
-        fake_provider.url,
-        "-o",
-        "t",
-        env=clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY),
+        *deepseek_run(fake_provider.url, "--stream"),
+        env=deepseek_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

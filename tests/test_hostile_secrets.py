@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import clean_env
 from tests.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.inprocess import deepseek_env, deepseek_run
 
 QUESTION = "杭州今天适合跑步吗？"
 ESCAPED = "".join(f"\\u{ord(c):04x}" for c in DEFAULT_KEY)
@@ -41,10 +42,7 @@ def test_a_key_echoed_in_content_reasoning_and_arguments_is_masked_everywhere(
     fc_in, fake_provider: FakeProvider, tmp_path: Path, escape: bool
 ) -> None:
     fake_provider.script = [{"echo_auth": ["content", "reasoning", "arguments"], "escape": escape}]
-    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
-    result = fc_in(
-        "run", QUESTION, "-p", "deepseek", "--base-url", fake_provider.url, "-o", "t", env=env
-    )
+    result = fc_in(*deepseek_run(fake_provider.url), env=deepseek_env())
     assert result.returncode == 0, result.stderr
     trace = tmp_path / "t"
     assert_nowhere(DEFAULT_KEY, result.stdout, result.stderr, trace=trace)
@@ -61,19 +59,7 @@ def test_a_key_cut_across_two_stream_events_is_masked_in_the_sse_and_the_json(
 ) -> None:
     fake_provider.text_fragment_size = 7  # the key arrives in pieces, never whole in one event
     fake_provider.script = [{"echo_auth": ["content", "reasoning", "arguments"]}]
-    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
-    result = fc_in(
-        "run",
-        QUESTION,
-        "-p",
-        "deepseek",
-        "--stream",
-        "--base-url",
-        fake_provider.url,
-        "-o",
-        "t",
-        env=env,
-    )
+    result = fc_in(*deepseek_run(fake_provider.url, "--stream"), env=deepseek_env())
     assert result.returncode == 0, result.stderr
     trace = tmp_path / "t"
     assert_nowhere(DEFAULT_KEY, result.stdout, result.stderr, trace=trace)

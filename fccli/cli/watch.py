@@ -38,7 +38,8 @@ def watch(
             prepared.provider_name,
             prepared.wire.name,
             prepared.wire.results_layout,
-            mask=prepared.provider.mask,  # a key a server echoes, cut in pieces as they arrive
+            # a key a server echoes, cut in pieces as they arrive
+            mask=getattr(prepared.provider, "mask", None),
         )
     )
     if view is not None:
