@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import clean_env
+from tests.inprocess import run_in_process
 from tests.test_cli_run import assert_clean_error
 
 QUESTION = "杭州今天适合跑步吗？"
@@ -62,14 +63,7 @@ RUNS = {
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("made")
     for name, args in RUNS.items():
-        done = subprocess.run(
-            [sys.executable, "-m", "fccli", "run", *args, "-o", name],
-            cwd=root,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_in_process(["run", *args, "-o", name], cwd=root, env=clean_env())
         assert done.returncode == 0, done.stderr
     return root
 
