@@ -481,14 +481,30 @@ def get_weather(city: Annotated[str, Field(description="城市名，例如：杭
 
 def test_the_trace_s_tools_file_is_found_again_or_named_with_tools(fc, tmp_path: Path) -> None:
     (tmp_path / "my_tools.py").write_text(MY_TOOLS, encoding="utf-8")
-    assert fc("run", QUESTION, "--tools", "my_tools.py", "-o", "t").returncode == 0
+    assert fc("run", QUESTION, "--tools", "./my_tools.py", "-o", "t").returncode == 0
+    options = load(tmp_path / "t/manifest.json")["options"]
+    assert options["tools"] == "./my_tools.py"  # as typed, for fc show
+    assert options["tools_file"] == {"path": "../my_tools.py", "relative_to": "trace"}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    lost = fc("replay", "../t", cwd=elsewhere)
-    assert_clean_error(lost, 2, "my_tools.py", "--tools")
-    found = fc("replay", "../t", "--tools", "../my_tools.py", cwd=elsewhere)
+    found = fc("replay", "../t", cwd=elsewhere)
     assert found.returncode == 0, found.stderr
     assert "25°C" in load(tmp_path / "t.replay-1/manifest.json")["final_answer"]
+    replayed = load(tmp_path / "t.replay-1/manifest.json")["options"]
+    assert replayed["tools_file"] == {"path": "../my_tools.py", "relative_to": "trace"}
+    # the trace and its tools moved together still find each other
+    moved = tmp_path / "course"
+    moved.mkdir()
+    (tmp_path / "my_tools.py").rename(moved / "my_tools.py")
+    (tmp_path / "t").rename(moved / "t")
+    again = fc("replay", str(moved / "t"), "-o", "again", cwd=elsewhere)
+    assert again.returncode == 0, again.stderr
+    (moved / "my_tools.py").unlink()
+    lost = fc("replay", str(moved / "t"), "-o", "lost", cwd=elsewhere)
+    assert_clean_error(lost, 2, "my_tools.py", "--tools")
+    (tmp_path / "here.py").write_text(MY_TOOLS, encoding="utf-8")
+    named = fc("replay", str(moved / "t"), "--tools", "../here.py", "-o", "named", cwd=elsewhere)
+    assert named.returncode == 0, named.stderr
 
 
 def test_fc_writes_the_wire_request_before_the_internal_one(made: Path) -> None:
