@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import inspect
@@ -91,7 +92,9 @@ def _import_file(path: Path) -> ModuleType:
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)
     try:
-        spec.loader.exec_module(module)
+        # A print() at import time goes to stderr, as a tool's print() does: stdout is fc's.
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except SyntaxError as e:
         raise UsageError(f"{path}, line {e.lineno}: syntax error: {e.msg}") from None
     except KeyboardInterrupt:
