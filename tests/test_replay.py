@@ -398,6 +398,10 @@ def test_set_works_on_top_of_a_hand_edit(fc, trace, tmp_path: Path) -> None:
     assert sent[shanghai]["content"] == HOT  # --set on top
     kinds = [(e["kind"], e.get("ids") or e.get("id")) for e in load(new / "manifest.json")["edits"]]
     assert kinds == [("hand-edited", [beijing]), ("set", shanghai)]
+    assert f"result for {beijing} (get_weather " in result.stdout
+    assert "by an edit by hand of the trace's files\n" in result.stdout
+    assert f"result for {shanghai} (get_weather " in result.stdout
+    assert "by --set\n" in result.stdout
     answer = load(new / "manifest.json")["final_answer"]
     assert "5°C" in answer and "39°C" in answer
 
