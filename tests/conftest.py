@@ -45,6 +45,7 @@ def fc(tmp_path: Path):
     In-process by default (tests/inprocess.py: the same `main()`, its own argv, environment,
     cwd and streams); `process=True` starts a real `python -m fccli` for what only a process
     shows: start-up imports, signals, broken pipes, the exit status as the shell sees it.
+    `terminal=True`: stdout is a terminal to Rich (in-process only), COLUMNS its width.
     """
 
     def run(
@@ -53,10 +54,15 @@ def fc(tmp_path: Path):
         env: dict[str, str] | None = None,
         input: str | None = None,
         process: bool = False,
+        terminal: bool = False,
     ):
         if not process:
             return run_in_process(
-                list(args), cwd=cwd or tmp_path, env=env or clean_env(), input=input
+                list(args),
+                cwd=cwd or tmp_path,
+                env=env or clean_env(),
+                input=input,
+                terminal=terminal,
             )
         return subprocess.run(
             [sys.executable, "-m", "fccli", *args],

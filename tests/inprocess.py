@@ -42,11 +42,17 @@ class Ran:
 
 
 def run_in_process(
-    args: list[str], *, cwd: Path, env: dict[str, str], input: str | None = None
+    args: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    input: str | None = None,
+    terminal: bool = False,
 ) -> Ran:
+    """`terminal`: stdout says it is a terminal (isatty), as Rich asks before wrapping lines."""
     from fccli.cli.entry import main
 
-    stdout = _stream()
+    stdout = _Terminal(_Bytes(), encoding="utf-8") if terminal else _stream()
     stderr = _stream(errors="backslashreplace")  # as Python's own stderr does
     stdin = io.TextIOWrapper(io.BytesIO((input or "").encode("utf-8")), encoding="utf-8")
     with _isolated(args, cwd=cwd, env=env, streams=(stdin, stdout, stderr)):
@@ -70,6 +76,11 @@ class _Bytes(io.BytesIO):
     def close(self) -> None:
         self.kept = self.getvalue()
         super().close()
+
+
+class _Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
 
 
 def _stream(errors: str = "strict") -> io.TextIOWrapper:
