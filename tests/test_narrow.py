@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from fccli.events import Event
 from fccli.render.console import make_console
 from fccli.render.run_view import RunView
-from fccli.runner import RunSettings, prepare_run
+from fccli.run.events import Event
+from fccli.run.prepare import RunSettings, prepare_run
 from tests.conftest import REPO, clean_env
 
 WIDTHS = (60, 80, 120)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fccli.trace import without_times
+from fccli.trace.writer import without_times
 from tests.conftest import REPO, clean_env
 
 QUESTION = "杭州今天适合跑步吗？"
