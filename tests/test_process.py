@@ -71,3 +71,28 @@ def test_the_console_script_is_installed_and_answers() -> None:
     )
     assert done.returncode == 0
     assert re.fullmatch(r"fc \S+\n", done.stdout)
+
+
+def test_each_in_process_run_starts_afresh(fc, tmp_path: Path) -> None:
+    """What one run changes of the process (environment, directory, a tools file's modules)
+    is not there for the next, as with two processes."""
+    import os
+
+    (tmp_path / "helper.py").write_text("TEMP = 30\n", encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "hot.py").write_text(
+        "import os\nimport helper\nos.environ['FC_LEFT_BEHIND'] = '1'\nos.chdir('elsewhere')\n\n"
+        "def get_weather(city: str) -> dict:\n"
+        '    """The weather."""\n'
+        "    return {'city': city, 'temp_c': helper.TEMP}\n",
+        encoding="utf-8",
+    )
+    before = (os.getcwd(), dict(os.environ))
+    first = fc("run", QUESTION, "--tools", "hot.py", "-o", "a", "--json")
+    assert first.returncode == 0, first.stderr
+    assert (os.getcwd(), dict(os.environ)) == before
+    (tmp_path / "helper.py").write_text("TEMP = 5\n", encoding="utf-8")
+    second = fc("run", QUESTION, "--tools", "hot.py", "-o", "b", "--json")
+    assert second.returncode == 0, second.stderr
+    answers = [json.loads(r.stdout)["final_answer"] for r in (first, second)]
+    assert '"temp_c": 30' in answers[0] and '"temp_c": 5' in answers[1]
