@@ -168,7 +168,10 @@ class Page:
 
     def eval(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (JSON-able)."""
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        result = self.call(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
         if "exceptionDetails" in result:
             raise BrowserError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -182,6 +185,14 @@ class Page:
             if e.get("sessionId") == self.session
             and e.get("method") == "Network.requestWillBeSent"
             and e["params"]["request"]["url"] != self.url
+        ]
+
+    def errors(self) -> list[str]:
+        """Uncaught script errors of the page."""
+        return [
+            str(e["params"]["exceptionDetails"].get("text"))
+            for e in self.browser.events
+            if e.get("sessionId") == self.session and e.get("method") == "Runtime.exceptionThrown"
         ]
 
     def close(self) -> None:

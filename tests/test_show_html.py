@@ -339,3 +339,29 @@ def test_check_findings_are_shown_where_they_point(tmp_path: Path) -> None:
     assert field["data-p"] == "$.messages[3].content" and "flag" in field["class"]
     clean = Parsed(page_of(EXAMPLES / "hangzhou", check=True)).all_text()
     assert "fc check: no findings" in clean
+
+
+def test_the_readme_commands_do_what_the_readme_says(fc, tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "traces" / "examples")
+    readme = (REPO / "README.md").read_text("utf-8")
+    lines = [line.split("#")[0].split() for line in readme.splitlines() if "--html" in line]
+    commands = [words for words in lines if words[:2] == ["fc", "show"]]
+    assert len(commands) == 2
+    for words in commands:
+        args = [w.replace("TRACE", "traces/examples/three-cities") for w in words[1:]]
+        if ">" in args:  # `--html - > page.html`
+            args, out = args[: args.index(">")], args[args.index(">") + 1]
+        else:
+            out = None
+        result = fc(*args)
+        assert result.returncode == 0, result.stderr
+        if out is not None:
+            (tmp_path / out).write_text(result.stdout, "utf-8")
+        parsed = Parsed((tmp_path / "page.html").read_text("utf-8"))
+        # the timeline, three calls linked to their three results, four files a step
+        assert [a["href"] for t, a in parsed.elements if t == "a" and "id" in a.get("class", "")][
+            :6
+        ] == ["#result-1-0", "#call-1-0", "#result-1-1", "#call-1-1", "#result-1-2", "#call-1-2"]
+        assert len([t for t, _ in parsed.elements if t == "figure"]) == 8
+        assert "timeline" in parsed.all_text()
+        assert ("fc check: no findings" in parsed.all_text()) == ("--check" in args)
