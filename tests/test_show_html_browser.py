@@ -173,7 +173,10 @@ def test_a_field_lights_up_its_counterpart_both_ways(opened) -> None:
         ["wire_request", "$.messages[3].tool_call_id"],
     ]
     caption = page.eval('document.querySelector("#s2-request-files .cap").textContent')
-    assert caption == "$.messages[2].content[1].tool_use_id ⇄ $.messages[3].tool_call_id"
+    assert caption == (
+        "$.messages[2].content[1].tool_use_id ⇄ $.messages[3].tool_call_id  ·  "
+        "`tool_use_id` → `tool_call_id`"
+    )
     # One internal message of three results is three chat messages: all three light up.
     lit = hover(page, "s2-request-files", "request", "$.messages[2]")
     assert [p for r, p in lit if r == "wire_request"] == [

@@ -76,6 +76,7 @@ class StepFiles:
                 continue
             n = next(numbers)
             here.links.append((n, depth(row.a)))
+            here.change = row.note
             here.notes.append(f"{fmt}: {', '.join(row.b)}{said}")
             if row.status in ("differs", "missing"):
                 here.classes.add("differs")

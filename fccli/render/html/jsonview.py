@@ -29,6 +29,9 @@ class Mark:
     classes: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     """Shown as the field's tooltip (works with scripts off)."""
+    change: str | None = None
+    """How the representation changes on the way to the wire (fc diff's note), for the caption
+    under the pair when the field is pointed at."""
 
     def html_attrs(self, path: str) -> str:
         ordered = sorted(self.links, key=lambda link: (-link[1], link[0]))
@@ -38,6 +41,7 @@ class Mark:
             data_p=path,
             data_l=" ".join(str(n) for n, _ in ordered) or None,
             title="\n".join(self.notes) or None,
+            data_n=self.change,
         )
 
 

@@ -20,13 +20,14 @@
   function caption(el, n) {
     var pair = el.closest(".pair"), cap = pair && pair.querySelector(".cap");
     if (!cap) return;
-    var ends = pair.querySelectorAll('[data-l~="' + n + '"]'), side = {};
+    var ends = pair.querySelectorAll('[data-l~="' + n + '"]'), side = {}, change = "";
     for (var i = 0; i < ends.length; i++) {
-      var role = ends[i].closest("figure").getAttribute("data-role").indexOf("wire") ? "a" : "b";
-      (side[role] = side[role] || []).push(ends[i].getAttribute("data-p"));
+      var wire = ends[i].closest("figure").getAttribute("data-role").indexOf("wire_") === 0;
+      (side[wire ? "b" : "a"] = side[wire ? "b" : "a"] || []).push(ends[i].getAttribute("data-p"));
+      if (!wire && row(ends[i]) === n) change = ends[i].getAttribute("data-n") || "";
     }
-    var a = (side.a || []).join(", "), b = (side.b || []).join(", ");
-    cap.textContent = a + " \u21c4 " + b;
+    cap.textContent = (side.a || []).join(", ") + " \u21c4 " + (side.b || []).join(", ") +
+      (change ? "  \u00b7  " + change : "");
   }
   function light(el) {
     var n = row(field(el));
