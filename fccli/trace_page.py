@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from fccli.check.findings import Finding
     from fccli.diff import DiffResult
     from fccli.replay.changes import ResultChange
-    from fccli.trace_reader import Trace
+    from fccli.trace.reader import Trace
 
 FILE_ROLES = ("request", "wire_request", "response", "wire_response")
 """A step's four files, in the order the page pairs them: the request's two, the response's two."""
@@ -65,7 +65,7 @@ class PageData:
 def gather(trace: Trace, *, check: bool, page: Path | None) -> PageData:
     """Everything the page shows of TRACE; `page` is where it will be written (None: stdout),
     for links to other traces."""
-    from fccli.trace_reader import stored_file
+    from fccli.trace.reader import stored_file
 
     data = PageData(trace)
     for step in trace.steps:
@@ -90,7 +90,7 @@ def _mapping(data: PageData, step: int, role: str, wire_format: str | None) -> D
     """fc diff's mapping of one step's internal file onto its wire file, or None when either is
     missing or not what its name says (the page then shows the two files unlinked)."""
     from fccli.diff import diff_documents
-    from fccli.trace_reader import document_from
+    from fccli.trace.reader import document_from
 
     internal, wire = data.files.get((step, role)), data.files.get((step, f"wire_{role}"))
     if wire_format is None or internal is None or wire is None:
@@ -140,7 +140,7 @@ def _changes(
 ) -> tuple[list[ResultChange] | None, str | None]:
     """Was/now of each edited result: the original step's request against this trace's first."""
     from fccli.replay.prepare import result_changes
-    from fccli.trace_reader import read_trace
+    from fccli.trace.reader import read_trace
 
     origin, number = source.get("trace"), source.get("step")
     if not isinstance(origin, str) or not origin or not isinstance(number, int):

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from fccli.render.html.page import trace_page
+from fccli.trace.reader import read_trace
 from fccli.trace_page import gather
-from fccli.trace_reader import read_trace
 from tests.conftest import REPO
 from tests.hostile import PAYLOAD, hostile_trace
 from tests.test_show import copy_example, failed_trace, load, save

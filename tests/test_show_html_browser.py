@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from fccli.render.html.page import trace_page
+from fccli.trace.reader import read_trace
 from fccli.trace_page import gather
-from fccli.trace_reader import read_trace
 from tests.browser import Browser, Page, find_chromium
 from tests.conftest import REPO
 from tests.hostile import hostile_trace

@@ -11,7 +11,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from fccli.trace_reader import Trace
+    from fccli.trace.reader import Trace
 
 
 def show(

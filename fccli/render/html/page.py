@@ -21,8 +21,8 @@ from fccli.render.html.steps import StepView, badge, finding_item, harness_bug_o
 from fccli.render.transcript import _options, duration, stop_reason
 
 if TYPE_CHECKING:
+    from fccli.trace.reader import Trace
     from fccli.trace_page import PageData, Replayed
-    from fccli.trace_reader import Trace
 
 STATUS = {"ok": "ok", "max_steps": "warn", "error": "bad", "interrupted": "bad"}
 

@@ -24,7 +24,7 @@ from fccli.render.transcript import (
 if TYPE_CHECKING:
     from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec
     from fccli.render.html.places import Placed, Places
-    from fccli.trace_reader import Step
+    from fccli.trace.reader import Step
 
 FOLD_CHARS = 600
 FOLD_LINES = 12
