@@ -18,6 +18,7 @@ from fccli.render.transcript import (
     attempts_text,
     duration,
     signature,
+    step_facts,
     stop_reason,
 )
 
@@ -141,15 +142,7 @@ class StepView:
 
     def _response(self, step: Step) -> str:
         record = step.record or {}
-        extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
-        attempts = attempts_text(record.get("attempts"))
-        if attempts:
-            extra.append(attempts)
-        stream = record.get("stream")
-        if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
-            extra.append(
-                f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces"
-            )
+        extra = step_facts(record)
         response = step.response
         if response is None:
             said = tag("span", "← no response", class_="dir bad")
