@@ -304,6 +304,15 @@ def test_a_demo_fault_and_a_harness_bug_are_said_at_the_top(tmp_path: Path) -> N
     assert "(it changed step 2)" in top
     step2 = text.split("step 2", 2)[2]
     assert "the harness bug changed this step: pair-by-order (swapped: 2)" in step2
+    # The manifest's own record may name the steps instead.
+    del manifest["steps"][1]["harness_bug"]
+    manifest["options"]["harness_bug"] = {"kind": "drop-results", "steps": [1]}
+    save(trace / "manifest.json", manifest)
+    page = page_of(trace)
+    text = Parsed(page).all_text()
+    assert "--harness-bug drop-results (steps: [1])" in text and "(it changed step 1)" in text
+    step1 = page.split('id="step-1"')[1].split('id="step-2"')[0]
+    assert "the harness bug changed this step: drop-results" in step1
 
 
 def test_a_replayed_trace_shows_its_edits_as_was_and_now(fc, tmp_path: Path) -> None:

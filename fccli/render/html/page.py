@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 from fccli import __version__
 from fccli.render.html.markup import esc, tag
 from fccli.render.html.places import Places
-from fccli.render.html.steps import StepView, badge, finding_item, harness_bug_of, tokens_text
+from fccli.render.html.steps import (
+    StepView,
+    badge,
+    finding_item,
+    harness_bug,
+    harness_bug_of,
+    harness_steps,
+    tokens_text,
+)
 from fccli.render.transcript import _options, duration, stop_reason
 
 if TYPE_CHECKING:
@@ -138,9 +146,9 @@ def _banners(data: PageData, places: Places) -> str:
                 "the demo model makes this mistake on purpose, to show how the harness handles it",
             )
         )
-    bug = harness_bug_of(m.get("harness_bug") or options.get("harness_bug"))
+    bug = harness_bug_of(harness_bug(m))
     if bug is not None:
-        steps = [s.number for s in trace.steps if (s.record or {}).get("harness_bug")]
+        steps = sorted(harness_steps(trace))
         where = f" (it changed step {', '.join(map(str, steps))})" if steps else ""
         out.append(
             _banner(

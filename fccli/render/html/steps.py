@@ -57,6 +57,7 @@ class StepView:
         self.full = full
         self.results = self.trace.results()
         self.runs = self.trace.runs()
+        self.harness = harness_steps(self.trace)
 
     def section(self, step: Step, same_as: int | None) -> str:
         record = step.record or {}
@@ -324,7 +325,7 @@ class StepView:
         return tag("ul", "".join(finding_item(p) for p in placed), class_="findings")
 
     def _harness(self, step: Step) -> str:
-        said = harness_bug_of((step.record or {}).get("harness_bug"))
+        said = self.harness.get(step.number)
         if said is None:
             return ""
         return tag("p", esc(f"the harness bug changed this step: {said}"), class_="harness")
@@ -352,9 +353,34 @@ def finding_item(p: Placed) -> str:
     return tag("li", said, class_=f.severity)
 
 
+def harness_bug(manifest: dict[str, Any]) -> Any:
+    """The manifest's record of a `--harness-bug` run (issue 12), top level or among the options."""
+    options = manifest.get("options")
+    options = options if isinstance(options, dict) else {}
+    return manifest.get("harness_bug") or options.get("harness_bug")
+
+
+def harness_steps(trace: Any) -> dict[int, str]:
+    """The steps the harness bug changed, and what to say under each: from a step record's own
+    `harness_bug`, or a `step`/`steps` field of the manifest's record."""
+    out: dict[int, str] = {}
+    bug = harness_bug(trace.manifest)
+    if isinstance(bug, dict):
+        said = harness_bug_of(bug.get("kind") or bug.get("name")) or "the harness bug"
+        steps = bug.get("steps", bug.get("step"))
+        for n in steps if isinstance(steps, list) else [steps]:
+            if isinstance(n, int):
+                out[n] = said
+    for step in trace.steps:
+        own = harness_bug_of((step.record or {}).get("harness_bug"))
+        if own is not None:
+            out[step.number] = own
+    return out
+
+
 def harness_bug_of(value: Any) -> str | None:
-    """The manifest's record of a `--harness-bug` run, said in a line, whatever its shape: a
-    kind (`pair-by-order`), or an object whose fields are said as they are."""
+    """A `--harness-bug` record said in a line, whatever its shape: a kind (`pair-by-order`), or
+    an object whose fields are said as they are."""
     if value is None or value is False:
         return None
     if isinstance(value, str):
