@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 FOLD_CHARS = 600
 FOLD_LINES = 12
+TOOL_NAMES = 8
+"""Tools named in the folded line of the offer; the rest are counted."""
 GOOD_STOPS = {"end_turn": "ok", "tool_use": "use"}
 
 
@@ -60,10 +62,7 @@ class StepView:
         self.harness = harness_steps(self.trace)
 
     def section(self, step: Step, same_as: int | None) -> str:
-        record = step.record or {}
-        head = tag("h2", tag("a", f"step {step.number}", href=f"#step-{step.number}"))
-        facts = [duration(record["duration_ms"])] if "duration_ms" in record else []
-        body = [head + tag("p", esc(" · ".join(facts)), class_="facts") if facts else head]
+        body = [tag("h2", tag("a", f"step {step.number}", href=f"#step-{step.number}"))]
         body.append(self._harness(step))
         body.append(self._request(step, same_as))
         body += [tag("p", "! " + esc(note), class_="note") for note in step.notes]
@@ -100,6 +99,8 @@ class StepView:
         if same_as is not None:
             link = tag("a", f"step {same_as}", href=f"#step-{same_as}")
             return tag("p", f"tools offered: the same {len(tools)} as {link}", class_="dim")
+        names = ", ".join(t.name for t in tools[:TOOL_NAMES])
+        names += f", … {len(tools) - TOOL_NAMES} more" if len(tools) > TOOL_NAMES else ""
         items = "".join(
             tag(
                 "li",
@@ -110,7 +111,8 @@ class StepView:
         )
         return tag(
             "details",
-            tag("summary", f"tools offered ({len(tools)})") + tag("ol", items, class_="tools"),
+            tag("summary", f"tools offered ({len(tools)}): " + tag("code", esc(names)))
+            + tag("ol", items, class_="tools"),
             class_="tools",
         )
 
