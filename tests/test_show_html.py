@@ -339,7 +339,7 @@ def test_check_findings_are_shown_where_they_point(tmp_path: Path) -> None:
     save(trace / "2-request.deepseek.json", wire)
     parsed = Parsed(page_of(trace, check=True))
     text = parsed.all_text()
-    assert "fc check: 0 errors, 1 other" in text or "fc check: 1 error, 0 other" in text
+    assert "fc check: 0 errors, 1 warning" in text
     # Under the result it is about (the second call's, in step 1), linking to the field.
     result = text.split("✓ result for call_d0d48405d893073b585c2b19", 1)[1].split("▶ call")[0]
     assert "FC120" in result

@@ -11,6 +11,7 @@ Skipped only where no Chromium can be found; .ci/run installs it.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,15 @@ def hover(page: Page, fold: str, role: str, path: str) -> list[list[str]]:
     )
 
 
+def poll(check: Any, seconds: float = 3.0) -> Any:
+    """The first true value of `check()` within `seconds` (a page with scripts off cannot be
+    asked to wait)."""
+    deadline = time.monotonic() + seconds
+    while not (value := check()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return value
+
+
 def assert_nothing_left_the_page(page: Page) -> None:
     assert page.requests() == []
     assert page.eval("window.__violations") == []  # no script or load the policy had to stop
@@ -214,6 +224,11 @@ def test_with_scripts_off_the_page_reads_the_same(opened) -> None:
     assert page.eval("document.querySelectorAll('.call, .result').length") == 6
     assert page.eval("document.querySelectorAll('figure pre.json').length") == 8
     assert "北京" in page.eval("document.body.innerText")
+    # A link into a folded file still opens it: the browser unfolds a fragment's <details>.
+    went = "document.querySelector('#result-1-1 a.went')"
+    page.eval(f"{went}.click()")
+    assert page.eval("location.hash") == page.eval(f"{went}.getAttribute('href')")
+    assert poll(lambda: page.eval("document.getElementById('s2-request-files').open"))
     assert page.requests() == [] and page.errors() == []
 
 

@@ -279,7 +279,8 @@ def _check(data: PageData, places: Places) -> str:
     if not findings:
         return _banner("ok", "fc check:", "no findings")
     errors = sum(f.severity == "error" for f in findings)
-    said = f"{errors} error{'s' if errors != 1 else ''}, {len(findings) - errors} other"
+    warnings = len(findings) - errors
+    said = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
     placed = [p for ps in places.findings.values() for p in ps]
     placed.sort(key=lambda p: (p.step or 0, p.finding.file or "", p.finding.path))
     items = "".join(finding_item(p) for p in placed)
