@@ -207,6 +207,11 @@ def test_a_result_links_to_where_it_went_back_and_that_place_is_pinned(opened) -
             target: document.querySelector(":target").dataset.p,
             pinned: [...document.querySelectorAll(".pin")].map(e =>
               [e.closest("figure").dataset.role, e.dataset.p]),
+            in_view: [...document.querySelectorAll(".pin")].every(e => {
+              const box = e.closest("pre").getBoundingClientRect();
+              const at = e.getBoundingClientRect();
+              return at.top >= box.top - 1 && at.top < box.bottom;
+            }),
           }), 50);
         })"""
     )
@@ -216,6 +221,7 @@ def test_a_result_links_to_where_it_went_back_and_that_place_is_pinned(opened) -
         ["request", "$.messages[2].content[1]"],
         ["wire_request", "$.messages[3]"],
     ]
+    assert pinned["in_view"]  # each end scrolled into view within its file's pane
 
 
 def test_with_scripts_off_the_page_reads_the_same(opened) -> None:
