@@ -292,3 +292,21 @@ def test_the_checks_above_can_fail(browser: Browser, tmp_path: Path) -> None:
         assert page.eval("window.__violations") != []
     finally:
         page.close()
+
+
+def test_it_prints(opened) -> None:
+    page = opened("three-cities")
+    page.call("Emulation.setEmulatedMedia", {"media": "print"})
+    page.eval('document.getElementById("s1-request-files").open = true')
+    style = page.eval(
+        """(() => {
+          const shown = e => getComputedStyle(e).display !== "none";
+          return {
+            opened_file_whole: getComputedStyle(
+              document.querySelector("#s1-request-files pre.json")).maxHeight === "none",
+            folded_files_left_out: !shown(document.getElementById("s2-request-files")),
+            calls: [...document.querySelectorAll(".call, .result")].every(shown),
+          };
+        })()"""
+    )
+    assert style == {"opened_file_whole": True, "folded_files_left_out": True, "calls": True}
