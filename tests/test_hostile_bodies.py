@@ -18,9 +18,9 @@ QUESTION = "杭州今天适合跑步吗？"
 MB = 1024 * 1024
 
 
-def run(fc_in, server: FakeProvider, *args: str):
+def run(fc, server: FakeProvider, *args: str):
     env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
-    return fc_in(
+    return fc(
         "run",
         QUESTION,
         "-p",
@@ -46,10 +46,10 @@ def run(fc_in, server: FakeProvider, *args: str):
     ids=["huge", "gzip-bomb", "endless"],
 )
 def test_an_answer_past_the_size_cap_is_cut_kept_and_said(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path, entry: dict
+    fc, fake_provider: FakeProvider, tmp_path: Path, entry: dict
 ) -> None:
     fake_provider.script = [entry]
-    result = run(fc_in, fake_provider, "--max-response-mb", "1")
+    result = run(fc, fake_provider, "--max-response-mb", "1")
     assert result.returncode == 3, result.stderr
     assert "passed --max-response-mb 1" in result.stderr
     kept = tmp_path / "t" / "1-response.deepseek.json"
@@ -68,11 +68,11 @@ def test_an_answer_past_the_size_cap_is_cut_kept_and_said(
     ids=["trickle", "endless-keep-alive-stream"],
 )
 def test_an_answer_that_never_ends_stops_at_the_timeout_in_all(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path, entry: dict, stream: bool
+    fc, fake_provider: FakeProvider, tmp_path: Path, entry: dict, stream: bool
 ) -> None:
     fake_provider.script = [entry]
     start = time.perf_counter()
-    result = run(fc_in, fake_provider, "--timeout", "1", *(["--stream"] if stream else []))
+    result = run(fc, fake_provider, "--timeout", "1", *(["--stream"] if stream else []))
     took = time.perf_counter() - start
     assert result.returncode == 3, result.stderr
     assert took < 3
@@ -81,13 +81,11 @@ def test_an_answer_that_never_ends_stops_at_the_timeout_in_all(
     assert (tmp_path / "t" / f"1-response.deepseek.{suffix}").stat().st_size > 0
 
 
-def test_fc_send_stops_at_the_size_cap_too(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path
-) -> None:
-    assert fc_in("run", QUESTION, "-o", "demo").returncode == 0
+def test_fc_send_stops_at_the_size_cap_too(fc, fake_provider: FakeProvider, tmp_path: Path) -> None:
+    assert fc("run", QUESTION, "-o", "demo").returncode == 0
     fake_provider.script = [{"hostile": "endless"}]
     env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
-    result = fc_in(
+    result = fc(
         "send",
         "demo/1-request.deepseek.json",
         "-p",

@@ -39,10 +39,10 @@ def sent_bodies(server: FakeProvider) -> list[bytes]:
 
 @pytest.mark.parametrize("escape", [False, True], ids=["plain", "json-escaped"])
 def test_a_key_echoed_in_content_reasoning_and_arguments_is_masked_everywhere(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path, escape: bool
+    fc, fake_provider: FakeProvider, tmp_path: Path, escape: bool
 ) -> None:
     fake_provider.script = [{"echo_auth": ["content", "reasoning", "arguments"], "escape": escape}]
-    result = fc_in(*deepseek_run(fake_provider.url), env=deepseek_env())
+    result = fc(*deepseek_run(fake_provider.url), env=deepseek_env())
     assert result.returncode == 0, result.stderr
     trace = tmp_path / "t"
     assert_nowhere(DEFAULT_KEY, result.stdout, result.stderr, trace=trace)
@@ -55,11 +55,11 @@ def test_a_key_echoed_in_content_reasoning_and_arguments_is_masked_everywhere(
 
 
 def test_a_key_cut_across_two_stream_events_is_masked_in_the_sse_and_the_json(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path
+    fc, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     fake_provider.text_fragment_size = 7  # the key arrives in pieces, never whole in one event
     fake_provider.script = [{"echo_auth": ["content", "reasoning", "arguments"]}]
-    result = fc_in(*deepseek_run(fake_provider.url, "--stream"), env=deepseek_env())
+    result = fc(*deepseek_run(fake_provider.url, "--stream"), env=deepseek_env())
     assert result.returncode == 0, result.stderr
     trace = tmp_path / "t"
     assert_nowhere(DEFAULT_KEY, result.stdout, result.stderr, trace=trace)
@@ -71,7 +71,7 @@ def test_a_key_cut_across_two_stream_events_is_masked_in_the_sse_and_the_json(
 
 @pytest.mark.parametrize("command", ["run", "send"])
 def test_a_401_that_quotes_the_key_json_escaped_is_masked(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path, command: str
+    fc, fake_provider: FakeProvider, tmp_path: Path, command: str
 ) -> None:
     fake_provider.key = "sk-the-right-key-000"
     fake_provider.echo_key_in_401 = True
@@ -80,21 +80,21 @@ def test_a_401_that_quotes_the_key_json_escaped_is_masked(
     if command == "run":
         args = ["run", QUESTION, "-p", "deepseek", "-o", "t"]
     else:
-        assert fc_in("run", QUESTION, "-o", "demo").returncode == 0
+        assert fc("run", QUESTION, "-o", "demo").returncode == 0
         args = ["send", "demo/1-request.deepseek.json", "-p", "deepseek"]
-    result = fc_in(*args, "--base-url", fake_provider.url, env=env)
+    result = fc(*args, "--base-url", fake_provider.url, env=env)
     assert result.returncode == 3
     assert "Incorrect API key provided: ***" in result.stderr
     trace = tmp_path / "t" if command == "run" else None
     assert_nowhere(DEFAULT_KEY, result.stdout, result.stderr, trace=trace)
 
 
-def test_basic_auth_from_the_url_is_masked_also_as_base64(fc_in, tmp_path: Path) -> None:
+def test_basic_auth_from_the_url_is_masked_also_as_base64(fc, tmp_path: Path) -> None:
     password = "hunter2-very-secret"
     with FakeProvider(key=None) as server:
         server.script = [{"echo_auth": ["content", "reasoning", "arguments"]}]
         url = server.url.replace("http://", f"http://learner:{password}@")
-        result = fc_in("run", QUESTION, "-p", "ollama", "--base-url", url, "-o", "t")
+        result = fc("run", QUESTION, "-p", "ollama", "--base-url", url, "-o", "t")
         sent = server.received[0].headers["authorization"]
     assert result.returncode == 0, result.stderr
     encoded = base64.b64encode(f"learner:{password}".encode()).decode()
@@ -106,11 +106,11 @@ def test_basic_auth_from_the_url_is_masked_also_as_base64(fc_in, tmp_path: Path)
 
 
 def test_a_key_in_the_base_url_query_string_is_kept_after_the_path_and_never_shown(
-    fc_in, tmp_path: Path
+    fc, tmp_path: Path
 ) -> None:
     secret = "query-secret-value-42"
     with FakeProvider(key=None) as server:
-        result = fc_in(
+        result = fc(
             "run",
             QUESTION,
             "-p",
@@ -130,9 +130,9 @@ def test_a_key_in_the_base_url_query_string_is_kept_after_the_path_and_never_sho
     assert manifest["base_url"].endswith("/v1?api_key=***")
 
 
-def test_fc_curl_refuses_to_print_a_key_in_the_query_string(fc_in, tmp_path: Path) -> None:
-    assert fc_in("run", QUESTION, "-o", "t").returncode == 0
-    result = fc_in(
+def test_fc_curl_refuses_to_print_a_key_in_the_query_string(fc, tmp_path: Path) -> None:
+    assert fc("run", QUESTION, "-o", "t").returncode == 0
+    result = fc(
         "curl",
         "t/1-request.deepseek.json",
         "-p",

@@ -23,41 +23,39 @@ def assert_inert(text: str) -> None:
     assert "\\x1b]52;c;" in text
 
 
-def run(fc_in, server: FakeProvider, *args: str):
+def run(fc, server: FakeProvider, *args: str):
     env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
-    return fc_in(
+    return fc(
         "run", QUESTION, "-p", "deepseek", "--base-url", server.url, "-o", "t", *args, env=env
     )
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
 def test_escape_sequences_from_the_model_are_shown_escaped_by_run_and_show(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path, stream: bool
+    fc, fake_provider: FakeProvider, tmp_path: Path, stream: bool
 ) -> None:
     fake_provider.script = [{"inject": HOSTILE}]
-    result = run(fc_in, fake_provider, *(["--stream"] if stream else []))
+    result = run(fc, fake_provider, *(["--stream"] if stream else []))
     assert result.returncode == 0, result.stderr
     assert_inert(result.stdout + result.stderr)
     for args in (["show", "t", "--thinking"], ["show", "t", "--wire"], ["show", "t", "--json"]):
-        shown = fc_in(*args)
+        shown = fc(*args)
         assert shown.returncode == 0, shown.stderr
         assert "\x1b" not in shown.stdout and "\x9b" not in shown.stdout
-    assert_inert(fc_in("show", "t", "--thinking").stdout)
+    assert_inert(fc("show", "t", "--thinking").stdout)
 
 
 def test_escape_sequences_in_a_provider_error_are_shown_escaped(
-    fc_in, fake_provider: FakeProvider
+    fc, fake_provider: FakeProvider
 ) -> None:
     fake_provider.script = [{"status": 400, "message": f"bad request {HOSTILE}"}]
-    result = run(fc_in, fake_provider)
+    result = run(fc, fake_provider)
     assert result.returncode == 3
     assert_inert(result.stderr)
 
 
-def test_escape_sequences_in_a_file_are_shown_escaped_by_every_reader(
-    fc_in, tmp_path: Path
-) -> None:
-    assert fc_in("run", QUESTION, "-o", "t").returncode == 0
+def test_escape_sequences_in_a_file_are_shown_escaped_by_every_reader(fc, tmp_path: Path) -> None:
+    assert fc("run", QUESTION, "-o", "t").returncode == 0
     path = tmp_path / "t" / "2-request.deepseek.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["messages"][0]["content"] = f"杭州 {HOSTILE}"
@@ -71,7 +69,7 @@ def test_escape_sequences_in_a_file_are_shown_escaped_by_every_reader(
         ["convert", str(hostile), "--to", "anthropic"],
         ["convert", str(hostile), "--to", "openai"],
     ):
-        result = fc_in(*args)
+        result = fc(*args)
         assert "internal error" not in result.stderr
         for raw in ("\x1b", "\x07", "\x9b"):
             assert raw not in result.stdout + result.stderr, args

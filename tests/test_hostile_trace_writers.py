@@ -15,7 +15,7 @@ QUESTION = "杭州今天适合跑步吗？"
 
 
 def test_a_second_run_into_a_trace_being_written_is_refused_even_with_force(
-    fc_in, tmp_path: Path
+    fc, tmp_path: Path
 ) -> None:
     started, go = tmp_path / "started", tmp_path / "go"
     (tmp_path / "waiting_tools.py").write_text(
@@ -43,7 +43,7 @@ def test_a_second_run_into_a_trace_being_written_is_refused_even_with_force(
             assert time.monotonic() < deadline and first.poll() is None
             time.sleep(0.02)
         for extra in ([], ["--force"]):
-            second = fc_in("run", "北京今天适合跑步吗？", "-o", "t", *extra)
+            second = fc("run", "北京今天适合跑步吗？", "-o", "t", *extra)
             assert second.returncode == 2, second.stderr
             assert "being written by another fc run" in second.stderr
     finally:
@@ -58,13 +58,13 @@ def test_a_second_run_into_a_trace_being_written_is_refused_even_with_force(
     assert not (trace / ".fc-writing").exists()  # released at the end
 
 
-def test_force_replaces_only_what_fc_wrote(fc_in, tmp_path: Path) -> None:
-    assert fc_in("run", "北京、上海今天适合跑步吗？", "--no-parallel", "-o", "t").returncode == 0
+def test_force_replaces_only_what_fc_wrote(fc, tmp_path: Path) -> None:
+    assert fc("run", "北京、上海今天适合跑步吗？", "--no-parallel", "-o", "t").returncode == 0
     assert (tmp_path / "t" / "3-request.json").exists()
     trace = tmp_path / "t"
     (trace / ".notes.tmp").write_text("my notes")
     (trace / "mine").mkdir()
-    result = fc_in("run", QUESTION, "-o", "t", "--force")
+    result = fc("run", QUESTION, "-o", "t", "--force")
     assert result.returncode == 0, result.stderr
     assert (trace / ".notes.tmp").read_text() == "my notes"
     assert (trace / "mine").is_dir()

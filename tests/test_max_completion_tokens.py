@@ -46,9 +46,9 @@ def test_deepseek_keeps_max_tokens() -> None:
 
 
 def test_an_openai_reasoning_model_with_max_tokens_runs(
-    fc_in, fake_provider: FakeProvider, tmp_path: Path
+    fc, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
-    result = fc_in(
+    result = fc(
         "run",
         "杭州今天适合跑步吗？",
         "-p",

@@ -1,5 +1,9 @@
 """The one Console: colour and live display only on a terminal, and never with NO_COLOR.
 
+On a terminal, lines wrap by words at its width (a word longer than a line, a URL or a JSON
+string, is folded), and a wrapped line goes on at its own indentation, under its beginning.
+In a pipe nothing is wrapped: a line is as long as it is, for grep and for files.
+
 Whatever it prints, control characters come out escaped (`\\x1b`): text from a server or a
 file never drives the terminal, in any renderer. And a reader that goes away (`fc ... | head`)
 ends the output, not the command: the run still finishes and writes its trace.
@@ -14,6 +18,7 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
+from rich.text import Text
 
 from fccli.core.controls import escape_controls, has_controls
 
@@ -36,6 +41,26 @@ class SafeConsole(Console):
         silence_stdout()
 
 
+class _Console(SafeConsole):
+    def print(self, *objects: Any, **options: Any) -> None:
+        if self.soft_wrap or len(objects) != 1 or options:
+            super().print(*objects, **options)
+            return
+        text = objects[0]
+        if isinstance(text, str):
+            text = self.render_str(text)
+        if not isinstance(text, Text):
+            super().print(text)
+            return
+        for line in text.split("\n", allow_blank=True):
+            indent = len(line.plain) - len(line.plain.lstrip(" "))
+            if indent >= self.width // 2:
+                indent = 0
+            for piece in line[indent:].wrap(self, self.width - indent, overflow="fold"):
+                piece.rstrip()
+                super().print(Text.assemble(" " * indent, piece))
+
+
 def silence_stdout() -> None:
     """Point stdout at /dev/null, so nothing written later (nor the flush at exit) fails."""
     try:
@@ -46,10 +71,11 @@ def silence_stdout() -> None:
         pass
 
 
-def make_console(*, stderr: bool = False, **options: Any) -> Console:
+def make_console(*, stderr: bool = False, **for_tests: Any) -> Console:
+    """`for_tests`: a file, a width and force_terminal, to see what a terminal would show."""
     # Rich already drops colour when the output is not a terminal; NO_COLOR is honoured by it
     # too, but only when set to a non-empty value, so say it plainly here.
     no_color = "NO_COLOR" in os.environ
-    return SafeConsole(
-        stderr=stderr, no_color=no_color or None, highlight=False, soft_wrap=True, **options
-    )
+    console = _Console(stderr=stderr, no_color=no_color or None, highlight=False, **for_tests)
+    console.soft_wrap = not console.is_terminal
+    return console
