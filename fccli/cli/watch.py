@@ -39,6 +39,8 @@ def watch(
             prepared.wire.name,
             prepared.wire.results_layout,
             prepared.wire.stop_field,
+            # a key a server echoes, cut in pieces as they arrive
+            mask=getattr(prepared.provider, "mask", None),
         )
     )
     if view is not None:

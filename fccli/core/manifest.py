@@ -32,6 +32,8 @@ class Options(_Record):
 
     tools: str | None = None
     """The tool set: a built-in name or a file."""
+    tools_file: Any = None
+    """Where a tools file was, and its digest (only for a file; tools/loader.py)."""
     tools_offered: list[str] = Field(default_factory=list)
     system: str | None = None
     stream: bool | None = None
@@ -44,6 +46,13 @@ class Options(_Record):
     retries: int | None = None
     demo_fault: str | None = None
     """The demo model's mistake asked for with --demo-fault (only then written)."""
+
+
+def with_tools_file(options: Options, tools_file: Any) -> Options:
+    """`options` with the tools file's entry, when the tools came from a file."""
+    if tools_file:
+        options.tools_file = tools_file
+    return options
 
 
 class Attempt(_Record):
@@ -90,6 +99,8 @@ class StepRecord(_Record):
     attempts: list[Attempt] | None = None
     masked: str | None = None
     """Said when the answer echoed a secret, which the trace file has as ***."""
+    truncated: str | None = None
+    """Why a JSON answer was cut short (past --max-response-mb or --timeout)."""
 
 
 class ErrorRecord(_Record):
@@ -98,6 +109,8 @@ class ErrorRecord(_Record):
     message: str | None = None
     step: int | None = None
     http_status: int | None = None
+    signal: str | None = None
+    """The signal that interrupted the run, when it was not Ctrl-C."""
     attempts: list[Attempt] | None = None
     body_excerpt: str | None = None
     """The start of an error body that is not JSON (an HTML error page)."""

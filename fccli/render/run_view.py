@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from fccli.render.stream_view import LiveStream
+    from fccli.tools.execute import ToolRun
 
 THINKING_PREVIEW = 160
 
@@ -53,6 +55,19 @@ def _streamed(stream: dict[str, Any]) -> str:
     )
 
 
+# A call fc refused (no such tool, arguments that do not validate) never ran.
+_NOT_RUN = ("unknown_tool", "invalid_arguments", "invalid_json")
+
+
+def _executed(runs: list[ToolRun]) -> str:
+    """What fc did with the calls, as it happened: executing nothing is said as such."""
+    ran = sum(1 for run in runs if run.error_kind not in _NOT_RUN)
+    done = "executed" if ran == len(runs) else f"executed {ran} of {len(runs)} calls"
+    if ran == 0:
+        done = "executed nothing"
+    return f"fc validated the arguments and {done}"
+
+
 class RunView:
     def __init__(
         self,
@@ -61,10 +76,14 @@ class RunView:
         wire_format: str,
         results_layout: str,
         stop_field: str = "finish_reason",
+        *,
+        mask: Callable[[str], str] | None = None,
     ) -> None:
         self.console = console
         self.stop_field = stop_field
         """The wire name of the stop reason's field, said beside the internal one."""
+        self.mask = mask
+        """Masks a secret in text shown as it streams in (its pieces, joined, may make one)."""
         self.provider = provider
         self.wire_format = wire_format
         self.results_layout = results_layout
@@ -111,7 +130,7 @@ class RunView:
             if self._status is not None:  # the fragments replace the spinner
                 self._status.stop()
                 self._status = None
-            self._live = LiveStream(self.console)
+            self._live = LiveStream(self.console, mask=self.mask)
         self._live.add(event.delta)
 
     def _show(self, event: Event) -> None:
@@ -137,6 +156,7 @@ class RunView:
         elif isinstance(event, ResponseReceived):
             self._response(event)
         elif isinstance(event, ToolsExecuted):
+            c.print(f"  [dim]the model only asked; {_executed(event.runs)}:[/]")
             for run in event.runs:
                 mark = "[red]✗ error[/]" if run.result.is_error else "[green]✓ result[/]"
                 c.print(
@@ -189,9 +209,7 @@ class RunView:
                     f"  [yellow]▶ tool call[/] [bold]{escape(block.name)}[/] {escape(args)} "
                     f"[dim]id[/] [magenta]{escape(block.id)}[/]"
                 )
-        if resp.tool_uses() and resp.stop_reason == "tool_use":
-            c.print("  [dim]the model only asked; fc validates the arguments and executes:[/]")
-        elif resp.tool_uses():
+        if resp.tool_uses() and resp.stop_reason != "tool_use":
             c.print(
                 f"  [red]not executed:[/] the stop reason is {escape(resp.stop_reason)}, not tool_use"
                 + (" (the arguments may be cut off)" if resp.stop_reason == "max_tokens" else "")

@@ -62,7 +62,9 @@ def recording_console(width: int = 100) -> Console:
     """A console that prints nothing and keeps everything, with colour, for `--html`."""
     import io
 
-    return Console(
+    from fccli.render.console import SafeConsole
+
+    return SafeConsole(
         file=io.StringIO(), record=True, width=width, force_terminal=True, color_system="truecolor"
     )
 
@@ -195,6 +197,7 @@ class _View:
         run = runs.get(call.id, {})
         took = f"{duration(run.get('duration_ms'))}" if "duration_ms" in run else ""
         kind = run.get("error_kind")
+        kind = kind if isinstance(kind, str) else None  # a hand-edited manifest may hold anything
         detail = ", ".join(x for x in (kind, took) if x)
         detail = f" ({detail})" if detail else ""
         if result is not None:
@@ -394,13 +397,7 @@ def _step(
         view.line(("→ request", "cyan"), f": {count}, {_what_is_new(request)}")
     for note in s.notes:
         view.line(("! ", "yellow"), (note, "yellow"))
-    extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
-    attempts = attempts_text(record.get("attempts"))
-    if attempts:
-        extra.append(attempts)
-    stream = record.get("stream")
-    if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
-        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
+    extra = step_facts(record)
     response = s.response
     if response is None:
         view.line(("← no response", "red"), (" · " + " · ".join(extra), "dim") if extra else "")
@@ -415,6 +412,18 @@ def _step(
         runs,
         answered_later=answered_later,
     )
+
+
+def step_facts(record: dict[str, Any]) -> list[str]:
+    """What the manifest says of a step's exchange: its duration, retries, streamed bytes."""
+    extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
+    attempts = attempts_text(record.get("attempts"))
+    if attempts:
+        extra.append(attempts)
+    stream = record.get("stream")
+    if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
+        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
+    return extra
 
 
 def _what_is_new(request: Request) -> str:
@@ -460,10 +469,17 @@ def stop_reason(error: dict[str, Any]) -> str:
     return re.sub(r"^(step \d+: |interrupted at step \d+\b ?)", "", message)
 
 
+def _how(error: dict[str, Any]) -> str:
+    """Ctrl-C, or the signal that stopped the run (SIGTERM, SIGHUP)."""
+    name = error.get("signal")
+    return name if isinstance(name, str) and name else "Ctrl-C"
+
+
 def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: bool) -> None:
     reason = stop_reason(error)
     if interrupted:
-        view.line(("✗ interrupted here (Ctrl-C)", "bold red"), (f" {reason}" if reason else ""))
+        how = _how(error)
+        view.line((f"✗ interrupted here ({how})", "bold red"), (f" {reason}" if reason else ""))
         return
     body = s.error_body
     if body and f": {body}" in reason:
@@ -498,7 +514,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
         )
     elif status == "interrupted":
         said = "; the trace keeps what it had" if said_where or not reason else f" {reason}"
-        view.line((f"interrupted at step {where} (Ctrl-C)", "bold red"), said)
+        view.line((f"interrupted at step {where} ({_how(error)})", "bold red"), said)
     elif status == "error":
         if said_where:
             # Said in full under the step; here only what and where.
@@ -645,6 +661,8 @@ def render_files(
             from rich.syntax import Syntax  # Pygments: only for --wire on a terminal
 
             lexer = "json" if name.endswith(".json") else "text"
-            console.print(
-                Syntax(text, lexer, theme="ansi_dark", background_color="default", word_wrap=True)
-            )
+            syntax = Syntax(text, lexer, theme="ansi_dark", background_color="default")
+            # As Text, so that a long line wraps by words at its own indentation (console.py).
+            highlighted = syntax.highlight(text)
+            highlighted.rstrip()
+            console.print(highlighted)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import FindingsError, UsageError
-from fccli.core.manifest import Options, ReplayedFrom
+from fccli.core.manifest import Options, ReplayedFrom, with_tools_file
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
@@ -31,13 +31,14 @@ from fccli.run.prepare import (
     PreparedRun,
     close_provider,
     connection_notes,
+    kept_note,
     open_provider,
     open_trace,
     refuse_demo_base_url,
     request_problem,
     trace_manifest,
 )
-from fccli.tools.loader import load_toolset
+from fccli.tools.loader import load_toolset, tools_file_entry, tools_file_in
 from fccli.tools.registry import ToolSet
 from fccli.trace.reader import Trace, read_trace
 from fccli.wire.registry import WireFormat, get_format
@@ -60,6 +61,8 @@ class ReplaySettings:
     """None: as the trace was run."""
     retries: int | None = None
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
 
@@ -119,7 +122,7 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
         step,
         source,
         provider=_text(manifest.get("provider")),
-        tools=settings.tools or _text(options.get("tools")) or "weather",
+        tools=settings.tools or _trace_tools(options, trace.path),
         retries=settings.retries
         if settings.retries is not None
         else _int(options.get("retries"), 3, "retries", 0, 10),
@@ -141,7 +144,11 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     provider, wire = open_provider(
         name,
         Connection(
-            base_url=base_url, strict=strict, retries=origin.retries, timeout=settings.timeout
+            base_url=base_url,
+            strict=strict,
+            retries=origin.retries,
+            timeout=settings.timeout,
+            max_response_bytes=settings.max_response_bytes,
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.
@@ -198,6 +205,7 @@ def _prepare(
         tool_specs=list(request.tools),
         stream=stream,
         history=messages,
+        tool_timeout=settings.tool_timeout,
     )
     notes += _losses(run_options, origin.source.file, wire.name)
     problem = request_problem(wire, run_options)
@@ -207,22 +215,27 @@ def _prepare(
             hint=f"the step's request asks for it: edit it in {origin.source.file}, "
             "or replay on another provider",
         )
+    out = settings.out or next_replay_dir(origin.trace.path)
+    tools_file = tools_file_entry(origin.tools, out)
     fields = trace_manifest(
         name,
         provider,
         run_options,
-        Options(
-            tools=origin.tools,
-            tools_offered=[spec.name for spec in request.tools],
-            system=request.system,
-            stream=stream,
-            thinking=thinking,
-            tool_choice=_choice_text(request.tool_choice),
-            parallel_tool_calls=request.parallel_tool_calls,
-            strict=any(spec.strict for spec in request.tools),
-            max_steps=max_steps,
-            max_tokens=request.max_tokens,
-            retries=origin.retries,
+        with_tools_file(
+            Options(
+                tools=settings.tools or _text(options.get("tools")) or "weather",
+                tools_offered=[spec.name for spec in request.tools],
+                system=request.system,
+                stream=stream,
+                thinking=thinking,
+                tool_choice=_choice_text(request.tool_choice),
+                parallel_tool_calls=request.parallel_tool_calls,
+                strict=any(spec.strict for spec in request.tools),
+                max_steps=max_steps,
+                max_tokens=request.max_tokens,
+                retries=origin.retries,
+            ),
+            tools_file,
         ),
     )
     fault = getattr(provider, "fault", None)
@@ -242,10 +255,11 @@ def _prepare(
     )
     trace = open_trace(
         provider,
-        settings.out or next_replay_dir(origin.trace.path),
+        out,
         force=settings.force and settings.out is not None,
         manifest=fields,
     )
+    notes += kept_note(trace.path)
     if notes:
         for note in notes:
             trace.note(note)
@@ -427,6 +441,15 @@ def _trace_url(
         return None
     notes.append(f"sent to {url}, the trace's base URL (--base-url to change)")
     return url
+
+
+def _trace_tools(options: dict[str, Any], trace_dir: Path) -> str:
+    """The tools the trace ran with: its tools file found from the trace, wherever fc runs;
+    else the name as it was typed (a built-in set, or a trace older than `tools_file`)."""
+    found = tools_file_in(options, trace_dir)
+    if found is not None and found.is_file():
+        return str(found)
+    return _text(options.get("tools")) or "weather"
 
 
 def _load_tools(name: str, *, from_trace: bool) -> ToolSet:

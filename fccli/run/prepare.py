@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fccli.core.errors import UsageError
-from fccli.core.manifest import Manifest, Options
+from fccli.core.manifest import Manifest, Options, with_tools_file
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.providers.base import Provider
 from fccli.providers.demo import DEMO_STREAM_PACE, DemoProvider
@@ -20,11 +20,11 @@ from fccli.providers.registry import Connection, default_provider_name, get_prov
 from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult
 from fccli.slug import slugify
-from fccli.tools.loader import load_toolset
+from fccli.tools.loader import load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
 from fccli.trace.names import TRACES_ROOT
-from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, written_by_fc
 from fccli.wire.registry import WireFormat, get_format
 
 
@@ -45,6 +45,8 @@ class RunSettings:
     max_tokens: int | None = None
     retries: int = 3
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
@@ -129,6 +131,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             strict=settings.strict,
             retries=settings.retries,
             timeout=settings.timeout,
+            max_response_bytes=settings.max_response_bytes,
         ),
         demo_fault=settings.demo_fault,
     )
@@ -143,6 +146,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         max_tokens=settings.max_tokens,
         tool_specs=specs,
         stream=settings.stream,
+        tool_timeout=settings.tool_timeout,
     )
     problem = request_problem(wire, options)
     if problem is not None:
@@ -153,26 +157,31 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             else "raise --max-tokens, or run without --thinking"
         )
         raise UsageError(problem, hint=hint)
+    out = settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names()))
+    tools_file = tools_file_entry(settings.tools, out)
     trace = open_trace(
         provider,
-        settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names())),
+        out,
         force=settings.force and settings.out is not None,
         manifest=trace_manifest(
             name,
             provider,
             options,
-            Options(
-                tools=settings.tools,
-                tools_offered=tools.names(),
-                system=settings.system,
-                stream=settings.stream,
-                thinking=settings.thinking,
-                tool_choice=settings.tool_choice,
-                parallel_tool_calls=options.parallel_tool_calls,
-                strict=settings.strict,
-                max_steps=settings.max_steps,
-                max_tokens=settings.max_tokens,
-                retries=settings.retries,
+            with_tools_file(
+                Options(
+                    tools=settings.tools,
+                    tools_offered=tools.names(),
+                    system=settings.system,
+                    stream=settings.stream,
+                    thinking=settings.thinking,
+                    tool_choice=settings.tool_choice,
+                    parallel_tool_calls=options.parallel_tool_calls,
+                    strict=settings.strict,
+                    max_steps=settings.max_steps,
+                    max_tokens=settings.max_tokens,
+                    retries=settings.retries,
+                ),
+                tools_file,
             ),
         ),
     )
@@ -182,6 +191,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         if not spec.description
     ]
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
+    notes += kept_note(trace.path)
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
         assert trace.manifest.options is not None
@@ -260,6 +270,14 @@ def open_trace(provider: Provider, path: Path, *, force: bool, manifest: Manifes
     except UsageError:
         close_provider(provider)
         raise
+
+
+def kept_note(path: Path) -> list[str]:
+    """What --force left in the trace, not being fc's to replace: said, once."""
+    kept = sorted(e.name for e in path.iterdir() if not written_by_fc(e))
+    if not kept:
+        return []
+    return [f"kept {', '.join(kept)} in {path}: --force replaces only the files fc wrote"]
 
 
 def trace_manifest(

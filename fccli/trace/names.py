@@ -19,8 +19,12 @@ TRACES_ROOT = Path("traces")
 
 STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.(json|sse)")
 """A step's file: (number, role, format or None for internal, extension)."""
-TRACE_FILE = re.compile(r"(manifest\.json|\d+-(request|response)(\.[a-z]+)?\.(json|sse)|\..+\.tmp)")
-"""What fc writes into a trace directory (temporary files of an atomic write included)."""
+LOCK = ".fc-writing"
+"""The lock a run holds on its trace directory while it writes."""
+_FC_FILE = r"manifest\.json|\d+-(?:request|response)(?:\.[a-z]+)?\.(?:json|sse)"
+TRACE_FILE = re.compile(rf"(?:{_FC_FILE})|\.(?:{_FC_FILE})\.[A-Za-z0-9_]+\.tmp|{re.escape(LOCK)}")
+"""What fc writes into a trace directory, its temporary files (`.NAME.RANDOM.tmp`, mkstemp's)
+and its lock included: --force replaces these, and only these."""
 
 
 def step_file(step: int, role: str, fmt: str | None = None, ext: str = "json") -> str:

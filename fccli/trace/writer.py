@@ -7,8 +7,9 @@ that says how far it came and why it stopped.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
-import shutil
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -19,7 +20,7 @@ from fccli import __version__
 from fccli.core.errors import FcError, UsageError
 from fccli.core.jsonio import dumps
 from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
-from fccli.trace.names import MANIFEST, TRACE_FILE
+from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
 
 def _umask() -> int:
@@ -51,43 +52,112 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def written_by_fc(entry: Path) -> bool:
+    """--force replaces these files, and only these (trace/names.py, TRACE_FILE)."""
+    return entry.is_file() and not entry.is_symlink() and bool(TRACE_FILE.fullmatch(entry.name))
+
+
 def looks_like_trace(path: Path) -> bool:
-    """A directory holding fc's files and nothing else: --force replaces only such a one."""
-    entries = list(path.iterdir())
-    return (path / MANIFEST).is_file() and all(
-        e.is_file() and TRACE_FILE.fullmatch(e.name) for e in entries
-    )
+    """A trace: a manifest, and nothing but fc's files, or a manifest fc wrote (a person may
+    keep notes in a trace; they are not fc's to delete)."""
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        return False
+    if all(written_by_fc(e) for e in path.iterdir()):
+        return True
+    try:
+        data = json.loads(manifest.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "fc_version" in data and "schema_version" in data
 
 
 def prepare_dir(path: Path, *, force: bool) -> Path:
-    """Create the trace directory. A non-empty one is refused; `force` replaces it, but only
-    when it is an earlier trace: --force must never become a way to delete someone's files."""
+    """Create the trace directory and claim it for this run (see `claim`). A non-empty one is
+    refused; `force` replaces an earlier trace, and of it only the files fc wrote: --force must
+    never become a way to delete someone's files."""
     if path.is_symlink():
         raise UsageError(f"{path} is a symbolic link; give the trace directory itself")
-    if path.exists():
-        if not path.is_dir():
-            raise UsageError(f"{path} exists and is not a directory")
-        if any(path.iterdir()):
-            if not force:
-                raise UsageError(
-                    f"{path} is not empty; fc will not mix two runs in one trace",
-                    hint="choose another --out, or add --force to replace it",
-                )
-            here = Path.cwd().resolve()
-            if path.resolve() in (here, *here.parents) or not looks_like_trace(path):
-                raise UsageError(
-                    f"{path} is not empty and is not an fc trace; --force replaces only a trace",
-                    hint="choose another --out",
-                )
-            try:
-                shutil.rmtree(path)
-            except OSError as e:
-                raise UsageError(f"cannot replace {path}: {e.strerror}") from None
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{path} exists and is not a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot create the trace directory {path}: {e.strerror}") from None
+    claim(path)
+    entries = [e for e in path.iterdir() if e.name != LOCK]
+    if not entries:
+        return path
+    try:
+        if not force:
+            raise UsageError(
+                f"{path} is not empty; fc will not mix two runs in one trace",
+                hint="choose another --out, or add --force to replace it",
+            )
+        here = Path.cwd().resolve()
+        if path.resolve() in (here, *here.parents) or not looks_like_trace(path):
+            raise UsageError(
+                f"{path} is not empty and is not an fc trace; --force replaces only a trace",
+                hint="choose another --out",
+            )
+        for entry in entries:
+            if written_by_fc(entry):
+                entry.unlink()
+    except OSError as e:
+        release(path)
+        raise UsageError(f"cannot replace {path}: {e.strerror}") from None
+    except UsageError:
+        release(path)
+        raise
     return path
+
+
+_HELD: dict[Path, int] = {}
+"""The trace directories this process writes, and the open lock file of each."""
+
+
+def claim(path: Path) -> None:
+    """One trace, one writer: an exclusive lock on `path/.fc-writing`, held until the run
+    ends (or the process does: the system drops the lock of a process that died). Another fc
+    writing there, a `--force` too, is refused. Where the system has no flock (Windows), there
+    is no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    lock = path / LOCK
+    for _ in range(5):
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, _FILE_MODE)
+        except OSError as e:
+            raise UsageError(f"cannot write in {path}: {e.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise UsageError(
+                f"{path} is being written by another fc run; one trace has one writer",
+                hint="choose another --out, or wait for that run to end",
+            ) from None
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:  # the run before released it between open and lock
+            same = False
+        if same:
+            _HELD[path.resolve()] = fd
+            return
+        os.close(fd)
+    raise UsageError(f"cannot claim {path}: its lock keeps changing hands")
+
+
+def release(path: Path) -> None:
+    """The run is over: remove the lock file, then drop the lock."""
+    fd = _HELD.pop(path.resolve(), None)
+    if fd is None:
+        return
+    with contextlib.suppress(OSError):
+        (path / LOCK).unlink()
+    os.close(fd)
 
 
 def default_dir(root: Path, slug: str, now: datetime | None = None) -> Path:
@@ -153,6 +223,12 @@ class TraceWriter:
                 step=step,
                 http_status=getattr(error, "status", None),
             )
+            if status == "interrupted":
+                from fccli.interrupts import signal_name
+
+                name = signal_name()
+                if name is not None:  # not Ctrl-C: said, since a reader would assume it was
+                    record.signal = name
             attempts = getattr(error, "attempts", None)
             if attempts:
                 record.attempts = [Attempt.model_validate(a) for a in attempts]
@@ -162,7 +238,10 @@ class TraceWriter:
             self.manifest.error = record
         self.manifest.finished_at = _now()
         self.manifest.duration_ms = round((time.perf_counter() - self._start) * 1000, 1)
-        self.save_manifest()
+        try:
+            self.save_manifest()
+        finally:
+            release(self.path)
 
     def save_manifest(self) -> None:
         self.write_json(MANIFEST, self.manifest.to_json_dict())

@@ -26,6 +26,7 @@ an empty system prompt (none), and user turns split or merged around tool messag
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from fccli.core.errors import ConversionError
@@ -65,6 +66,14 @@ STOP_TO_CHAT = {
     "refusal": "content_filter",
     "stop_sequence": "stop",
 }
+
+
+def max_tokens_field(model: str, dialect: ChatDialect) -> str:
+    """The name of the length cap this model takes: `max_tokens`, or `max_completion_tokens`."""
+    pattern = dialect.completion_tokens_models
+    if pattern is not None and re.match(pattern, model):
+        return "max_completion_tokens"
+    return "max_tokens"
 
 
 def dump_arguments(arguments: dict[str, Any]) -> str:
@@ -130,7 +139,7 @@ def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str
     if request.parallel_tool_calls is not None:
         body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.max_tokens is not None:
-        body["max_tokens"] = request.max_tokens
+        body[max_tokens_field(request.model, dialect)] = request.max_tokens
     if request.stream is not None:
         body["stream"] = request.stream
     if request.stream:

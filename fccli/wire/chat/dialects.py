@@ -23,11 +23,19 @@ class ChatDialect:
     """Thinking on when the request leaves it unset (DeepSeek: on)."""
     thinking_tool_choices: tuple[str, ...] | None = None
     """The tool_choice types accepted in thinking mode, where limited (DeepSeek: auto, none)."""
+    completion_tokens_models: str | None = None
+    """Models (a regex on the model name) that take the answer's length cap as
+    `max_completion_tokens` and refuse `max_tokens`."""
     model_prefixes: tuple[str, ...] = ()
     """Model names that betray the dialect when nothing else in a document does."""
 
 
-OPENAI = ChatDialect()
+# OpenAI's reasoning models refuse `max_tokens` ("Unsupported parameter: 'max_tokens' is not
+# supported with this model. Use 'max_completion_tokens' instead."): the o-series and GPT-5
+# (platform.openai.com/docs/api-reference/chat/create, max_tokens: "deprecated in favor of
+# max_completion_tokens, and is not compatible with o-series models"). Older models take both,
+# and local OpenAI-compatible servers often only `max_tokens`: those keep it.
+OPENAI = ChatDialect(completion_tokens_models=r"(openai/)?(o[1-9]|gpt-5)")
 
 DEEPSEEK = ChatDialect(
     name="deepseek",
