@@ -35,7 +35,7 @@ def test_the_length_cap_goes_in_the_field_the_model_takes(model: str, field: str
 
 
 def test_deepseek_keeps_max_tokens() -> None:
-    from fccli.wire.registry import DEEPSEEK_DIALECT
+    from fccli.wire.chat.dialects import DEEPSEEK as DEEPSEEK_DIALECT
 
     request = Request(
         model="o1-like",

@@ -15,7 +15,10 @@ from fccli.wire.base import Refusal, StreamFolder, WireFormat
 from fccli.wire.chat import format as chat
 from fccli.wire.chat.dialects import DEEPSEEK, OPENAI
 
-__all__ = ["FORMATS", "INTERNAL", "StreamFolder", "WireFormat", "get_format"]
+__all__ = ["DEEPSEEK_DIALECT", "FORMATS", "INTERNAL", "StreamFolder", "WireFormat", "get_format"]
+
+DEEPSEEK_DIALECT = DEEPSEEK
+"""The old name of wire/chat/dialects.py's DEEPSEEK, kept importable."""
 
 INTERNAL = "internal"
 """fc's own format: the blocks of core/models.py, read and written as they are."""
