@@ -15,7 +15,7 @@ from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.engine import RoundTrip, RunOptions
 from fccli.events import Event, RunResult
 from fccli.providers.base import Provider
-from fccli.providers.demo import DEMO_STREAM_PACE, DemoProvider
+from fccli.providers.demo import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
 from fccli.providers.formats import WireFormat, get_format
 from fccli.providers.profiles import PROFILES
@@ -49,6 +49,8 @@ class RunSettings:
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
+    demo_skill: str | None = None
+    """weak or strong (the default): how well the demo model fills arguments."""
 
 
 @dataclass
@@ -93,6 +95,14 @@ def _refuse_fault(settings: RunSettings) -> None:
             f"--demo-fault makes the offline demo model err on purpose; it has no meaning for {name}",
             hint="add --provider demo",
         )
+    if settings.demo_skill is not None and settings.demo_skill not in DEMO_SKILLS:
+        raise UsageError(f"unknown --demo-skill {settings.demo_skill!r}", hint="weak or strong")
+    if settings.demo_skill is not None and name != "demo":
+        raise UsageError(
+            f"--demo-skill sets how well the offline demo model fills arguments; {name} fills "
+            "them as it does",
+            hint="add --provider demo",
+        )
     if fault == "cut-stream" and not settings.stream:
         raise UsageError(
             "--demo-fault cut-stream cuts a stream, so it needs --stream",
@@ -132,6 +142,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             timeout=settings.timeout,
         ),
         demo_fault=settings.demo_fault,
+        demo_skill=settings.demo_skill or "strong",
     )
     options = RunOptions(
         question=settings.question,
@@ -189,6 +200,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         notes.append(
             f"--demo-fault {settings.demo_fault}: the demo model makes this mistake on purpose"
         )
+    if settings.demo_skill:
+        trace.manifest["options"]["demo_skill"] = settings.demo_skill
     if notes:
         trace.manifest["notes"] = list(notes)
         trace.save_manifest()
@@ -230,11 +243,13 @@ def refuse_demo_base_url(name: str, base_url: str | None) -> None:
 
 
 def open_provider(
-    name: str, connection: Connection, *, demo_fault: str | None = None
+    name: str, connection: Connection, *, demo_fault: str | None = None, demo_skill: str = "strong"
 ) -> tuple[Provider, WireFormat]:
     """The provider and its wire format. Call it last of the checks: a key is read, and an
     HTTP client made, only for a run that can go."""
-    provider = get_provider(name, connection=connection, demo_fault=demo_fault)
+    provider = get_provider(
+        name, connection=connection, demo_fault=demo_fault, demo_skill=demo_skill
+    )
     return provider, get_format(provider.info.wire_format)
 
 

@@ -79,6 +79,13 @@ def run(
         help="Demo provider only: make the model commit a classic mistake, to watch the harness "
         f"handle it: {', '.join(DEMO_FAULTS)} (cut-stream needs --stream).",
     ),
+    demo_skill: str | None = typer.Option(
+        None,
+        "--demo-skill",
+        help="Demo provider only: strong (default) fills arguments from the question by type and "
+        "schema; weak puts the whole question into the first required string parameter, as "
+        "the course's first demo model does.",
+    ),
     json_output: bool = typer.Option(
         False, "--json", help="Print the run summary as JSON instead of the transcript."
     ),
@@ -107,6 +114,7 @@ def run(
             out=out,
             force=force,
             demo_fault=demo_fault,
+            demo_skill=demo_skill,
         )
     )
     watch(prepared, json_output=json_output)
