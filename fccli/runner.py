@@ -5,6 +5,7 @@ trace through the same functions (below `prepare_run`)."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,9 @@ from typing import Any
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.engine import RoundTrip, RunOptions
-from fccli.events import Event, RunResult
+from fccli.events import Event, RunResult, StreamProgress
+from fccli.harness_bugs import HARNESS_BUGS
+from fccli.json_mode import parse_response_format
 from fccli.providers.base import Provider
 from fccli.providers.demo import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
@@ -21,6 +24,7 @@ from fccli.providers.formats import WireFormat, get_format
 from fccli.providers.profiles import PROFILES
 from fccli.providers.registry import Connection, default_provider_name, get_provider
 from fccli.slug import slugify
+from fccli.tools.json_tools import Asker
 from fccli.tools.loader import load_toolset
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
@@ -51,6 +55,13 @@ class RunSettings:
     demo_fault: str | None = None
     demo_skill: str | None = None
     """weak or strong (the default): how well the demo model fills arguments."""
+    response_format: str | None = None
+    """json_object or json_schema:FILE, as given."""
+    asker: Asker | None = None
+    """Answers for a JSON-defined tool the file has no result for (--ask), else None."""
+    harness_bug: str | None = None
+    pace_ms: int | None = None
+    """Milliseconds between the fragments of a streamed answer in the live view."""
 
 
 @dataclass
@@ -63,6 +74,9 @@ class PreparedRun:
     options: RunOptions
     notes: list[str]
     """What a learner should know before the run starts (a tool without a description, ...)."""
+    pace_ms: int | None = None
+    asks: bool = False
+    """A person answers for the tools (--ask): no spinner while the tools run."""
 
     def execute(
         self, on_event: Callable[[Event], None] | None = None, *, stream_deltas: bool = False
@@ -78,11 +92,24 @@ class PreparedRun:
         if stream_deltas and isinstance(self.provider, DemoProvider):
             # Someone watches the fragments arrive: the offline model writes at a visible pace
             # rather than all at once. Traces are unchanged (only times differ).
-            self.provider.pace = DEMO_STREAM_PACE
+            self.provider.pace = DEMO_STREAM_PACE if self.pace_ms is None else self.pace_ms / 1000
+        elif stream_deltas and self.pace_ms:
+            engine.emit = _paced(engine.emit, self.pace_ms / 1000)
         try:
             return engine.run(self.options)
         finally:
             close_provider(self.provider)
+
+
+def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], None]:
+    """A real provider's fragments shown no faster than one per `seconds` (--pace)."""
+
+    def paced(event: Event) -> None:
+        emit(event)
+        if isinstance(event, StreamProgress):
+            time.sleep(seconds)
+
+    return paced
 
 
 def _refuse_fault(settings: RunSettings) -> None:
@@ -102,6 +129,21 @@ def _refuse_fault(settings: RunSettings) -> None:
             f"--demo-skill sets how well the offline demo model fills arguments; {name} fills "
             "them as it does",
             hint="add --provider demo",
+        )
+    if settings.harness_bug is not None and settings.harness_bug not in HARNESS_BUGS:
+        raise UsageError(
+            f"unknown --harness-bug {settings.harness_bug!r}",
+            hint=f"kinds: {', '.join(HARNESS_BUGS)}",
+        )
+    if settings.pace_ms is not None and not settings.stream:
+        raise UsageError(
+            "--pace slows the fragments of a streamed answer, and this run streams nothing",
+            hint="add --stream",
+        )
+    if settings.asker is not None and not settings.tools.lower().endswith(".json"):
+        raise UsageError(
+            "--ask answers for tools defined in a JSON file; these tools run their own code",
+            hint="--tools FILE.json --ask",
         )
     if fault == "cut-stream" and not settings.stream:
         raise UsageError(
@@ -131,7 +173,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     refuse_demo_base_url(name, settings.base_url)
     _refuse_fault(settings)
     _refuse_meaningless(settings, name)
-    tools = load_toolset(settings.tools)
+    response_format = parse_response_format(settings.response_format)
+    tools = load_toolset(settings.tools, settings.asker)
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,
@@ -155,6 +198,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         max_tokens=settings.max_tokens,
         tool_specs=specs,
         stream=settings.stream,
+        response_format=response_format,
+        harness_bug=settings.harness_bug,
     )
     problem = request_problem(wire, options)
     if problem is not None:
@@ -200,12 +245,34 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         notes.append(
             f"--demo-fault {settings.demo_fault}: the demo model makes this mistake on purpose"
         )
-    if settings.demo_skill:
-        trace.manifest["options"]["demo_skill"] = settings.demo_skill
+    # Said only when used, so traces made without them keep their manifest as it was.
+    for key, value in (
+        ("demo_skill", settings.demo_skill),
+        ("response_format", settings.response_format),
+        ("ask", settings.asker is not None or None),
+        ("harness_bug", settings.harness_bug),
+        ("pace_ms", settings.pace_ms),
+    ):
+        if value is not None:
+            trace.manifest["options"][key] = value
+    if settings.harness_bug:
+        notes.append(
+            f"--harness-bug {settings.harness_bug}: fc's harness makes this mistake on purpose"
+        )
     if notes:
         trace.manifest["notes"] = list(notes)
         trace.save_manifest()
-    return PreparedRun(name, provider, wire, tools, trace, options, notes)
+    return PreparedRun(
+        name,
+        provider,
+        wire,
+        tools,
+        trace,
+        options,
+        notes,
+        pace_ms=settings.pace_ms,
+        asks=settings.asker is not None,
+    )
 
 
 def _refuse_meaningless(settings: RunSettings, name: str) -> None:
@@ -263,6 +330,7 @@ def request_problem(wire: WireFormat, options: RunOptions) -> str | None:
             tool_choice=options.tool_choice,
             thinking=options.thinking,
             max_tokens=options.max_tokens,
+            response_format=options.response_format,
         )
     )
 

@@ -273,6 +273,25 @@ RULES: dict[str, Rule] = {
                 )
             },
         ),
+        # FC130-FC132: the harness's own mistakes (--harness-bug), and JSON mode.
+        Rule(
+            "FC130",
+            "error",
+            (),
+            "a trace that ends on a tool request taken as the answer: the stop reason was not read",
+        ),
+        Rule(
+            "FC131",
+            "warning",
+            ALL_FORMATS,
+            "a result that speaks of another call's argument: paired by position, not by id?",
+        ),
+        Rule(
+            "FC132",
+            "warning",
+            ("internal", "deepseek", "openai"),
+            'JSON mode without the word "json" in the prompt',
+        ),
     )
 }
 

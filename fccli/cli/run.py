@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.harness_bugs import HARNESS_BUGS
 from fccli.providers.faults import DEMO_FAULTS
 
 
@@ -27,7 +28,22 @@ def run(
         None, "--base-url", help="Endpoint root, e.g. http://127.0.0.1:8000. Default: $FC_BASE_URL."
     ),
     tools: str = typer.Option(
-        "weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."
+        "weather",
+        "--tools",
+        help="A built-in tool set (weather), none (a plain question), a .py file of tool "
+        "functions, or a .json file of tool definitions (internal, chat or Anthropic form).",
+    ),
+    ask: bool = typer.Option(
+        False,
+        "--ask",
+        help="You are the tool: a JSON-defined tool with no result in its file shows the call "
+        "and reads the result you type (start with 'error:' for an error result).",
+    ),
+    response_format: str | None = typer.Option(
+        None,
+        "--response-format",
+        help="JSON mode: json_object, or json_schema:FILE (a JSON Schema the answer must fit). "
+        "Governs the answer (content), not the tool calls.",
     ),
     system: str | None = typer.Option(None, "--system", help="A system prompt."),
     stream: bool = typer.Option(
@@ -86,11 +102,26 @@ def run(
         "schema; weak puts the whole question into the first required string parameter, as "
         "the course's first demo model does.",
     ),
+    harness_bug: str | None = typer.Option(
+        None,
+        "--harness-bug",
+        help=f"Make fc's own harness commit a classic mistake, to see what it does and how "
+        f"fc check finds it: {', '.join(HARNESS_BUGS)}.",
+    ),
+    pace: int | None = typer.Option(
+        None,
+        "--pace",
+        min=0,
+        max=5000,
+        help="Milliseconds between the fragments of a streamed answer in the live view "
+        "(the demo's stream; slows it for eyes).",
+    ),
     json_output: bool = typer.Option(
         False, "--json", help="Print the run summary as JSON instead of the transcript."
     ),
 ) -> None:
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
+    from fccli.cli.ask import ask_at_terminal
     from fccli.cli.watch import watch
     from fccli.runner import RunSettings, prepare_run
 
@@ -115,6 +146,10 @@ def run(
             force=force,
             demo_fault=demo_fault,
             demo_skill=demo_skill,
+            response_format=response_format,
+            asker=ask_at_terminal if ask else None,
+            harness_bug=harness_bug,
+            pace_ms=pace,
         )
     )
     watch(prepared, json_output=json_output)

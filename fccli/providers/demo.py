@@ -37,7 +37,7 @@ from fccli.providers.demo_fill import (
     string_values,
 )
 from fccli.providers.demo_phrases import PHRASES
-from fccli.providers.demo_reading import Question, match, read_question, topics_of
+from fccli.providers.demo_reading import WET, Question, match, read_question, topics_of
 from fccli.providers.faults import DEMO_FAULTS
 
 INFO = ProviderInfo(
@@ -153,6 +153,12 @@ def history_problem(request: dict[str, Any]) -> str | None:
                 if not ok:
                     return f"messages.{i}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
             open_calls = [c["id"] for c in m["tool_calls"]]
+    if open_calls:  # the history ends on calls that were never answered
+        return (
+            "An assistant message with 'tool_calls' must be followed by tool messages responding "
+            "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+            + ", ".join(open_calls)
+        )
     return None
 
 
@@ -682,14 +688,11 @@ def _first_sentence(error: str) -> str:
     return short if len(short) <= 160 else short[:160] + "…"
 
 
-_WET = ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")
-
-
 def _verdict(temp: Any, condition: str, aqi: Any, aspect: str, say: dict[str, str]) -> str:
     """What the question wants to know, by simple rules. An umbrella: rain, snow or a storm.
     A run: rain or snow, AQI above 150, 33 °C and up, or -10 °C and below rule it out; AQI
     above 100, 28 °C and up, or 0 °C and below call for care. Plain weather: no verdict."""
-    wet = any(w in condition.lower() for w in _WET)
+    wet = any(w in condition.lower() for w in WET)
     if aspect == "umbrella":
         return say["umbrella_yes" if wet else "umbrella_no"].format(condition=condition)
     if aspect != "run":

@@ -26,7 +26,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.providers.demo_reading import Number, Question, says, topics_of, words_of
+from fccli.providers.demo_reading import (
+    WEATHER_ASPECTS,
+    Number,
+    Question,
+    says,
+    topics_of,
+    words_of,
+)
 
 _PLACE_NAMES = ("city", "location", "place", "region", "area", "town", "destination")
 _PLACE_WORDS = ("城市", "地点", "地区", "位置", "城市名", "city", "location", "place")
@@ -73,6 +80,8 @@ class Filling:
     """The language a place parameter asks names in (英文名): "en", "zh", or as written."""
     known: dict[str, Any] = field(default_factory=dict)
     """Values already known by field name (a JSON-mode answer fills from the tool results)."""
+    verdicts: dict[str, bool] = field(default_factory=dict)
+    """What the results say to a yes-or-no question, by aspect: umbrella, run (JSON mode)."""
     how: list[tuple[str, str, Any]] = field(default_factory=list)
     """(parameter, source, value): the notes the reasoning is made of."""
     used_numbers: set[int] = field(default_factory=set)
@@ -314,6 +323,12 @@ def _as_type(value: float | int, schema: dict[str, Any]) -> float | int:
 
 def _boolean(name: str, schema: dict[str, Any], filling: Filling, where: str) -> Any:
     q = filling.question
+    for aspect, aspect_words in WEATHER_ASPECTS:
+        if aspect in filling.verdicts and any(
+            says(describes(name, schema), w) for w in aspect_words
+        ):
+            filling.how.append((where, "known", filling.verdicts[aspect]))
+            return filling.verdicts[aspect]
     words = words_of(describes(name, schema)) - {"是否", "默认", "false", "true", "whether"}
     for word in sorted(words):
         at = q.text.casefold().find(word)

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from fccli.providers.demo_fill import Filling, fill_object
-from fccli.providers.demo_reading import Question
+from fccli.providers.demo_reading import WET, Question
 
 _ANSWER_NAMES = (
     "answer",
@@ -40,8 +40,23 @@ def json_answer(
     known = dict(found)
     for name in _ANSWER_NAMES:
         known.setdefault(name, text)
-    filling = Filling(q, "strong", strict=True, known=known)
+    filling = Filling(q, "strong", strict=True, known=known, verdicts=_verdicts(found))
     return _dump(fill_object(schema, filling)), "think_json_schema"
+
+
+def _verdicts(found: dict[str, Any]) -> dict[str, bool]:
+    """Yes or no, from weather results: an umbrella when wet; a run when neither wet, nor
+    polluted, nor too hot or cold (the demo's rules for the answer in words, in short)."""
+    condition, temp, aqi = found.get("condition"), found.get("temp_c"), found.get("aqi")
+    if not isinstance(condition, str):
+        return {}
+    wet = any(w in condition.lower() for w in WET)
+    run = not wet
+    if isinstance(temp, (int, float)):
+        run = run and -10 < temp < 33
+    if isinstance(aqi, (int, float)):
+        run = run and aqi <= 150
+    return {"umbrella": wet, "run": run}
 
 
 def _schema_of(response_format: dict[str, Any]) -> dict[str, Any] | None:

@@ -64,6 +64,9 @@ TOPICS: dict[str, tuple[str, ...]] = {
 }
 """Words that name a topic, in either language; matched case-insensitively."""
 
+WET = ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")
+"""Conditions that mean rain or snow: an umbrella, and no run."""
+
 # What a question about the weather wants to know, by the words it uses (answers follow it).
 WEATHER_ASPECTS = (
     ("umbrella", ("伞", "下雨", "雨", "umbrella", "rain")),

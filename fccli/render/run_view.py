@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -54,6 +55,18 @@ def _streamed(stream: dict[str, Any]) -> str:
     )
 
 
+class _Elapsed:
+    """The spinner's text with the seconds spent waiting, redrawn on every refresh."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.start = time.monotonic()
+
+    def __rich__(self) -> Text:
+        seconds = time.monotonic() - self.start
+        return Text(f"{self.text} {seconds:.0f} s", style="dim")
+
+
 class RunView:
     def __init__(
         self, console: Console, provider: str, wire_format: str, results_layout: str
@@ -64,6 +77,8 @@ class RunView:
         self.results_layout = results_layout
         self._status: Status | None = None
         self._live: LiveStream | None = None
+        self.tools_spinner = True
+        """False when a person answers for the tools (--ask): the prompt needs the line."""
 
     @property
     def live(self) -> bool:
@@ -73,7 +88,7 @@ class RunView:
     def _wait(self, text: str) -> None:
         """A spinner while nothing else moves: a terminal only (CLI.md: none in a pipe)."""
         if self.console.is_terminal:
-            self._status = self.console.status(f"[dim]{escape(text)}[/]")
+            self._status = self.console.status(_Elapsed(text))
             self._status.start()
 
     def close(self) -> None:
@@ -93,7 +108,11 @@ class RunView:
         self._show(event)
         if isinstance(event, StepStarted):
             self._wait(f"waiting for {self.provider}…")
-        elif isinstance(event, ResponseReceived) and event.response.stop_reason == "tool_use":
+        elif (
+            isinstance(event, ResponseReceived)
+            and event.response.stop_reason == "tool_use"
+            and self.tools_spinner
+        ):
             self._wait("the tools are running…")
 
     def _stream(self, event: StreamProgress) -> None:
@@ -142,7 +161,8 @@ class RunView:
                 f"message, in the {self.wire_format} format as {self.results_layout}[/]"
             )
         elif isinstance(event, Note):
-            c.print(f"  [yellow]note:[/] {escape(event.text)}")
+            colour = "red" if event.text.startswith("harness bug") else "yellow"
+            c.print(f"  [{colour}]note:[/] {escape(event.text)}")
 
     def _response(self, event: ResponseReceived) -> None:
         c = self.console
@@ -198,6 +218,11 @@ class RunView:
         c.print()
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(result.notes[-1])}[/]")
+        if result.notes and result.notes[-1].startswith("ignore-stop-reason"):
+            c.print(
+                f"[red]answer, as the buggy harness took it:[/] {escape(result.final_answer or '')} "
+                "[dim](no tool ran: nothing in it was looked up)[/]"
+            )
         files = len([p for p in trace.iterdir() if p.suffix in (".json", ".sse")])
         c.print(f"[bold]trace:[/] {escape(str(trace))} [dim]({files} files)[/]")
         if (trace / "2-request.json").exists():

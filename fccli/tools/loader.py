@@ -10,23 +10,34 @@ from pathlib import Path
 from types import ModuleType
 
 from fccli.core.errors import UsageError
+from fccli.tools.json_tools import Asker
 from fccli.tools.registry import Tool, ToolSet, tool_from_function
 
 BUILTIN_SETS = ("weather",)
+NO_TOOLS = "none"
 
 
-def load_toolset(spec: str) -> ToolSet:
-    """`weather`, or a path to a `.py` file whose tools are its `TOOLS` list, else its public functions."""
+def load_toolset(spec: str, asker: Asker | None = None) -> ToolSet:
+    """`weather`; `none` (a plain question); a `.json` file of tool definitions (json_tools.py),
+    `asker` answering for them when the file has no result; or a path to a `.py` file whose
+    tools are its `TOOLS` list, else its public functions."""
     if spec in BUILTIN_SETS:
         from fccli.tools import weather
 
         return weather.toolset()
+    if spec == NO_TOOLS:
+        return ToolSet(NO_TOOLS, [])
     path = Path(spec)
+    if path.suffix.lower() == ".json":
+        from fccli.tools.json_tools import load_json_tools
+
+        return load_json_tools(path, asker)
     if path.suffix == ".py" or path.exists() or "/" in spec:
         return load_tool_file(path)
     raise UsageError(
         f"unknown tool set {spec!r}",
-        hint=f"built-in sets: {', '.join(BUILTIN_SETS)}; or give the path of a .py file of tool functions",
+        hint=f"built-in sets: {', '.join(BUILTIN_SETS)}; none; or the path of a .py file of "
+        "tool functions or a .json file of tool definitions",
     )
 
 
