@@ -257,6 +257,9 @@ class RoundTrip:
             # page from a proxy is not, and goes into the manifest's error instead.
             if e.body is not None and _is_json(e.body):
                 self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
+            if self._bug_said:  # the provider refused the harness's mistake: on record too
+                self.trace.add_step({"step": step, "harness_bug": "; ".join(self._bug_said)})
+                self._bug_said = []
             raise
         except BaseException:
             if (

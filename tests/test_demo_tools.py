@@ -7,12 +7,15 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fccli.core.jsonio import encode
 from fccli.providers.demo import DemoProvider
 from fccli.providers.demo_reading import read_question, zh_number
 from fccli.tools.weather import toolset
 from fccli.wire.chat import tool_to_wire
+from tests.builders import json_values
 
 WEATHER = [tool_to_wire(t) for t in toolset().specs()]
 
@@ -247,3 +250,31 @@ def test_reading_numbers() -> None:
     q = read_question("订单 ORD-2024-000123 退 4,999.50 元，三个")
     assert [n.value for n in q.numbers] == [4999.5, 3]
     assert q.ids == ["ORD-2024-000123"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(parameters=json_values, question=st.sampled_from([REFUND_QUESTION, "北京、上海？", "hi"]))
+def test_any_schema_at_all_is_read_without_a_crash(parameters: Any, question: str) -> None:
+    tool = {
+        "type": "function",
+        "function": {"name": "t", "description": "退款 订单", "parameters": parameters},
+    }
+    for skill in ("strong", "weak"):
+        choice = ask(question, [tool], skill=skill, tool_choice="required")
+        assert choice["finish_reason"] == "tool_calls"
+        assert isinstance(calls(choice)[0][1], dict)
+
+
+def test_a_schema_that_refers_to_itself_is_filled_to_a_depth() -> None:
+    node = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#"}},
+        },
+        "required": ["name", "children"],
+    }
+    loop = {"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}}
+    tool = function("tree", "树", {"root": node, "loop": loop}, ["root", "loop"])
+    ((_, arguments),) = calls(ask("「x」", [tool], tool_choice="required"))
+    assert arguments["root"]["name"] == "x"

@@ -33,6 +33,7 @@ from fccli.providers.demo_fill import (
     fill_object,
     first_required_string,
     is_place,
+    properties_of,
     resolved,
     string_values,
 )
@@ -135,11 +136,7 @@ def history_problem(request: dict[str, Any]) -> str | None:
                 )
             continue
         if open_calls:
-            return (
-                "An assistant message with 'tool_calls' must be followed by tool messages responding "
-                "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-                + ", ".join(open_calls)
-            )
+            return _unanswered(open_calls)
         if role == "assistant" and m.get("tool_calls"):
             if thinking_on and "reasoning_content" not in m:
                 return (
@@ -154,12 +151,16 @@ def history_problem(request: dict[str, Any]) -> str | None:
                     return f"messages.{i}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
             open_calls = [c["id"] for c in m["tool_calls"]]
     if open_calls:  # the history ends on calls that were never answered
-        return (
-            "An assistant message with 'tool_calls' must be followed by tool messages responding "
-            "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-            + ", ".join(open_calls)
-        )
+        return _unanswered(open_calls)
     return None
+
+
+def _unanswered(ids: list[str]) -> str:
+    return (
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        + ", ".join(ids)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,7 +180,7 @@ def respond(
     question = _last_user_text(messages)
     q = read_question(question)
     say = PHRASES[q.language]
-    tools = [t["function"] for t in request.get("tools", []) if t.get("type") == "function"]
+    tools = _offered(request)
     choice = _choose_tool(tools, request.get("tool_choice"), q)
 
     # With a fault, the errors its own mistake drew are not answers: it asks those again.
@@ -220,10 +221,10 @@ def _plan(
     choice: _ToolChoice, q: Question, skill: str, asked: list[dict[str, Any]], one: bool
 ) -> _Plan:
     tool = choice.tool or {}
-    params = tool.get("parameters") or {}
+    params = _parameters(tool)
     strict = tool.get("strict") is True
     key = first_required_string(params)
-    key_schema = resolved((params.get("properties") or {}).get(key), params)[0] if key else {}
+    key_schema = resolved(properties_of(params).get(key), params)[0] if key else {}
     language = _language_asked(tool, key)
     # The parameter a weather tool asks its question by is a place, whatever its name.
     place = key is not None and (is_place(key, key_schema) or choice.weather)
@@ -368,11 +369,31 @@ def _made_up_response(
     return _envelope(request, message, "stop")
 
 
+def _offered(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The function definitions offered, skipping what is not one (a hand-written request)."""
+    return [
+        t["function"]
+        for t in request.get("tools") or []
+        if isinstance(t, dict)
+        and t.get("type") == "function"
+        and isinstance(t.get("function"), dict)
+    ]
+
+
+def _tool_names(request: dict[str, Any]) -> list[str]:
+    return [str(t.get("name")) for t in _offered(request)]
+
+
+def _parameters(tool: dict[str, Any]) -> dict[str, Any]:
+    params = tool.get("parameters")
+    return params if isinstance(params, dict) else {}
+
+
 def _language_asked(tool: dict[str, Any], param: str | None) -> str | None:
     """ "en" or "zh" when the parameter's description asks for names in that language
     ("城市的英文名，例如：Hangzhou"); None: names as the question writes them."""
-    props = (tool.get("parameters") or {}).get("properties") or {}
-    described = props.get(param, {}).get("description") if param else None
+    schema = properties_of(_parameters(tool)).get(param) if param else None
+    described = schema.get("description") if isinstance(schema, dict) else None
     if not isinstance(described, str):
         return None
     text = described.casefold()
@@ -507,7 +528,7 @@ def _tool_call_response(
         for c in plan.calls
     ]
     if fault is not None:
-        offered = [t["function"]["name"] for t in request.get("tools", [])]
+        offered = _tool_names(request)
         written = _faulty(fault, written, plan.key, offered)
     tool = written[0][0]
     reasoning, text = _why_these_calls(plan, q, say, choice, tool)
@@ -624,7 +645,7 @@ def _answer_response(
     if not lines:
         why = why_no_call if f"no_call_{why_no_call}" in say else "no_tools"
         general = "" if weather else "_general"
-        names = say["list_sep"].join(t["function"]["name"] for t in request.get("tools", []))
+        names = say["list_sep"].join(_tool_names(request))
         cannot = say[f"cannot_{q.aspect}"]
         text = say[f"no_call_{why}{general}"].format(cannot=cannot)
         reasoning = (

@@ -90,23 +90,39 @@ class Filling:
 MISSING = object()
 
 
-def resolved(schema: Any, root: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+MAX_DEPTH = 8
+"""How deep the demo fills nested objects and follows `$ref`s: a schema may refer to itself."""
+
+
+def properties_of(schema: dict[str, Any]) -> dict[str, Any]:
+    props = schema.get("properties")
+    return props if isinstance(props, dict) else {}
+
+
+def required_of(schema: dict[str, Any]) -> list[str]:
+    required = schema.get("required")
+    return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+
+
+def resolved(schema: Any, root: dict[str, Any], depth: int = 0) -> tuple[dict[str, Any], bool]:
     """The schema behind a `$ref` or an `anyOf` with null, and whether null is allowed."""
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return {}, False
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/"):
         target: Any = root
         for part in ref[2:].split("/"):
             target = target.get(part, {}) if isinstance(target, dict) else {}
+        if not isinstance(target, dict):
+            target = {}
         merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-        return resolved(merged, root)
+        return resolved(merged, root, depth + 1)
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list):
             real = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
             if real:
-                inner, nullable = resolved(real[0], root)
+                inner, nullable = resolved(real[0], root, depth + 1)
                 extra = {k: v for k, v in schema.items() if k not in (key,)}
                 return {**inner, **extra}, nullable or len(real) < len(branches)
     types = schema.get("type")
@@ -120,9 +136,9 @@ def resolved(schema: Any, root: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 
 def first_required_string(parameters: dict[str, Any]) -> str | None:
     """Where a question goes: the first required string parameter, else the first string one."""
-    props = parameters.get("properties") or {}
+    props = properties_of(parameters)
     strings = [n for n, s in props.items() if resolved(s, parameters)[0].get("type") == "string"]
-    required = [n for n in parameters.get("required") or [] if n in strings]
+    required = [n for n in required_of(parameters) if n in strings]
     choices = required or strings
     return choices[0] if choices else None
 
@@ -136,8 +152,10 @@ def fill_object(
     path: str = "",
 ) -> dict[str, Any]:
     root = root if root is not None else schema
-    props = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
+    if path.count(".") + path.count("[") >= MAX_DEPTH:
+        return {}  # a schema that refers to itself: deep enough
+    props = properties_of(schema)
+    required = set(required_of(schema))
     weak_slot = first_required_string(schema) if filling.skill == "weak" and not path else None
     out: dict[str, Any] = {}
     for name, raw in props.items():

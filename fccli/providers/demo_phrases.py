@@ -168,7 +168,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_call_none_fits_general": "None of the tools offered, by its name and description, has to do with this question; I will not make up an answer.",
         "think_no_call_no_tools_general": "No tools are offered this time. ",
         "think_no_call_forbidden_general": "A tool is offered, but tool_choice is none: I may not call it. ",
-        "think_no_call_none_fits_general": "All I see of a tool is its name, description and schema: {tools} have nothing to do with this question. ",
+        "think_no_call_none_fits_general": "All I see of a tool is its name, description and schema: none of {tools} has to do with this question. ",
         "no_tool_think_general": "Answering without a result would be making it up.",
         "think_json": " The answer must be JSON (response_format json_object): one JSON object.",
         "think_json_schema": " The answer must fit the JSON Schema given (response_format json_schema): field by field.",
