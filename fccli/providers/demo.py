@@ -6,6 +6,11 @@ a model, so it executes nothing: it only writes call intents and, once results a
 an answer made from those results alone (edit a result, and the answer follows). An error
 result makes it say it could not find out; it never invents weather.
 
+It reads what a model reads and nothing else: the question, the tools' names, descriptions and
+schemas (demo_reading.py: choosing a tool; demo_fill.py: filling its arguments by type and
+schema, `skill` weak or strong; demo_json.py: JSON mode). Content beside calls, one rule: with
+thinking on it says a line before calling, with thinking off it calls with `content: null`.
+
 Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
 Same request bytes in, same response bytes out: ids are hashes of the request, `created` fixed.
 
