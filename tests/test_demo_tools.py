@@ -14,7 +14,7 @@ from fccli.core.jsonio import encode
 from fccli.providers.demo import DemoProvider
 from fccli.providers.demo_reading import read_question, zh_number
 from fccli.tools.weather import toolset
-from fccli.wire.chat import tool_to_wire
+from fccli.wire.chat.codec import tool_to_wire
 from tests.builders import json_values
 
 WEATHER = [tool_to_wire(t) for t in toolset().specs()]

@@ -16,9 +16,9 @@ import pytest
 from fccli.check import check_trace
 from fccli.core.errors import FcError
 from fccli.core.models import ToolResultBlock, ToolUseBlock
-from fccli.harness_bugs import HARNESS_BUG_HELP, HARNESS_BUGS
 from fccli.render.run_view import _Elapsed
-from fccli.runner import RunSettings, prepare_run
+from fccli.run.harness_bugs import HARNESS_BUG_HELP, HARNESS_BUGS
+from fccli.run.prepare import RunSettings, prepare_run
 from fccli.tools.execute import ToolRun
 
 
@@ -97,7 +97,7 @@ def test_fc_check_finds_each_kind_with_its_rule(tmp_path: Path, kind: str, rule:
 
 
 def test_hand_back_without_a_bug_is_one_message_in_call_order() -> None:
-    from fccli.buggy_harness import hand_back
+    from fccli.run.buggy_harness import hand_back
 
     runs = [
         ToolRun(

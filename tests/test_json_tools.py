@@ -10,11 +10,12 @@ import pytest
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Message, Request, TextBlock, ToolUseBlock
-from fccli.detect import detect
 from fccli.tools.execute import run_call
 from fccli.tools.json_tools import load_json_tools
 from fccli.tools.loader import load_toolset
-from fccli.wire import anthropic, chat
+from fccli.trace.detect import detect
+from fccli.wire.anthropic import codec as anthropic
+from fccli.wire.chat import codec as chat
 
 SCHEMA = {
     "type": "object",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from fccli.harness_bugs import HARNESS_BUGS
 from fccli.providers.faults import DEMO_FAULTS
+from fccli.run.harness_bugs import HARNESS_BUGS
 
 
 def run(
@@ -123,7 +123,7 @@ def run(
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
     from fccli.cli.ask import ask_at_terminal
     from fccli.cli.watch import watch
-    from fccli.runner import RunSettings, prepare_run
+    from fccli.run.prepare import RunSettings, prepare_run
 
     prepared = prepare_run(
         RunSettings(

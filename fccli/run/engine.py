@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fccli.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
 from fccli.core.errors import (
     FcError,
     FindingsError,
@@ -31,7 +30,9 @@ from fccli.core.errors import (
 )
 from fccli.core.jsonio import parse_json
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
-from fccli.events import (
+from fccli.providers.base import Provider, Reply
+from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
+from fccli.run.events import (
     FINAL_STOPS,
     Event,
     Note,
@@ -41,11 +42,10 @@ from fccli.events import (
     StreamProgress,
     ToolsExecuted,
 )
-from fccli.providers.base import Provider, Reply
-from fccli.providers.formats import WireFormat
 from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
-from fccli.trace import TraceWriter
+from fccli.trace.writer import TraceWriter
+from fccli.wire.registry import WireFormat
 
 
 @dataclass

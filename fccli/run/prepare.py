@@ -13,22 +13,22 @@ from typing import Any
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, ToolChoice, ToolSpec
-from fccli.engine import RoundTrip, RunOptions
-from fccli.events import Event, RunResult, StreamProgress
-from fccli.harness_bugs import HARNESS_BUGS
-from fccli.json_mode import parse_response_format
 from fccli.providers.base import Provider
 from fccli.providers.demo import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
-from fccli.providers.formats import WireFormat, get_format
 from fccli.providers.profiles import PROFILES
 from fccli.providers.registry import Connection, default_provider_name, get_provider
+from fccli.run.engine import RoundTrip, RunOptions
+from fccli.run.events import Event, RunResult, StreamProgress
+from fccli.run.harness_bugs import HARNESS_BUGS
+from fccli.run.json_mode import parse_response_format
 from fccli.slug import slugify
 from fccli.tools.json_tools import Asker
 from fccli.tools.loader import load_toolset
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
-from fccli.trace import TraceWriter, default_dir, prepare_dir
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
+from fccli.wire.registry import WireFormat, get_format
 
 TRACES_ROOT = Path("traces")
 
