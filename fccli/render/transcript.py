@@ -396,13 +396,7 @@ def _step(
     if isinstance(bug, str):
         # Said where it happened: this step's request, or how its answer was handled.
         view.line(("✗ harness bug ", "bold red"), (bug, "red"))
-    extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
-    attempts = attempts_text(record.get("attempts"))
-    if attempts:
-        extra.append(attempts)
-    stream = record.get("stream")
-    if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
-        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
+    extra = step_facts(record)
     response = s.response
     if response is None:
         view.line(("← no response", "red"), (" · " + " · ".join(extra), "dim") if extra else "")
@@ -417,6 +411,18 @@ def _step(
         runs,
         answered_later=answered_later,
     )
+
+
+def step_facts(record: dict[str, Any]) -> list[str]:
+    """What the manifest says of a step's exchange: its duration, retries, streamed bytes."""
+    extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
+    attempts = attempts_text(record.get("attempts"))
+    if attempts:
+        extra.append(attempts)
+    stream = record.get("stream")
+    if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
+        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
+    return extra
 
 
 def _what_is_new(request: Request) -> str:
@@ -647,6 +653,8 @@ def render_files(
             from rich.syntax import Syntax  # Pygments: only for --wire on a terminal
 
             lexer = "json" if name.endswith(".json") else "text"
-            console.print(
-                Syntax(text, lexer, theme="ansi_dark", background_color="default", word_wrap=True)
-            )
+            syntax = Syntax(text, lexer, theme="ansi_dark", background_color="default")
+            # As Text, so that a long line wraps by words at its own indentation (console.py).
+            highlighted = syntax.highlight(text)
+            highlighted.rstrip()
+            console.print(highlighted)
