@@ -31,15 +31,14 @@ comment with no claim beyond `exit`, is itself a failure: a command must say wha
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import re
 import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.inprocess import run_in_process
 
 _BLOCK = re.compile(r"```bash\n(.*?)```\n(?:\s*\n)*(<!-- check\n(.*?)-->)?", re.S)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
@@ -88,7 +87,7 @@ def run(example: Example, cwd: Path, env: dict[str, str]) -> Outcome:
 
 
 def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
-    typed = ""
+    typed = None
     if "|" in command:
         left, command = command.split("|", 1)
         echoed = shlex.split(left)
@@ -98,35 +97,8 @@ def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str
     args = shlex.split(command)
     if args[:1] != ["fc"]:
         raise ValueError(f"{command!r}: the page's commands are fc commands")
-    from fccli.cli.entry import main
-
-    saved = (sys.argv, sys.stdin, sys.stdout, sys.stderr, os.getcwd(), dict(os.environ))
-    # Byte-backed, as a real stdout is: `fc send` writes the bytes it received as they are.
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    code = 0
-    try:
-        os.environ.clear()
-        os.environ.update(env)
-        os.chdir(cwd)
-        sys.argv = ["fc", *args[1:]]
-        sys.stdin, sys.stdout, sys.stderr = io.StringIO(typed), out, err
-        main()
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        sys.argv, sys.stdin, sys.stdout, sys.stderr = saved[:4]
-        os.chdir(saved[4])
-        os.environ.clear()
-        os.environ.update(saved[5])
-    return code, _text(out), _text(err)
-
-
-def _text(stream: io.TextIOWrapper) -> str:
-    stream.flush()
-    buffer = stream.buffer
-    assert isinstance(buffer, io.BytesIO)
-    return buffer.getvalue().decode("utf-8")
+    ran = run_in_process(args[1:], cwd=cwd, env=env, input=typed)
+    return ran.returncode, ran.stdout, ran.stderr
 
 
 def failures(example: Example, outcome: Outcome, cwd: Path) -> list[str]:
