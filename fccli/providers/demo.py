@@ -376,9 +376,10 @@ def _made_up_response(
 
 def _offered(request: dict[str, Any]) -> list[dict[str, Any]]:
     """The function definitions offered, skipping what is not one (a hand-written request)."""
+    offered = request.get("tools")
     return [
         t["function"]
-        for t in request.get("tools") or []
+        for t in (offered if isinstance(offered, list) else [])
         if isinstance(t, dict)
         and t.get("type") == "function"
         and isinstance(t.get("function"), dict)
@@ -448,7 +449,7 @@ def _digest(request: dict[str, Any]) -> str:
     # Without the stream switches: the same question streamed gets the same ids.
     request = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
     canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 CHARS_PER_TOKEN = 2

@@ -30,6 +30,7 @@ from fccli.run.prepare import (
     PreparedRun,
     close_provider,
     connection_notes,
+    kept_note,
     open_provider,
     open_trace,
     refuse_demo_base_url,
@@ -59,6 +60,8 @@ class ReplaySettings:
     """None: as the trace was run."""
     retries: int | None = None
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
 
@@ -140,7 +143,11 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     provider, wire = open_provider(
         name,
         Connection(
-            base_url=base_url, strict=strict, retries=origin.retries, timeout=settings.timeout
+            base_url=base_url,
+            strict=strict,
+            retries=origin.retries,
+            timeout=settings.timeout,
+            max_response_bytes=settings.max_response_bytes,
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.
@@ -201,6 +208,7 @@ def _prepare(
         tool_specs=list(request.tools),
         stream=stream,
         history=messages,
+        tool_timeout=settings.tool_timeout,
     )
     notes += _losses(run_options, origin.source.file, wire.name)
     problem = request_problem(wire, run_options)
@@ -253,6 +261,7 @@ def _prepare(
         force=settings.force and settings.out is not None,
         manifest=fields,
     )
+    notes += kept_note(trace.path)
     if notes:
         trace.manifest["notes"] = list(notes)
         trace.save_manifest()

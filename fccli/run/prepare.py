@@ -27,7 +27,7 @@ from fccli.tools.json_tools import Asker
 from fccli.tools.loader import load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
-from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, written_by_fc
 from fccli.wire.registry import WireFormat, get_format
 
 TRACES_ROOT = Path("traces")
@@ -50,6 +50,8 @@ class RunSettings:
     max_tokens: int | None = None
     retries: int = 3
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
@@ -183,6 +185,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             strict=settings.strict,
             retries=settings.retries,
             timeout=settings.timeout,
+            max_response_bytes=settings.max_response_bytes,
         ),
         demo_fault=settings.demo_fault,
         demo_skill=settings.demo_skill or "strong",
@@ -200,6 +203,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         stream=settings.stream,
         response_format=response_format,
         harness_bug=settings.harness_bug,
+        tool_timeout=settings.tool_timeout,
     )
     problem = request_problem(wire, options)
     if problem is not None:
@@ -242,6 +246,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         if not spec.description
     ]
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
+    notes += kept_note(trace.path)
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
         trace.manifest["options"]["demo_fault"] = settings.demo_fault
@@ -347,6 +352,14 @@ def open_trace(
     except UsageError:
         close_provider(provider)
         raise
+
+
+def kept_note(path: Path) -> list[str]:
+    """What --force left in the trace, not being fc's to replace: said, once."""
+    kept = sorted(e.name for e in path.iterdir() if not written_by_fc(e))
+    if not kept:
+        return []
+    return [f"kept {', '.join(kept)} in {path}: --force replaces only the files fc wrote"]
 
 
 def trace_manifest(
