@@ -251,6 +251,7 @@ _EXPLAIN = {
     ("tool_use_id", "tool_call_id"): "`tool_use_id` → `tool_call_id`",
     ("input_schema", "parameters"): "renamed; the same JSON Schema",
     ("system", "content"): "system prompt → a role:system message",
+    ("response_format", "format"): "JSON mode → Anthropic's structured output (the schema only)",
 }
 
 
@@ -595,6 +596,14 @@ class _Mapper:
             found = _find_key(
                 self.expected, ("parallel_tool_calls", "disable_parallel_tool_use"), (), 2
             )
+            return found, self._value_note(loc, found, value)
+        if key == "response_format" and len(loc) == 1:
+            # JSON mode: chat keeps the name; Anthropic says it as output_config.format.
+            found = _find_key(self.expected, ("response_format",), (), 1) or _find_key(
+                self.expected, ("format",), ("output_config",), 1
+            )
+            if found is not None and found[-1] == "format":
+                return found, _EXPLAIN[("response_format", "format")]
             return found, self._value_note(loc, found, value)
         found = _find_key(self.expected, (key,), parent, 1) if parent is not None else None
         return found, self._value_note(loc, found, value)

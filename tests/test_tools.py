@@ -245,8 +245,10 @@ def test_schema_keys_are_in_reading_order_type_first() -> None:
     assert list(schema) == ["type", "properties", "required", "additionalProperties"]
     assert list(schema["properties"]["query"]) == ["type", "description"]
     assert list(schema["properties"]["limit"]) == ["type", "description", "default"]
-    model_schema = tool_from_function(find).spec().input_schema
-    assert list(model_schema) == ["type", "description", "properties", "required"]
+    model_spec = tool_from_function(find).spec()
+    # The model's docstring is the tool's description, said once: not again inside parameters.
+    assert list(model_spec.input_schema) == ["type", "properties", "required"]
+    assert model_spec.description
 
 
 def test_clean_schema_orders_keys_without_losing_any() -> None:
@@ -301,9 +303,9 @@ def test_a_model_tool_gets_the_models_schema() -> None:
     tool = tool_from_function(find)
     assert tool.takes_model
     assert tool.arguments_model is Query
+    assert tool.spec().description == "A search over the archive."
     assert tool.spec().input_schema == {
         "type": "object",
-        "description": "A search over the archive.",
         "properties": {
             "q": {"type": "string", "description": "search words"},
             "limit": {"type": "integer", "default": 3},

@@ -1057,6 +1057,7 @@ def test_the_deepseek_dialect_is_reasoning_content_with_a_thinking_switch_on_by_
         thinking_default=True,
         thinking_tool_choices=("auto", "none"),
         model_prefixes=("deepseek",),
+        json_word_modes=("json_object", "json_schema"),
     )
     assert expected == DEEPSEEK_DIALECT
 

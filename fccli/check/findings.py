@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from fccli.wire.registry import family, format_names, refusals
+from fccli.wire.registry import FORMATS, family, format_names, refusals
 
 Severity = Literal["error", "warning"]
-Applies = Literal["all", "chat", "blocks", "quoted", "trace"]
+Applies = Literal["all", "chat", "blocks", "quoted", "trace", "json_mode"]
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,9 @@ class Rule:
     severity: Severity
     applies: Applies
     """Which formats the rule reads: all, a layout family (the internal format's is blocks),
-    only those whose providers refuse the mistake (`quoted`), or none (a trace-only rule)."""
+    only those whose providers refuse the mistake (`quoted`), those with a JSON-mode field that
+    wants the word "json" in the prompt (`json_mode`: the internal format and the chat family),
+    or none (a trace-only rule)."""
     title: str
     """The mistake, in a few words (the rule table of `fc check --help` and the README)."""
 
@@ -41,6 +43,7 @@ class Rule:
             if self.applies == "all"
             or family(name) == self.applies
             or (self.applies == "quoted" and self.id in refusals(name))
+            or (self.applies == "json_mode" and (family(name) == "chat" or name not in FORMATS))
         )
 
     @property
@@ -94,6 +97,20 @@ RULES: dict[str, Rule] = {
         ),
         Rule("FC120", "warning", "trace", "a trace step whose internal and wire requests disagree"),
         Rule("FC121", "error", "quoted", "a thinking block sent back without its signature"),
+        # FC130-FC132: the harness's own mistakes (--harness-bug), and JSON mode.
+        Rule(
+            "FC130",
+            "error",
+            "trace",
+            "a trace that ends on a tool request taken as the answer: the stop reason was not read",
+        ),
+        Rule(
+            "FC131",
+            "warning",
+            "all",
+            "a result that speaks of another call's argument: paired by position, not by id?",
+        ),
+        Rule("FC132", "warning", "json_mode", 'JSON mode without the word "json" in the prompt'),
     )
 }
 

@@ -68,7 +68,36 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             out.findings += _request(step, fmt, file)
         out.findings += _agreement(step)
         out.findings += _answer(step, out.files)
+    if steps:
+        out.findings += _unread_stop(root, steps[max(steps)])
     return out
+
+
+def _unread_stop(root: Path, last: _Step) -> list[Finding]:
+    """FC130: the run says it finished well, yet its last answer asked for tools: the harness
+    took a tool request for the answer (the course's opening story), and no call ever ran."""
+    read = _response(last)
+    if read is None or read[0].stop_reason != "tool_use" or not read[0].tool_uses():
+        return []
+    try:
+        manifest = read_json(root / "manifest.json")
+    except FcError:
+        return []
+    if not isinstance(manifest, dict) or manifest.get("status") != "ok":
+        return []  # stopped by --max-steps, or by an error: said in the manifest
+    response, fmt, name = read
+    ids = ", ".join(c.id for c in response.tool_uses())
+    where = "$.choices[0].finish_reason" if family(fmt) == "chat" else "$.stop_reason"
+    return [
+        Finding(
+            "FC130",
+            "error",
+            f"the run ended as done on this answer, but its stop reason is tool_use: the calls "
+            f"{ids} were never executed and their results never handed back. The harness must "
+            "read the stop reason first; an answer shown from here is made of nothing looked up",
+            where,
+        ).in_file(name)
+    ]
 
 
 def _request(step: _Step, fmt: str, file: Path) -> list[Finding]:

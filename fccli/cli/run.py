@@ -9,6 +9,7 @@ import typer
 from fccli.cli.limits import MAX_RESPONSE_MB, TIMEOUT, TOOL_TIMEOUT, megabytes
 from fccli.cli.otlp import OTLP, OTLP_CONTENT
 from fccli.providers.faults import DEMO_FAULTS
+from fccli.run.harness_bugs import HARNESS_BUGS
 
 
 def run(
@@ -29,7 +30,22 @@ def run(
         None, "--base-url", help="Endpoint root, e.g. http://127.0.0.1:8000. Default: $FC_BASE_URL."
     ),
     tools: str = typer.Option(
-        "weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."
+        "weather",
+        "--tools",
+        help="A built-in tool set (weather), none (a plain question), a .py file of tool "
+        "functions, or a .json file of tool definitions (internal, chat or Anthropic form).",
+    ),
+    ask: bool = typer.Option(
+        False,
+        "--ask",
+        help="You are the tool: a JSON-defined tool with no result in its file shows the call "
+        "and reads the result you type (start with 'error:' for an error result).",
+    ),
+    response_format: str | None = typer.Option(
+        None,
+        "--response-format",
+        help="JSON mode: json_object, or json_schema:FILE (a JSON Schema the answer must fit). "
+        "Governs the answer (content), not the tool calls.",
     ),
     system: str | None = typer.Option(None, "--system", help="A system prompt."),
     stream: bool = typer.Option(
@@ -81,6 +97,27 @@ def run(
         help="Demo provider only: make the model commit a classic mistake, to watch the harness "
         f"handle it: {', '.join(DEMO_FAULTS)} (cut-stream needs --stream).",
     ),
+    demo_skill: str | None = typer.Option(
+        None,
+        "--demo-skill",
+        help="Demo provider only: strong (default) fills arguments from the question by type and "
+        "schema; weak puts the whole question into the first required string parameter, as "
+        "the course's first demo model does.",
+    ),
+    harness_bug: str | None = typer.Option(
+        None,
+        "--harness-bug",
+        help=f"Make fc's own harness commit a classic mistake, to see what it does and how "
+        f"fc check finds it: {', '.join(HARNESS_BUGS)}.",
+    ),
+    pace: int | None = typer.Option(
+        None,
+        "--pace",
+        min=0,
+        max=5000,
+        help="Milliseconds between the fragments of a streamed answer in the live view "
+        "(the demo's stream; slows it for eyes).",
+    ),
     json_output: bool = typer.Option(
         False, "--json", help="Print the run summary as JSON instead of the transcript."
     ),
@@ -88,6 +125,7 @@ def run(
     otlp_content: bool = OTLP_CONTENT,
 ) -> None:
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
+    from fccli.cli.ask import ask_at_terminal
     from fccli.cli.otlp import exported_on_close, prepare
     from fccli.cli.watch import watch
     from fccli.run.prepare import RunSettings, prepare_run
@@ -115,6 +153,11 @@ def run(
             out=out,
             force=force,
             demo_fault=demo_fault,
+            demo_skill=demo_skill,
+            response_format=response_format,
+            asker=ask_at_terminal if ask else None,
+            harness_bug=harness_bug,
+            pace_ms=pace,
         )
     )
     with exported_on_close(live, prepared.trace.path):

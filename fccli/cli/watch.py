@@ -44,6 +44,7 @@ def watch(
         )
     )
     if view is not None:
+        view.tools_spinner = not getattr(prepared, "asks", False)
         if before is not None:
             before(view.console)
         view.notes(prepared.notes)

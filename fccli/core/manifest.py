@@ -46,6 +46,16 @@ class Options(_Record):
     retries: int | None = None
     demo_fault: str | None = None
     """The demo model's mistake asked for with --demo-fault (only then written)."""
+    demo_skill: str | None = None
+    """--demo-skill, when given (weak: the whole question in the first string parameter)."""
+    response_format: str | None = None
+    """--response-format, when given (JSON mode)."""
+    ask: bool | None = None
+    """--ask: the person at the terminal answered for the tools without an implementation."""
+    harness_bug: str | None = None
+    """The harness's mistake asked for with --harness-bug (only then written)."""
+    pace_ms: int | None = None
+    """--pace, when given."""
 
 
 def with_tools_file(options: Options, tools_file: Any) -> Options:
@@ -101,6 +111,8 @@ class StepRecord(_Record):
     """Said when the answer echoed a secret, which the trace file has as ***."""
     truncated: str | None = None
     """Why a JSON answer was cut short (past --max-response-mb or --timeout)."""
+    harness_bug: str | None = None
+    """What --harness-bug changed in this step (only then written)."""
 
 
 class ErrorRecord(_Record):

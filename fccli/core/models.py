@@ -156,6 +156,9 @@ class Request(_Model):
     """Ask for the answer as a stream of events."""
     thinking: bool | None = None
     """Thinking (reasoning) mode on or off; unset means the provider's default."""
+    response_format: dict[str, Any] | None = None
+    """JSON mode for the answer (`content`), not the calls: `{"type": "json_object"}`, or
+    `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}` (chat's shape)."""
 
 
 class Usage(_Model):

@@ -6,6 +6,11 @@ a model, so it executes nothing: it only writes call intents and, once results a
 an answer made from those results alone (edit a result, and the answer follows). An error
 result makes it say it could not find out; it never invents weather.
 
+It reads what a model reads and nothing else: the question, the tools' names, descriptions and
+schemas (demo_reading.py: choosing a tool; demo_fill.py: filling its arguments by type and
+schema, `skill` weak or strong; demo_json.py: JSON mode). Content beside calls, one rule: with
+thinking on it says a line before calling, with thinking off it calls with `content: null`.
+
 Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
 Same request bytes in, same response bytes out: ids are hashes of the request, `created` fixed.
 
@@ -19,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +33,17 @@ from fccli import cities
 from fccli.core.errors import ProviderError, UsageError
 from fccli.core.jsonio import encode
 from fccli.providers.base import ProviderInfo, Reply
+from fccli.providers.demo_fill import (
+    Filling,
+    fill_object,
+    first_required_string,
+    is_place,
+    properties_of,
+    resolved,
+    string_values,
+)
 from fccli.providers.demo_phrases import PHRASES
+from fccli.providers.demo_reading import WET, Question, match, read_question, topics_of
 from fccli.providers.faults import DEMO_FAULTS
 
 INFO = ProviderInfo(
@@ -37,24 +51,25 @@ INFO = ProviderInfo(
 )
 DEMO_STREAM_PACE = 0.015
 """Seconds between the events of a streamed answer when someone watches them arrive."""
+DEMO_SKILLS = ("strong", "weak")
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so traces repeat byte for byte
 ERROR_MARKER = "[tool error] "  # how fc's chat translator marks an error result (chat has no flag)
-
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-# "巴黎今天适合跑步吗" -> 巴黎: a place-like head before a time or weather word.
-_ZH_PLACE = re.compile(r"^([\u4e00-\u9fff]{2,8}?)(?:今天|明天|现在|今日|的天气|天气)")
-_EN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 
 
 class DemoProvider:
     info = INFO
 
-    def __init__(self, fault: str | None = None) -> None:
+    def __init__(self, fault: str | None = None, skill: str = "strong") -> None:
         if fault is not None and fault not in DEMO_FAULTS:
             raise UsageError(
                 f"unknown demo fault {fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}"
             )
         self.fault = fault
+        if skill not in DEMO_SKILLS:
+            raise UsageError(f"unknown demo skill {skill!r}", hint="weak or strong")
+        self.skill = skill
+        """strong: fills arguments from the question by type and schema; weak: the whole
+        question into the first required string parameter, as the course's first demo."""
         """The classic mistake to make in the first tool-calling answer, or None."""
         self.pace = 0.0
         """Seconds to wait between the events of a streamed answer (0: all at once)."""
@@ -102,7 +117,7 @@ class DemoProvider:
                 f"the demo model answered HTTP 400: {problem}", status=400, body=raw, step=step
             )
         # cut-stream is a fault of the connection, not of the answer: send_stream makes it.
-        return respond(request, None if self.fault == "cut-stream" else self.fault)
+        return respond(request, None if self.fault == "cut-stream" else self.fault, self.skill)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,6 +157,8 @@ def history_problem(request: dict[str, Any]) -> str | None:
                 if not ok:
                     return _refusal("FC108", n=i, k=k)
             open_calls = [c["id"] for c in m["tool_calls"]]
+    if open_calls:  # the history ends on calls that were never answered
+        return _refusal("FC101", ids=", ".join(open_calls))
     return None
 
 
@@ -155,61 +172,126 @@ class _Call:
     arguments: dict[str, Any]
 
 
-def respond(request: dict[str, Any], fault: str | None = None) -> dict[str, Any]:
+def respond(
+    request: dict[str, Any], fault: str | None = None, skill: str = "strong"
+) -> dict[str, Any]:
     messages = request.get("messages", [])
     question = _last_user_text(messages)
-    say = PHRASES["zh" if _CJK.search(question) else "en"]
-    offered = request.get("tools")
-    tools = [
-        t["function"]
-        for t in (offered if isinstance(offered, list) else [])
-        if isinstance(t, dict)
-        and t.get("type") == "function"
-        and isinstance(t.get("function"), dict)
-    ]
-    choice = _choose_tool(tools, request.get("tool_choice"))
+    q = read_question(question)
+    say = PHRASES[q.language]
+    tools = _offered(request)
+    choice = _choose_tool(tools, request.get("tool_choice"), q)
 
     # With a fault, the errors its own mistake drew are not answers: it asks those again.
     slipped = _slipped(messages) if fault is not None else {}
     asked = _asked_arguments(messages, skip=slipped)
     if choice.tool is not None:
-        param = _string_param(choice.tool)
-        language = _language_asked(choice.tool, param)
-        wanted = _wanted_values(question, language)
-        pending = (
-            [v for v in wanted if v not in [a.get(param) for a in asked]]
-            if param
-            else ([] if asked else [None])
-        )
-        if pending:
-            if request.get("parallel_tool_calls") is False:
-                pending = pending[:1]
-            calls = [_Call(choice.tool["name"], _arguments(choice.tool, param, v)) for v in pending]
+        plan = _plan(choice, q, skill, asked, request.get("parallel_tool_calls") is False)
+        if plan.calls:
             first_calls = not any(m.get("tool_calls") for m in messages)
             if fault == "no-call" and first_calls:
-                return _made_up_response(request, pending, question, say)
+                return _made_up_response(request, plan.values, question, say)
             return _tool_call_response(
                 request,
-                calls,
-                question,
+                plan,
+                q,
                 say,
-                param,
                 choice,
-                language,
                 fault=fault if first_calls else None,
                 correction=_correction(messages, slipped, choice.tool["name"], say),
             )
-    return _answer_response(request, messages, say, why_no_call=choice.basis, skip=slipped)
+    return _answer_response(request, messages, q, say, why_no_call=choice.basis, skip=slipped)
 
 
-def _arguments(tool: dict[str, Any], param: str | None, value: Any) -> dict[str, Any]:
-    arguments = {param: value} if param else {}
-    if tool.get("strict") is True:
-        # Strict mode holds a model to the schema: every property present, null where it has
-        # no value (the strict form makes the optional ones nullable).
-        for name in _required(_parameters(tool)):
-            arguments.setdefault(name, None)
-    return arguments
+@dataclass
+class _Plan:
+    """The calls to make now, and how their arguments were found (for the reasoning)."""
+
+    calls: list[_Call]
+    key: str | None
+    """The parameter the question fills (the first required string): one call per value."""
+    values: list[Any]
+    language: str | None
+    place: bool
+    filling: Filling
+
+
+def _plan(
+    choice: _ToolChoice, q: Question, skill: str, asked: list[dict[str, Any]], one: bool
+) -> _Plan:
+    tool = choice.tool or {}
+    params = _parameters(tool)
+    strict = tool.get("strict") is True
+    key = first_required_string(params)
+    key_schema = resolved(properties_of(params).get(key), params)[0] if key else {}
+    language = _language_asked(tool, key)
+    # The parameter a weather tool asks its question by is a place, whatever its name.
+    place = key is not None and (is_place(key, key_schema) or choice.weather)
+    filling = Filling(q, skill, strict, language)
+    if key is None:
+        values: list[Any] = [None]
+    elif skill == "weak":
+        values = [q.text.strip()]
+    else:
+        values = string_values(key, key_schema, filling, key, place=place)
+        if not values and "enum" not in key_schema:
+            values = [q.text.strip()]  # nothing fits: the whole question, as a weak model
+            filling.how.append((key, "fallback_question", values[0]))
+        elif not values:
+            values = [_enum_value(key, key_schema, filling)]
+    asked_values = [a.get(key) for a in asked] if key else []
+    pending = [v for v in values if v not in asked_values] if key else ([] if asked else [None])
+    if one:
+        pending = pending[:1]
+    calls = []
+    for value in pending:
+        fixed = {key: value} if key else None
+        calls.append(_Call(tool.get("name", ""), fill_object(params, filling, fixed=fixed)))
+    return _Plan(calls, key, pending, language, place, filling)
+
+
+def _enum_value(key: str, schema: dict[str, Any], filling: Filling) -> Any:
+    return fill_object({"properties": {key: schema}, "required": [key]}, filling)[key]
+
+
+@dataclass
+class _ToolChoice:
+    tool: dict[str, Any] | None
+    basis: str
+    """Why this tool, or why none: description | name | forced | none_fits | forbidden | no_tools."""
+    shared: tuple[str, ...] = ()
+    """What the question and the definition have in common (said in the reasoning)."""
+    weather: bool = False
+    """The tool speaks of weather: the built-in example's words apply."""
+
+
+def _choose_tool(tools: list[dict[str, Any]], choice: Any, q: Question) -> _ToolChoice:
+    """Pick a tool the way a model does: from what the definitions say, and nothing else.
+
+    The description counts first, then the name: the tool whose text shares most with the
+    question (its topics, then its words). A tool that shares nothing is not called unless
+    tool_choice forces it. So editing a tool's description changes what the demo does.
+    """
+    if not tools:
+        return _ToolChoice(None, "no_tools")
+    if choice == "none":
+        return _ToolChoice(None, "forbidden")
+
+    def chosen(tool: dict[str, Any], basis: str, shared: tuple[str, ...] = ()) -> _ToolChoice:
+        text = f"{tool.get('name', '')} {tool.get('description') or ''}".replace("_", " ")
+        return _ToolChoice(tool, basis, shared, "weather" in topics_of(text))
+
+    if isinstance(choice, dict):
+        name = choice.get("function", {}).get("name")
+        return chosen(next((t for t in tools if t.get("name") == name), tools[0]), "forced")
+    for basis, key in (("description", "description"), ("name", "name")):
+        scored = [(match(q, str(t.get(key) or "").replace("_", " ")), t) for t in tools]
+        best = max(scored, key=lambda st: st[0].score)
+        if best[0].score > 0:
+            return chosen(best[1], basis, best[0].shared)
+    if choice == "required":
+        return chosen(tools[0], "forced")
+    return _ToolChoice(None, "none_fits")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,47 +368,31 @@ def _made_up_response(
     return _envelope(request, message, "stop")
 
 
-@dataclass
-class _ToolChoice:
-    tool: dict[str, Any] | None
-    basis: str
-    """Why this tool, or why none: description | name | forced | none_fits | forbidden | no_tools."""
+def _offered(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The function definitions offered, skipping what is not one (a hand-written request)."""
+    offered = request.get("tools")
+    return [
+        t["function"]
+        for t in (offered if isinstance(offered, list) else [])
+        if isinstance(t, dict)
+        and t.get("type") == "function"
+        and isinstance(t.get("function"), dict)
+    ]
 
 
-_WEATHER_WORDS = ("weather", "天气", "气温", "温度", "temperature", "forecast", "空气质量")
+def _tool_names(request: dict[str, Any]) -> list[str]:
+    return [str(t.get("name")) for t in _offered(request)]
 
 
-def _speaks_of_weather(text: Any) -> bool:
-    return isinstance(text, str) and any(w in text.casefold() for w in _WEATHER_WORDS)
-
-
-def _choose_tool(tools: list[dict[str, Any]], choice: Any) -> _ToolChoice:
-    """Pick a tool the way a model does: from what the definitions say, and nothing else.
-
-    The description counts first, then the name; a tool that speaks of neither is not called
-    unless tool_choice forces it. So editing a tool's description changes what the demo does.
-    """
-    if not tools:
-        return _ToolChoice(None, "no_tools")
-    if choice == "none":
-        return _ToolChoice(None, "forbidden")
-    if isinstance(choice, dict):
-        name = choice.get("function", {}).get("name")
-        return _ToolChoice(next((t for t in tools if t.get("name") == name), tools[0]), "forced")
-    for basis, key in (("description", "description"), ("name", "name")):
-        for tool in tools:
-            if _speaks_of_weather(tool.get(key)):
-                return _ToolChoice(tool, basis)
-    if choice == "required":
-        return _ToolChoice(tools[0], "forced")
-    return _ToolChoice(None, "none_fits")
+def _parameters(tool: dict[str, Any]) -> dict[str, Any]:
+    params = tool.get("parameters")
+    return params if isinstance(params, dict) else {}
 
 
 def _language_asked(tool: dict[str, Any], param: str | None) -> str | None:
     """ "en" or "zh" when the parameter's description asks for names in that language
     ("城市的英文名，例如：Hangzhou"); None: names as the question writes them."""
-    props = _properties(_parameters(tool))
-    schema = props.get(param) if param else None
+    schema = properties_of(_parameters(tool)).get(param) if param else None
     described = schema.get("description") if isinstance(schema, dict) else None
     if not isinstance(described, str):
         return None
@@ -356,65 +422,6 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
         if m.get("role") == "user":
             return _text(m.get("content"))
     return ""
-
-
-def _string_param(tool: dict[str, Any]) -> str | None:
-    """The first required string parameter, else the first string one: where a question goes."""
-    params = _parameters(tool)
-    strings = [
-        name
-        for name, schema in _properties(params).items()
-        if isinstance(schema, dict) and schema.get("type") == "string"
-    ]
-    required: list[str] = [name for name in _required(params) if name in strings]
-    choices = required or strings
-    return choices[0] if choices else None
-
-
-# A request file may hold any JSON where a schema belongs (`parameters: 5`, `properties: 1`,
-# `required: true`): the demo reads what makes sense and ignores the rest, as a model would.
-
-
-def _parameters(tool: dict[str, Any]) -> dict[str, Any]:
-    params = tool.get("parameters")
-    return params if isinstance(params, dict) else {}
-
-
-def _properties(params: dict[str, Any]) -> dict[str, Any]:
-    props = params.get("properties")
-    return props if isinstance(props, dict) else {}
-
-
-def _required(params: dict[str, Any]) -> list[str]:
-    required = params.get("required")
-    return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
-
-
-def _wanted_values(question: str, language: str | None) -> list[str]:
-    """Known cities in order of appearance (in `language`, else as written); else a place-like
-    word; else, as a weak model does, the whole question."""
-    found: list[tuple[int, str]] = []
-    seen: set[str] = set()
-    for city in cities.cities():
-        for name, lang in [
-            (city["zh"], "zh"),
-            *((n, "en") for n in (city["en"], *city.get("aliases", []))),
-        ]:
-            if lang == "zh":
-                pos = question.find(name)
-            else:
-                m = re.search(rf"\b{re.escape(name)}\b", question, re.IGNORECASE)
-                pos = m.start() if m else -1
-            if pos >= 0 and city["zh"] not in seen:
-                seen.add(city["zh"])
-                found.append((pos, city[language or lang]))
-    if found:
-        return [name for _, name in sorted(found)]
-    stripped = question.strip()
-    m = _ZH_PLACE.match(stripped) or _EN_PLACE.search(stripped)
-    if m:
-        return [m.group(1)]
-    return [stripped]
 
 
 def _asked_arguments(
@@ -507,45 +514,32 @@ def _envelope(
 
 def _tool_call_response(
     request: dict[str, Any],
-    calls: list[_Call],
-    question: str,
+    plan: _Plan,
+    q: Question,
     say: dict[str, str],
-    param: str | None,
     choice: _ToolChoice,
-    language: str | None,
     *,
     fault: str | None = None,
     correction: str | None = None,
 ) -> dict[str, Any]:
     h = _digest(request)
-    values = [str(c.arguments.get(param, "")) for c in calls] if param else []
     written = [
-        (c.name, json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":"))) for c in calls
+        (c.name, json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":")))
+        for c in plan.calls
     ]
     if fault is not None:
-        offered = [t["function"]["name"] for t in request.get("tools", [])]
-        written = _faulty(fault, written, param, offered)
+        offered = _tool_names(request)
+        written = _faulty(fault, written, plan.key, offered)
     tool = written[0][0]
-    # The reasoning says what in the definitions the choice rests on: the lesson of editing them.
-    basis = say.get(f"think_basis_{choice.basis}", "").format(tool=tool)
-    if any(cities.lookup(v) is not None for v in values):
-        what = say["list_sep"].join(values)
-        reasoning = basis + say["think_known"].format(what=what, tool=tool)
-        reasoning += say["think_parallel"] if len(calls) > 1 else say["think_single"]
-        if language is not None:
-            reasoning += say[f"think_language_{language}"].format(param=param, what=what)
-        text = say["say_known"].format(what=what)
-    elif values and values[0] != question.strip():
-        place = values[0]
-        reasoning = basis + say["think_place"].format(place=place, tool=tool, param=param)
-        text = say["say_place"].format(place=place)
-    else:
-        reasoning = basis + say["think_nothing"].format(param=param or say["the_arguments"])
-        text = say["say_nothing"]
+    reasoning, text = _why_these_calls(plan, q, say, choice, tool)
     if correction is not None:
         reasoning = correction + reasoning
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    if _thinking_on(request):
+    # Content beside calls: with thinking on, the model says a line before calling (the text
+    # block of the course's first response); with thinking off it calls at once, content null,
+    # as real models often do. One rule, so the same request always gets the same shape.
+    thinking = _thinking_on(request)
+    message: dict[str, Any] = {"role": "assistant", "content": text if thinking else None}
+    if thinking:
         message["reasoning_content"] = reasoning
     message["tool_calls"] = [
         {
@@ -558,9 +552,61 @@ def _tool_call_response(
     return _envelope(request, message, "tool_calls")
 
 
+def _why_these_calls(
+    plan: _Plan, q: Question, say: dict[str, str], choice: _ToolChoice, tool: str
+) -> tuple[str, str]:
+    """The reasoning (why this tool, where each argument came from) and the line said."""
+    question = q.text
+    values = [str(v) for v in plan.values if v is not None]
+    basis_key = choice.basis
+    if basis_key == "description" and not plan.place:
+        basis_key = "match"  # the built-in example's words say why; other tools need it said
+    basis = say.get(f"think_basis_{basis_key}", "").format(
+        tool=tool, words=say["list_sep"].join(choice.shared[:3]), what=_topic_name(q, say)
+    )
+    if plan.filling.skill == "weak" and plan.key is not None:
+        return basis + say["think_weak"].format(param=plan.key), say["say_nothing"]
+    if plan.place:
+        # The built-in example's words: a place, and what the question wants to know of it.
+        if any(cities.lookup(v) is not None for v in values):
+            what = say["list_sep"].join(values)
+            goal = say[f"goal_{q.aspect}"].format(what=what)
+            reasoning = basis + say["think_known"].format(what=what, tool=tool, goal=goal)
+            reasoning += say["think_parallel"] if len(plan.calls) > 1 else say["think_single"]
+            if plan.language is not None:
+                reasoning += say[f"think_language_{plan.language}"].format(
+                    param=plan.key, what=what
+                )
+            return reasoning, say["say_known"].format(what=what)
+        if values and values[0] != question.strip():
+            place = values[0]
+            reasoning = basis + say["think_place"].format(place=place, tool=tool, param=plan.key)
+            return reasoning, say["say_place"].format(place=place)
+        param = plan.key or say["the_arguments"]
+        return basis + say["think_nothing"].format(param=param), say["say_nothing"]
+    notes = [_how(where, source, value, say) for where, source, value in plan.filling.how]
+    filled = say["think_filled"].format(notes=say["pair_sep"].join(n for n in notes if n))
+    if len(plan.calls) > 1:
+        filled += say["think_several"].format(n=len(plan.calls), param=plan.key)
+    return basis + filled, say["say_call"].format(tool=tool)
+
+
+def _how(where: str, source: str, value: Any, say: dict[str, str]) -> str:
+    shown = json.dumps(value, ensure_ascii=False)
+    return say.get(f"how_{source}", "").format(param=where, value=shown)
+
+
+def _topic_name(q: Question, say: dict[str, str]) -> str:
+    for topic in sorted(q.topics):
+        if f"topic_{topic}" in say:
+            return say[f"topic_{topic}"]
+    return say["topic_other"]
+
+
 def _answer_response(
     request: dict[str, Any],
     messages: list[dict[str, Any]],
+    q: Question,
     say: dict[str, str],
     *,
     why_no_call: str,
@@ -582,6 +628,7 @@ def _answer_response(
 
     lines: list[str] = []
     pairing: list[str] = []
+    found: dict[str, Any] = {}
     failed = False
     for call_id in order:
         if call_id not in results or (skip and call_id in skip):
@@ -589,18 +636,35 @@ def _answer_response(
         name, args = calls[call_id]
         subject = next((str(v) for v in args.values() if isinstance(v, str)), name)
         pairing.append(f"{call_id} → {subject}")
-        line, ok = _describe_result(subject, name, results[call_id], say)
-        failed = failed or not ok
+        line, data = _describe_result(subject, name, results[call_id], q, say)
+        failed = failed or data is None
+        found.update(data or {})
         lines.append(line)
 
+    weather = "weather" in q.topics
     if not lines:
         why = why_no_call if f"no_call_{why_no_call}" in say else "no_tools"
-        names = say["list_sep"].join(t["function"]["name"] for t in request.get("tools", []))
-        text = say[f"no_call_{why}"]
-        reasoning = say[f"think_no_call_{why}"].format(tools=names) + say["no_tool_think"]
+        general = "" if weather else "_general"
+        names = say["list_sep"].join(_tool_names(request))
+        cannot = say[f"cannot_{q.aspect}"]
+        text = say[f"no_call_{why}{general}"].format(cannot=cannot)
+        reasoning = (
+            say[f"think_no_call_{why}{general}"].format(tools=names)
+            + say[f"no_tool_think{general}"]
+        )
     else:
         reasoning = say["think_pairing"].format(pairs=say["pair_sep"].join(pairing))
         text = "\n".join([*lines, say["footer_failed"] if failed else say["footer_ok"]])
+
+    response_format = request.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") in (
+        "json_object",
+        "json_schema",
+    ):
+        from fccli.providers.demo_json import json_answer
+
+        text, note = json_answer(response_format, q, found, text)
+        reasoning += say[note]
 
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
@@ -609,24 +673,33 @@ def _answer_response(
 
 
 def _describe_result(
-    subject: str, tool: str, content: str, say: dict[str, str]
-) -> tuple[str, bool]:
+    subject: str, tool: str, content: str, q: Question, say: dict[str, str]
+) -> tuple[str, dict[str, Any] | None]:
+    """A line of the answer for one result, and the result's fields (None for an error)."""
     if content.startswith(ERROR_MARKER):
         short = _first_sentence(content[len(ERROR_MARKER) :])
-        return say["result_error"].format(subject=subject, error=short), False
+        return say["result_error"].format(subject=subject, error=short), None
     try:
         data = json.loads(content)
     except ValueError:
         data = None
-    if not (isinstance(data, dict) and {"temp_c", "condition", "aqi"} <= data.keys()):
-        return say["result_opaque"].format(subject=subject, tool=tool, content=content), True
-    city = data["city"] if isinstance(data.get("city"), str) else subject
-    temp, condition, aqi = data["temp_c"], str(data["condition"]), data["aqi"]
-    verdict = _verdict(temp, condition, aqi, say)
-    line = say["result_weather"].format(
-        city=city, temp=temp, condition=condition, aqi=aqi, verdict=verdict
-    )
-    return line, True
+    if not isinstance(data, dict):
+        key = "result_opaque" if "weather" in q.topics else "result_text"
+        return say[key].format(subject=subject, tool=tool, content=content), {}
+    if not {"temp_c", "condition"} <= data.keys():
+        fields = say["reason_sep"].join(
+            say["field"].format(key=k, value=json.dumps(v, ensure_ascii=False))
+            for k, v in data.items()
+        )
+        return say["result_fields"].format(subject=subject, tool=tool, fields=fields), data
+    # The city the call asked for: the model trusts the pairing by id (so a harness that pairs
+    # by position makes it speak of 北京 with 上海's weather).
+    city = subject
+    temp, condition, aqi = data["temp_c"], str(data["condition"]), data.get("aqi")
+    verdict = _verdict(temp, condition, aqi, q.aspect, say)
+    key = "result_weather" if aqi is not None else "result_weather_no_aqi"
+    line = say[key].format(city=city, temp=temp, condition=condition, aqi=aqi, verdict=verdict)
+    return line, data
 
 
 def _first_sentence(error: str) -> str:
@@ -636,15 +709,18 @@ def _first_sentence(error: str) -> str:
     return short if len(short) <= 160 else short[:160] + "…"
 
 
-_WET = ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")
-
-
-def _verdict(temp: Any, condition: str, aqi: Any, say: dict[str, str]) -> str:
-    """Running weather by simple rules: rain or snow, AQI above 150, 33 °C and up, or -10 °C and
-    below rule it out; AQI above 100, 28 °C and up, or 0 °C and below call for care."""
+def _verdict(temp: Any, condition: str, aqi: Any, aspect: str, say: dict[str, str]) -> str:
+    """What the question wants to know, by simple rules. An umbrella: rain, snow or a storm.
+    A run: rain or snow, AQI above 150, 33 °C and up, or -10 °C and below rule it out; AQI
+    above 100, 28 °C and up, or 0 °C and below call for care. Plain weather: no verdict."""
+    wet = any(w in condition.lower() for w in WET)
+    if aspect == "umbrella":
+        return say["umbrella_yes" if wet else "umbrella_no"].format(condition=condition)
+    if aspect != "run":
+        return ""
     bad: list[str] = []
     caution: list[str] = []
-    if any(w in condition.lower() for w in _WET):
+    if wet:
         bad.append(say["wet"])
     if isinstance(aqi, (int, float)):
         if aqi > 150:

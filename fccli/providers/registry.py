@@ -106,12 +106,16 @@ def read_key(name: str) -> str | None:
 
 
 def get_provider(
-    name: str, *, connection: Connection | None = None, demo_fault: str | None = None
+    name: str,
+    *,
+    connection: Connection | None = None,
+    demo_fault: str | None = None,
+    demo_skill: str = "strong",
 ) -> Provider:
     if name == "demo":
         from fccli.providers.demo import DemoProvider
 
-        return DemoProvider(fault=demo_fault) if demo_fault else DemoProvider()
+        return DemoProvider(fault=demo_fault, skill=demo_skill)
     if name not in PROFILES:
         raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
     connection = connection or Connection()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,18 @@ def _streamed(stream: dict[str, Any]) -> str:
     )
 
 
+class _Elapsed:
+    """The spinner's text with the seconds spent waiting, redrawn on every refresh."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.start = time.monotonic()
+
+    def __rich__(self) -> Text:
+        seconds = time.monotonic() - self.start
+        return Text(f"{self.text} {seconds:.0f} s", style="dim")
+
+
 # A call fc refused (no such tool, arguments that do not validate) never ran.
 _NOT_RUN = ("unknown_tool", "invalid_arguments", "invalid_json")
 
@@ -89,6 +102,8 @@ class RunView:
         self.results_layout = results_layout
         self._status: Status | None = None
         self._live: LiveStream | None = None
+        self.tools_spinner = True
+        """False when a person answers for the tools (--ask): the prompt needs the line."""
 
     @property
     def live(self) -> bool:
@@ -98,7 +113,7 @@ class RunView:
     def _wait(self, text: str) -> None:
         """A spinner while nothing else moves: a terminal only (CLI.md: none in a pipe)."""
         if self.console.is_terminal:
-            self._status = self.console.status(f"[dim]{escape(text)}[/]")
+            self._status = self.console.status(_Elapsed(text))
             self._status.start()
 
     def close(self) -> None:
@@ -118,7 +133,11 @@ class RunView:
         self._show(event)
         if isinstance(event, StepStarted):
             self._wait(f"waiting for {self.provider}…")
-        elif isinstance(event, ResponseReceived) and event.response.stop_reason == "tool_use":
+        elif (
+            isinstance(event, ResponseReceived)
+            and event.response.stop_reason == "tool_use"
+            and self.tools_spinner
+        ):
             self._wait("the tools are running…")
 
     def _stream(self, event: StreamProgress) -> None:
@@ -168,7 +187,8 @@ class RunView:
                 f"message, in the {self.wire_format} format as {self.results_layout}[/]"
             )
         elif isinstance(event, Note):
-            c.print(f"  [yellow]note:[/] {escape(event.text)}")
+            colour = "red" if event.text.startswith("harness bug") else "yellow"
+            c.print(f"  [{colour}]note:[/] {escape(event.text)}")
 
     def _response(self, event: ResponseReceived) -> None:
         c = self.console
@@ -224,6 +244,11 @@ class RunView:
         c.print()
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(result.notes[-1])}[/]")
+        if result.notes and result.notes[-1].startswith("ignore-stop-reason"):
+            c.print(
+                f"[red]answer, as the buggy harness took it:[/] {escape(result.final_answer or '')} "
+                "[dim](no tool ran: nothing in it was looked up)[/]"
+            )
         files = len([p for p in trace.iterdir() if p.suffix in (".json", ".sse")])
         c.print(f"[bold]trace:[/] {escape(str(trace))} [dim]({files} files)[/]")
         if (trace / "2-request.json").exists():

@@ -397,6 +397,10 @@ def _step(
         view.line(("→ request", "cyan"), f": {count}, {_what_is_new(request)}")
     for note in s.notes:
         view.line(("! ", "yellow"), (note, "yellow"))
+    bug = record.get("harness_bug")
+    if isinstance(bug, str):
+        # Said where it happened: this step's request, or how its answer was handled.
+        view.line(("✗ harness bug ", "bold red"), (bug, "red"))
     extra = step_facts(record)
     response = s.response
     if response is None:

@@ -153,6 +153,10 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.
         demo_fault=fault if fault in DEMO_FAULTS and fault != "cut-stream" else None,
+        # The same model as before, unless the replay goes elsewhere.
+        demo_skill="weak"
+        if name == origin.provider and options.get("demo_skill") == "weak"
+        else "strong",
     )
     try:
         return _prepare(settings, origin, name, tools, provider, wire, editor, notes)
@@ -242,6 +246,9 @@ def _prepare(
     if fault:
         assert fields.options is not None
         fields.options.demo_fault = fault
+    if getattr(provider, "skill", None) == "weak":
+        assert fields.options is not None
+        fields.options.demo_skill = "weak"
     fields.replayed_from = ReplayedFrom(
         trace=str(origin.trace.path),
         step=step,

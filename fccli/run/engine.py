@@ -42,6 +42,7 @@ from fccli.core.models import (
     ToolSpec,
 )
 from fccli.providers.base import Provider, Reply
+from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
 from fccli.run.events import (
     Event,
     Note,
@@ -76,6 +77,10 @@ class RunOptions:
     history: list[Message] | None = None
     """Start from these messages instead of the question alone (a replay: an earlier step's
     request, edited). The first request sends them as they are."""
+    response_format: dict[str, Any] | None = None
+    """JSON mode: `{"type": "json_object"}` or `{"type": "json_schema", "json_schema": {...}}`."""
+    harness_bug: str | None = None
+    """One classic harness mistake to commit on purpose (harness_bugs.py), or None."""
 
 
 class RoundTrip:
@@ -98,6 +103,9 @@ class RoundTrip:
         self.trace = trace
         self.emit = on_event
         self._phase = ""  # where the run is, for an interruption's message
+        self.bug: str | None = None
+        self._bug_said: list[str] = []
+        """What --harness-bug changed in the request about to go out: recorded on its step."""
 
     def run(self, options: RunOptions) -> RunResult:
         messages = (
@@ -106,6 +114,7 @@ class RoundTrip:
             else [Message(role="user", content=[TextBlock(text=options.question)])]
         )
         strict = any(spec.strict for spec in options.tool_specs or [])
+        self.bug = options.harness_bug
         step = 0
         self._phase = "before the first request"
         try:
@@ -123,9 +132,10 @@ class RoundTrip:
                     max_tokens=options.max_tokens,
                     thinking=options.thinking,
                     stream=True if options.stream else None,
+                    response_format=options.response_format,
                 )
                 response, record = self._exchange(step, request)
-                messages.append(response.as_message())
+                messages.append(self._carried_back(step, response))
                 if response.stop_reason == "tool_use":
                     calls = response.tool_uses()
                     if not calls:
@@ -133,20 +143,38 @@ class RoundTrip:
                             "the stop reason is tool_use but the answer holds no tool call",
                             step=step,
                         )
+                    if self.bug == "ignore-stop-reason":
+                        return self._taken_as_final(step, response, record)
                     # The model only asked. Here the program decides, validates and executes.
                     self._phase = "while the tools ran"
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
                     with contextlib.redirect_stdout(sys.stderr):
                         runs = run_calls(
-                            self.tools, calls, strict=strict, timeout=options.tool_timeout
+                            self.tools,
+                            calls,
+                            strict=strict,
+                            timeout=options.tool_timeout,
+                            validate=self.bug != "no-validation",
                         )
                     record.tool_runs = [
                         ToolRunRecord.model_validate(r.manifest_entry()) for r in runs
                     ]
+                    unchecked = [f"{r.call.id}: {r.unchecked}" for r in runs if r.unchecked]
+                    if unchecked:
+                        self._bug_on_step(
+                            step,
+                            record,
+                            "no-validation: ran with arguments that "
+                            "fail the schema: " + "; ".join(unchecked),
+                        )
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs))
-                    # ALL results of the turn in ONE user message, in call order, paired by id.
-                    messages.append(Message(role="user", content=[r.result for r in runs]))
+                    # ALL results of the turn in ONE user message, in call order, paired by id
+                    # (unless --harness-bug says otherwise).
+                    handed, said = hand_back(self.bug, runs)
+                    messages.extend(handed)
+                    if said is not None:
+                        self._bug_said.append(said)
                     continue
                 if response.stop_reason == "max_tokens" and not response.tool_uses():
                     # A final answer cut short is still the model's answer: keep it, say so.
@@ -193,13 +221,45 @@ class RoundTrip:
             self.trace.finish("error", error=e, step=step)
             raise
 
+    def _carried_back(self, step: int, response: Response) -> Message:
+        """The turn as it goes into the history: unchanged, unless the harness drops its reasoning."""
+        message = response.as_message()
+        if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
+            return message
+        self._bug_said.append(f"drop-reasoning: step {step}'s reasoning was not carried back")
+        return without_reasoning(message)
+
+    def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
+        """ignore-stop-reason: the course's opening story. The text is shown as the answer; the
+        calls it asked for are never executed."""
+        n = len(response.tool_uses())
+        self._bug_on_step(
+            step,
+            record,
+            f"ignore-stop-reason: stop_reason tool_use was not read: the text was taken as the "
+            f"answer and {n} tool call(s) never executed",
+        )
+        answer = response.text()
+        self.trace.manifest.final_answer = answer
+        self.trace.finish("ok")
+        return RunResult("ok", step, answer, [text for text in [record.harness_bug] if text])
+
+    def _bug_on_step(self, step: int, record: StepRecord, text: str) -> None:
+        record.harness_bug = text
+        self.trace.save_manifest()
+        self.emit(Note(step, "harness bug " + text))
+
     def _exchange(self, step: int, request: Request) -> tuple[Response, StepRecord]:
         fmt = self.wire.name
         wire_request = self.wire.to_wire_request(request)
+        if self.bug == "drop-reasoning":
+            drop_wire_reasoning(wire_request)
         body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
         self.trace.write_json(f"{step}-request.json", request.to_json_dict())
         self._refuse_broken(step, request, wire_request)
         self.emit(StepStarted(step, request, len(wire_request.get("messages", []))))
+        if self._bug_said:
+            self.emit(Note(step, "harness bug " + "; ".join(self._bug_said)))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
         self._phase = "while waiting for the model"
         # When the step began, in the manifest's own form: `fc export otel` places its span.
@@ -220,6 +280,9 @@ class RoundTrip:
             # page from a proxy is not, and goes into the manifest's error instead.
             if e.body is not None and _is_json(e.body):
                 self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
+            if self._bug_said:  # the provider refused the harness's mistake: on record too
+                self.trace.add_step(StepRecord(step=step, harness_bug="; ".join(self._bug_said)))
+                self._bug_said = []
             raise
         except BaseException:
             if (
@@ -252,6 +315,9 @@ class RoundTrip:
             record.masked = "the response echoed a secret; fc keeps and reads it as ***"
         if reply.cut is not None and stream is None:
             record.truncated = reply.cut
+        if self._bug_said:
+            record.harness_bug = "; ".join(self._bug_said)
+            self._bug_said = []
         # On record before it is read: an answer that cannot be read still shows its attempts.
         self.trace.add_step(record)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
@@ -381,6 +447,15 @@ class RoundTrip:
             for f in check_outgoing(request, wire_request, self.wire.name)
             if f.severity == "error"
         ]
+        if errors and self.bug is not None:
+            # The mistake is on purpose: it goes out, as a buggy harness would send it.
+            first = errors[0]
+            text = (
+                f"fc's own check would stop this request ({first.rule} at {first.path}); "
+                f"sent anyway because of --harness-bug {self.bug}"
+            )
+            self._bug_said.append(text)
+            return
         if errors:
             first = errors[0]
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""

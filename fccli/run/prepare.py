@@ -5,6 +5,7 @@ trace through the same functions (below `prepare_run`)."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,13 +14,16 @@ from fccli.core.errors import UsageError
 from fccli.core.manifest import Manifest, Options, with_tools_file
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.providers.base import Provider
-from fccli.providers.demo import DEMO_STREAM_PACE, DemoProvider
+from fccli.providers.demo import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
 from fccli.providers.profiles import PROFILES
 from fccli.providers.registry import Connection, default_provider_name, get_provider
 from fccli.run.engine import RoundTrip, RunOptions
-from fccli.run.events import Event, RunResult
+from fccli.run.events import Event, RunResult, StreamProgress
+from fccli.run.harness_bugs import HARNESS_BUGS
+from fccli.run.json_mode import parse_response_format
 from fccli.slug import slugify
+from fccli.tools.json_tools import Asker
 from fccli.tools.loader import load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
@@ -50,6 +54,15 @@ class RunSettings:
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
+    demo_skill: str | None = None
+    """weak or strong (the default): how well the demo model fills arguments."""
+    response_format: str | None = None
+    """json_object or json_schema:FILE, as given."""
+    asker: Asker | None = None
+    """Answers for a JSON-defined tool the file has no result for (--ask), else None."""
+    harness_bug: str | None = None
+    pace_ms: int | None = None
+    """Milliseconds between the fragments of a streamed answer in the live view."""
 
 
 @dataclass
@@ -62,6 +75,9 @@ class PreparedRun:
     options: RunOptions
     notes: list[str]
     """What a learner should know before the run starts (a tool without a description, ...)."""
+    pace_ms: int | None = None
+    asks: bool = False
+    """A person answers for the tools (--ask): no spinner while the tools run."""
 
     def execute(
         self, on_event: Callable[[Event], None] | None = None, *, stream_deltas: bool = False
@@ -77,11 +93,24 @@ class PreparedRun:
         if stream_deltas and isinstance(self.provider, DemoProvider):
             # Someone watches the fragments arrive: the offline model writes at a visible pace
             # rather than all at once. Traces are unchanged (only times differ).
-            self.provider.pace = DEMO_STREAM_PACE
+            self.provider.pace = DEMO_STREAM_PACE if self.pace_ms is None else self.pace_ms / 1000
+        elif stream_deltas and self.pace_ms:
+            engine.emit = _paced(engine.emit, self.pace_ms / 1000)
         try:
             return engine.run(self.options)
         finally:
             close_provider(self.provider)
+
+
+def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], None]:
+    """A real provider's fragments shown no faster than one per `seconds` (--pace)."""
+
+    def paced(event: Event) -> None:
+        emit(event)
+        if isinstance(event, StreamProgress):
+            time.sleep(seconds)
+
+    return paced
 
 
 def _refuse_fault(settings: RunSettings) -> None:
@@ -93,6 +122,29 @@ def _refuse_fault(settings: RunSettings) -> None:
         raise UsageError(
             f"--demo-fault makes the offline demo model err on purpose; it has no meaning for {name}",
             hint="add --provider demo",
+        )
+    if settings.demo_skill is not None and settings.demo_skill not in DEMO_SKILLS:
+        raise UsageError(f"unknown --demo-skill {settings.demo_skill!r}", hint="weak or strong")
+    if settings.demo_skill is not None and name != "demo":
+        raise UsageError(
+            f"--demo-skill sets how well the offline demo model fills arguments; {name} fills "
+            "them as it does",
+            hint="add --provider demo",
+        )
+    if settings.harness_bug is not None and settings.harness_bug not in HARNESS_BUGS:
+        raise UsageError(
+            f"unknown --harness-bug {settings.harness_bug!r}",
+            hint=f"kinds: {', '.join(HARNESS_BUGS)}",
+        )
+    if settings.pace_ms is not None and not settings.stream:
+        raise UsageError(
+            "--pace slows the fragments of a streamed answer, and this run streams nothing",
+            hint="add --stream",
+        )
+    if settings.asker is not None and not settings.tools.lower().endswith(".json"):
+        raise UsageError(
+            "--ask answers for tools defined in a JSON file; these tools run their own code",
+            hint="--tools FILE.json --ask",
         )
     if fault == "cut-stream" and not settings.stream:
         raise UsageError(
@@ -122,7 +174,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     refuse_demo_base_url(name, settings.base_url)
     _refuse_fault(settings)
     _refuse_meaningless(settings, name)
-    tools = load_toolset(settings.tools)
+    response_format = parse_response_format(settings.response_format)
+    tools = load_toolset(settings.tools, settings.asker)
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,
@@ -134,6 +187,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             max_response_bytes=settings.max_response_bytes,
         ),
         demo_fault=settings.demo_fault,
+        demo_skill=settings.demo_skill or "strong",
     )
     options = RunOptions(
         question=settings.question,
@@ -146,6 +200,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         max_tokens=settings.max_tokens,
         tool_specs=specs,
         stream=settings.stream,
+        response_format=response_format,
+        harness_bug=settings.harness_bug,
         tool_timeout=settings.tool_timeout,
     )
     problem = request_problem(wire, options)
@@ -199,11 +255,36 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         notes.append(
             f"--demo-fault {settings.demo_fault}: the demo model makes this mistake on purpose"
         )
+    # Said only when used, so traces made without them keep their manifest as it was.
+    for key, value in (
+        ("demo_skill", settings.demo_skill),
+        ("response_format", settings.response_format),
+        ("ask", settings.asker is not None or None),
+        ("harness_bug", settings.harness_bug),
+        ("pace_ms", settings.pace_ms),
+    ):
+        if value is not None:
+            assert trace.manifest.options is not None
+            setattr(trace.manifest.options, key, value)
+    if settings.harness_bug:
+        notes.append(
+            f"--harness-bug {settings.harness_bug}: fc's harness makes this mistake on purpose"
+        )
     if notes:
         for note in notes:
             trace.note(note)
         trace.save_manifest()
-    return PreparedRun(name, provider, wire, tools, trace, options, notes)
+    return PreparedRun(
+        name,
+        provider,
+        wire,
+        tools,
+        trace,
+        options,
+        notes,
+        pace_ms=settings.pace_ms,
+        asks=settings.asker is not None,
+    )
 
 
 def _refuse_meaningless(settings: RunSettings, name: str) -> None:
@@ -241,11 +322,13 @@ def refuse_demo_base_url(name: str, base_url: str | None) -> None:
 
 
 def open_provider(
-    name: str, connection: Connection, *, demo_fault: str | None = None
+    name: str, connection: Connection, *, demo_fault: str | None = None, demo_skill: str = "strong"
 ) -> tuple[Provider, WireFormat]:
     """The provider and its wire format. Call it last of the checks: a key is read, and an
     HTTP client made, only for a run that can go."""
-    provider = get_provider(name, connection=connection, demo_fault=demo_fault)
+    provider = get_provider(
+        name, connection=connection, demo_fault=demo_fault, demo_skill=demo_skill
+    )
     return provider, get_format(provider.info.wire_format)
 
 
@@ -259,6 +342,7 @@ def request_problem(wire: WireFormat, options: RunOptions) -> str | None:
             tool_choice=options.tool_choice,
             thinking=options.thinking,
             max_tokens=options.max_tokens,
+            response_format=options.response_format,
         )
     )
 

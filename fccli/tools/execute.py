@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
 from fccli.core.models import ToolResultBlock, ToolUseBlock
-from fccli.tools.registry import Tool, ToolError, ToolSet
+from fccli.tools.json_tools import JsonTool
+from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 
 
 @dataclass
@@ -29,7 +31,10 @@ class ToolRun:
     duration_ms: float
     error_kind: str | None = None
     """None, or unknown_tool | invalid_json | invalid_arguments | tool_error | tool_raised |
-    tool_timeout."""
+    tool_timeout | no_implementation (a JSON tool with no result for the call)."""
+    unchecked: str | None = None
+    """What validation would have said, when the harness ran the call without it
+    (--harness-bug no-validation)."""
 
     def manifest_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -43,6 +48,8 @@ class ToolRun:
         entry["is_error"] = self.result.is_error
         entry["error"] = self.result.content if self.result.is_error else None
         entry["error_kind"] = self.error_kind
+        if self.unchecked is not None:
+            entry["unchecked"] = self.unchecked
         return entry
 
 
@@ -72,7 +79,7 @@ def describe_validation_error(tool: Tool, error: ValidationError) -> str:
     )
 
 
-def without_strict_nulls(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+def without_strict_nulls(tool: Offered, arguments: dict[str, Any]) -> dict[str, Any]:
     """Strict mode makes every parameter required and the optional ones nullable, so the model
     writes `null` for "not given"; the tool's own schema means "absent, use the default".
     Nested objects too, as strict mode rewrote them."""
@@ -107,7 +114,9 @@ def _resolved(schema: Any, defs: dict[str, Any]) -> Any:
     return schema
 
 
-def run_call(tools: ToolSet, call: ToolUseBlock, *, strict: bool = False) -> ToolRun:
+def run_call(
+    tools: ToolSet, call: ToolUseBlock, *, strict: bool = False, validate: bool = True
+) -> ToolRun:
     start = time.perf_counter()
 
     def done(content: str, kind: str | None = None) -> ToolRun:
@@ -126,6 +135,11 @@ def run_call(tools: ToolSet, call: ToolUseBlock, *, strict: bool = False) -> Too
         shown = raw if len(raw) <= 200 else raw[:200] + "…"
         prefix = f"the arguments were not a JSON object ({shown!r}), so they were read as {{}}. "
     given = without_strict_nulls(tool, call.input) if strict else call.input
+    if not validate:
+        return _run_unchecked(tool, call, given, done)
+    if isinstance(tool, JsonTool):
+        return _run_json_tool(tool, call, given, prefix, broken, done)
+    assert isinstance(tool, Tool)
     try:
         arguments = tool.arguments_model.model_validate(given)
     except ValidationError as e:
@@ -158,6 +172,67 @@ def _said(error: BaseException) -> str:
         return "(its message cannot be read)"
 
 
+def _run_json_tool(
+    tool: JsonTool,
+    call: ToolUseBlock,
+    given: dict[str, Any],
+    prefix: str,
+    broken: bool,
+    done: Callable[[str, str | None], ToolRun],
+) -> ToolRun:
+    """A tool defined in JSON: validated against its schema, answered from its file (or by the
+    person at the terminal, --ask)."""
+    problems = tool.problems(given)
+    if problems:
+        return done(
+            prefix + tool.describe_problems(problems),
+            "invalid_json" if prefix else "invalid_arguments",
+        )
+    if broken:
+        return done(
+            prefix + f"{tool.name} was not run; send the arguments again as a JSON object.",
+            "invalid_json",
+        )
+    with _ASKING:  # parallel calls ask one at a time
+        answer = tool.answer(call, given)
+    return done(answer.content, answer.kind if answer.is_error else None)
+
+
+def _run_unchecked(
+    tool: Offered,
+    call: ToolUseBlock,
+    given: dict[str, Any],
+    done: Callable[[str, str | None], ToolRun],
+) -> ToolRun:
+    """--harness-bug no-validation: the arguments go to the tool as the model sent them. What
+    validation would have said is kept on the run, for the trace to show."""
+    if isinstance(tool, JsonTool):
+        problems = tool.problems(given)
+        unchecked = "; ".join(problems) if problems else None
+        with _ASKING:
+            answer = tool.answer(call, given)
+        run = done(answer.content, answer.kind if answer.is_error else None)
+    else:
+        assert isinstance(tool, Tool)
+        try:
+            tool.arguments_model.model_validate(given)
+            unchecked = None
+        except ValidationError as e:
+            unchecked = "; ".join(
+                f"{'.'.join(str(p) for p in item['loc']) or '(arguments)'}: {item['msg']}"
+                for item in e.errors()
+            )
+        try:
+            run = done(result_text(tool.call_unchecked(given)), None)
+        except ToolError as e:
+            run = done(f"{tool.name} failed: {e}", "tool_error")
+        except (Exception, SystemExit) as e:
+            run = done(f"{tool.name} raised {type(e).__name__}: {e}", "tool_raised")
+    run.unchecked = unchecked
+    return run
+
+
+_ASKING = threading.Lock()
 MAX_CONCURRENT_CALLS = 8
 
 
@@ -167,6 +242,7 @@ def run_calls(
     *,
     strict: bool = False,
     timeout: float | None = None,
+    validate: bool = True,
 ) -> list[ToolRun]:
     """Execute all calls of one turn concurrently; results come back in call order.
 
@@ -186,7 +262,7 @@ def run_calls(
         try:
             with lock:
                 running.started = time.perf_counter()
-            running.result = run_call(tools, running.call, strict=strict)
+            running.result = run_call(tools, running.call, strict=strict, validate=validate)
         finally:
             with lock:
                 if not running.abandoned:

@@ -12,31 +12,42 @@ from pathlib import Path
 from types import ModuleType
 
 from fccli.core.errors import UsageError
+from fccli.tools.json_tools import Asker
 from fccli.tools.registry import Tool, ToolSet, tool_from_function
 
 BUILTIN_SETS = ("weather",)
+NO_TOOLS = "none"
 
 
-def load_toolset(spec: str) -> ToolSet:
-    """`weather`, or a path to a `.py` file whose tools are its `TOOLS` list, else its public functions."""
+def load_toolset(spec: str, asker: Asker | None = None) -> ToolSet:
+    """`weather`; `none` (a plain question); a `.json` file of tool definitions (json_tools.py),
+    `asker` answering for them when the file has no result; or a path to a `.py` file whose
+    tools are its `TOOLS` list, else its public functions."""
     if spec in BUILTIN_SETS:
         from fccli.tools import weather
 
         return weather.toolset()
+    if spec == NO_TOOLS:
+        return ToolSet(NO_TOOLS, [])
     path = Path(spec)
+    if path.suffix.lower() == ".json":
+        from fccli.tools.json_tools import load_json_tools
+
+        return load_json_tools(path, asker)
     if path.suffix == ".py" or path.exists() or "/" in spec:
         return load_tool_file(path)
     raise UsageError(
         f"unknown tool set {spec!r}",
-        hint=f"built-in sets: {', '.join(BUILTIN_SETS)}; or give the path of a .py file of tool functions",
+        hint=f"built-in sets: {', '.join(BUILTIN_SETS)}; none; or the path of a .py file of "
+        "tool functions or a .json file of tool definitions",
     )
 
 
 def tools_file_entry(spec: str, trace_dir: Path) -> dict[str, str] | None:
     """Where a trace finds its tools file again, from any working directory: the file's path
     relative to the trace (a trace and its tools moved together still find each other, and no
-    home directory is written into a trace that is shared). None for a built-in set."""
-    if spec in BUILTIN_SETS:
+    home directory is written into a trace that is shared). None for a built-in set, or none."""
+    if spec in BUILTIN_SETS or spec == NO_TOOLS:
         return None
     relative = os.path.relpath(Path(spec).resolve(), trace_dir.resolve())
     return {"path": Path(relative).as_posix(), "relative_to": "trace"}

@@ -15,7 +15,7 @@ import typing
 import warnings
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -38,6 +38,9 @@ class Tool:
 
     def spec(self) -> ToolSpec:
         schema = clean_schema(self.arguments_model.model_json_schema())
+        if self.takes_model and schema.get("description") == self.description:
+            # The model's docstring is the tool's description; said once, not twice.
+            del schema["description"]
         return ToolSpec(name=self.name, description=self.description, input_schema=schema)
 
     def call(self, arguments: BaseModel) -> Any:
@@ -47,10 +50,21 @@ class Tool:
             value = self.func(
                 **{name: getattr(arguments, name) for name in type(arguments).model_fields}
             )
-        if inspect.isawaitable(value):
-            # An async tool: each call runs in its own thread, so a fresh loop per call is fine.
-            value = asyncio.run(_awaited(value))
-        return value
+        return settled(value)
+
+    def call_unchecked(self, arguments: dict[str, Any]) -> Any:
+        """The function on the arguments as the model sent them: what a harness that does not
+        validate does (--harness-bug no-validation)."""
+        if self.takes_model:
+            return settled(self.func(self.arguments_model.model_construct(**arguments)))
+        return settled(self.func(**arguments))
+
+
+def settled(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        # An async tool: each call runs in its own thread, so a fresh loop per call is fine.
+        value = asyncio.run(_awaited(value))
+    return value
 
 
 async def _awaited(value: Awaitable[Any]) -> Any:
@@ -169,12 +183,21 @@ def _rank(key: str) -> int:
     return _KEY_ORDER.index(key) if key in _KEY_ORDER else len(_KEY_ORDER)
 
 
+class Offered(Protocol):
+    """A tool as a run offers it: a Python function (Tool) or a JSON definition (JsonTool)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def spec(self) -> ToolSpec: ...
+
+
 class ToolSet:
     """The tools offered in a run, by name, in the order they are offered."""
 
-    def __init__(self, name: str, tools: Iterable[Tool]) -> None:
+    def __init__(self, name: str, tools: Iterable[Offered]) -> None:
         self.name = name
-        self.tools: dict[str, Tool] = {}
+        self.tools: dict[str, Offered] = {}
         self._specs: list[ToolSpec] | None = None
         for tool in tools:
             if tool.name in self.tools:
@@ -187,7 +210,7 @@ class ToolSet:
             self._specs = [t.spec() for t in self.tools.values()]
         return list(self._specs)
 
-    def get(self, name: str) -> Tool | None:
+    def get(self, name: str) -> Offered | None:
         return self.tools.get(name)
 
     def names(self) -> list[str]:

@@ -135,7 +135,6 @@ _ANTHROPIC_STREAM_EVENTS = (
 _CHAT_ONLY_KEYS = (
     "max_completion_tokens",
     "stream_options",
-    "response_format",
     "frequency_penalty",
     "presence_penalty",
     "logprobs",
@@ -144,7 +143,7 @@ _CHAT_ONLY_KEYS = (
     "n",
 )
 """Request fields of the chat format that neither Anthropic nor the internal format has."""
-_ANTHROPIC_ONLY_KEYS = ("stop_sequences", "top_k")
+_ANTHROPIC_ONLY_KEYS = ("stop_sequences", "top_k", "output_config")
 
 
 def _detect_request(doc: dict[str, Any], messages: list[Any], name_hint: str | None) -> Detected:
@@ -238,6 +237,14 @@ def _chat_request_sign(doc: dict[str, Any]) -> str | None:
     for key in _CHAT_ONLY_KEYS:
         if key in doc:
             return f"it has `{key}`, a chat-completions field"
+    # fc's internal format keeps JSON mode under the same name; chat's messages are strings.
+    messages = _dicts(doc.get("messages"))
+    if (
+        "response_format" in doc
+        and messages
+        and all(isinstance(m.get("content"), str) for m in messages)
+    ):
+        return "it has `response_format` and messages of plain text"
     choice = doc.get("tool_choice")
     if choice == "required" or (isinstance(choice, dict) and "function" in choice):
         return "its tool_choice is in the chat shape"
@@ -331,6 +338,8 @@ def _internal_request_sign(doc: dict[str, Any]) -> str | None:
         return "thinking is true or false"
     if "parallel_tool_calls" in doc:
         return "it has `parallel_tool_calls` beside content blocks"
+    if "response_format" in doc:
+        return "it has `response_format` beside content blocks"
     choice = doc.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "required":
         return 'its tool_choice is `{"type": "required"}`'

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 
 from fccli.check.findings import Finding
 from fccli.check.history import History
-from fccli.check.rules import answers, arguments, ids, pairing, quirks, tools
+from fccli.check.rules import answers, arguments, harness, ids, pairing, quirks, tools
 
 RuleFunction = Callable[[History], Iterable[Finding]]
 
@@ -21,4 +21,5 @@ ALL: tuple[RuleFunction, ...] = (
     *quirks.RULES,
     *tools.RULES,
     *answers.RULES,
+    *harness.RULES,
 )

@@ -60,6 +60,12 @@ def thinking_budget(max_tokens: int) -> int:
 
 def request_problem(request: Request) -> str | None:
     """Why Anthropic would refuse this request, known before sending it, or None."""
+    kind = (request.response_format or {}).get("type")
+    if kind == "json_object":
+        return (
+            "Anthropic has no json_object mode: its structured outputs take a JSON Schema "
+            "(--response-format json_schema:FILE)"
+        )
     if not request.thinking:
         return None
     choice = request.tool_choice
@@ -101,7 +107,19 @@ def to_wire_request(request: Request) -> dict[str, Any]:
         )
     if request.stream is not None:
         body["stream"] = request.stream
+    schema = _output_schema(request.response_format)
+    if schema is not None:
+        # Structured outputs: the answer's JSON Schema (no name, no json_object mode).
+        body["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
     return body
+
+
+def _output_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    if response_format is None or response_format.get("type") != "json_schema":
+        return None
+    inner = response_format.get("json_schema")
+    schema = inner.get("schema") if isinstance(inner, dict) else None
+    return schema if isinstance(schema, dict) else None
 
 
 def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
@@ -252,6 +270,13 @@ def _request_from_wire(body: Any) -> Request:
         request.thinking = thinking["type"] != "disabled"
     if isinstance(body.get("stream"), bool):
         request.stream = body["stream"]
+    config = body.get("output_config")
+    output = config.get("format") if isinstance(config, dict) else None
+    if isinstance(output, dict) and isinstance(output.get("schema"), dict):
+        request.response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": "output", "schema": output["schema"]},
+        }
     return request
 
 

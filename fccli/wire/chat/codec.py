@@ -147,6 +147,9 @@ def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str
         body["stream_options"] = {"include_usage": True}
     if dialect.thinking_param and request.thinking is not None:
         body["thinking"] = {"type": "enabled" if request.thinking else "disabled"}
+    if request.response_format is not None:
+        # JSON mode governs `content`, the answer; the calls keep their own channel.
+        body["response_format"] = request.response_format
     return body
 
 
@@ -366,6 +369,8 @@ def _request_from_wire(body: Any, dialect: ChatDialect) -> Request:
     thinking = body.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "disabled"):
         request.thinking = thinking["type"] == "enabled"
+    if isinstance(body.get("response_format"), dict):
+        request.response_format = body["response_format"]
     return request
 
 

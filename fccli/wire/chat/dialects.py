@@ -28,6 +28,8 @@ class ChatDialect:
     `max_completion_tokens` and refuse `max_tokens`."""
     model_prefixes: tuple[str, ...] = ()
     """Model names that betray the dialect when nothing else in a document does."""
+    json_word_modes: tuple[str, ...] = ("json_object",)
+    """The JSON modes (`response_format.type`) whose prompt must say "json" (fc check FC132)."""
 
 
 # OpenAI's reasoning models refuse `max_tokens` ("Unsupported parameter: 'max_tokens' is not
@@ -47,4 +49,6 @@ DEEPSEEK = ChatDialect(
     # "In thinking mode tool_choice may only be auto or none" (PROTOCOL.md, DeepSeek specifics).
     thinking_tool_choices=("auto", "none"),
     model_prefixes=("deepseek",),
+    # DeepSeek wants the word "json" in the prompt for either JSON mode (its JSON output guide).
+    json_word_modes=("json_object", "json_schema"),
 )

@@ -1,0 +1,281 @@
+"""How the demo model reads: the question, and what a tool definition says.
+
+No language understanding, only rules a learner can follow: a small bilingual list of topics
+(weather, orders, refunds, ...), the words of the question found again in a tool's name and
+description, the numbers, quoted text and ID-like tokens in the question, and the cities of the
+demo world. All of it is deterministic, so the same question reads the same way every time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli import cities
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+TOPICS: dict[str, tuple[str, ...]] = {
+    # A city of the demo world is weather too (cities are what its weather table knows).
+    "weather": (
+        "weather",
+        "天气",
+        "气温",
+        "温度",
+        "temperature",
+        "forecast",
+        "空气质量",
+        "下雨",
+        "雨",
+        "伞",
+        "umbrella",
+        "rain",
+        "晴",
+        "sunny",
+        "跑步",
+        "run",
+        "出门",
+        "冷不冷",
+        "热不热",
+    ),
+    "order": ("订单", "单号", "查单", "order", "ORD-"),
+    "shipping": (
+        "物流",
+        "快递",
+        "发货",
+        "到哪",
+        "送达",
+        "shipping",
+        "delivery",
+        "package",
+        "logistics",
+    ),
+    "refund": ("退款", "退钱", "refund", "money back"),
+    "billing": ("账单", "扣费", "扣款", "发票", "付款", "billing", "invoice", "charge", "payment"),
+    "technical": ("报错", "崩溃", "打不开", "bug", "error", "crash", "登录", "login", "technical"),
+    "classify": ("分类", "类别", "归类", "classify", "category", "categorize", "label"),
+    "ticket": ("工单", "投诉", "ticket", "complaint"),
+    "search": ("搜索", "查找", "search", "look up"),
+    "file": ("文件", "路径", "file", "path"),
+    "email": ("邮件", "email", "mail"),
+    "time": ("几点", "时间", "time", "date", "日期"),
+    "math": ("计算", "等于", "多少钱", "calculate", "sum", "plus"),
+}
+"""Words that name a topic, in either language; matched case-insensitively."""
+
+WET = ("雨", "雪", "雷", "rain", "snow", "storm", "shower", "thunder")
+"""Conditions that mean rain or snow: an umbrella, and no run."""
+
+# What a question about the weather wants to know, by the words it uses (answers follow it).
+WEATHER_ASPECTS = (
+    ("umbrella", ("伞", "下雨", "雨", "umbrella", "rain")),
+    ("run", ("跑步", "跑", "run", "jog")),
+)
+
+_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z]{1,10}[-_]?\d[A-Za-z0-9_-]*(?![A-Za-z0-9_-])")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.-])(\d+(?:,\d{3})*(?:\.\d+)?)")
+_ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[个件天次元块本张位条份年月周小])")
+_QUOTED = re.compile(r"[「“\"'‘《]([^」”\"'’》]{1,200})[」”\"'’》]")
+# "巴黎今天适合跑步吗" -> 巴黎: a place-like head before a time or weather word.
+_ZH_PLACE = re.compile(r"^([\u4e00-\u9fff]{2,8}?)(?:今天|明天|现在|今日|的天气|天气)")
+_EN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+_WORD = re.compile(r"[A-Za-z]{3,}")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "from",
+        "what",
+        "when",
+        "your",
+        "you",
+        "are",
+        "get",
+        "set",
+        "list",
+        "use",
+        "can",
+        "does",
+        "into",
+        "about",
+        "which",
+        "have",
+        "has",
+        "was",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Number:
+    value: float | int
+    unit: str
+    """The word right after it (元, 天, days, ...): what kind of quantity it is."""
+    start: int
+
+
+@dataclass
+class Question:
+    """What the demo finds in a question, once."""
+
+    text: str
+    language: str
+    topics: set[str] = field(default_factory=set)
+    places: list[dict[str, Any]] = field(default_factory=list)
+    """Known cities, in order of appearance (table rows)."""
+    place_word: str | None = None
+    """A place-like word that is not a known city (巴黎)."""
+    numbers: list[Number] = field(default_factory=list)
+    quoted: list[str] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    aspect: str = "weather"
+    """What a weather question wants to know: run, umbrella, or just weather."""
+
+    def mentions(self, word: str) -> bool:
+        return says(self.text, word)
+
+
+def read_question(text: str) -> Question:
+    q = Question(text=text, language="zh" if CJK.search(text) else "en")
+    q.places = _places(text)
+    if not q.places:
+        stripped = text.strip()
+        m = _ZH_PLACE.match(stripped) or _EN_PLACE.search(stripped)
+        q.place_word = m.group(1) if m else None
+    q.topics = topics_of(text)
+    if q.places:
+        q.topics.add("weather")
+    q.ids = [m.group(0) for m in _ID_TOKEN.finditer(text) if not m.group(0).isdigit()]
+    q.numbers = _numbers(text, q.ids)
+    q.quoted = [m.group(1) for m in _QUOTED.finditer(text)]
+    q.aspect = next(
+        (a for a, words in WEATHER_ASPECTS if any(q.mentions(w) for w in words)), "weather"
+    )
+    return q
+
+
+def topics_of(text: str) -> set[str]:
+    return {topic for topic, words in TOPICS.items() if any(says(text, w) for w in words)}
+
+
+def says(text: str, word: str) -> bool:
+    """Whether `text` has `word`: Chinese anywhere, English as a whole word ("run", not "runtime")."""
+    if CJK.search(word) or not word[-1:].isalpha():
+        return word.casefold() in text.casefold()
+    return (
+        re.search(
+            rf"(?<![a-z]){re.escape(word.casefold())}(?:s|ning|ing)?(?![a-z])", text.casefold()
+        )
+        is not None
+    )
+
+
+def _places(text: str) -> list[dict[str, Any]]:
+    found: list[tuple[int, dict[str, Any]]] = []
+    for city in cities.cities():
+        positions = [text.find(city["zh"])]
+        for name in (city["en"], *city.get("aliases", [])):
+            m = re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE)
+            positions.append(m.start() if m else -1)
+        seen = [p for p in positions if p >= 0]
+        if seen:
+            found.append((min(seen), city))
+    return [city for _, city in sorted(found, key=lambda pc: pc[0])]
+
+
+def _numbers(text: str, ids: list[str]) -> list[Number]:
+    masked = text
+    for token in ids:  # the digits of ORD-2024-000123 are not amounts
+        masked = masked.replace(token, " " * len(token))
+    out = []
+    for m in _NUMBER.finditer(masked):
+        raw = m.group(1).replace(",", "")
+        value: float | int = float(raw) if "." in raw else int(raw)
+        out.append(Number(value, _unit_after(masked, m.end()), m.start()))
+    for m in _ZH_NUMBER.finditer(masked):
+        out.append(Number(zh_number(m.group(0)), _unit_after(masked, m.end()), m.start()))
+    return sorted(out, key=lambda n: n.start)
+
+
+def zh_number(text: str) -> int:
+    """三 -> 3, 十二 -> 12, 两百五十 -> 250: the numerals people write in a question."""
+    total, current = 0, 0
+    for ch in text:
+        if ch in _ZH_DIGITS:
+            current = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            unit = _ZH_UNITS[ch]
+            if unit == 10000:
+                total = (total + current) * unit
+            else:
+                total += (current or 1) * unit
+            current = 0
+    return total + current
+
+
+def _unit_after(text: str, end: int) -> str:
+    rest = text[end : end + 12].lstrip()
+    m = re.match(r"[\u4e00-\u9fff]|[A-Za-z%$¥]+", rest)
+    return m.group(0).casefold() if m else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# what a tool definition says
+
+
+def words_of(text: str) -> set[str]:
+    """The pieces two texts are compared by: Chinese character pairs, and English words
+    (a name's parts too: get_order -> get, order)."""
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).replace("_", " ").casefold()
+    pieces = {w for w in _WORD.findall(text) if w not in _STOP}
+    for run in re.findall(r"[\u4e00-\u9fff]+", text):
+        pieces.update(run[i : i + 2] for i in range(len(run) - 1))
+    return pieces
+
+
+@dataclass(frozen=True)
+class Match:
+    score: int
+    shared: tuple[str, ...]
+    """The topics or words the question and the text have in common: the reason, to say."""
+
+
+def match(question: Question, text: str) -> Match:
+    """How well a tool's name or description fits the question: shared topics count most."""
+    if not text:
+        return Match(0, ())
+    topics = sorted(question.topics & topics_of(text))
+    words = sorted(words_of(question.text) & words_of(text))
+    shared_words = [w for w in _topic_words(question, topics)] + words
+    return Match(3 * len(topics) + len(words), tuple(dict.fromkeys(shared_words)))
+
+
+def _topic_words(question: Question, topics: list[str]) -> list[str]:
+    """For each shared topic, the word of the question that named it (what the model saw)."""
+    shown = []
+    for topic in topics:
+        word = next((w for w in TOPICS[topic] if question.mentions(w)), None)
+        if word is None and topic == "weather" and question.places:
+            word = question.places[0][question.language]
+        if word is not None:
+            shown.append(word)
+    return shown

@@ -1,0 +1,64 @@
+"""What `--harness-bug KIND` does to the round trip: each function is one classic mistake.
+
+The engine calls these at the one place each mistake happens in a real harness, and records in
+the trace's manifest, on the step it changed, what it did (`fc show` prints it in red). The
+mistakes are the program's, so the model sees them as a provider would: DeepSeek's 400 for a
+turn without its reasoning, an answer built on results paired by position.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fccli.core.models import Message, ThinkingBlock, ToolResultBlock
+from fccli.tools.execute import ToolRun
+
+
+def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], str | None]:
+    """The user message(s) that hand the results back, and what the bug changed (or None)."""
+    results = [r.result for r in runs]
+    if bug == "drop-results":
+        ids = ", ".join(r.call.id for r in runs)
+        return [], f"drop-results: the results of {ids} were not handed back"
+    if bug == "split-results" and len(results) > 1:
+        note = (
+            f"split-results: {len(results)} results sent as {len(results)} user messages, not one"
+        )
+        return [Message(role="user", content=[r]) for r in results], note
+    if bug == "pair-by-order" and len(results) > 1:
+        # The results came back in another order and were matched to the calls by position:
+        # each id now carries the next call's result.
+        moved = [*results[1:], results[0]]
+        paired = [
+            ToolResultBlock(tool_use_id=r.tool_use_id, content=m.content, is_error=m.is_error)
+            for r, m in zip(results, moved, strict=True)
+        ]
+        swaps = "; ".join(
+            f"{run.call.id} ({_label(run)}) got the result of {other.call.id} ({_label(other)})"
+            for run, other in zip(runs, [*runs[1:], runs[0]], strict=True)
+        )
+        return [Message(role="user", content=list(paired))], f"pair-by-order: {swaps}"
+    return [Message(role="user", content=list(results))], None
+
+
+def _label(run: ToolRun) -> str:
+    return json.dumps(run.call.input, ensure_ascii=False)
+
+
+def without_reasoning(message: Message) -> Message:
+    """drop-reasoning: the assistant turn goes back without its thinking."""
+    return Message(
+        role=message.role, content=[b for b in message.content if not isinstance(b, ThinkingBlock)]
+    )
+
+
+def drop_wire_reasoning(body: dict[str, Any], field: str = "reasoning_content") -> int:
+    """drop-reasoning on the wire: the translator sends the key even empty (DeepSeek's rule), a
+    harness that forgets it does not. Returns how many turns lost it."""
+    dropped = 0
+    for message in body.get("messages", []):
+        if isinstance(message, dict) and message.get("role") == "assistant" and field in message:
+            del message[field]
+            dropped += 1
+    return dropped

@@ -1,0 +1,162 @@
+"""Tools written as JSON (`fc run --tools tools.json`): definitions with no code behind them.
+
+The file is a list of tool definitions (or `{"tools": [...]}`) in any of the three forms a
+learner meets: fc's internal `{name, description, input_schema}`, which is Anthropic's too,
+or the chat form `{type: "function", function: {name, description, parameters, strict?}}`.
+
+A JSON tool has no implementation, so its results come from the file, beside the definition:
+
+    "results": [{"arguments": {"city": "北京"}, "result": {"temp_c": 12}}, ...],
+    "default": "text or any JSON value"
+
+The first entry whose `arguments` the call's arguments contain (same values) answers;
+`"is_error": true` in an entry makes its result an error result. Else the `default`. Else, with
+`fc run --ask`, the person at the terminal is the tool: fc shows the call and reads the result.
+Else the result is an error result saying the tool has no implementation.
+
+Arguments are validated against the definition's JSON Schema before any of that, as a harness
+must: an invalid call gets an error result, never a table entry.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fccli.core.errors import UsageError
+from fccli.core.models import ToolSpec, ToolUseBlock
+from fccli.tools.registry import TOOL_NAME, ToolSet
+
+Asker = Callable[[ToolUseBlock], str]
+"""Shows a call to the person at the terminal and returns the result they typed."""
+
+ASKED_ERROR_PREFIX = "error:"
+"""A typed answer starting with this is handed back as an error result."""
+
+
+@dataclass
+class Answer:
+    content: str
+    is_error: bool = False
+    kind: str | None = None
+    """None, or tool_error (the file says so) | no_implementation."""
+
+
+@dataclass
+class JsonTool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    strict: bool | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
+    default: Any = None
+    has_default: bool = False
+    source: str = ""
+    asker: Asker | None = None
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            input_schema=self.input_schema,
+            strict=self.strict,
+        )
+
+    def problems(self, arguments: dict[str, Any]) -> list[str]:
+        from fccli.check.schema import validate
+
+        return validate(arguments, self.input_schema).errors
+
+    def describe_problems(self, problems: list[str]) -> str:
+        schema = json.dumps(self.input_schema, ensure_ascii=False)
+        return (
+            f"invalid arguments for {self.name}: {'; '.join(problems)}. "
+            f"Call it again with arguments that match its schema: {schema}"
+        )
+
+    def answer(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Answer:
+        for entry in self.results:
+            wanted = entry.get("arguments") or {}
+            if all(k in arguments and arguments[k] == v for k, v in wanted.items()):
+                error = entry.get("is_error") is True
+                return Answer(_text(entry.get("result")), error, "tool_error" if error else None)
+        if self.has_default:
+            return Answer(_text(self.default))
+        if self.asker is not None:
+            typed = self.asker(call)
+            if typed.casefold().startswith(ASKED_ERROR_PREFIX):
+                return Answer(typed[len(ASKED_ERROR_PREFIX) :].strip(), True, "tool_error")
+            return Answer(typed)
+        return Answer(
+            f"{self.name} has no implementation: it is defined in {self.source} with no result "
+            "for these arguments (no matching `results` entry, no `default`)",
+            True,
+            "no_implementation",
+        )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
+    from fccli.core.jsonio import parse_json
+
+    if not path.is_file():
+        raise UsageError(f"{path}: no such tools file")
+    doc = parse_json(path.read_bytes(), str(path))
+    items = doc.get("tools") if isinstance(doc, dict) else doc
+    if not isinstance(items, list) or not items:
+        raise UsageError(
+            f'{path}: expected a list of tool definitions (or {{"tools": [...]}})',
+            hint='e.g. [{"name": "get_order", "description": "...", "input_schema": {...}}]',
+        )
+    tools = [_tool(item, f"{path}[{i}]", str(path)) for i, item in enumerate(items)]
+    for tool in tools:
+        tool.asker = asker
+    return ToolSet(str(path), tools)
+
+
+def _tool(item: Any, where: str, source: str) -> JsonTool:
+    if not isinstance(item, dict):
+        raise UsageError(f"{where}: a tool definition is an object")
+    definition = item.get("function") if item.get("type") == "function" else item
+    if not isinstance(definition, dict):
+        raise UsageError(f"{where}: `function` is an object: {{name, description, parameters}}")
+    name = definition.get("name")
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+        raise UsageError(
+            f"{where}: the tool's name {name!r} would be refused by providers",
+            hint="tool names are 1 to 64 of a-z A-Z 0-9 _ -",
+        )
+    schema = definition.get("parameters", definition.get("input_schema"))
+    if schema is None:
+        schema = {"type": "object", "properties": {}}
+    if not isinstance(schema, dict):
+        raise UsageError(
+            f"{where}: {name}'s parameters (input_schema) must be a JSON Schema object"
+        )
+    description = definition.get("description") or ""
+    if not isinstance(description, str):
+        raise UsageError(f"{where}: {name}'s description must be text")
+    strict = definition.get("strict")
+    results = item.get("results", [])
+    if not isinstance(results, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("arguments", {}), dict) for r in results
+    ):
+        raise UsageError(
+            f'{where}: {name}\'s `results` is a list of {{"arguments": {{...}}, "result": ...}}'
+        )
+    return JsonTool(
+        name=name,
+        description=description,
+        input_schema=schema,
+        strict=strict if isinstance(strict, bool) else None,
+        results=results,
+        default=item.get("default"),
+        has_default="default" in item,
+        source=source,
+    )
