@@ -6,7 +6,8 @@ talks to it exactly as it would to the real service:
 - OpenAI / DeepSeek chat completions: `POST /chat/completions`, `/v1/chat/completions`,
   `/beta/chat/completions`, `Authorization: Bearer KEY` (no auth when `key` is None, as
   Ollama), DeepSeek's thinking mode (`reasoning_content`, `reasoning_tokens`);
-- Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks.
+- Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks;
+  also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to).
 
 Each as a JSON answer or, with `stream: true`, as a server-sent event stream whose assembled
 content is identical to the JSON answer.
@@ -52,6 +53,8 @@ CREATED = 1767225600  # 2026-01-01T00:00:00Z, fixed so answers repeat byte for b
 ERROR_MARKER = "[tool error]"  # how fc marks an error result in chat (chat has no flag)
 CHAT_PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
 ANTHROPIC_PATH = "/v1/messages"
+# DeepSeek's Anthropic format: base URL https://api.deepseek.com/anthropic (guides/anthropic_api).
+ANTHROPIC_PATHS = frozenset({ANTHROPIC_PATH, "/anthropic" + ANTHROPIC_PATH})
 TOOL_ID_PATTERN = "^[a-zA-Z0-9_-]+$"
 FAULTS = frozenset({"bad_json_args", "unknown_tool", "wrong_type"})
 STREAM_QUIRKS = frozenset(
@@ -194,7 +197,7 @@ class FakeProvider:
         self._record(Received(h.path, headers, raw, parsed))
 
         route = h.path.split("?", 1)[0]
-        if h.command != "POST" or (route not in CHAT_PATHS and route != ANTHROPIC_PATH):
+        if h.command != "POST" or (route not in CHAT_PATHS and route not in ANTHROPIC_PATHS):
             # OpenAI's own wording for an unknown route.
             message = f"Invalid URL ({h.command} {h.path})"
             if route == ANTHROPIC_PATH or route.startswith("/v1/messages"):
@@ -204,7 +207,7 @@ class FakeProvider:
             _send_json(h, 404, body)
             return
 
-        fmt = "anthropic" if route == ANTHROPIC_PATH else "chat"
+        fmt = "anthropic" if route in ANTHROPIC_PATHS else "chat"
         entry = self._next_entry()
         try:
             self._serve(h, fmt, headers, parsed if is_json else _NOT_JSON, entry)
@@ -647,8 +650,12 @@ def _tool_use_ids(message: Any) -> list[str]:
 
 
 def _anthropic_thinking(request: dict[str, Any]) -> bool:
+    """Anthropic: thinking only when asked. DeepSeek's models in this format think unless
+    `{"type": "disabled"}` says otherwise (guides/anthropic_api)."""
     thinking = request.get("thinking")
-    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+    if isinstance(thinking, dict):
+        return thinking.get("type") in ("enabled", "adaptive")
+    return str(request.get("model", "")).startswith("deepseek")
 
 
 def _anthropic_problem(request: dict[str, Any]) -> str | None:

@@ -133,6 +133,9 @@ class Request(_Model):
     """Ask for the answer as a stream of events."""
     thinking: bool | None = None
     """Thinking (reasoning) mode on or off; unset means the provider's default."""
+    effort: str | None = None
+    """How hard the model thinks (`low`, `high`, `max`): chat's `reasoning_effort`, Anthropic's
+    `output_config.effort`; unset means the provider's default."""
 
 
 class Usage(_Model):

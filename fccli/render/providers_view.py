@@ -9,7 +9,10 @@ from rich.table import Table
 from rich.text import Text
 
 _CAPABILITIES = (
+    ("models", "models"),
+    ("--api", "apis"),
     ("thinking", "thinking"),
+    ("effort", "effort"),
     ("tool_choice", "tool_choice"),
     ("strict", "strict"),
     ("one call", "parallel_control"),
@@ -21,6 +24,18 @@ def _key(row: dict[str, Any]) -> str:
     if row["key_env"] is None:
         return "no key needed"
     return f"${row['key_env']} " + ("(set)" if row["key_set"] else "(not set)")
+
+
+def _capability(row: dict[str, Any], field: str) -> str:
+    if field == "models":
+        others = ", ".join(row["other_models"])
+        default = f"{row['default_model']} (the default)"
+        return (
+            f"{default}, {others}; -m takes any name" if others else f"{default}; -m takes any name"
+        )
+    if field == "apis":
+        return ", ".join(row["apis"])
+    return str(row[field])
 
 
 def print_providers(console: Console, rows: list[dict[str, Any]]) -> None:
@@ -42,5 +57,5 @@ def print_providers(console: Console, rows: list[dict[str, Any]]) -> None:
         grid.add_column(no_wrap=True, style="dim")
         grid.add_column(overflow="fold")
         for label, field in _CAPABILITIES:
-            grid.add_row(f"  {label}", str(row[field]))
+            grid.add_row(f"  {label}", _capability(row, field))
         console.print(grid)

@@ -356,6 +356,9 @@ def _options(options: Any) -> list[str]:
         out.append(f"--system {json.dumps(one_line(options['system'], 40), ensure_ascii=False)}")
     if options.get("thinking") is not None:
         out.append("--thinking" if options["thinking"] else "--no-thinking")
+    for key in ("effort", "api"):
+        if isinstance(options.get(key), str):
+            out.append(f"--{key} {options[key]}")
     if options.get("tool_choice") is not None:
         out.append(f"--tool-choice {options['tool_choice']}")
     if options.get("parallel_tool_calls") is False:
@@ -542,7 +545,14 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
         return
     if isinstance(internal, Request):
         facts = [f"model {internal.model}", f"{len(internal.messages)} messages"]
-        for key in ("tool_choice", "parallel_tool_calls", "max_tokens", "thinking", "stream"):
+        for key in (
+            "tool_choice",
+            "parallel_tool_calls",
+            "max_tokens",
+            "thinking",
+            "effort",
+            "stream",
+        ):
             value = getattr(internal, key)
             if value is not None:
                 shown = value.to_json_dict() if hasattr(value, "to_json_dict") else value

@@ -101,6 +101,9 @@ def to_wire_request(request: Request) -> dict[str, Any]:
             if request.thinking
             else {"type": "disabled"}
         )
+    if request.effort is not None:
+        # docs.claude.com, effort; DeepSeek's Anthropic format takes the same field.
+        body["output_config"] = {"effort": request.effort}
     if request.stream is not None:
         body["stream"] = request.stream
     return body
@@ -245,6 +248,9 @@ def _request_from_wire(body: Any) -> Request:
     thinking = body.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "disabled", "adaptive"):
         request.thinking = thinking["type"] != "disabled"
+    config = body.get("output_config")
+    if isinstance(config, dict) and isinstance(config.get("effort"), str):
+        request.effort = config["effort"]
     if isinstance(body.get("stream"), bool):
         request.stream = body["stream"]
     return request

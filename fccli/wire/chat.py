@@ -161,6 +161,8 @@ def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str
         body["stream_options"] = {"include_usage": True}
     if dialect.thinking_param and request.thinking is not None:
         body["thinking"] = {"type": "enabled" if request.thinking else "disabled"}
+    if request.effort is not None:
+        body["reasoning_effort"] = request.effort
     return body
 
 
@@ -376,6 +378,8 @@ def _request_from_wire(body: Any, dialect: ChatDialect) -> Request:
     thinking = body.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "disabled"):
         request.thinking = thinking["type"] == "enabled"
+    if isinstance(body.get("reasoning_effort"), str):
+        request.effort = body["reasoning_effort"]
     return request
 
 

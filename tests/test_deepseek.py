@@ -1,0 +1,240 @@
+"""DeepSeek as it is today (issue #21): `deepseek-flash`, `--effort`, and one model in two
+formats (`-p deepseek --api chat|anthropic`), end to end over real HTTP to the fake provider."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fccli.core.errors import UsageError
+from fccli.core.models import Message, Request, TextBlock
+from fccli.providers.profiles import PROFILES, profile_for
+from fccli.providers.registry import describe_providers
+from fccli.runner import RunSettings, close_provider, prepare_run
+from fccli.wire import anthropic, chat
+from tests.conftest import clean_env
+from tests.fake_provider import DEFAULT_KEY
+
+QUESTION = "杭州今天适合跑步吗？"
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def deepseek_env(**extra: str) -> dict[str, str]:
+    return clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY, **extra)
+
+
+# --- today's names ---------------------------------------------------------------------------
+
+
+def test_deepseek_flash_is_the_default_and_v4_pro_the_other_choice() -> None:
+    assert PROFILES["deepseek"].default_model == "deepseek-flash"
+    row = next(r for r in describe_providers() if r["name"] == "deepseek")
+    assert row["default_model"] == "deepseek-flash"
+    assert row["other_models"] == ["deepseek-v4-pro"]
+
+
+def test_fc_providers_shows_models_apis_and_effort(fc) -> None:
+    result = fc("providers")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())  # the table folds long cells
+    assert "deepseek-flash (the default), deepseek-v4-pro" in text
+    assert "anthropic (https://api.deepseek.com/anthropic)" in text
+    assert (
+        "reasoning_effort (--api chat), output_config.effort (--api anthropic): low, high, max"
+        in text
+    )
+    rows = json.loads(fc("providers", "--json").stdout)
+    assert {r["name"]: r["effort"] for r in rows}["openai"] == (
+        "reasoning_effort (reasoning models): low, high"
+    )
+
+
+def test_run_sends_deepseek_flash_and_effort_max(fc, fake_provider, tmp_path: Path) -> None:
+    result = fc(
+        "run", "杭州？", "-p", "deepseek", "--effort", "max", "--base-url", fake_provider.url,
+        "-o", "t", env=deepseek_env(),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    for received in fake_provider.received:
+        assert received.json["model"] == "deepseek-flash"
+        assert received.json["reasoning_effort"] == "max"
+    manifest = load(tmp_path / "t/manifest.json")
+    assert manifest["model"] == "deepseek-flash"
+    assert manifest["options"]["effort"] == "max"
+    assert "options: --effort max" in fc("show", "t").stdout
+
+
+# --- --effort in each format's own field -----------------------------------------------------
+
+
+def _request(effort: str | None) -> Request:
+    return Request(
+        model="deepseek-flash",
+        messages=[Message(role="user", content=[TextBlock(text="hi")])],
+        effort=effort,
+    )
+
+
+def test_effort_travels_in_each_formats_own_field_and_back() -> None:
+    request = _request("high")
+    wire_chat = chat.to_wire_request(request)
+    assert wire_chat["reasoning_effort"] == "high"
+    assert "output_config" not in wire_chat
+    wire_anthropic = anthropic.to_wire_request(request)
+    assert wire_anthropic["output_config"] == {"effort": "high"}
+    assert "reasoning_effort" not in wire_anthropic
+    assert chat.from_wire_request(wire_chat).effort == "high"
+    assert anthropic.from_wire_request(wire_anthropic).effort == "high"
+    # unset: no field at all, the provider's default
+    assert "reasoning_effort" not in chat.to_wire_request(_request(None))
+    assert "output_config" not in anthropic.to_wire_request(_request(None))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-p", "deepseek", "--effort", "max", "--no-thinking"],
+            "--effort max and --no-thinking contradict each other",
+        ),
+        (
+            ["-p", "deepseek", "--api", "anthropic", "--effort", "low", "--no-thinking"],
+            "--effort low and --no-thinking contradict each other",
+        ),
+        (["-p", "demo", "--effort", "high", "--no-thinking"], "contradict"),  # as DeepSeek
+        (["-p", "openai", "--effort", "max"], "--effort max: openai takes low, high"),
+        (["-p", "deepseek", "--effort", "medium"], "unknown --effort 'medium'"),
+    ],
+)
+def test_effort_refusals_are_one_line_exit_2(fc, tmp_path: Path, args, message) -> None:
+    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY, OPENAI_API_KEY=DEFAULT_KEY)
+    result = fc("run", "杭州？", *args, "-o", "t", env=env)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_effort_with_thinking_on_is_fine_and_anthropic_effort_needs_no_thinking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DEFAULT_KEY)
+    for n, (provider, thinking) in enumerate([("demo", True), ("anthropic", False)]):
+        settings = RunSettings(
+            question="杭州？",
+            provider=provider,
+            effort="high",
+            thinking=thinking,
+            out=tmp_path / str(n),
+        )
+        prepared = prepare_run(settings)
+        try:
+            assert prepared.options.effort == "high"
+        finally:
+            close_provider(prepared.provider)
+
+
+# --- one model, two formats ------------------------------------------------------------------
+
+
+def test_api_anthropic_is_deepseeks_anthropic_endpoint() -> None:
+    profile = profile_for("deepseek", "anthropic")
+    assert profile.base_url == "https://api.deepseek.com/anthropic"
+    assert profile.wire_format == "anthropic"
+    assert profile.key_env == "DEEPSEEK_API_KEY"
+    assert profile.default_model == "deepseek-flash"
+    assert profile_for("deepseek", "chat") is PROFILES["deepseek"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-p", "deepseek", "--api", "responses"],
+            "--api responses: fc does not speak the Responses format yet",
+        ),
+        (["-p", "openai", "--api", "anthropic"], "fc speaks to openai in chat only"),
+        (
+            ["-p", "demo", "--api", "anthropic"],
+            "the offline demo model speaks DeepSeek's chat format only",
+        ),
+        (["-p", "deepseek", "--api", "soap"], "unknown --api 'soap'"),
+    ],
+)
+def test_api_refusals(fc, tmp_path: Path, args, message) -> None:
+    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY, OPENAI_API_KEY=DEFAULT_KEY)
+    result = fc("run", "杭州？", *args, "-o", "t", env=env)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_api_responses_is_refused_before_the_key_is_read() -> None:
+    with pytest.raises(UsageError, match="comes with issue #15"):
+        prepare_run(RunSettings(question="杭州？", provider="deepseek", api="responses"))
+
+
+def test_deepseek_in_the_anthropic_format_end_to_end(fc, fake_provider, tmp_path: Path) -> None:
+    result = fc(
+        "run", QUESTION, "-p", "deepseek", "--api", "anthropic", "--effort", "high",
+        "--base-url", fake_provider.url + "/anthropic", "-o", "t", env=deepseek_env(),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    trace = tmp_path / "t"
+    names = sorted(p.name for p in trace.iterdir())
+    assert "1-request.anthropic.json" in names and "2-response.anthropic.json" in names
+    assert not any("deepseek.json" in n for n in names)
+    assert len(fake_provider.received) == 2
+    for step, received in enumerate(fake_provider.received, start=1):
+        assert received.path == "/anthropic/v1/messages"
+        assert received.body == (trace / f"{step}-request.anthropic.json").read_bytes()
+        # the Anthropic format's headers, with DeepSeek's key
+        assert received.headers["x-api-key"] == DEFAULT_KEY
+        assert "authorization" not in received.headers
+        assert received.headers["anthropic-version"] == "2023-06-01"
+        assert received.json["model"] == "deepseek-flash"
+        assert received.json["output_config"] == {"effort": "high"}
+        assert "reasoning_effort" not in received.json
+    # thinking is on by default: the signed thinking block goes back with the call
+    assistant = load(trace / "2-request.anthropic.json")["messages"][1]
+    assert assistant["content"][0]["type"] == "thinking"
+    assert assistant["content"][0]["signature"]
+    manifest = load(trace / "manifest.json")
+    assert (manifest["provider"], manifest["wire_format"]) == ("deepseek", "anthropic")
+    assert manifest["options"]["api"] == "anthropic"
+    assert manifest["status"] == "ok"
+    assert "request to deepseek (anthropic format)" in result.stdout
+    assert "2-request.json ↔ 2-request.anthropic.json" in result.stdout
+
+
+def test_the_default_endpoint_of_api_anthropic_is_deepseeks(fc, tmp_path: Path) -> None:
+    # Without a key the run stops before sending; the message names DeepSeek's variable.
+    result = fc("run", "杭州？", "-p", "deepseek", "--api", "anthropic", env=clean_env())
+    assert result.returncode == 2
+    assert "$DEEPSEEK_API_KEY" in result.stderr
+
+
+def test_a_deepseek_anthropic_trace_replays_in_the_anthropic_format(
+    fc, fake_provider, tmp_path: Path
+) -> None:
+    url = fake_provider.url + "/anthropic"
+    first = fc(
+        "run", QUESTION, "-p", "deepseek", "--api", "anthropic", "--base-url", url, "-o", "t",
+        env=deepseek_env(),
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    calls = load(tmp_path / "t/1-response.json")["content"]
+    call_id = next(b["id"] for b in calls if b["type"] == "tool_use")
+    replay = fc(
+        "replay", "t", "--set", f'{call_id}={{"temp_c": 39}}', "--once", env=deepseek_env(),
+    )  # fmt: skip
+    assert replay.returncode == 0, replay.stderr
+    assert (tmp_path / "t.replay-1/1-request.anthropic.json").exists()
+    assert fake_provider.received[-1].path == "/anthropic/v1/messages"
+    assert "39" in fake_provider.received[-1].body.decode()
