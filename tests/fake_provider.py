@@ -18,8 +18,15 @@ per city (`{"city": NAME}`, NAME as written in the question), all at once unless
 asks for one call at a time. Once every city has a result it answers with text quoting each
 result. A *correct* call whose result is an error is not repeated (the answer quotes the error);
 a faulty call (see `script`) does not count, so the model calls again, correctly. Same request
-in, same bytes out: ids are hashes of the request (stream switches left out, so a stream and a
-JSON answer to the same question carry the same ids), `created` is fixed.
+in, same bytes out, but for the cache counts: ids are hashes of the request (stream switches
+left out, so a stream and a JSON answer to the same question carry the same ids), `created` is
+fixed.
+
+It has a prompt cache, as the real services do: a prompt that begins as an earlier one did
+(step 2 repeats step 1's messages) reads that prefix from the cache, and the usage says so in
+each service's own fields: DeepSeek's `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`
+(chat with a deepseek model), OpenAI's `prompt_tokens_details.cached_tokens` (other chat
+models), Anthropic's `cache_read_input_tokens` / `cache_creation_input_tokens`.
 
 Like the real services, it answers 400 to a history that breaks their rules. The messages are
 the providers' own, as collected in /work/shared/design/PROTOCOL.md ("What providers answer
@@ -125,6 +132,9 @@ class FakeProvider:
         """Every JSON body answered, exactly as written to the wire (streams not included)."""
         self.errors: list[str] = []
         """Tracebacks of the fake's own failures (answered 500); a test may assert it is empty."""
+        self.cache: list[tuple[str, str, str]] = []
+        """The prompt cache: (format, model, prompt text) of every request answered. A request
+        whose prompt begins as an earlier one did reads that common prefix from the cache."""
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -249,10 +259,11 @@ class FakeProvider:
         reply = model.reply()
         if fault is not None:
             reply = _apply_fault(reply, fault, model.offered_names)
+        cached = self._cache_hit(fmt, request)
         if fmt == "chat":
-            response = _chat_response(request, reply)
+            response = _chat_response(request, reply, cached)
         else:
-            response = _anthropic_response(request, reply)
+            response = _anthropic_response(request, reply, cached)
 
         if request.get("stream") is True and "ignore_stream" not in self.stream_quirks:
             if fmt == "chat":
@@ -265,6 +276,17 @@ class FakeProvider:
         else:
             extra = {"request-id": "req_" + response["id"][4:]} if fmt == "anthropic" else {}
             _send_json(h, 200, response, extra)
+
+    def _cache_hit(self, fmt: str, request: dict[str, Any]) -> int:
+        """Tokens of this prompt found in the cache: the longest prefix it shares with an earlier
+        prompt of the same format and model (DeepSeek's context cache works on prefixes; its
+        64-token units are left out, so that the fake's short prompts hit too)."""
+        model, text = str(request.get("model")), _prompt_text(request)
+        with self._lock:
+            earlier = [t for f, m, t in self.cache if (f, m) == (fmt, model)]
+            self.cache.append((fmt, model, text))
+        shared = max((_common_prefix(text, t) for t in earlier), default=0)
+        return min(shared // 4, _prompt_tokens(request))
 
     def _check_auth(self, fmt: str, headers: dict[str, str]) -> None:
         if fmt == "chat":
@@ -1027,11 +1049,24 @@ def _tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+def _prompt_text(request: dict[str, Any]) -> str:
+    return json.dumps(request.get("messages"), ensure_ascii=False)
+
+
 def _prompt_tokens(request: dict[str, Any]) -> int:
-    return max(1, _tokens(json.dumps(request.get("messages"), ensure_ascii=False)))
+    return max(1, _tokens(_prompt_text(request)))
 
 
-def _chat_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _chat_response(request: dict[str, Any], reply: _Reply, cached: int = 0) -> dict[str, Any]:
     seed = _seed(request)
     thinking = _chat_thinking(request)
     deepseek = str(request.get("model", "")).startswith("deepseek") or "thinking" in request
@@ -1062,6 +1097,12 @@ def _chat_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
     }
     if thinking:
         usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
+    if deepseek:
+        # DeepSeek's own fields (guides/kv_cache): hits and misses add up to prompt_tokens.
+        usage["prompt_cache_hit_tokens"] = cached
+        usage["prompt_cache_miss_tokens"] = prompt - cached
+    else:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}  # OpenAI's
     return {
         "id": f"chatcmpl-{_hid(seed, 'id', 29)}",
         "object": "chat.completion",
@@ -1079,7 +1120,31 @@ def _chat_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
     }
 
 
-def _anthropic_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
+def _anthropic_usage(request: dict[str, Any], cached: int) -> dict[str, int]:
+    """Anthropic splits the input three ways. DeepSeek's models here cache every prefix on
+    their own; Anthropic's only up to a `cache_control` breakpoint (the fake: a breakpoint
+    anywhere caches the whole prompt), and say what they wrote to the cache."""
+    prompt = _prompt_tokens(request)
+    if str(request.get("model", "")).startswith("deepseek"):
+        return {
+            "input_tokens": prompt - cached,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": cached,
+        }
+    if '"cache_control"' not in json.dumps(request):
+        return {
+            "input_tokens": prompt,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+    return {
+        "input_tokens": 0,
+        "cache_creation_input_tokens": prompt - cached,
+        "cache_read_input_tokens": cached,
+    }
+
+
+def _anthropic_response(request: dict[str, Any], reply: _Reply, cached: int = 0) -> dict[str, Any]:
     seed = _seed(request)
     content: list[dict[str, Any]] = []
     if _anthropic_thinking(request):
@@ -1109,7 +1174,7 @@ def _anthropic_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any
         "content": content,
         "stop_reason": "tool_use" if reply.calls else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": _prompt_tokens(request), "output_tokens": max(1, output)},
+        "usage": {**_anthropic_usage(request, cached), "output_tokens": max(1, output)},
     }
 
 
@@ -1234,7 +1299,7 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": response["usage"]["input_tokens"], "output_tokens": 1},
+        "usage": {**response["usage"], "output_tokens": 1},
     }
     events: list[Any] = [event("message_start", {"message": start})]
     first_tool = next(

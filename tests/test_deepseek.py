@@ -238,3 +238,108 @@ def test_a_deepseek_anthropic_trace_replays_in_the_anthropic_format(
     assert (tmp_path / "t.replay-1/1-request.anthropic.json").exists()
     assert fake_provider.received[-1].path == "/anthropic/v1/messages"
     assert "39" in fake_provider.received[-1].body.decode()
+
+
+# --- prompt-cache hits, in each provider's own fields ----------------------------------------
+
+CACHE_SHAPES = [
+    # provider args, base URL suffix, wire suffix, where the wire usage says the hits
+    (["-p", "deepseek"], "", "deepseek", ("prompt_cache_hit_tokens",)),
+    (["-p", "openai"], "", "openai", ("prompt_tokens_details", "cached_tokens")),
+    (
+        ["-p", "deepseek", "--api", "anthropic"],
+        "/anthropic",
+        "anthropic",
+        ("cache_read_input_tokens",),
+    ),
+]
+
+
+def _dig(data: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
+@pytest.mark.parametrize(("args", "suffix", "fmt", "field"), CACHE_SHAPES)
+def test_cache_hits_reach_run_show_json_and_manifest(
+    fc, fake_provider, tmp_path: Path, args, suffix, fmt, field
+) -> None:
+    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY, OPENAI_API_KEY=DEFAULT_KEY)
+    url = fake_provider.url + suffix
+    result = fc("run", QUESTION, *args, "--base-url", url, "-o", "t", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    trace = tmp_path / "t"
+    wire = [load(trace / f"{n}-response.{fmt}.json")["usage"] for n in (1, 2)]
+    # step 1 is new to the cache; step 2 repeats step 1's messages, so it hits
+    assert _dig(wire[0], field) == 0
+    hit = _dig(wire[1], field)
+    assert hit > 0
+    internal = load(trace / "2-response.json")["usage"]
+    assert internal["cache_read_tokens"] == hit
+    total = internal["input_tokens"]
+    if fmt == "anthropic":  # Anthropic's input_tokens leave the cached ones out
+        assert total == wire[1]["input_tokens"] + hit
+    else:
+        assert total == wire[1]["prompt_tokens"]
+    summary = json.loads(result.stdout)
+    assert summary["steps"][1]["usage"]["cache_read_tokens"] == hit
+    assert load(trace / "manifest.json")["steps"][1]["usage"]["cache_read_tokens"] == hit
+    line = f"{hit} of {total} input tokens from the cache"
+    assert line in fc("show", "t").stdout
+    shown = fc("run", QUESTION, *args, "--base-url", url, "-o", "again", env=env).stdout
+    # the same question again: now step 1 hits too, and fc run says so under each step
+    assert shown.count("prompt cache: ") == 2
+    assert "prompt cache: 0 of" not in shown
+
+
+def test_anthropic_cache_writes_are_read_from_the_wire(fc, fake_provider, tmp_path: Path) -> None:
+    # fc run sends no cache_control; a hand-written request with a breakpoint shows the writes.
+    body = {
+        "model": "claude-haiku-4-5",
+        "max_tokens": 1024,
+        "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "杭州今天适合跑步吗？"}],
+    }
+    (tmp_path / "q.anthropic.json").write_text(json.dumps(body, ensure_ascii=False), "utf-8")
+    env = clean_env(ANTHROPIC_API_KEY=DEFAULT_KEY)
+    for out in ("a.json", "b.json"):
+        sent = fc("send", "q.anthropic.json", "--base-url", fake_provider.url, "-o", out, env=env)
+        assert sent.returncode == 0, sent.stderr
+    first, second = (load(tmp_path / n)["usage"] for n in ("a.json", "b.json"))
+    assert first["cache_creation_input_tokens"] > 0 and first["cache_read_input_tokens"] == 0
+    assert second["cache_read_input_tokens"] > 0
+    shown = fc("show", "a.json").stdout
+    written = first["cache_creation_input_tokens"]
+    assert f"0 of {written} input tokens from the cache, {written} written to it" in shown
+
+
+def test_cache_fields_round_trip_through_each_format() -> None:
+    from fccli.core.models import Response, Usage
+    from fccli.providers.formats import DEEPSEEK_DIALECT
+
+    usage = Usage(input_tokens=100, output_tokens=5, cache_read_tokens=64)
+    response = Response(content=[TextBlock(text="ok")], stop_reason="end_turn", usage=usage)
+    deepseek = chat.to_wire_response(response, DEEPSEEK_DIALECT)["usage"]
+    assert deepseek["prompt_cache_hit_tokens"] == 64
+    assert deepseek["prompt_cache_miss_tokens"] == 36
+    assert chat.to_wire_response(response)["usage"]["prompt_tokens_details"] == {
+        "cached_tokens": 64
+    }
+    wrote = usage.model_copy(update={"cache_write_tokens": 30})
+    wire = anthropic.usage_to_wire(wrote)
+    assert wire == {
+        "input_tokens": 6,
+        "cache_creation_input_tokens": 30,
+        "cache_read_input_tokens": 64,
+        "output_tokens": 5,
+    }
+    assert anthropic.usage_from_wire(wire) == wrote
+    assert chat.usage_from_wire(deepseek) == usage
+    assert usage.cache_line() == "64 of 100 input tokens from the cache"
+    assert wrote.cache_line() == "64 of 100 input tokens from the cache, 30 written to it"
+    assert Usage(input_tokens=100).cache_line() is None
+    # a hostile count is dropped, not shown
+    assert chat.usage_from_wire({"prompt_tokens": 5, "prompt_cache_hit_tokens": -3}) == Usage(
+        input_tokens=5
+    )

@@ -687,7 +687,7 @@ def test_a_tool_use_response_maps_to_thinking_text_and_tool_use_blocks() -> None
             call("toolu_01A", "杭州"),
         ],
         stop_reason="tool_use",
-        usage=Usage(input_tokens=120, output_tokens=45),
+        usage=Usage(input_tokens=120, output_tokens=45, cache_read_tokens=0, cache_write_tokens=0),
     )
 
 

@@ -23,6 +23,8 @@ DEEPSEEK_DIALECT = chat.ChatDialect(
     thinking_default=True,
     # "In thinking mode tool_choice may only be auto or none" (PROTOCOL.md, DeepSeek specifics).
     thinking_tool_choices=("auto", "none"),
+    # Its usage reports the prompt cache in its own fields (guides/kv_cache).
+    cache_hit_fields=True,
 )
 
 

@@ -250,6 +250,9 @@ class _View:
             if usage.reasoning_tokens:
                 tokens += f" ({usage.reasoning_tokens} reasoning)"
             extra = [*extra, tokens]
+        cache = usage.cache_line() if usage is not None else None
+        if cache is not None:
+            extra = [*extra, cache]
         if extra:
             parts.append((" · " + " · ".join(extra), "dim"))
         self.line(*parts)

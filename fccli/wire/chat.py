@@ -79,6 +79,9 @@ class ChatDialect:
     """Thinking on when the request leaves it unset (DeepSeek: on)."""
     thinking_tool_choices: tuple[str, ...] | None = None
     """The tool_choice types accepted in thinking mode, where limited (DeepSeek: auto, none)."""
+    cache_hit_fields: bool = False
+    """Usage says the prompt cache as `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`
+    (DeepSeek), rather than OpenAI's `prompt_tokens_details.cached_tokens`."""
 
 
 OPENAI = ChatDialect()
@@ -271,11 +274,11 @@ def to_wire_response(response: Response, dialect: ChatDialect = OPENAI) -> dict[
         }
     ]
     if response.usage is not None:
-        body["usage"] = usage_to_wire(response.usage)
+        body["usage"] = usage_to_wire(response.usage, dialect)
     return body
 
 
-def usage_to_wire(usage: Usage) -> dict[str, Any]:
+def usage_to_wire(usage: Usage, dialect: ChatDialect = OPENAI) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if usage.input_tokens is not None:
         out["prompt_tokens"] = usage.input_tokens
@@ -285,6 +288,12 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
         out["total_tokens"] = usage.input_tokens + usage.output_tokens
     if usage.reasoning_tokens is not None:
         out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
+    if usage.cache_read_tokens is not None and dialect.cache_hit_fields:
+        out["prompt_cache_hit_tokens"] = usage.cache_read_tokens
+        if usage.input_tokens is not None:
+            out["prompt_cache_miss_tokens"] = max(0, usage.input_tokens - usage.cache_read_tokens)
+    elif usage.cache_read_tokens is not None:
+        out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
     return out
 
 
@@ -484,8 +493,15 @@ def _response_from_wire(body: Any, dialect: ChatDialect) -> Response:
 def usage_from_wire(usage: dict[str, Any]) -> Usage:
     details = usage.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    # The prompt cache: DeepSeek says prompt_cache_hit_tokens (and the misses beside them, which
+    # add up to prompt_tokens); OpenAI, and DeepSeek as well lately, prompt_tokens_details.
+    prompt_details = usage.get("prompt_tokens_details")
+    cached = count(usage.get("prompt_cache_hit_tokens"))
+    if cached is None and isinstance(prompt_details, dict):
+        cached = count(prompt_details.get("cached_tokens"))
     return Usage(
         input_tokens=count(usage.get("prompt_tokens")),
         output_tokens=count(usage.get("completion_tokens")),
         reasoning_tokens=count(reasoning),
+        cache_read_tokens=cached,
     )
