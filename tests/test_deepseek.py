@@ -343,3 +343,65 @@ def test_cache_fields_round_trip_through_each_format() -> None:
     assert chat.usage_from_wire({"prompt_tokens": 5, "prompt_cache_hit_tokens": -3}) == Usage(
         input_tokens=5
     )
+
+
+# --- fc check: where a hand-edited history breaks the prompt cache ---------------------------
+
+
+def _edited_example(tmp_path: Path, edit) -> Path:
+    import shutil
+
+    from tests.conftest import REPO
+
+    trace = tmp_path / "t"
+    shutil.copytree(REPO / "traces/examples/hangzhou", trace)
+    for name in ("2-request.deepseek.json", "2-request.json"):  # both alike: no FC120
+        path = trace / name
+        data = load(path)
+        edit(data)
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=2), "utf-8")
+    return trace
+
+
+def test_an_untouched_trace_has_no_cache_note() -> None:
+    from fccli.check.traces import check_trace
+    from tests.conftest import REPO
+
+    for example in ("hangzhou", "three-cities", "unknown-city"):
+        rules = {f.rule for f in check_trace(REPO / "traces/examples" / example)}
+        assert "FC122" not in rules
+
+
+def test_fc_check_points_at_the_message_where_the_cache_breaks(fc, tmp_path: Path) -> None:
+    def ask_about_beijing(data: dict[str, Any]) -> None:
+        first = data["messages"][0]
+        if isinstance(first["content"], str):
+            first["content"] = "北京今天适合跑步吗？"
+        else:
+            first["content"][0]["text"] = "北京今天适合跑步吗？"
+
+    trace = _edited_example(tmp_path, ask_about_beijing)
+    result = fc("check", str(trace), "--strict", "--json")
+    assert result.returncode == 0, result.stdout  # a note fails nothing, even with --strict
+    report = json.loads(result.stdout)
+    notes = [f for f in report["findings"] if f["rule"] == "FC122"]
+    assert [(f["file"], f["path"], f["severity"]) for f in notes] == [
+        ("2-request.deepseek.json", "$.messages[0].content", "note")
+    ]
+    assert "1-request.deepseek.json sent something else here" in notes[0]["message"]
+    assert report["notes"] == 1
+    text = fc("check", str(trace)).stdout
+    assert "i note FC122 at $.messages[0].content" in text
+    assert "0 errors, 0 warnings, 1 note" in text
+
+
+def test_changed_tools_break_the_cache_before_any_message(tmp_path: Path) -> None:
+    from fccli.check.traces import check_trace
+
+    def describe_otherwise(data: dict[str, Any]) -> None:
+        tool = data["tools"][0]
+        (tool.get("function") or tool)["description"] = "获取信息"
+
+    trace = _edited_example(tmp_path, describe_otherwise)
+    notes = [(f.file, f.path) for f in check_trace(trace) if f.rule == "FC122"]
+    assert notes == [("2-request.deepseek.json", "$.tools")]

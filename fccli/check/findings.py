@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "note"]
+"""A note is neither: something worth knowing that breaks no rule (exit 0, even --strict)."""
 
 ALL_FORMATS = ("internal", "deepseek", "openai", "anthropic")
 CHAT = ("deepseek", "openai")
@@ -260,6 +261,12 @@ RULES: dict[str, Rule] = {
             "an answer with no call although tools were offered: it may be made up",
         ),
         Rule("FC120", "warning", (), "a trace step whose internal and wire requests disagree"),
+        Rule(
+            "FC122",
+            "note",
+            (),
+            "a trace step whose history stops matching the earlier step's: the prompt cache breaks there",
+        ),
         Rule(
             "FC121",
             "error",
