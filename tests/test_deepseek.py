@@ -405,3 +405,69 @@ def test_changed_tools_break_the_cache_before_any_message(tmp_path: Path) -> Non
     trace = _edited_example(tmp_path, describe_otherwise)
     notes = [(f.file, f.path) for f in check_trace(trace) if f.rule == "FC122"]
     assert notes == [("2-request.deepseek.json", "$.tools")]
+
+
+# --- a demo trace taken to a real provider: that provider's model, said in one line ----------
+
+
+@pytest.fixture
+def demo_step2(fc, tmp_path: Path) -> Path:
+    assert fc("run", QUESTION, "-o", "d").returncode == 0
+    return tmp_path / "d/2-request.deepseek.json"
+
+
+def _swapped(path: Path, model: str) -> bytes:
+    return path.read_bytes().replace(b'"model": "fc-demo"', f'"model": "{model}"'.encode(), 1)
+
+
+def test_send_takes_a_demo_file_to_deepseek_with_deepseeks_model(
+    fc, demo_step2: Path, fake_provider
+) -> None:
+    result = fc("send", str(demo_step2), "--base-url", fake_provider.url, env=deepseek_env())
+    assert result.returncode == 0, result.stderr
+    (received,) = fake_provider.received
+    assert received.body == _swapped(demo_step2, "deepseek-flash")  # only the model changed
+    assert result.stderr.splitlines() == [
+        f"fc: note: {demo_step2} names the demo's model fc-demo; sent to deepseek as "
+        "deepseek-flash, its model"
+    ]
+    offline = fc("send", str(demo_step2), "-p", "demo")
+    assert offline.returncode == 0 and offline.stderr == ""  # the demo serves its own model
+
+
+@pytest.mark.skipif(__import__("shutil").which("curl") is None, reason="curl is not installed")
+def test_curl_of_a_demo_file_runs_as_printed_with_deepseeks_model(
+    fc, demo_step2: Path, fake_provider, tmp_path: Path
+) -> None:
+    import subprocess
+
+    printed = fc("curl", "d/2-request.deepseek.json", "--base-url", fake_provider.url)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.startswith(
+        'sed \'s/"model": "fc-demo"/"model": "deepseek-flash"/\' d/2-request.deepseek.json |'
+    )
+    assert "--data-binary @-" in printed.stdout
+    assert "sent to deepseek as deepseek-flash, its model" in printed.stderr
+    ran = subprocess.run(
+        ["bash", "-c", printed.stdout], cwd=tmp_path, env=deepseek_env(), capture_output=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    (received,) = fake_provider.received
+    assert received.body == _swapped(demo_step2, "deepseek-flash")
+
+
+def test_an_anthropic_file_goes_to_deepseeks_anthropic_endpoint(
+    fc, demo_step2: Path, fake_provider, tmp_path: Path
+) -> None:
+    converted = fc("convert", "d/2-request.json", "--to", "anthropic", "-o", "a.anthropic.json")
+    assert converted.returncode == 0, converted.stderr
+    curl = fc("curl", "a.anthropic.json", "-p", "deepseek")
+    assert "https://api.deepseek.com/anthropic/v1/messages" in curl.stdout
+    assert '-H "x-api-key: $DEEPSEEK_API_KEY"' in curl.stdout
+    url = fake_provider.url + "/anthropic"
+    sent = fc("send", "a.anthropic.json", "-p", "deepseek", "--base-url", url, env=deepseek_env())
+    assert sent.returncode == 0, sent.stderr
+    (received,) = fake_provider.received
+    assert received.path == "/anthropic/v1/messages"
+    assert received.json["model"] == "deepseek-flash"
+    assert json.loads(sent.stdout)["stop_reason"] == "end_turn"
