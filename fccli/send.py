@@ -148,12 +148,13 @@ def model_swap(file: RequestFile, name: str) -> ModelSwap | None:
     found = re.findall(rb'"model" *: *' + re.escape(json.dumps(old).encode()), file.body)
     swap = ModelSwap(old, new, found[0]) if len(found) == 1 else None
     if swap is None or json.loads(swapped_body(file, swap)) != {**file.data, "model": new}:
-        raise InputFileError(
+        error = InputFileError(
             file.name,
             f"names the demo's model {old}, which {name} does not serve, and fc cannot change "
             "it alone in this file",
-            hint=f'set "model": "{new}" in it',
         )
+        error.hint = f'set "model": "{new}" in it'
+        raise error
     return swap
 
 

@@ -471,3 +471,15 @@ def test_an_anthropic_file_goes_to_deepseeks_anthropic_endpoint(
     assert received.path == "/anthropic/v1/messages"
     assert received.json["model"] == "deepseek-flash"
     assert json.loads(sent.stdout)["stop_reason"] == "end_turn"
+
+
+def test_a_demo_file_whose_model_fc_cannot_find_alone_is_refused(fc, tmp_path: Path) -> None:
+    body = {
+        "model": "fc-demo",
+        "messages": [{"role": "user", "content": '"model": "fc-demo" (quoted: not the model)'}],
+        "metadata": {"model": "fc-demo"},  # a second place that says it: fc changes neither
+    }
+    (tmp_path / "odd.deepseek.json").write_text(json.dumps(body), "utf-8")
+    result = fc("curl", "odd.deepseek.json")
+    assert result.returncode == 2
+    assert 'set "model": "deepseek-flash" in it' in result.stderr
