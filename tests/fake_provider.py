@@ -1349,3 +1349,24 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
     if "no_done" not in quirks:
         events.append(event("message_stop", {}))
     return _keep_alive(events, quirks)
+
+
+# ---------------------------------------------------------------------------------------------
+# by hand: `python -m tests.fake_provider` serves until Ctrl-C (docs/deepseek-formats.md)
+
+
+def main() -> None:
+    import sys
+
+    with FakeProvider() as server:
+        print(f"fake provider at {server.url} (key {DEFAULT_KEY}); Ctrl-C stops it", flush=True)
+        print(f"export FC_BASE_URL={server.url} DEEPSEEK_API_KEY={DEFAULT_KEY}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
