@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fccli.wire.chat_stream import ChatStreamFolder
+from fccli.wire.chat.stream import ChatStreamFolder
 
 Calls = list[tuple[Any, Any, str]]
 """(id, name, arguments) of each call, in order."""

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.models import Message, Request, Response
 from fccli.diff import Change, changes, compact, path_str
-from fccli.trace_reader import FORMAT_NAMES
+from fccli.trace.reader import FORMAT_NAMES
 
 if TYPE_CHECKING:
-    from fccli.providers.formats import WireFormat
-    from fccli.trace_reader import Document
+    from fccli.trace.reader import Document
+    from fccli.wire.registry import WireFormat
 
 CHAT = ("deepseek", "openai")
 INTERNAL = "the internal format"
@@ -105,7 +105,7 @@ def _holder(target: str) -> str:
 
 
 def _format(name: str) -> WireFormat:
-    from fccli.providers.formats import get_format
+    from fccli.wire.registry import get_format
 
     return get_format(name)
 
@@ -241,7 +241,7 @@ def explain_added(change: Change, holder: str) -> str:
 def _target_notes(request: Request, target: str) -> list[str]:
     if target not in CHAT:
         return []
-    from fccli.wire.chat import ERROR_MARKER
+    from fccli.wire.chat.codec import ERROR_MARKER
 
     out = []
     for i, message in enumerate(request.messages):
@@ -277,7 +277,7 @@ def _target_warnings(output: Any, target: str) -> list[str]:
 def _source_notes(doc: Document) -> list[str]:
     if doc.format not in CHAT or not isinstance(doc.internal, (Request, list)):
         return []
-    from fccli.wire.chat import ERROR_MARKER
+    from fccli.wire.chat.codec import ERROR_MARKER
 
     messages = doc.data.get("messages") if isinstance(doc.data, dict) else doc.data
     base = "$.messages" if isinstance(doc.data, dict) else "$"

@@ -30,8 +30,8 @@ from fccli.core.errors import UsageError
 from fccli.core.models import Request, Response
 
 if TYPE_CHECKING:
-    from fccli.providers.formats import WireFormat
-    from fccli.trace_reader import Document
+    from fccli.trace.reader import Document
+    from fccli.wire.registry import WireFormat
 
 Loc = tuple[str | int, ...]
 """A JSON path as its segments: keys and array indices."""
@@ -814,7 +814,7 @@ def _other_step(a: Document, b: Document) -> str | None:
     internal one translates to a different number of wire messages than the wire file holds.
     (A mapping of two different steps would call everything the longer one adds `only in the
     wire file`, as if the internal format could not hold it.)"""
-    from fccli.providers.formats import get_format
+    from fccli.wire.registry import get_format
 
     if not (isinstance(a.internal, Request) and isinstance(b.internal, Request)):
         return None
@@ -842,7 +842,7 @@ def _meaning(a: Any, b: Any) -> list[Change]:
 
 
 def _mapping(a: Document, b: Document, side_a: Side, side_b: Side) -> DiffResult:
-    from fccli.providers.formats import get_format
+    from fccli.wire.registry import get_format
 
     internal_doc, wire_doc = (a, b) if a.format == "internal" else (b, a)
     fmt = get_format(wire_doc.format)

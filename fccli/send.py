@@ -40,7 +40,7 @@ class RequestFile:
 
 
 def read_request_file(name: str) -> RequestFile:
-    from fccli.detect import TraceManifest, Unrecognised, detect
+    from fccli.trace.detect import TraceManifest, Unrecognised, detect
 
     path = Path(name)
     if path.is_dir():
@@ -196,7 +196,7 @@ def send_file(
     """Post the file's bytes; return the response body as shown (a key it echoed masked). A
     stream's pieces go to `on_bytes` as they arrive (masked too); the whole is returned."""
     from fccli.providers.registry import Connection, get_provider
-    from fccli.runner import close_provider, refuse_demo_base_url
+    from fccli.run.prepare import close_provider, refuse_demo_base_url
 
     refuse_demo_base_url(name, base_url)
     provider = get_provider(

@@ -44,7 +44,7 @@ class CutOff:
 
 
 def run_main(monkeypatch: pytest.MonkeyPatch, provider: object, *args: str) -> int:
-    monkeypatch.setattr("fccli.runner.get_provider", lambda name, **options: provider)
+    monkeypatch.setattr("fccli.run.prepare.get_provider", lambda name, **options: provider)
     monkeypatch.setattr(sys, "argv", ["fc", "run", "杭州今天适合跑步吗？", *args])
     with pytest.raises(SystemExit) as exit_:
         entry.main()

@@ -16,8 +16,8 @@ from fccli.convert import convert
 from fccli.core.errors import FcError
 from fccli.core.jsonio import dumps
 from fccli.core.models import Request
-from fccli.providers.formats import get_format
-from fccli.trace_reader import document_from
+from fccli.trace.reader import document_from
+from fccli.wire.registry import get_format
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "traces" / "examples"

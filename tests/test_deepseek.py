@@ -13,8 +13,9 @@ from fccli.core.errors import UsageError
 from fccli.core.models import Message, Request, TextBlock
 from fccli.providers.profiles import PROFILES, profile_for
 from fccli.providers.registry import describe_providers
-from fccli.runner import RunSettings, close_provider, prepare_run
-from fccli.wire import anthropic, chat
+from fccli.run.prepare import RunSettings, close_provider, prepare_run
+from fccli.wire.anthropic import codec as anthropic
+from fccli.wire.chat import codec as chat
 from tests.conftest import clean_env
 from tests.fake_provider import DEFAULT_KEY
 
@@ -316,7 +317,7 @@ def test_anthropic_cache_writes_are_read_from_the_wire(fc, fake_provider, tmp_pa
 
 def test_cache_fields_round_trip_through_each_format() -> None:
     from fccli.core.models import Response, Usage
-    from fccli.providers.formats import DEEPSEEK_DIALECT
+    from fccli.wire.registry import DEEPSEEK_DIALECT
 
     usage = Usage(input_tokens=100, output_tokens=5, cache_read_tokens=64)
     response = Response(content=[TextBlock(text="ok")], stop_reason="end_turn", usage=usage)

@@ -11,7 +11,7 @@ from fccli.core.errors import ProviderError
 from fccli.core.jsonio import encode
 from fccli.providers.demo import DemoProvider, history_problem
 from fccli.tools.weather import toolset
-from fccli.wire.chat import tool_to_wire
+from fccli.wire.chat.codec import tool_to_wire
 
 TOOLS = [tool_to_wire(t) for t in toolset().specs()]
 
@@ -238,7 +238,7 @@ def test_a_cut_answer_never_counts_more_tokens_than_allowed(max_tokens: int) -> 
 
 def test_the_demo_marks_errors_as_fcs_chat_translator_does() -> None:
     from fccli.providers import demo
-    from fccli.wire import chat
+    from fccli.wire.chat import codec as chat
 
     # The demo, being a model, does not import the translator; the two must agree all the same.
     assert demo.ERROR_MARKER == chat.ERROR_MARKER

@@ -1,4 +1,4 @@
-"""Format detection from content (fccli/detect.py): the trace files, the other formats, and the
+"""Format detection from content (fccli/trace/detect.py): the trace files, the other formats, and the
 documents it must refuse with a reason."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from fccli.convert import convert
-from fccli.detect import TraceManifest, Unrecognised, detect, error_body
-from fccli.providers.formats import get_format
-from fccli.trace_reader import document_from
+from fccli.trace.detect import TraceManifest, Unrecognised, detect, error_body
+from fccli.trace.reader import document_from
+from fccli.wire.registry import get_format
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "traces" / "examples"

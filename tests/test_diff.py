@@ -14,7 +14,7 @@ from fccli.convert import convert
 from fccli.core.jsonio import dumps
 from fccli.diff import Change, changes, diff_documents, segments, where
 from fccli.render.diff_view import render_diff
-from fccli.trace_reader import document_from, read_document
+from fccli.trace.reader import document_from, read_document
 from tests import golden
 from tests.conftest import REPO
 

@@ -11,12 +11,12 @@ import pytest
 from fccli.core.errors import FindingsError, Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import encode
 from fccli.core.models import ToolChoice
-from fccli.engine import RoundTrip, RunOptions
-from fccli.events import Note, ToolsExecuted
 from fccli.providers.base import ProviderInfo, Reply
-from fccli.providers.formats import get_format
+from fccli.run.engine import RoundTrip, RunOptions
+from fccli.run.events import Note, ToolsExecuted
 from fccli.tools.registry import ToolSet, tool_from_function
-from fccli.trace import TraceWriter
+from fccli.trace.writer import TraceWriter
+from fccli.wire.registry import get_format
 
 executed: list[str] = []
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fccli.trace import without_times
+from fccli.trace.writer import without_times
 from tests.conftest import REPO
 
 EXAMPLES = {

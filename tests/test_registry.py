@@ -24,7 +24,7 @@ from fccli.providers.registry import (
     read_key,
     resolve_base_url,
 )
-from fccli.wire import anthropic
+from fccli.wire.anthropic import codec as anthropic
 from tests.conftest import clean_env
 
 KEY_ENV = {

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from fccli.core.errors import ProtocolError
 from fccli.render.run_view import RunView
-from fccli.runner import RunSettings, prepare_run
+from fccli.run.prepare import RunSettings, prepare_run
 
 
 def transcript(tmp_path: Path, question: str, **settings: object) -> str:

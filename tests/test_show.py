@@ -14,7 +14,7 @@ import pytest
 
 from fccli.core.jsonio import dumps
 from fccli.render.transcript import render_document, render_trace
-from fccli.trace_reader import read_document, read_trace, resolve_trace
+from fccli.trace.reader import read_document, read_trace, resolve_trace
 from tests import golden
 from tests.conftest import REPO, clean_env
 
@@ -416,7 +416,7 @@ def test_a_broken_manifest_is_exit_2(fc, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 # start-up and layering
 
-HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.engine")
+HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.run.engine")
 
 
 @pytest.mark.parametrize("command", ["show", "diff", "convert"])

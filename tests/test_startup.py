@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.engine")
+HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.run.engine")
 
 PROBE = """
 import sys

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
 from fccli.core.stream import StreamDelta
-from fccli.wire import anthropic, anthropic_stream
-from fccli.wire.anthropic_stream import AnthropicStreamFolder
+from fccli.wire.anthropic import codec as anthropic
+from fccli.wire.anthropic import stream as anthropic_stream
+from fccli.wire.anthropic.stream import AnthropicStreamFolder
 from tests import fake_provider
 from tests.builders import call_ids, json_objects
 

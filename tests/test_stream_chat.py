@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
 from fccli.core.stream import StreamDelta
-from fccli.wire import chat, chat_stream
-from fccli.wire.chat import OPENAI, ChatDialect
-from fccli.wire.chat_stream import ChatStreamFolder
+from fccli.wire.chat import codec as chat
+from fccli.wire.chat import stream as chat_stream
+from fccli.wire.chat.codec import OPENAI, ChatDialect
+from fccli.wire.chat.stream import ChatStreamFolder
 from tests import fake_provider
 from tests.builders import call_ids, json_objects
 

@@ -10,7 +10,7 @@ import pytest
 
 from fccli.core.errors import ProviderError, UsageError
 from fccli.slug import slugify
-from fccli.trace import TraceWriter, default_dir, prepare_dir, without_times, write_atomic
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, without_times, write_atomic
 
 
 def test_a_new_directory_is_created(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The Anthropic Messages wire format, both directions.
 
 The rules come from PROTOCOL.md ("The same turn in each format"), the internal format of CLI.md
-and the losses listed in `fccli/wire/anthropic.py`'s docstring. Each expected wire body below is
+and the losses listed in `fccli/wire/anthropic/codec.py`'s docstring. Each expected wire body below is
 written by hand from those rules (anthropic-sdk-python `types/`: message_create_params.py,
 tool_choice_*_param.py, thinking_config_*_param.py, tool_result_block_param.py).
 """
@@ -34,9 +34,8 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
-from fccli.providers.formats import get_format
-from fccli.wire import anthropic as anthropic_module
-from fccli.wire.anthropic import (
+from fccli.wire.anthropic import codec as anthropic_module
+from fccli.wire.anthropic.codec import (
     DEFAULT_MAX_TOKENS,
     MIN_THINKING_BUDGET,
     THINKING_BUDGET,
@@ -47,6 +46,7 @@ from fccli.wire.anthropic import (
     to_wire_response,
     wire_stop_reason,
 )
+from fccli.wire.registry import get_format
 from tests.builders import (
     WEATHER,
     WEATHER_SCHEMA,

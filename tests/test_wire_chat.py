@@ -27,8 +27,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
-from fccli.providers.formats import DEEPSEEK_DIALECT, get_format
-from fccli.wire.chat import (
+from fccli.wire.chat.codec import (
     ERROR_MARKER,
     OPENAI,
     STOP_FROM_CHAT,
@@ -41,6 +40,7 @@ from fccli.wire.chat import (
     to_wire_request,
     to_wire_response,
 )
+from fccli.wire.registry import DEEPSEEK_DIALECT, get_format
 from tests.builders import (
     WEATHER,
     WEATHER_SCHEMA,
@@ -1252,7 +1252,7 @@ def test_nan_and_infinity_are_not_json_arguments() -> None:
 def test_deepseek_thinking_mode_accepts_only_auto_or_none(
     choice: ToolChoice | None, thinking: bool | None, refused: bool
 ) -> None:
-    from fccli.wire.chat import tool_choice_problem
+    from fccli.wire.chat.codec import tool_choice_problem
 
     request = Request(model="m", messages=[], tool_choice=choice, thinking=thinking)
     problem = tool_choice_problem(request, DEEPSEEK_DIALECT)
@@ -1292,7 +1292,7 @@ def test_no_pydantic_error_escapes_a_translator() -> None:
 
 
 def test_an_openai_refusal_is_kept_as_text_with_the_refusal_stop_reason() -> None:
-    from fccli.wire.chat import from_wire_response
+    from fccli.wire.chat.codec import from_wire_response
 
     body = {
         "choices": [

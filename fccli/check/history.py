@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.providers.formats import FORMATS, ChatFormat
-from fccli.wire.chat import ERROR_MARKER, ChatDialect
+from fccli.wire.chat.codec import ERROR_MARKER, ChatDialect
+from fccli.wire.registry import FORMATS, ChatFormat
 
 CHAT_FORMATS = tuple(name for name, wire in FORMATS.items() if isinstance(wire, ChatFormat))
 

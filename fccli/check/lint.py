@@ -20,7 +20,7 @@ from fccli.check.rules import ALL
 from fccli.core.errors import ConversionError, FcError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
-from fccli.providers.formats import FORMATS, get_format
+from fccli.wire.registry import FORMATS, get_format
 
 KNOWN_FORMATS = ("internal", *FORMATS)
 MAX_READER_FINDINGS = 5

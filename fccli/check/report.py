@@ -11,7 +11,7 @@ from fccli.check.lint import KNOWN_FORMATS, inspect
 from fccli.check.traces import inspect_trace
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.jsonio import read_json
-from fccli.detect import Unrecognised, detect
+from fccli.trace.detect import Unrecognised, detect
 
 
 @dataclass

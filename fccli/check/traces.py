@@ -23,7 +23,7 @@ from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_json
 from fccli.core.models import Request, Response
-from fccli.providers.formats import get_format
+from fccli.wire.registry import get_format
 
 _TRACE_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.json")
 INTERNAL = "internal"

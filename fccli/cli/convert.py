@@ -24,7 +24,7 @@ def convert(
     from fccli.convert import convert as run_convert
     from fccli.core.errors import UsageError
     from fccli.core.jsonio import dumps
-    from fccli.trace_reader import read_document
+    from fccli.trace.reader import read_document
 
     if out is not None and file != "-" and out.resolve() == Path(file).resolve():
         raise UsageError(f"-o {out} is the file being converted; write somewhere else")

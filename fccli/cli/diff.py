@@ -18,7 +18,7 @@ def diff(
     from fccli.diff import diff_documents
     from fccli.render.console import make_console
     from fccli.render.diff_view import render_diff
-    from fccli.trace_reader import read_document
+    from fccli.trace.reader import read_document
 
     if a == "-" and b == "-":
         raise typer.BadParameter("only one of A and B can be stdin")

@@ -99,7 +99,7 @@ def run(
 ) -> None:
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
     from fccli.cli.watch import watch
-    from fccli.runner import RunSettings, prepare_run
+    from fccli.run.prepare import RunSettings, prepare_run
 
     prepared = prepare_run(
         RunSettings(

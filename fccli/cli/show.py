@@ -34,10 +34,10 @@ def show(
     """Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."""
     from fccli.core.errors import UsageError
     from fccli.core.jsonio import dumps
-    from fccli.detect import is_manifest
     from fccli.render import transcript
     from fccli.render.console import make_console
-    from fccli.trace_reader import (
+    from fccli.trace.detect import is_manifest
+    from fccli.trace.reader import (
         MANIFEST,
         document_from,
         read_source,

@@ -31,7 +31,7 @@ def tools(
     if strict:
         specs, problems = strict_specs(specs)
     from fccli.core.errors import UsageError
-    from fccli.providers.formats import FORMATS
+    from fccli.wire.registry import FORMATS
 
     if provider is not None:
         from fccli.providers.profiles import PROFILES
@@ -49,7 +49,7 @@ def tools(
     if wire_format == "internal":
         shown = [s.to_json_dict() for s in specs]
     else:
-        from fccli.providers.formats import get_format
+        from fccli.wire.registry import get_format
 
         body = get_format(wire_format).to_wire_request(Request(model="-", messages=[], tools=specs))
         shown = body.get("tools", [])

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from fccli.events import RunResult
-    from fccli.runner import PreparedRun
+    from fccli.run.events import RunResult
+    from fccli.run.prepare import PreparedRun
 
 Execute = Callable[..., "RunResult"]
 

@@ -11,8 +11,8 @@ from rich.markup import escape
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from fccli.events import RunResult
     from fccli.replay.changes import ReplayPlan, ResultChange
+    from fccli.run.events import RunResult
 
 RESULT_PREVIEW = 300
 

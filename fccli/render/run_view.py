@@ -11,7 +11,7 @@ from rich.status import Status
 from rich.text import Text
 
 from fccli.core.models import TextBlock, ThinkingBlock, ToolUseBlock
-from fccli.events import (
+from fccli.run.events import (
     FINAL_STOPS,
     Event,
     Note,

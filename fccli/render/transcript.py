@@ -32,7 +32,7 @@ from fccli.core.models import (
 )
 
 if TYPE_CHECKING:
-    from fccli.trace_reader import Document, Step, Trace
+    from fccli.trace.reader import Document, Step, Trace
 
 THINKING_PREVIEW = 120
 FOLD_CHARS = 600
@@ -42,7 +42,7 @@ FOLD_KEEP_LINES = 6
 INLINE_JSON = 70
 """Arguments whose one-line JSON is at most this long stay on one line."""
 FINAL_STOPS = ("end_turn", "stop_sequence", "refusal")
-"""The stop reasons of an answer (as fccli.events has them; not imported: it pulls in the tools)."""
+"""The stop reasons of an answer (as fccli.run.events has them; not imported: it pulls in the tools)."""
 ID_COLOURS = (
     "magenta",
     "cyan",

@@ -17,20 +17,20 @@ from typing import Any
 
 from fccli.core.errors import FindingsError, UsageError
 from fccli.core.models import Message, Request, ThinkingBlock, ToolChoice
-from fccli.engine import RunOptions
-from fccli.events import Event, RunResult
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
-from fccli.providers.formats import WireFormat, get_format
 from fccli.providers.profiles import PROFILES, profile_for
 from fccli.providers.registry import KNOWN, Connection
 from fccli.replay.changes import ReplayPlan, ResultChange
 from fccli.replay.edits import Editor, EditsAsked, apply_edits, run_editor
 from fccli.replay.source import StepSource, choose_step, read_step_request
-from fccli.runner import (
+from fccli.run.engine import RunOptions
+from fccli.run.events import Event, RunResult
+from fccli.run.prepare import (
     PreparedRun,
     close_provider,
     connection_notes,
+    given,
     open_provider,
     open_trace,
     refuse_demo_base_url,
@@ -41,7 +41,8 @@ from fccli.runner import (
 )
 from fccli.tools.loader import load_toolset
 from fccli.tools.registry import ToolSet
-from fccli.trace_reader import Trace, read_trace
+from fccli.trace.reader import Trace, read_trace
+from fccli.wire.registry import WireFormat, get_format
 
 
 @dataclass
@@ -226,8 +227,7 @@ def _prepare(
             "system": request.system,
             "stream": stream,
             "thinking": thinking,
-            "effort": request.effort,
-            "api": api,
+            **given(effort=request.effort, api=api),
             "tool_choice": _choice_text(request.tool_choice),
             "parallel_tool_calls": request.parallel_tool_calls,
             "strict": any(spec.strict for spec in request.tools),
@@ -387,7 +387,7 @@ def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
     """What the first request cannot carry into `fmt`, said per JSON path (fc convert's account);
     a request the format cannot hold at all is exit 2 here, before anything is written."""
     from fccli.convert import convert
-    from fccli.trace_reader import Document
+    from fccli.trace.reader import Document
 
     request = Request(
         model=options.model,

@@ -24,8 +24,8 @@ from fccli.core.jsonio import read_json, validate
 from fccli.core.models import Request
 
 if TYPE_CHECKING:
-    from fccli.providers.formats import WireFormat
-    from fccli.trace_reader import Trace
+    from fccli.trace.reader import Trace
+    from fccli.wire.registry import WireFormat
 
 SOURCES = ("internal", "wire")
 SAME_MOMENT_NS = 1_000_000_000

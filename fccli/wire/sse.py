@@ -283,7 +283,7 @@ class SSEDecoder:
 
 
 # ---------------------------------------------------------------------------------------------
-# shared by the stream folders (chat_stream.py, anthropic_stream.py)
+# shared by the stream folders (chat/stream.py, anthropic/stream.py)
 
 TAIL = 60
 """Characters shown of an incomplete fragment in a message: its end, where it stopped."""

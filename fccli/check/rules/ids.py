@@ -13,7 +13,7 @@ from typing import TypeVar
 from fccli.check.findings import Finding, finding
 from fccli.check.history import Call, History, Result
 from fccli.check.rules.common import call_label
-from fccli.wire.anthropic import ID_PATTERN
+from fccli.wire.anthropic.codec import ID_PATTERN
 
 _ID = re.compile(ID_PATTERN)
 T = TypeVar("T", Call, Result)

@@ -33,7 +33,7 @@ from typing import Any
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.wire.chat import OPENAI, ChatDialect, parse_arguments
+from fccli.wire.chat.codec import OPENAI, ChatDialect, parse_arguments
 from fccli.wire.sse import (
     ListenerFailed,
     SSEDecoder,

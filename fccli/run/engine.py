@@ -30,7 +30,8 @@ from fccli.core.errors import (
 )
 from fccli.core.jsonio import parse_json
 from fccli.core.models import Message, Request, Response, TextBlock, ToolChoice, ToolSpec
-from fccli.events import (
+from fccli.providers.base import Provider, Reply
+from fccli.run.events import (
     FINAL_STOPS,
     Event,
     Note,
@@ -40,11 +41,10 @@ from fccli.events import (
     StreamProgress,
     ToolsExecuted,
 )
-from fccli.providers.base import Provider, Reply
-from fccli.providers.formats import WireFormat
 from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
-from fccli.trace import TraceWriter
+from fccli.trace.writer import TraceWriter
+from fccli.wire.registry import WireFormat
 
 
 @dataclass

@@ -12,7 +12,8 @@ from typing import Any, Protocol
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.wire import anthropic, chat
+from fccli.wire.anthropic import codec as anthropic
+from fccli.wire.chat import codec as chat
 
 DEEPSEEK_DIALECT = chat.ChatDialect(
     name="deepseek",
@@ -104,7 +105,7 @@ class ChatFormat:
         return chat.tool_choice_problem(request, self.dialect)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.chat_stream import ChatStreamFolder
+        from fccli.wire.chat.stream import ChatStreamFolder
 
         return ChatStreamFolder(self.dialect, on_delta)
 
@@ -136,7 +137,7 @@ class AnthropicFormat:
         return anthropic.request_problem(request)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.anthropic_stream import AnthropicStreamFolder
+        from fccli.wire.anthropic.stream import AnthropicStreamFolder
 
         return AnthropicStreamFolder(on_delta)
 

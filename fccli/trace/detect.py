@@ -33,7 +33,7 @@ class TraceManifest(Unrecognised):
 
 
 def is_manifest(doc: Any) -> bool:
-    """A trace's manifest.json (fccli/trace.py writes `schema_version`, `fc_version`, `steps`...)."""
+    """A trace's manifest.json (fccli/trace/writer.py writes `schema_version`, `fc_version`, `steps`...)."""
     return (
         isinstance(doc, dict)
         and "schema_version" in doc

@@ -5,7 +5,7 @@ noted on its step, never a reason to refuse the rest. The manifest is required (
 directory is not a trace). Wire files are read as stored: a real provider's body may be compact
 JSON on one line, or not JSON at all (an error page); readers pretty-print them themselves.
 
-A single file's format is detected from its content (fccli.detect), not its name, and it is
+A single file's format is detected from its content (fccli.trace.detect), not its name, and it is
 read into the internal format through the wire format's translator. Every failure is an
 InputFileError (exit 2) naming the file and, where there is one, the JSON path.
 """
@@ -23,7 +23,7 @@ from fccli.core.jsonio import check_depth, dumps, parse_json, read_json, too_dee
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 
 if TYPE_CHECKING:
-    from fccli.detect import Detected
+    from fccli.trace.detect import Detected
 
 MANIFEST = "manifest.json"
 TRACES_ROOT = Path("traces")
@@ -124,7 +124,7 @@ def read_document(name: str, *, forced: str | None = None, internal: bool = True
 def document_from(
     data: Any, name: str, *, forced: str | None = None, internal: bool = True
 ) -> Document:
-    from fccli.detect import TraceManifest, Unrecognised, detect
+    from fccli.trace.detect import TraceManifest, Unrecognised, detect
 
     try:
         detected: Detected = detect(data, name_hint=name)
@@ -173,7 +173,7 @@ def to_internal(doc: Document) -> None:
         if doc.format == "internal":
             doc.internal = _internal_from_json(doc.data, doc.kind, doc.name)
             return
-        from fccli.providers.formats import get_format
+        from fccli.wire.registry import get_format
 
         fmt = get_format(doc.format)
         if doc.kind == "response":
@@ -430,7 +430,7 @@ def _read_step(step: Step, wire_format: str | None, http_status: int | None = No
 def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
     """A failed request keeps the provider's error body where the response would be: say so
     with the provider's own sentence, not that it is a malformed response."""
-    from fccli.detect import error_body
+    from fccli.trace.detect import error_body
 
     said = error_body(data)
     if said is None:
@@ -467,7 +467,7 @@ def _read_model(step: Step, role: str, model: type[Request] | type[Response]) ->
 
 def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | Response | None:
     """The internal form of a step read from its wire file, when the internal file is missing."""
-    from fccli.providers.formats import get_format
+    from fccli.wire.registry import get_format
 
     name = step.files[role].name
     internal_name = name.replace(f".{wire_format}.json", ".json")

@@ -12,19 +12,19 @@ from typing import Any
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, ToolChoice, ToolSpec
-from fccli.engine import RoundTrip, RunOptions
-from fccli.events import Event, RunResult
 from fccli.providers.base import Provider
 from fccli.providers.demo import DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
-from fccli.providers.formats import WireFormat, get_format
 from fccli.providers.profiles import PROFILES, Profile, profile_for
 from fccli.providers.registry import Connection, default_provider_name, get_provider
+from fccli.run.engine import RoundTrip, RunOptions
+from fccli.run.events import Event, RunResult
 from fccli.slug import slugify
 from fccli.tools.loader import load_toolset
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
-from fccli.trace import TraceWriter, default_dir, prepare_dir
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
+from fccli.wire.registry import WireFormat, get_format
 
 TRACES_ROOT = Path("traces")
 
@@ -172,8 +172,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
                 "system": settings.system,
                 "stream": settings.stream,
                 "thinking": settings.thinking,
-                "effort": settings.effort,
-                "api": settings.api,
+                # --effort and --api only when given: traces without them read as before.
+                **given(effort=settings.effort, api=settings.api),
                 "tool_choice": settings.tool_choice,
                 "parallel_tool_calls": options.parallel_tool_calls,
                 "strict": settings.strict,
@@ -323,6 +323,11 @@ def trace_manifest(
         "question": options.question,
         "options": settings,
     }
+
+
+def given(**options: Any) -> dict[str, Any]:
+    """The options that were given (not None), for a manifest that names only those."""
+    return {name: value for name, value in options.items() if value is not None}
 
 
 def connection_notes(
