@@ -114,12 +114,18 @@ def test_effort_travels_in_each_formats_own_field_and_back() -> None:
     ],
 )
 def test_effort_refusals_are_one_line_exit_2(fc, tmp_path: Path, args, message) -> None:
+    stderr = _refused(fc, tmp_path, args, message)
+    assert len(stderr.strip().splitlines()) == 1, stderr
+
+
+def _refused(fc, tmp_path: Path, args: list[str], message: str) -> str:
+    """fc run ARGS stops before anything is written, exit 2, saying `message`; its stderr."""
     env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY, OPENAI_API_KEY=DEFAULT_KEY)
     result = fc("run", "杭州？", *args, "-o", "t", env=env)
     assert result.returncode == 2
     assert message in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert not (tmp_path / "t").exists()
+    return result.stderr
 
 
 def test_effort_with_thinking_on_is_fine_and_anthropic_effort_needs_no_thinking(
@@ -169,11 +175,7 @@ def test_api_anthropic_is_deepseeks_anthropic_endpoint() -> None:
     ],
 )
 def test_api_refusals(fc, tmp_path: Path, args, message) -> None:
-    env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY, OPENAI_API_KEY=DEFAULT_KEY)
-    result = fc("run", "杭州？", *args, "-o", "t", env=env)
-    assert result.returncode == 2
-    assert message in result.stderr
-    assert not (tmp_path / "t").exists()
+    _refused(fc, tmp_path, args, message)
 
 
 def test_api_responses_is_refused_before_the_key_is_read() -> None:

@@ -7,7 +7,7 @@ the HTTP provider, `fc run`'s checks and `fc providers`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fccli.core.errors import UsageError
 
@@ -127,29 +127,22 @@ PROFILES: dict[str, Profile] = {
 API_NAMES = ("chat", "anthropic", "responses")
 """The values of `--api`: the wire format a provider is spoken to in."""
 
-DEEPSEEK_ANTHROPIC = Profile(
+DEEPSEEK_ANTHROPIC = replace(
     # The same models in the Anthropic Messages format (api-docs.deepseek.com,
-    # guides/anthropic_api): base URL https://api.deepseek.com/anthropic, the key as x-api-key,
-    # thinking on by default (a `thinking` block in every answer, `{"type": "disabled"}` turns
-    # it off), its effort in output_config.effort.
+    # guides/anthropic_api): Anthropic's profile at https://api.deepseek.com/anthropic with
+    # DeepSeek's key (as x-api-key), thinking on by default (a `thinking` block in every
+    # answer, `{"type": "disabled"}` turns it off), its effort in output_config.effort.
+    PROFILES["anthropic"],
     name="deepseek",
-    wire_format="anthropic",
     default_model="deepseek-flash",
     base_url="https://api.deepseek.com/anthropic",
-    path="/v1/messages",
     key_env="DEEPSEEK_API_KEY",
-    auth="x-api-key",
     thinking='on by default; --no-thinking sends {"type": "disabled"}',
     tool_choices=("auto", "none", "required (any)", "NAME (thinking mode: auto, none only)"),
     strict="not documented for this endpoint: fc sends it; the server may ignore it",
-    parallel_control="tool_choice.disable_parallel_tool_use: true",
-    streaming="SSE events: content_block_delta (input_json_delta for calls), message_stop",
-    extra_headers=(("anthropic-version", "2023-06-01"),),
+    strict_headers=(),
     other_models=("deepseek-v4-pro",),
-    efforts=("low", "high", "max"),
-    effort_field="output_config.effort",
     effort_is_thinking=True,
-    api="anthropic",
 )
 
 VARIANTS: dict[tuple[str, str], Profile] = {("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC}
