@@ -172,6 +172,10 @@ def test_api_anthropic_is_deepseeks_anthropic_endpoint() -> None:
             "the offline demo model speaks DeepSeek's chat format only",
         ),
         (["-p", "deepseek", "--api", "soap"], "unknown --api 'soap'"),
+        (
+            ["-p", "deepseek", "--api", "anthropic", "--tool-choice", "required"],
+            "tool_choice 'required' is refused in deepseek's thinking mode (on by default)",
+        ),
     ],
 )
 def test_api_refusals(fc, tmp_path: Path, args, message) -> None:

@@ -43,6 +43,9 @@ class Profile:
     """Where `--effort` goes on the wire, in words (chat: reasoning_effort)."""
     effort_is_thinking: bool = False
     """`--effort` is the strength of thinking mode, so it contradicts `--no-thinking` (DeepSeek)."""
+    forcing_needs_no_thinking: bool = False
+    """Thinking is on unless `--no-thinking`, and then a forcing `--tool-choice` is refused
+    (DeepSeek in the Anthropic format; in chat its dialect knows it)."""
     api: str = "chat"
     """The API (`--api`) this profile speaks: chat or anthropic."""
 
@@ -143,6 +146,7 @@ DEEPSEEK_ANTHROPIC = replace(
     strict_headers=(),
     other_models=("deepseek-v4-pro",),
     effort_is_thinking=True,
+    forcing_needs_no_thinking=True,
 )
 
 VARIANTS: dict[tuple[str, str], Profile] = {("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC}

@@ -210,6 +210,14 @@ def _refuse_meaningless(settings: RunSettings, name: str) -> None:
             hint="thinking can be switched for deepseek, anthropic and the demo",
         )
     refuse_effort(name, profile, settings.effort, settings.thinking)
+    forced = settings.tool_choice not in (None, "auto", "none")
+    thinking_on = settings.thinking is not False
+    if profile is not None and profile.forcing_needs_no_thinking and forced and thinking_on:
+        raise UsageError(
+            f"tool_choice {settings.tool_choice!r} is refused in {name}'s thinking mode "
+            "(on by default), which accepts only auto or none",
+            hint="add --no-thinking to force a tool, or nudge in the question",
+        )
 
 
 EFFORTS = ("low", "high", "max")
