@@ -57,3 +57,8 @@ from fccli.cli import curl, replay, send  # noqa: E402
 app.command("replay")(replay.replay)
 app.command("curl")(curl.curl)
 app.command("send")(send.send)
+
+# Sending traces elsewhere (OpenTelemetry backends).
+from fccli.cli import export  # noqa: E402
+
+app.add_typer(export.app, name="export")

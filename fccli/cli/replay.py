@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from fccli.cli.otlp import OTLP, OTLP_CONTENT
+
 
 def replay(
     trace: Path = typer.Argument(..., metavar="TRACE", help="The trace directory to replay from."),
@@ -75,14 +77,18 @@ def replay(
     json_output: bool = typer.Option(
         False, "--json", help="Print the new trace's summary as JSON instead of the transcript."
     ),
+    otlp: str | None = OTLP,
+    otlp_content: bool = OTLP_CONTENT,
 ) -> None:
     """Re-send a step of a trace with edited tool results and continue from there: the model
     answers from whatever it is handed. Writes a new trace; the old one is never touched."""
+    from fccli.cli.otlp import exported_on_close, prepare
     from fccli.cli.watch import watch
     from fccli.render.replay_view import render_answers, render_plan
     from fccli.replay.edits import EditsAsked
     from fccli.replay.prepare import ReplaySettings, prepare_replay
 
+    live = prepare(otlp, otlp_content)
     prepared = prepare_replay(
         ReplaySettings(
             trace=trace,
@@ -102,11 +108,12 @@ def replay(
             force=force,
         )
     )
-    result, console = watch(
-        prepared.run,
-        json_output=json_output,
-        execute=prepared.execute,
-        before=lambda c: render_plan(c, prepared.plan),
-    )
+    with exported_on_close(live, prepared.run.trace.path):
+        result, console = watch(
+            prepared.run,
+            json_output=json_output,
+            execute=prepared.execute,
+            before=lambda c: render_plan(c, prepared.plan),
+        )
     if console is not None:
         render_answers(console, prepared.plan, result)

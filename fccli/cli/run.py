@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.cli.otlp import OTLP, OTLP_CONTENT
 from fccli.providers.faults import DEMO_FAULTS
 
 
@@ -96,11 +97,15 @@ def run(
     json_output: bool = typer.Option(
         False, "--json", help="Print the run summary as JSON instead of the transcript."
     ),
+    otlp: str | None = OTLP,
+    otlp_content: bool = OTLP_CONTENT,
 ) -> None:
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
+    from fccli.cli.otlp import exported_on_close, prepare
     from fccli.cli.watch import watch
     from fccli.run.prepare import RunSettings, prepare_run
 
+    live = prepare(otlp, otlp_content)
     prepared = prepare_run(
         RunSettings(
             question=question,
@@ -125,4 +130,5 @@ def run(
             demo_fault=demo_fault,
         )
     )
-    watch(prepared, json_output=json_output)
+    with exported_on_close(live, prepared.trace.path):
+        watch(prepared, json_output=json_output)

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from fccli.core.errors import (
@@ -186,6 +187,8 @@ class RoundTrip:
         self.emit(StepStarted(step, request, len(wire_request.get("messages", []))))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
         self._phase = "while waiting for the model"
+        # When the step began, in the manifest's own form: `fc export otel` places its span.
+        started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         start = time.perf_counter()
         stream = (
             _StreamReceipt(self.wire, step, self.emit if self.stream_deltas else None)
@@ -217,6 +220,7 @@ class RoundTrip:
         self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", reply.stored or raw)
         record: dict[str, Any] = {
             "step": step,
+            "started_at": started_at,
             "stop_reason": None,
             "wire_stop_reason": None,
             "duration_ms": round(duration_ms, 1),

@@ -1,0 +1,73 @@
+"""`fc export otel TRACE…`: traces as OpenTelemetry GenAI spans, to a collector or a file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(
+    help="Send traces elsewhere: `fc export otel` for OpenTelemetry backends.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.command("otel")
+def otel(
+    traces: list[Path] = typer.Argument(
+        None, metavar="TRACE…", help="Trace directories (default: the newest under ./traces)."
+    ),
+    endpoint: str | None = typer.Option(
+        None,
+        "--endpoint",
+        metavar="URL",
+        help="An OTLP/HTTP traces endpoint, e.g. http://localhost:6006/v1/traces (a URL without "
+        "a path gets /v1/traces). Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else "
+        "$OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. Headers: $OTEL_EXPORTER_OTLP_HEADERS.",
+    ),
+    output: str | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write to FILE instead (- for stdout)."
+    ),
+    fmt: str | None = typer.Option(
+        None,
+        "--format",
+        metavar="json|protobuf",
+        help="OTLP encoding. Default: protobuf to an endpoint, OTLP/JSON (one line per trace) "
+        "to a file.",
+    ),
+    content: bool = typer.Option(
+        False,
+        "--content/--no-content",
+        help="Also export the messages, system prompt, tool definitions, arguments and results "
+        "(opt-in, as the conventions ask). Default: no text of the conversation leaves.",
+    ),
+) -> None:
+    """Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace per
+    fc trace, a chat span per step, an execute_tool span per tool run. Needs the otel extra."""
+    from fccli.export.otel import ExportSettings, export_otel
+    from fccli.export.source import resolve_trace
+
+    report = export_otel(
+        ExportSettings(
+            traces=list(traces) if traces else [resolve_trace(None)],
+            endpoint=endpoint,
+            output=output,
+            format=fmt,
+            content=content,
+        )
+    )
+    if report.stdout is not None:
+        sys.stdout.buffer.write(report.stdout)
+        sys.stdout.buffer.flush()
+    # What was done goes to stdout, unless stdout holds the export itself.
+    say = sys.stderr if report.stdout is not None else sys.stdout
+    for item in report.exported:
+        print(f"{item.path}: trace {item.trace_id}, {item.spans} spans", file=say)
+        for note in item.notes:
+            print(f"  note: {note}", file=say)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"exported {len(report.exported)} trace(s) to {report.where} ({report.format})", file=say)

@@ -1,0 +1,408 @@
+"""An fc trace as span records: plain data, no OpenTelemetry package needed to build or test it.
+
+    invoke_agent fc                    INTERNAL  the run: provider, model, status
+    ├── chat {model}                   CLIENT    step 1: model, tokens, finish reason, stream
+    ├── execute_tool {name}            INTERNAL  each call of step 1, by its call id, linked
+    ├── execute_tool {name}                      to the chat span that asked for it
+    └── chat {model}                   CLIENT    step 2 ...
+
+Tool spans are siblings of the chat spans under the agent span, as the conventions' agent
+examples draw them: a tool runs after the model's answer, not inside the model call.
+
+Ids are derived from the trace, so exporting it twice gives the same ids and a backend shows one
+trace, not two: the trace id hashes the manifest (fixed once the run has closed), each span id
+hashes the trace id and the span's place (the step number, the call id).
+
+Times: the manifest's start, each step's recorded start (`started_at`, written since this
+export exists) and duration, each tool run's duration. A trace written before steps carried a
+start is laid out in order from the run's start: step, its tools side by side (they run
+concurrently), next step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
+from fccli.export import genai
+from fccli.export.source import Step, Trace
+
+AttrValue = str | int | float | bool | list[str]
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass
+class SpanRecord:
+    span_id: bytes
+    parent_id: bytes | None
+    name: str
+    kind: Literal["internal", "client"]
+    start_ns: int
+    end_ns: int
+    attributes: dict[str, AttrValue] = field(default_factory=dict)
+    error: str | None = None
+    """Set when the operation failed: the span's status is ERROR with this message."""
+    links: list[bytes] = field(default_factory=list)
+    """Span ids in the same trace this span relates to (a tool run: the chat span that asked)."""
+
+
+@dataclass
+class TraceRecord:
+    trace_id: bytes
+    spans: list[SpanRecord]
+    notes: list[str] = field(default_factory=list)
+    """What of the fc trace could not be exported, said rather than left out in silence."""
+
+
+def build(trace: Trace, *, content: bool) -> TraceRecord:
+    return _Builder(trace, content).build()
+
+
+# ---------------------------------------------------------------------------------------------
+# ids
+
+
+def trace_id_of(manifest: dict[str, Any]) -> bytes:
+    canonical = json.dumps(manifest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _nonzero(hashlib.sha256(b"fc-trace\0" + canonical.encode("utf-8")).digest()[:16])
+
+
+def span_id_of(trace_id: bytes, place: str) -> bytes:
+    return _nonzero(hashlib.sha256(trace_id + b"\0" + place.encode("utf-8")).digest()[:8])
+
+
+def _nonzero(digest: bytes) -> bytes:
+    # An all-zero id is invalid in OTLP; a hash gives one with odds of 2^-64, but never mind odds.
+    return digest if any(digest) else b"\x01" + digest[1:]
+
+
+# ---------------------------------------------------------------------------------------------
+# times
+
+
+def iso_ns(value: Any) -> int | None:
+    """An ISO 8601 time from the manifest as Unix nanoseconds; None when absent or not a time."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:  # fc writes UTC with its offset; a hand-written time is taken as UTC
+        moment = moment.replace(tzinfo=timezone.utc)
+    return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
+
+
+def ms_ns(value: Any) -> int:
+    """A duration in milliseconds from the manifest as nanoseconds (0 when absent)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return 0
+    return round(value * 1_000_000)
+
+
+# ---------------------------------------------------------------------------------------------
+# the tree
+
+
+class _Builder:
+    def __init__(self, trace: Trace, content: bool) -> None:
+        self.trace = trace
+        self.manifest = trace.manifest
+        self.content = content
+        self.trace_id = trace_id_of(trace.manifest)
+        self.root_id = span_id_of(self.trace_id, "run")
+        self.notes: list[str] = []
+        error = self.manifest.get("error")
+        self.error: dict[str, Any] = error if isinstance(error, dict) else {}
+        self.provider = genai.provider_name(_str(self.manifest.get("provider")))
+
+    def build(self) -> TraceRecord:
+        start = iso_ns(self.manifest.get("started_at"))
+        if start is None:
+            start = 0
+            self.notes.append("the manifest has no start time: the spans start at 1970-01-01")
+        cursor = start
+        spans: list[SpanRecord] = []
+        results = self.trace.results()
+        for step in self.trace.steps:
+            chat = self._chat_span(step, cursor)
+            spans.append(chat)
+            cursor = max(cursor, chat.end_ns)
+            for run in step.tool_runs():
+                tool = self._tool_span(step, run, chat, results)
+                if tool is not None:
+                    spans.append(tool)
+                    cursor = max(cursor, tool.end_ns)
+            for note in step.notes:
+                self.notes.append(f"step {step.number}: {note}")
+        spans.insert(0, self._root_span(start, cursor))
+        return TraceRecord(self.trace_id, spans, self.notes)
+
+    # -- the run --------------------------------------------------------------------------
+
+    def _root_span(self, start: int, last_end: int) -> SpanRecord:
+        m = self.manifest
+        end = iso_ns(m.get("finished_at"))
+        if end is None and ms_ns(m.get("duration_ms")):
+            end = start + ms_ns(m.get("duration_ms"))
+        attributes: dict[str, AttrValue] = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": genai.AGENT_NAME,
+            "gen_ai.provider.name": self.provider,
+        }
+        _put(attributes, "gen_ai.request.model", _str(m.get("model")))
+        _put(attributes, "fc.trace.status", _str(m.get("status")))
+        _put(attributes, "fc.wire_format", self.trace.wire_format)
+        _put(attributes, "fc.version", _str(m.get("fc_version")))
+        if self.content:
+            first = self._first_request()
+            if first is not None:
+                attributes["gen_ai.input.messages"] = genai.as_json(
+                    genai.input_messages(first.messages)
+                )
+            last = self._last_response()
+            if last is not None:
+                attributes["gen_ai.output.messages"] = genai.as_json(genai.output_messages(last))
+        span = SpanRecord(
+            self.root_id,
+            None,
+            f"invoke_agent {genai.AGENT_NAME}",
+            "internal",
+            start,
+            max(end or last_end, last_end),
+            attributes,
+        )
+        status = m.get("status")
+        if status in ("error", "interrupted"):
+            kind = _str(self.error.get("kind")) or str(status)
+            attributes["error.type"] = kind
+            span.error = self._said(kind, self.error.get("message"))
+        return span
+
+    def _first_request(self) -> Request | None:
+        return next((s.request for s in self.trace.steps if s.request is not None), None)
+
+    def _last_response(self) -> Response | None:
+        responses = [s.response for s in self.trace.steps if s.response is not None]
+        return responses[-1] if responses else None
+
+    # -- a step ---------------------------------------------------------------------------
+
+    def _chat_span(self, step: Step, cursor: int) -> SpanRecord:
+        record = step.record or {}
+        request, response = step.request, step.response
+        model = (request.model if request else None) or _str(self.manifest.get("model")) or ""
+        start = iso_ns(record.get("started_at")) or cursor
+        failed = self.error.get("step") == step.number and self.manifest.get("status") == "error"
+        duration = ms_ns(record.get("duration_ms"))
+        if not duration and failed:  # no answer was read: the attempts say how long it took
+            duration = _attempts_ns(self.error.get("attempts"))
+        attributes: dict[str, AttrValue] = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": self.provider,
+        }
+        _put(attributes, "gen_ai.request.model", model or None)
+        self._server(attributes)
+        if request is not None:
+            if request.stream:
+                attributes["gen_ai.request.stream"] = True
+            _put(attributes, "gen_ai.request.max_tokens", request.max_tokens)
+        stream = record.get("stream")
+        if isinstance(stream, dict) and isinstance(stream.get("first_byte_ms"), int | float):
+            attributes["gen_ai.response.time_to_first_chunk"] = stream["first_byte_ms"] / 1000
+        if response is not None:
+            _put(attributes, "gen_ai.response.model", response.model)
+            _put(attributes, "gen_ai.response.id", response.id)
+            reason = _str(record.get("wire_stop_reason")) or response.stop_reason
+            attributes["gen_ai.response.finish_reasons"] = [reason]
+            self._usage(attributes, step, response)
+        attributes["fc.step"] = step.number
+        if self.content:
+            self._chat_content(attributes, request, response)
+        span = SpanRecord(
+            span_id_of(self.trace_id, f"step:{step.number}"),
+            self.root_id,
+            f"chat {model}".rstrip(),
+            "client",
+            start,
+            start + duration,
+            attributes,
+        )
+        if failed:
+            status = self.error.get("http_status")
+            kind = str(status) if isinstance(status, int) else _str(self.error.get("kind"))
+            attributes["error.type"] = kind or "_OTHER"
+            span.error = self._said(kind or "error", self.error.get("message"))
+        elif response is None:
+            self.notes.append(f"step {step.number}: no answer could be read; its span has none")
+        return span
+
+    def _server(self, attributes: dict[str, AttrValue]) -> None:
+        url = _str(self.manifest.get("base_url"))
+        if url is None:
+            return  # the demo model answers in-process: no server
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            return
+        if parts.hostname:
+            attributes["server.address"] = parts.hostname
+            default = {"https": 443, "http": 80}.get(parts.scheme)
+            _put(attributes, "server.port", port or default)
+
+    def _usage(self, attributes: dict[str, AttrValue], step: Step, response: Response) -> None:
+        usage = response.usage
+        cache_read, cache_write, added = _cache_tokens(step)
+        if usage is not None and usage.input_tokens is not None:
+            # The conventions count cached tokens in the input; Anthropic counts them apart.
+            attributes["gen_ai.usage.input_tokens"] = usage.input_tokens + added
+        _put(attributes, "gen_ai.usage.output_tokens", usage.output_tokens if usage else None)
+        _put(
+            attributes,
+            "gen_ai.usage.reasoning.output_tokens",
+            usage.reasoning_tokens if usage else None,
+        )
+        _put(attributes, "gen_ai.usage.cache_read.input_tokens", cache_read)
+        _put(attributes, "gen_ai.usage.cache_creation.input_tokens", cache_write)
+
+    def _chat_content(
+        self, attributes: dict[str, AttrValue], request: Request | None, response: Response | None
+    ) -> None:
+        if request is not None:
+            attributes["gen_ai.input.messages"] = genai.as_json(
+                genai.input_messages(request.messages)
+            )
+            if request.system:
+                attributes["gen_ai.system_instructions"] = genai.as_json(
+                    genai.system_instructions(request.system)
+                )
+            if request.tools:
+                attributes["gen_ai.tool.definitions"] = genai.as_json(
+                    genai.tool_definitions(request.tools)
+                )
+        if response is not None:
+            attributes["gen_ai.output.messages"] = genai.as_json(genai.output_messages(response))
+
+    # -- a tool run -----------------------------------------------------------------------
+
+    def _tool_span(
+        self,
+        step: Step,
+        run: dict[str, Any],
+        chat: SpanRecord,
+        results: dict[str, ToolResultBlock],
+    ) -> SpanRecord | None:
+        call_id, name = _str(run.get("id")), _str(run.get("name"))
+        if call_id is None or name is None:
+            self.notes.append(f"step {step.number}: a tool run without an id or name is left out")
+            return None
+        call = _call(step.response, call_id)
+        attributes: dict[str, AttrValue] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.type": "function",
+        }
+        _put(attributes, "gen_ai.tool.description", _description(step.request, name))
+        attributes["fc.step"] = step.number
+        result = results.get(call_id)
+        if self.content:
+            if call is not None:
+                attributes["gen_ai.tool.call.arguments"] = genai.call_arguments(call)
+            elif isinstance(run.get("arguments"), dict):
+                attributes["gen_ai.tool.call.arguments"] = genai.as_json(run["arguments"])
+            if result is not None and not result.is_error:
+                attributes["gen_ai.tool.call.result"] = result.content
+        start = chat.end_ns
+        span = SpanRecord(
+            span_id_of(self.trace_id, f"tool:{step.number}:{call_id}"),
+            self.root_id,
+            f"execute_tool {name}",
+            "internal",
+            start,
+            start + ms_ns(run.get("duration_ms")),
+            attributes,
+            links=[chat.span_id],
+        )
+        if run.get("is_error") is True or (result is not None and result.is_error):
+            kind = _str(run.get("error_kind")) or "tool_error"
+            attributes["error.type"] = kind
+            said = run.get("error") if run.get("error") is not None else (result and result.content)
+            span.error = self._said(kind, said)
+        return span
+
+    def _said(self, kind: str, message: Any) -> str:
+        """A status message: the words only with --content (an error may quote what was sent)."""
+        if self.content and isinstance(message, str) and message:
+            return message.splitlines()[0]
+        return kind
+
+
+def _cache_tokens(step: Step) -> tuple[int | None, int | None, int]:
+    """Cached input tokens, read from the wire answer (fc's internal usage has no field for
+    them): (read from the cache, written to it, how many of these the input count leaves out).
+
+    DeepSeek: `usage.prompt_cache_hit_tokens`; OpenAI chat: `usage.prompt_tokens_details.
+    cached_tokens`; Anthropic: `usage.cache_read_input_tokens` / `cache_creation_input_tokens`,
+    which its `input_tokens` does not include."""
+    from fccli.core.errors import FcError
+    from fccli.core.jsonio import read_json
+
+    path = step.files.get("wire_response")
+    if path is None:
+        return None, None, 0
+    try:
+        body = read_json(path)
+    except FcError:
+        return None, None, 0
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None, None, 0
+    read = _count(usage.get("cache_read_input_tokens"))
+    written = _count(usage.get("cache_creation_input_tokens"))
+    if read is not None or written is not None:  # Anthropic's shape
+        return read, written, (read or 0) + (written or 0)
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, dict) and _count(details.get("cached_tokens")) is not None:
+        return _count(details.get("cached_tokens")), None, 0
+    return _count(usage.get("prompt_cache_hit_tokens")), None, 0
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _attempts_ns(attempts: Any) -> int:
+    if not isinstance(attempts, list):
+        return 0
+    total = 0
+    for a in attempts:
+        if isinstance(a, dict):
+            total += ms_ns(a.get("duration_ms"))
+            waited = a.get("waited_s")
+            total += ms_ns(waited * 1000) if isinstance(waited, int | float) else 0
+    return total
+
+
+def _call(response: Response | None, call_id: str) -> ToolUseBlock | None:
+    return next((c for c in response.tool_uses() if c.id == call_id), None) if response else None
+
+
+def _description(request: Request | None, name: str) -> str | None:
+    tools: list[ToolSpec] = request.tools if request else []
+    return next((t.description for t in tools if t.name == name), None)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _put(attributes: dict[str, AttrValue], key: str, value: AttrValue | None) -> None:
+    if value is not None:
+        attributes[key] = value
