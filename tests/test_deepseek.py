@@ -506,3 +506,33 @@ def test_the_readmes_curl_of_a_demo_trace_is_what_fc_prints(fc, tmp_path: Path) 
     note = re.search(r"\(`(fc: note: t/2-request.deepseek.json names[^`]*)`\)", readme)
     assert note is not None
     assert note[1].split() == [w for w in printed.stderr.splitlines()[0].split()]
+
+
+def test_the_otel_export_counts_anthropic_cache_hits_once(
+    fc, fake_provider, tmp_path: Path
+) -> None:
+    args = ["-p", "deepseek", "--api", "anthropic", "--base-url", fake_provider.url + "/anthropic"]
+    assert fc("run", QUESTION, *args, "-o", "t", env=deepseek_env()).returncode == 0
+    exported = fc("export", "otel", "t", "-o", "spans.json")
+    assert exported.returncode == 0, exported.stderr
+    attributes: dict[str, list[int]] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if (
+                "key" in node
+                and isinstance(node.get("value"), dict)
+                and "intValue" in node["value"]
+            ):
+                attributes.setdefault(node["key"], []).append(int(node["value"]["intValue"]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for line in (tmp_path / "spans.json").read_text("utf-8").splitlines():
+        walk(json.loads(line))
+    usage = load(tmp_path / "t/2-response.json")["usage"]
+    assert usage["input_tokens"] in attributes["gen_ai.usage.input_tokens"]  # not + the hits
+    assert usage["cache_read_tokens"] in attributes["gen_ai.usage.cache_read.input_tokens"]
