@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import run_in_process
+
 REPO = Path(__file__).resolve().parent.parent
 
 # Variables that would change fc's choices; a developer's shell may have them set.
@@ -38,14 +40,30 @@ def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def fc(tmp_path: Path):
-    """Run `fc ARGS...` as a user would: a subprocess, in a temporary working directory."""
+    """Run `fc ARGS...` as a user would, in a temporary working directory.
+
+    In-process by default (tests/inprocess.py: the same `main()`, its own argv, environment,
+    cwd and streams); `process=True` starts a real `python -m fccli` for what only a process
+    shows: start-up imports, signals, broken pipes, the exit status as the shell sees it.
+    `terminal=True`: stdout is a terminal to Rich (in-process only), COLUMNS its width.
+    """
 
     def run(
         *args: str,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         input: str | None = None,
+        process: bool = False,
+        terminal: bool = False,
     ):
+        if not process:
+            return run_in_process(
+                list(args),
+                cwd=cwd or tmp_path,
+                env=env or clean_env(),
+                input=input,
+                terminal=terminal,
+            )
         return subprocess.run(
             [sys.executable, "-m", "fccli", *args],
             cwd=cwd or tmp_path,

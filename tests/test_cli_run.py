@@ -350,6 +350,9 @@ def test_fc_base_url_in_the_environment_does_not_break_the_offline_run(fc) -> No
 
 def test_a_tool_that_prints_does_not_corrupt_json_output(fc, tmp_path: Path) -> None:
     (tmp_path / "chatty.py").write_text(
+        "import sys\n"
+        "print('loading my tools')\n"  # at import time, as a learner's file may
+        "sys.stdout.write('still loading\\n')\n"
         "def get_weather(city: str) -> str:\n"
         '    """Weather."""\n'
         "    print('tool says hi')\n"
@@ -359,6 +362,7 @@ def test_a_tool_that_prints_does_not_corrupt_json_output(fc, tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["status"] == "ok"
     assert "tool says hi" in result.stderr
+    assert "loading my tools\nstill loading\n" in result.stderr
 
 
 def test_a_tool_without_a_description_is_pointed_out(fc, tmp_path: Path) -> None:

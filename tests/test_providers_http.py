@@ -8,6 +8,7 @@ things: the exit code and the words a user reads, the trace, and what the server
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -421,6 +422,12 @@ def test_a_faulty_call_becomes_an_error_result_and_the_run_recovers(
     fake_provider.script = [fault]
     result = run_fc(fc, fake_provider, "deepseek")
     assert result.returncode == 0, result.stderr
+    # said as it happened: the refused call never ran, the next one did
+    refused, ran = re.findall(r"the model only asked; (.*):\n", result.stdout)
+    assert (refused, ran) == (
+        "fc validated the arguments and executed nothing",
+        "fc validated the arguments and executed",
+    )
     trace = tmp_path / "t"
     record = steps(trace)
     assert record[0]["tool_runs"][0]["error_kind"] == kind

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import clean_env
+from tests.inprocess import run_in_process
 from tests.test_cli_run import assert_clean_error
 
 QUESTION = "杭州今天适合跑步吗？"
@@ -62,14 +63,7 @@ RUNS = {
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("made")
     for name, args in RUNS.items():
-        done = subprocess.run(
-            [sys.executable, "-m", "fccli", "run", *args, "-o", name],
-            cwd=root,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_in_process(["run", *args, "-o", name], cwd=root, env=clean_env())
         assert done.returncode == 0, done.stderr
     return root
 
@@ -404,6 +398,10 @@ def test_set_works_on_top_of_a_hand_edit(fc, trace, tmp_path: Path) -> None:
     assert sent[shanghai]["content"] == HOT  # --set on top
     kinds = [(e["kind"], e.get("ids") or e.get("id")) for e in load(new / "manifest.json")["edits"]]
     assert kinds == [("hand-edited", [beijing]), ("set", shanghai)]
+    assert f"result for {beijing} (get_weather " in result.stdout
+    assert "by an edit by hand of the trace's files\n" in result.stdout
+    assert f"result for {shanghai} (get_weather " in result.stdout
+    assert "by --set\n" in result.stdout
     answer = load(new / "manifest.json")["final_answer"]
     assert "5°C" in answer and "39°C" in answer
 
@@ -487,14 +485,30 @@ def get_weather(city: Annotated[str, Field(description="城市名，例如：杭
 
 def test_the_trace_s_tools_file_is_found_again_or_named_with_tools(fc, tmp_path: Path) -> None:
     (tmp_path / "my_tools.py").write_text(MY_TOOLS, encoding="utf-8")
-    assert fc("run", QUESTION, "--tools", "my_tools.py", "-o", "t").returncode == 0
+    assert fc("run", QUESTION, "--tools", "./my_tools.py", "-o", "t").returncode == 0
+    options = load(tmp_path / "t/manifest.json")["options"]
+    assert options["tools"] == "./my_tools.py"  # as typed, for fc show
+    assert options["tools_file"] == {"path": "../my_tools.py", "relative_to": "trace"}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    lost = fc("replay", "../t", cwd=elsewhere)
-    assert_clean_error(lost, 2, "my_tools.py", "--tools")
-    found = fc("replay", "../t", "--tools", "../my_tools.py", cwd=elsewhere)
+    found = fc("replay", "../t", cwd=elsewhere)
     assert found.returncode == 0, found.stderr
     assert "25°C" in load(tmp_path / "t.replay-1/manifest.json")["final_answer"]
+    replayed = load(tmp_path / "t.replay-1/manifest.json")["options"]
+    assert replayed["tools_file"] == {"path": "../my_tools.py", "relative_to": "trace"}
+    # the trace and its tools moved together still find each other
+    moved = tmp_path / "course"
+    moved.mkdir()
+    (tmp_path / "my_tools.py").rename(moved / "my_tools.py")
+    (tmp_path / "t").rename(moved / "t")
+    again = fc("replay", str(moved / "t"), "-o", "again", cwd=elsewhere)
+    assert again.returncode == 0, again.stderr
+    (moved / "my_tools.py").unlink()
+    lost = fc("replay", str(moved / "t"), "-o", "lost", cwd=elsewhere)
+    assert_clean_error(lost, 2, "my_tools.py", "--tools")
+    (tmp_path / "here.py").write_text(MY_TOOLS, encoding="utf-8")
+    named = fc("replay", str(moved / "t"), "--tools", "../here.py", "-o", "named", cwd=elsewhere)
+    assert named.returncode == 0, named.stderr
 
 
 def test_fc_writes_the_wire_request_before_the_internal_one(made: Path) -> None:

@@ -589,8 +589,10 @@ def test_json_with_wire_gives_the_wire_files(fc, tmp_path: Path) -> None:
     assert data["json"] == load(trace / "1-request.deepseek.json")
 
 
-def test_a_folder_of_traces_lists_them(fc) -> None:
-    result = fc("show", "traces/examples", cwd=REPO)
+def test_a_folder_of_traces_lists_them(fc, tmp_path: Path) -> None:
+    # A copy: the checkout's traces/ also holds whatever the user's own runs left there.
+    shutil.copytree(EXAMPLES, tmp_path / "traces/examples")
+    result = fc("show", "traces/examples")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == (
@@ -605,9 +607,9 @@ def test_a_folder_of_traces_lists_them(fc) -> None:
         "  traces/examples/hangzhou         ok          2 steps   demo       杭州今天适合跑步吗？"
         in lines
     )
-    data = json.loads(fc("show", "traces", "--json", cwd=REPO).stdout)
+    data = json.loads(fc("show", "traces", "--json").stdout)
     assert sorted(t["trace"] for t in data["traces"]) == [f"traces/examples/{n}" for n in NAMES]
-    refused = fc("show", "traces/examples", "--step", "1", cwd=REPO)
+    refused = fc("show", "traces/examples", "--step", "1")
     assert refused.returncode == 2
     assert refused.stderr.startswith(
         f"fc: error: traces/examples is a folder of {len(NAMES)} traces; --step reads one of them\n"

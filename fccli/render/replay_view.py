@@ -16,6 +16,15 @@ if TYPE_CHECKING:
 
 RESULT_PREVIEW = 300
 
+# An edit's kind (the manifest's `edits`) as the line "✎ result for ID ... by ..." says it.
+_HOW = {
+    "set": "--set",
+    "error": "--error",
+    "ok": "--ok",
+    "editor": "--edit in the editor",
+    "hand-edited": "an edit by hand of the trace's files",
+}
+
 
 def _short(text: str, limit: int = RESULT_PREVIEW) -> str:
     text = " ".join(text.split())
@@ -44,7 +53,9 @@ def _change(c: Console, change: ResultChange) -> None:
     call = ""
     if change.tool is not None:
         call = f" ({escape(change.tool)} {escape(json.dumps(change.input, ensure_ascii=False))})"
-    how = f" [dim]by {escape(', '.join(change.how))}[/]" if change.how else ""
+    how = (
+        f" [dim]by {escape(', '.join(_HOW.get(h, h) for h in change.how))}[/]" if change.how else ""
+    )
     c.print(f"  [magenta]✎[/] result for [magenta]{escape(change.id)}[/]{call}{how}")
     if change.before is None:
         c.print("      was: [dim](no result had this id)[/]")

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from fccli.render.stream_view import LiveStream
+    from fccli.tools.execute import ToolRun
 
 THINKING_PREVIEW = 160
 
@@ -52,6 +53,19 @@ def _streamed(stream: dict[str, Any]) -> str:
         f"streamed: {stream['bytes']} bytes in {stream['pieces']} piece(s){when}; "
         "assembled into the answer below (raw events in the .sse file)"
     )
+
+
+# A call fc refused (no such tool, arguments that do not validate) never ran.
+_NOT_RUN = ("unknown_tool", "invalid_arguments", "invalid_json")
+
+
+def _executed(runs: list[ToolRun]) -> str:
+    """What fc did with the calls, as it happened: executing nothing is said as such."""
+    ran = sum(1 for run in runs if run.error_kind not in _NOT_RUN)
+    done = "executed" if ran == len(runs) else f"executed {ran} of {len(runs)} calls"
+    if ran == 0:
+        done = "executed nothing"
+    return f"fc validated the arguments and {done}"
 
 
 class RunView:
@@ -131,6 +145,7 @@ class RunView:
         elif isinstance(event, ResponseReceived):
             self._response(event)
         elif isinstance(event, ToolsExecuted):
+            c.print(f"  [dim]the model only asked; {_executed(event.runs)}:[/]")
             for run in event.runs:
                 mark = "[red]✗ error[/]" if run.result.is_error else "[green]✓ result[/]"
                 c.print(
@@ -184,9 +199,7 @@ class RunView:
                     f"  [yellow]▶ tool call[/] [bold]{escape(block.name)}[/] {escape(args)} "
                     f"[dim]id[/] [magenta]{escape(block.id)}[/]"
                 )
-        if resp.tool_uses() and resp.stop_reason == "tool_use":
-            c.print("  [dim]the model only asked; fc validates the arguments and executes:[/]")
-        elif resp.tool_uses():
+        if resp.tool_uses() and resp.stop_reason != "tool_use":
             c.print(
                 f"  [red]not executed:[/] the stop reason is {escape(resp.stop_reason)}, not tool_use"
                 + (" (the arguments may be cut off)" if resp.stop_reason == "max_tokens" else "")

@@ -656,6 +656,8 @@ def render_files(
             from rich.syntax import Syntax  # Pygments: only for --wire on a terminal
 
             lexer = "json" if name.endswith(".json") else "text"
-            console.print(
-                Syntax(text, lexer, theme="ansi_dark", background_color="default", word_wrap=True)
-            )
+            syntax = Syntax(text, lexer, theme="ansi_dark", background_color="default")
+            # As Text, so that a long line wraps by words at its own indentation (console.py).
+            highlighted = syntax.highlight(text)
+            highlighted.rstrip()
+            console.print(highlighted)

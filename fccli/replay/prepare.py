@@ -39,7 +39,7 @@ from fccli.run.prepare import (
     spoken_profile,
     trace_manifest,
 )
-from fccli.tools.loader import load_toolset
+from fccli.tools.loader import load_toolset, tools_file_entry, tools_file_in
 from fccli.tools.registry import ToolSet
 from fccli.trace.reader import Trace, read_trace
 from fccli.wire.registry import WireFormat, get_format
@@ -121,7 +121,7 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
         step,
         source,
         provider=_text(manifest.get("provider")),
-        tools=settings.tools or _text(options.get("tools")) or "weather",
+        tools=settings.tools or _trace_tools(options, trace.path),
         retries=settings.retries
         if settings.retries is not None
         else _int(options.get("retries"), 3, "retries", 0, 10),
@@ -217,12 +217,15 @@ def _prepare(
             hint=f"the step's request asks for it: edit it in {origin.source.file}, "
             "or replay on another provider",
         )
+    out = settings.out or next_replay_dir(origin.trace.path)
+    tools_file = tools_file_entry(origin.tools, out)
     fields = trace_manifest(
         name,
         provider,
         run_options,
         {
-            "tools": origin.tools,
+            "tools": settings.tools or _text(options.get("tools")) or "weather",
+            **({"tools_file": tools_file} if tools_file else {}),
             "tools_offered": [spec.name for spec in request.tools],
             "system": request.system,
             "stream": stream,
@@ -252,7 +255,7 @@ def _prepare(
     )
     trace = open_trace(
         provider,
-        settings.out or next_replay_dir(origin.trace.path),
+        out,
         force=settings.force and settings.out is not None,
         manifest=fields,
     )
@@ -431,6 +434,15 @@ def _trace_url(
         return None
     notes.append(f"sent to {url}, the trace's base URL (--base-url to change)")
     return url
+
+
+def _trace_tools(options: dict[str, Any], trace_dir: Path) -> str:
+    """The tools the trace ran with: its tools file found from the trace, wherever fc runs;
+    else the name as it was typed (a built-in set, or a trace older than `tools_file`)."""
+    found = tools_file_in(options, trace_dir)
+    if found is not None and found.is_file():
+        return str(found)
+    return _text(options.get("tools")) or "weather"
 
 
 def _load_tools(name: str, *, from_trace: bool) -> ToolSet:

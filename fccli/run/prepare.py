@@ -20,7 +20,7 @@ from fccli.providers.registry import Connection, default_provider_name, get_prov
 from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult
 from fccli.slug import slugify
-from fccli.tools.loader import load_toolset
+from fccli.tools.loader import load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
@@ -158,9 +158,11 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             else "raise --max-tokens, or run without --thinking"
         )
         raise UsageError(problem, hint=hint)
+    out = settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names()))
+    tools_file = tools_file_entry(settings.tools, out)
     trace = open_trace(
         provider,
-        settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names())),
+        out,
         force=settings.force and settings.out is not None,
         manifest=trace_manifest(
             name,
@@ -168,6 +170,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             options,
             {
                 "tools": settings.tools,
+                **({"tools_file": tools_file} if tools_file else {}),
                 "tools_offered": tools.names(),
                 "system": settings.system,
                 "stream": settings.stream,

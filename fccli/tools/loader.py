@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import inspect
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +30,25 @@ def load_toolset(spec: str) -> ToolSet:
         f"unknown tool set {spec!r}",
         hint=f"built-in sets: {', '.join(BUILTIN_SETS)}; or give the path of a .py file of tool functions",
     )
+
+
+def tools_file_entry(spec: str, trace_dir: Path) -> dict[str, str] | None:
+    """Where a trace finds its tools file again, from any working directory: the file's path
+    relative to the trace (a trace and its tools moved together still find each other, and no
+    home directory is written into a trace that is shared). None for a built-in set."""
+    if spec in BUILTIN_SETS:
+        return None
+    relative = os.path.relpath(Path(spec).resolve(), trace_dir.resolve())
+    return {"path": Path(relative).as_posix(), "relative_to": "trace"}
+
+
+def tools_file_in(options: dict[str, object], trace_dir: Path) -> Path | None:
+    """The tools file a trace's manifest points to (see tools_file_entry), if it says so."""
+    entry = options.get("tools_file")
+    if not isinstance(entry, dict) or entry.get("relative_to") != "trace":
+        return None
+    path = entry.get("path")
+    return trace_dir / path if isinstance(path, str) and path else None
 
 
 def load_tool_file(path: Path) -> ToolSet:
@@ -71,7 +92,9 @@ def _import_file(path: Path) -> ModuleType:
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)
     try:
-        spec.loader.exec_module(module)
+        # A print() at import time goes to stderr, as a tool's print() does: stdout is fc's.
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except SyntaxError as e:
         raise UsageError(f"{path}, line {e.lineno}: syntax error: {e.msg}") from None
     except KeyboardInterrupt:
