@@ -299,17 +299,6 @@ def test_json_gives_each_call_with_its_result(fc) -> None:
     assert "1-request.deepseek.json" in data["steps"][0]["files"]
 
 
-def test_html_writes_a_standalone_page(fc, tmp_path: Path) -> None:
-    page = tmp_path / "t.html"
-    result = fc("show", str(EXAMPLES / "unknown-city"), "--html", str(page))
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"transcript written to {page}\n"
-    html = page.read_text("utf-8")
-    assert html.startswith("<!DOCTYPE html>")
-    assert "call_b9a07a70e3fb7c9d9b9e3516" in html and "error result" in html
-    assert "color:" in html  # the colours are kept in the page
-
-
 # ---------------------------------------------------------------------------------------------
 # one file
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from fccli.trace.reader import Trace
 
 
 def show(
@@ -25,7 +28,14 @@ def show(
     thinking: bool = typer.Option(False, "--thinking", help="Show thinking in full."),
     full: bool = typer.Option(False, "--full", help="Do not fold long tool results."),
     html: Path | None = typer.Option(
-        None, "--html", help="Write the transcript as a standalone HTML page to this file."
+        None,
+        "--html",
+        metavar="FILE",
+        help="Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
+        "timeline, calls linked to their results, each step's four files side by side.",
+    ),
+    check: bool = typer.Option(
+        False, "--check", help="With --html: show fc check's findings where they point."
     ),
     json_output: bool = typer.Option(
         False, "--json", help="Print the trace (manifest, steps, calls and results) as JSON."
@@ -52,6 +62,11 @@ def show(
 
     if html is not None and json_output:
         raise UsageError("--html and --json: choose one")
+    if check and html is None:
+        raise UsageError(
+            "--check adds fc check's findings to the --html page",
+            hint="for the terminal: fc check TRACE",
+        )
     path = resolve_trace(target)
     console = transcript.recording_console() if html else make_console()
     if target == "-" or path.is_file():
@@ -98,18 +113,37 @@ def show(
     elif wire:
         heading = f"trace {trace.path}: the {trace.wire_format} wire files, as stored"
         transcript.render_files(console, heading, wire_sections(trace, step))
+    elif html is not None:
+        _write_page(trace, html, check=check, step=step, thinking=thinking, full=full)
+        return
     else:
         transcript.render_trace(console, trace, step=step, thinking=thinking, full=full)
     _save_html(console, html)
 
 
 def _save_html(console: Console, html: Path | None) -> None:
+    """A single file, a folder of traces or --wire: the terminal transcript as a page."""
+    if html is not None:
+        _write(html, console.export_html(), "transcript")
+
+
+def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> None:
+    from fccli.render.html.page import trace_page
+    from fccli.trace_page import gather
+
+    data = gather(trace, check=check, page=None if str(html) == "-" else html)
+    _write(html, trace_page(data, **options), "page")
+
+
+def _write(html: Path, page: str, what: str) -> None:
     from fccli.core.errors import UsageError
 
-    if html is None:
+    if str(html) == "-":
+        sys.stdout.buffer.write(page.encode("utf-8"))
+        sys.stdout.flush()
         return
     try:
-        console.save_html(str(html))
+        html.write_text(page, encoding="utf-8")
     except OSError as e:
         raise UsageError(f"cannot write {html}: {e.strerror}") from None
-    typer.echo(f"transcript written to {html}")
+    typer.echo(f"{what} written to {html}")

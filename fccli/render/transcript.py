@@ -398,13 +398,7 @@ def _step(
         view.line(("→ request", "cyan"), f": {count}, {_what_is_new(request)}")
     for note in s.notes:
         view.line(("! ", "yellow"), (note, "yellow"))
-    extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
-    attempts = attempts_text(record.get("attempts"))
-    if attempts:
-        extra.append(attempts)
-    stream = record.get("stream")
-    if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
-        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
+    extra = step_facts(record)
     response = s.response
     if response is None:
         view.line(("← no response", "red"), (" · " + " · ".join(extra), "dim") if extra else "")
@@ -419,6 +413,18 @@ def _step(
         runs,
         answered_later=answered_later,
     )
+
+
+def step_facts(record: dict[str, Any]) -> list[str]:
+    """What the manifest says of a step's exchange: its duration, retries, streamed bytes."""
+    extra = [duration(record["duration_ms"])] if "duration_ms" in record else []
+    attempts = attempts_text(record.get("attempts"))
+    if attempts:
+        extra.append(attempts)
+    stream = record.get("stream")
+    if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
+        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
+    return extra
 
 
 def _what_is_new(request: Request) -> str:

@@ -1,0 +1,356 @@
+"""The page: head, header, banners, the step timeline, a section per step, the footer.
+
+Self-contained: the style and the one small script are inline (read from page.css and page.js
+beside this module), no font, image or script is fetched, and a Content-Security-Policy allows
+no request and runs no script but that one (by its hash), so even a string that escaped the
+escaping could not run or call out.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from fccli import __version__
+from fccli.render.html.markup import esc, tag
+from fccli.render.html.places import Places
+from fccli.render.html.steps import (
+    StepView,
+    badge,
+    finding_item,
+    harness_bug,
+    harness_bug_of,
+    harness_steps,
+    tokens_text,
+)
+from fccli.render.transcript import _options, duration, stop_reason
+
+if TYPE_CHECKING:
+    from fccli.trace.reader import Trace
+    from fccli.trace_page import PageData, Replayed
+
+STATUS = {"ok": "ok", "max_steps": "warn", "error": "bad", "interrupted": "bad"}
+
+
+@cache
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
+
+
+def _csp(script: str) -> str:
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    return (
+        "default-src 'none'; style-src 'unsafe-inline'; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
+
+
+def trace_page(
+    data: PageData, *, step: int | None = None, thinking: bool = False, full: bool = False
+) -> str:
+    """The trace as one HTML page (a str; the caller writes it)."""
+    trace = data.trace
+    shown = {s.number for s in trace.steps if step is None or s.number == step}
+    places = Places(data, shown).build()
+    view = StepView(places, thinking=thinking, full=full)
+    sections = []
+    previous_tools: tuple[int, list[Any]] | None = None
+    for s in trace.steps:
+        tools = [t.to_json_dict() for t in s.request.tools] if s.request else []
+        same_as = previous_tools[0] if previous_tools and previous_tools[1] == tools else None
+        if s.request is not None and same_as is None:
+            previous_tools = (s.number, tools)
+        if s.number in shown:
+            sections.append(view.section(s, same_as if step is None else None))
+    body = (
+        _header(trace)
+        + _banners(data, places)
+        + _timeline(trace, shown)
+        + "".join(sections)
+        + _footer(trace)
+    )
+    script = _asset("page.js")
+    title = trace.manifest.get("question")
+    title = title if isinstance(title, str) and title else str(trace.path)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(_csp(script))}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="fc {esc(__version__)}">'
+        f"<title>{esc('fc · ' + title)}</title>"
+        f"<style>{_asset('page.css')}</style></head>\n"
+        f"<body>{tag('main', body)}<script>{script}</script></body></html>\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the top of the page
+
+
+def _header(trace: Trace) -> str:
+    m = trace.manifest
+    question = m.get("question")
+    h1 = tag("h1", esc(question) if isinstance(question, str) and question else "(no question)")
+    status = str(m.get("status", "?"))
+    facts = [
+        ("trace", tag("code", esc(trace.path))),
+        ("provider", esc(f"{m.get('provider', '?')} ({trace.wire_format or '?'} format)")),
+        ("model", tag("code", esc(m.get("model", "?")))),
+        ("status", tag("span", esc(status), class_=f"badge {STATUS.get(status, 'warn')}")),
+        ("steps", esc(len(trace.steps))),
+    ]
+    if isinstance(m.get("duration_ms"), (int, float)):
+        facts.append(("time", esc(duration(m["duration_ms"]))))
+    tokens = _total_tokens(trace)
+    if tokens:
+        facts.append(("tokens", esc(tokens)))
+    if isinstance(m.get("started_at"), str):
+        facts.append(("started", esc(m["started_at"])))
+    options = _options(m.get("options"))
+    if options:
+        facts.append(("options", tag("code", esc(" ".join(options)))))
+    dl = "".join(tag("div", tag("dt", k) + tag("dd", v)) for k, v in facts)
+    return tag("header", tag("p", "fc trace", class_="kicker") + h1 + tag("dl", dl, class_="facts"))
+
+
+def _total_tokens(trace: Trace) -> str | None:
+    totals = {"input_tokens": 0, "output_tokens": 0, "reasoning_tokens": 0}
+    seen = False
+    for s in trace.steps:
+        usage = (s.record or {}).get("usage")
+        if isinstance(usage, dict):
+            for key in totals:
+                if isinstance(usage.get(key), int):
+                    totals[key] += usage[key]
+                    seen = True
+    return tokens_text(totals) if seen else None
+
+
+def _banners(data: PageData, places: Places) -> str:
+    """What a reader must know before reading on: a run that failed, a fault or a harness bug
+    made on purpose, a replay, fc check's findings, the manifest's notes."""
+    trace = data.trace
+    m = trace.manifest
+    options: dict[str, Any] = m["options"] if isinstance(m.get("options"), dict) else {}
+    out = []
+    fault = options.get("demo_fault")
+    if fault:
+        out.append(
+            _banner(
+                "fault",
+                f"--demo-fault {fault}",
+                "the demo model makes this mistake on purpose, to show how the harness handles it",
+            )
+        )
+    bug = harness_bug_of(harness_bug(m))
+    if bug is not None:
+        steps = sorted(harness_steps(trace))
+        where = f" (it changed step {', '.join(map(str, steps))})" if steps else ""
+        out.append(
+            _banner(
+                "bug",
+                f"--harness-bug {bug}",
+                f"fc's own harness makes this classic mistake on purpose{where}; fc check finds it",
+            )
+        )
+    if data.replayed is not None:
+        out.append(_replayed(data.replayed))
+    out.append(_status(trace))
+    if data.findings is not None:
+        out.append(_check(data, places))
+    notes = m.get("notes")
+    if isinstance(notes, list) and notes:
+        items = "".join(tag("li", esc(n)) for n in notes)
+        out.append(tag("ul", items, class_="notes"))
+    return "".join(out)
+
+
+def _banner(kind: str, head: str, text: str, extra: str = "") -> str:
+    return tag("div", tag("strong", esc(head)) + " " + esc(text) + extra, class_=f"banner {kind}")
+
+
+def _status(trace: Trace) -> str:
+    m = trace.manifest
+    status = m.get("status")
+    if status == "ok":
+        return ""
+    error = m["error"] if isinstance(m.get("error"), dict) else {}
+    last = trace.steps[-1].number if trace.steps else 0
+    where = error["step"] if isinstance(error.get("step"), int) else last
+    link = tag(
+        "a", f"step {where}", href="#stopped" if error.get("step") == where else f"#step-{where}"
+    )
+    reason = stop_reason(error)
+    if status == "max_steps":
+        limit = (m.get("options") or {}).get("max_steps", last)
+        return _banner(
+            "warn",
+            "stopped:",
+            f"--max-steps {limit} reached before the model answered; "
+            "the last tool results were not handed back",
+        )
+    if status == "interrupted":
+        return _banner(
+            "bad", "interrupted (Ctrl-C)", "at", f" {link}" + esc(f": {reason}" if reason else "")
+        )
+    if status == "error":
+        kind = str(error.get("kind", "error"))
+        return _banner(
+            "bad", f"stopped ({kind})", "at", f" {link}" + esc(f": {reason}" if reason else "")
+        )
+    return _banner(
+        "warn",
+        "not finished:",
+        f"status {status}: fc was stopped without closing the trace, or is still running",
+    )
+
+
+def _replayed(r: Replayed) -> str:
+    origin = tag("a", tag("code", esc(r.origin)), href=r.origin_href) if r.origin_href else "?"
+    head = f"replay of step {esc(r.step)} of {origin}"
+    if isinstance(r.status, str):
+        head += esc(f" (that run: {r.status})")
+    items = []
+    if r.changes is not None:
+        for c in r.changes:
+            how = f" by {', '.join(c.how)}" if c.how else ""
+            was = "(no result had this id)" if c.before is None else c.before
+            items.append(
+                tag(
+                    "li",
+                    "result for "
+                    + tag("code", esc(c.id))
+                    + (esc(f" ({c.tool})") if c.tool else "")
+                    + esc(how)
+                    + tag(
+                        "div",
+                        tag("span", "was", class_="label") + tag("pre", esc(was)),
+                        class_="was" + (" err" if c.before_error else ""),
+                    )
+                    + tag(
+                        "div",
+                        tag("span", "now", class_="label") + tag("pre", esc(c.after)),
+                        class_="now" + (" err" if c.after_error else ""),
+                    ),
+                )
+            )
+        if not r.changes:
+            items.append(
+                tag("li", "no tool result changed: the step's results went out as they were")
+            )
+    else:
+        for e in r.edits:
+            what = f"{e.get('kind', '?')} {e.get('id', '')}".strip()
+            now = e.get("text")
+            items.append(
+                tag(
+                    "li",
+                    esc(what)
+                    + (
+                        tag(
+                            "div",
+                            tag("span", "now", class_="label") + tag("pre", esc(now)),
+                            class_="now",
+                        )
+                        if isinstance(now, str)
+                        else ""
+                    ),
+                )
+            )
+        items.append(tag("li", esc(f"was: {r.problem}"), class_="dim"))
+    answer = ""
+    if isinstance(r.answer, str) and r.answer:
+        answer = tag("details", tag("summary", "the original answer") + tag("p", esc(r.answer)))
+    return tag(
+        "div",
+        tag("strong", head) + tag("ul", "".join(items), class_="edits") + answer,
+        class_="banner replay",
+    )
+
+
+def _check(data: PageData, places: Places) -> str:
+    findings = data.findings or []
+    if data.check_problem:
+        return _banner("bad", "fc check could not read the trace:", data.check_problem)
+    if not findings:
+        return _banner("ok", "fc check:", "no findings")
+    errors = sum(f.severity == "error" for f in findings)
+    warnings = len(findings) - errors
+    said = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    placed = [p for ps in places.findings.values() for p in ps]
+    placed.sort(key=lambda p: (p.step or 0, p.finding.file or "", p.finding.path))
+    items = "".join(finding_item(p) for p in placed)
+    return tag(
+        "div",
+        tag("strong", "fc check: ") + esc(said) + tag("ul", items, class_="findings"),
+        class_="banner check",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the timeline and the footer
+
+
+def _timeline(trace: Trace, shown: set[int]) -> str:
+    """A bar per step for its time and one for its tokens, scaled to the largest, so the slow or
+    expensive step stands out."""
+    rows = []
+    steps = [s for s in trace.steps if s.number in shown]
+    times = [_number((s.record or {}).get("duration_ms")) for s in steps]
+    tokens = [_tokens((s.record or {}).get("usage")) for s in steps]
+    most_time, most_tokens = max(times, default=0) or 1, max(tokens, default=0) or 1
+    for s, ms, n in zip(steps, times, tokens, strict=True):
+        record = s.record or {}
+        stop = record.get("stop_reason")
+        calls = len(s.response.tool_uses()) if s.response else 0
+        what = (
+            badge(stop) if isinstance(stop, str) else tag("span", "no response", class_="badge bad")
+        )
+        if calls:
+            what += esc(f" {calls} call{'s' if calls != 1 else ''}")
+        rows.append(
+            tag(
+                "li",
+                tag(
+                    "a",
+                    tag("span", f"step {s.number}", class_="n")
+                    + tag("span", what, class_="what")
+                    + _bar("time", ms / most_time, duration(record.get("duration_ms")))
+                    + _bar("tok", n / most_tokens, f"{n:,} tokens" if n else "? tokens"),
+                    href=f"#step-{s.number}",
+                ),
+            )
+        )
+    return tag("nav", tag("h2", "timeline") + tag("ol", "".join(rows)), class_="timeline")
+
+
+def _bar(kind: str, share: float, label: str) -> str:
+    width = f"width:{max(share * 100, 1.5):.1f}%"
+    return tag(
+        "span",
+        tag("span", "", class_=f"bar {kind}", style=width) + tag("span", esc(label), class_="v"),
+        class_="meter",
+    )
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and value > 0 else 0.0
+
+
+def _tokens(usage: Any) -> int:
+    if not isinstance(usage, dict):
+        return 0
+    return sum(
+        v
+        for k, v in usage.items()
+        if k in ("input_tokens", "output_tokens") and isinstance(v, int) and v > 0
+    )
+
+
+def _footer(trace: Trace) -> str:
+    made = f"made by fc {__version__} from {trace.path}: fc show {trace.path} --html FILE"
+    return tag("footer", esc(made))

@@ -1,0 +1,399 @@
+"""One section per step, in the order of the round trip: the request (what is new in it, the
+tools offered), the response with its stop reason as a badge, the thinking (folded), the text,
+and each call with its result right under it, sharing its colour and linked to it by id; a
+result links on to the place in the next request where it went back to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from fccli.core.models import TextBlock, ThinkingBlock, ToolUseBlock
+from fccli.render.html.markup import esc, tag
+from fccli.render.transcript import (
+    FINAL_STOPS,
+    _what_is_new,
+    arguments_text,
+    attempts_text,
+    duration,
+    signature,
+    step_facts,
+    stop_reason,
+)
+
+if TYPE_CHECKING:
+    from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec
+    from fccli.render.html.places import Placed, Places
+    from fccli.trace.reader import Step
+
+FOLD_CHARS = 600
+FOLD_LINES = 12
+TOOL_NAMES = 8
+"""Tools named in the folded line of the offer; the rest are counted."""
+GOOD_STOPS = {"end_turn": "ok", "tool_use": "use"}
+
+
+def badge(stop: str, wire: Any = None) -> str:
+    kind = GOOD_STOPS.get(stop, "bad")
+    out = tag("span", esc(stop), class_=f"badge {kind}")
+    if isinstance(wire, str) and wire != stop:
+        out += " " + tag("span", "on the wire: " + tag("code", esc(wire)), class_="wire")
+    return out
+
+
+def tokens_text(usage: Any) -> str | None:
+    if not isinstance(usage, dict) or not isinstance(usage.get("input_tokens"), int):
+        return None
+    said = f"{usage['input_tokens']} in / {usage.get('output_tokens', '?')} out tokens"
+    if isinstance(usage.get("reasoning_tokens"), int) and usage["reasoning_tokens"]:
+        said += f" ({usage['reasoning_tokens']} reasoning)"
+    return said
+
+
+class StepView:
+    def __init__(self, places: Places, *, thinking: bool, full: bool) -> None:
+        self.places = places
+        self.trace = places.data.trace
+        self.thinking = thinking
+        self.full = full
+        self.results = self.trace.results()
+        self.runs = self.trace.runs()
+        self.harness = harness_steps(self.trace)
+
+    def section(self, step: Step, same_as: int | None) -> str:
+        body = [tag("h2", tag("a", f"step {step.number}", href=f"#step-{step.number}"))]
+        body.append(self._harness(step))
+        body.append(self._request(step, same_as))
+        body += [tag("p", "! " + esc(note), class_="note") for note in step.notes]
+        body.append(self._response(step))
+        body.append(self._stopped(step))
+        body.append(self._findings(self.places.findings.get(("step", step.number), [])))
+        files = self.places.files[step.number]
+        stream = step.files.get("wire_stream")
+        body.append(files.html(self.trace.wire_format, stream.name if stream else None))
+        return tag("section", "".join(body), id=f"step-{step.number}", class_="step")
+
+    # ---- the request
+
+    def _request(self, step: Step, same_as: int | None) -> str:
+        request = step.request
+        if request is None:
+            return ""
+        out = []
+        if step.number == 1 and request.system:
+            out.append(tag("p", "system: " + tag("q", esc(request.system)), class_="system"))
+        out.append(self._tools(request.tools, same_as))
+        n = len(request.messages)
+        count = f"{n} message{'s' if n != 1 else ''}"
+        if step.wire_messages is not None and step.wire_messages != n:
+            count += f" ({step.wire_messages} on the wire)"
+        line = tag("span", "→ request", class_="dir") + esc(f": {count}, {_what_is_new(request)}")
+        out.append(tag("p", line, class_="req"))
+        out.append(self._handed_back(request))
+        return tag("div", "".join(out), class_="request")
+
+    def _tools(self, tools: list[ToolSpec], same_as: int | None) -> str:
+        if not tools:
+            return tag("p", "tools offered: none", class_="dim")
+        if same_as is not None:
+            link = tag("a", f"step {same_as}", href=f"#step-{same_as}")
+            return tag("p", f"tools offered: the same {len(tools)} as {link}", class_="dim")
+        names = ", ".join(t.name for t in tools[:TOOL_NAMES])
+        names += f", … {len(tools) - TOOL_NAMES} more" if len(tools) > TOOL_NAMES else ""
+        items = "".join(
+            tag(
+                "li",
+                tag("code", esc(signature(t)))
+                + (" " + tag("span", esc(t.description), class_="dim") if t.description else ""),
+            )
+            for t in tools
+        )
+        return tag(
+            "details",
+            tag("summary", f"tools offered ({len(tools)}): " + tag("code", esc(names)))
+            + tag("ol", items, class_="tools"),
+            class_="tools",
+        )
+
+    def _handed_back(self, request: Request) -> str:
+        """The results this request hands back, each linking to its call's result."""
+        last = request.messages[-1] if request.messages else None
+        results = last.tool_results() if last else []
+        if not results:
+            return ""
+        items = []
+        for r in results:
+            target = self._result_anchor(r.tool_use_id)
+            said = tag("code", esc(r.tool_use_id), class_=f"id {self.places.colour(r.tool_use_id)}")
+            if target is not None:
+                said = tag("a", said, href=f"#{target}")
+            kind = "✗ error result" if r.is_error else "result"
+            items.append(tag("li", f"{kind} for {said}", class_="err" if r.is_error else None))
+        return tag("ul", "".join(items), class_="back")
+
+    def _result_anchor(self, call_id: str) -> str | None:
+        for step in self.trace.steps:
+            if step.number not in self.places.shown or step.response is None:
+                continue
+            for k, call in enumerate(step.response.tool_uses()):
+                if call.id == call_id:
+                    return f"result-{step.number}-{k}"
+        return None
+
+    # ---- the response
+
+    def _response(self, step: Step) -> str:
+        record = step.record or {}
+        extra = step_facts(record)
+        response = step.response
+        if response is None:
+            said = tag("span", "← no response", class_="dir bad")
+            return tag("p", said + esc(" · " + " · ".join(extra) if extra else ""), class_="resp")
+        usage = response.usage.to_json_dict() if response.usage else None
+        tokens = tokens_text(usage)
+        if tokens:
+            extra.append(tokens)
+        line = (
+            tag("span", "← response", class_="dir")
+            + " "
+            + badge(response.stop_reason, record.get("wire_stop_reason"))
+            + (tag("span", esc(" · " + " · ".join(extra)), class_="dim") if extra else "")
+        )
+        return tag("p", line, class_="resp") + self._blocks(step, response)
+
+    def _blocks(self, step: Step, response: Response) -> str:
+        blocks = response.content
+        final = response.stop_reason in FINAL_STOPS and not response.tool_uses()
+        tools = [t.name for t in step.request.tools] if step.request else None
+        out = []
+        k = 0
+        for block in blocks:
+            if isinstance(block, ThinkingBlock):
+                out.append(self._thinking(block.thinking))
+            elif isinstance(block, TextBlock):
+                label = "answer" if final else "text"
+                out.append(
+                    tag(
+                        "div",
+                        tag("span", label, class_="label") + tag("p", esc(block.text)),
+                        class_=label,
+                    )
+                )
+            elif isinstance(block, ToolUseBlock):
+                out.append(self._call(step, k, block, tools, response.stop_reason))
+                k += 1
+        return "".join(out)
+
+    def _thinking(self, text: str) -> str:
+        summary = tag("summary", f"thinking ({len(text):,} characters)")
+        return tag("details", summary + tag("p", esc(text)), class_="thinking", open=self.thinking)
+
+    def _call(
+        self, step: Step, k: int, call: ToolUseBlock, tools: list[str] | None, stop: str
+    ) -> str:
+        colour = self.places.colour(call.id)
+        result_id = f"result-{step.number}-{k}"
+        offered = ""
+        if tools is not None:
+            offered = (
+                tag("span", f"tool {tools.index(call.name) + 1}", class_="dim")
+                if call.name in tools
+                else tag("span", "not offered!", class_="bad")
+            )
+        head = (
+            tag("span", "▶ call", class_="label")
+            + " "
+            + tag("strong", esc(call.name))
+            + " "
+            + offered
+            + " id "
+            + tag("a", tag("code", esc(call.id)), href=f"#{result_id}", class_="id")
+        )
+        if call.raw_arguments is not None:
+            args = tag("p", "arguments, not a JSON object:", class_="bad") + tag(
+                "pre", esc(call.raw_arguments)
+            )
+        else:
+            args = tag("pre", esc(arguments_text(call.input)), class_="args")
+        body = (
+            tag("div", head, class_="head")
+            + args
+            + self._findings(self.places.findings.get(("call", call.id), []))
+        )
+        call_html = tag("div", body, class_=f"call {colour}", id=f"call-{step.number}-{k}")
+        return call_html + self._result(step, k, call, stop)
+
+    def _result(self, step: Step, k: int, call: ToolUseBlock, stop: str) -> str:
+        colour = self.places.colour(call.id)
+        anchor = f"result-{step.number}-{k}"
+        back_to_call = tag(
+            "a", tag("code", esc(call.id)), href=f"#call-{step.number}-{k}", class_="id"
+        )
+        run = self.runs.get(call.id, {})
+        took = duration(run["duration_ms"]) if "duration_ms" in run else ""
+        detail = ", ".join(str(x) for x in (run.get("error_kind"), took) if x)
+        detail_html = tag("span", esc(f" ({detail})"), class_="dim") if detail else ""
+        result: ToolResultBlock | None = self.results.get(call.id)
+        findings = self._findings(self.places.findings.get(("result", call.id), []))
+        if result is not None:
+            head = (
+                tag("span", "✗ error result" if result.is_error else "✓ result", class_="label")
+                + " for "
+                + back_to_call
+                + detail_html
+                + self._went_back(call.id)
+            )
+            classes = f"result {colour}" + (" err" if result.is_error else "")
+            body = tag("div", head, class_="head") + self._text(result.content) + findings
+            return tag("div", body, class_=classes, id=anchor)
+        if run:
+            failed = bool(run.get("is_error"))
+            said = "✗ executed, failed" if failed else "✓ executed"
+            head = (
+                tag("span", said, class_="label")
+                + " for "
+                + back_to_call
+                + detail_html
+                + tag(
+                    "span",
+                    "; the result was never handed back: the run stopped first",
+                    class_="warn",
+                )
+            )
+            error = run.get("error")
+            text = self._text(error) if failed and isinstance(error, str) else ""
+            classes = f"result {colour}" + (" err" if failed else "")
+            return tag(
+                "div", tag("div", head, class_="head") + text + findings, class_=classes, id=anchor
+            )
+        if stop != "tool_use":
+            why = f"not executed: the stop reason is {stop}, not tool_use"
+        elif any(later.number > step.number and later.request for later in self.trace.steps):
+            why = "no result for this id in the next request"
+        else:
+            why = "no result: the run stopped before this call was answered"
+        head = tag("span", esc(why), class_="label") + " (" + back_to_call + ")"
+        return tag(
+            "div",
+            tag("div", head, class_="head") + findings,
+            class_=f"result {colour} err",
+            id=anchor,
+        )
+
+    def _went_back(self, call_id: str) -> str:
+        back = self.places.back.get(call_id)
+        if back is None:
+            return ""
+        step, anchor = back
+        return " " + tag(
+            "a", f"↪ went back in step {step}'s request", href=f"#{anchor}", class_="went"
+        )
+
+    def _text(self, text: str) -> str:
+        lines = text.count("\n") + 1
+        if self.full or (len(text) <= FOLD_CHARS and lines <= FOLD_LINES):
+            return tag("pre", esc(text))
+        summary = tag("summary", esc(f"{len(text):,} characters, {lines:,} lines: open to read"))
+        return tag("details", summary + tag("pre", esc(text)), class_="long")
+
+    # ---- where the run stopped, findings, the harness's own bug
+
+    def _stopped(self, step: Step) -> str:
+        m = self.trace.manifest
+        error = m.get("error") if isinstance(m.get("error"), dict) else None
+        if error is None or error.get("step") != step.number:
+            return ""
+        reason = stop_reason(error)
+        if m.get("status") == "interrupted":
+            head = "✗ interrupted here (Ctrl-C)"
+            body = tag("p", esc(reason)) if reason else ""
+        else:
+            head = f"✗ stopped here: {error.get('kind', 'error')}"
+            body = tag("p", esc(reason)) if reason else ""
+            attempts = attempts_text(error.get("attempts"))
+            if attempts:
+                body += tag("p", esc(attempts), class_="dim")
+            excerpt = error.get("body_excerpt")
+            if isinstance(excerpt, str) and excerpt.strip():
+                body += tag("p", "the provider sent:") + tag("pre", esc(excerpt))
+            if step.error_body:
+                body += tag("p", "its error body says: " + tag("q", esc(step.error_body)))
+        return tag("div", tag("strong", esc(head)) + body, class_="stopped", id="stopped")
+
+    def _findings(self, placed: list[Placed]) -> str:
+        if not placed:
+            return ""
+        return tag("ul", "".join(finding_item(p) for p in placed), class_="findings")
+
+    def _harness(self, step: Step) -> str:
+        said = self.harness.get(step.number)
+        if said is None:
+            return ""
+        return tag("p", esc(f"the harness bug changed this step: {said}"), class_="harness")
+
+
+def finding_item(p: Placed) -> str:
+    f = p.finding
+    where = f"{f.file or ''} {f.path}".strip()
+    place = tag("code", esc(where))
+    if p.anchor is not None:
+        place = tag("a", place, href=f"#{p.anchor}")
+    said = (
+        tag("span", esc(f.rule), class_=f"badge {'bad' if f.severity == 'error' else 'warn'}")
+        + " "
+        + esc(f.message)
+        + " "
+        + place
+    )
+    if f.provider_message:
+        said += tag(
+            "p",
+            esc(f"{f.provider or 'the provider'} would answer: {f.provider_message}"),
+            class_="dim",
+        )
+    return tag("li", said, class_=f.severity)
+
+
+def harness_bug(manifest: dict[str, Any]) -> Any:
+    """The manifest's record of a `--harness-bug` run (issue 12), top level or among the options."""
+    options = manifest.get("options")
+    options = options if isinstance(options, dict) else {}
+    return manifest.get("harness_bug") or options.get("harness_bug")
+
+
+def harness_steps(trace: Any) -> dict[int, str]:
+    """The steps the harness bug changed, and what to say under each: from a step record's own
+    `harness_bug`, or a `step`/`steps` field of the manifest's record."""
+    out: dict[int, str] = {}
+    bug = harness_bug(trace.manifest)
+    if isinstance(bug, dict):
+        said = harness_bug_of(bug.get("kind") or bug.get("name")) or "the harness bug"
+        steps = bug.get("steps", bug.get("step"))
+        for n in steps if isinstance(steps, list) else [steps]:
+            if isinstance(n, int):
+                out[n] = said
+    for step in trace.steps:
+        own = harness_bug_of((step.record or {}).get("harness_bug"))
+        if own is not None:
+            out[step.number] = own
+    return out
+
+
+def harness_bug_of(value: Any) -> str | None:
+    """A `--harness-bug` record said in a line, whatever its shape: a kind (`pair-by-order`), or
+    an object whose fields are said as they are."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        kind = value.get("kind") or value.get("name")
+        rest = {k: v for k, v in value.items() if k not in ("kind", "name")}
+        said = ", ".join(f"{k}: {_plain(v)}" for k, v in rest.items())
+        return " ".join(x for x in (str(kind) if kind else "", f"({said})" if said else "") if x)
+    return _plain(value)
+
+
+def _plain(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
