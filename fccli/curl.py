@@ -28,6 +28,7 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
     from fccli.providers.http import HttpProvider
     from fccli.providers.profiles import profile_for
     from fccli.providers.registry import resolve_base_url
+    from fccli.providers.urls import shown_url
 
     if name == "demo":
         raise UsageError(
@@ -41,6 +42,12 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
         raise UsageError(
             "the base URL carries a password, and fc curl never prints a secret",
             hint="remove user:password@ from the URL and give curl -u yourself",
+        )
+    if shown_url(url) != url:
+        raise UsageError(
+            f"the base URL carries a key in its query string ({shown_url(url)}), and fc curl "
+            "never prints a secret",
+            hint="remove it from the URL and add it to the printed command yourself",
         )
     variable = f"${profile.key_env}" if profile.key_env else None
     # The provider's own headers, built by the code that sends them, with the variable's name

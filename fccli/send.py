@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import InputFileError, Interrupted, ProviderError, StreamCut, UsageError
-from fccli.core.jsonio import parse_json
+from fccli.core.jsonio import parse_json, read_bytes
 
 BY_FORMAT = {"deepseek": "deepseek", "openai": "openai", "anthropic": "anthropic"}
 """The provider a request file goes to when `-p` does not say."""
@@ -47,12 +47,7 @@ def read_request_file(name: str) -> RequestFile:
         raise InputFileError(
             name, "is a directory; give a request file, e.g. TRACE/1-request.deepseek.json"
         )
-    try:
-        body = path.read_bytes()
-    except FileNotFoundError:
-        raise InputFileError(name, "no such file") from None
-    except OSError as e:
-        raise InputFileError(name, f"cannot be read ({e.strerror})") from None
+    body = read_bytes(path)
     data = parse_json(body, name)
     try:
         detected = detect(data, name_hint=name)
@@ -172,16 +167,15 @@ def with_provider_model(file: RequestFile, name: str) -> tuple[RequestFile, str 
 
 
 def secrets_of(name: str, base_url: str | None) -> list[str]:
-    """The values that must never be shown: the key, a password in the URL."""
-    from urllib.parse import urlsplit
-
+    """The values that must never be shown: the key, a password in the URL (and the Basic auth
+    made of it), a key in its query string."""
+    from fccli.core.secrets import url_secrets
     from fccli.providers.registry import read_key
 
     if name == "demo":
         return []
     key = read_key(name)
-    password = urlsplit(base_url).password if base_url else None
-    return [s for s in (key, password) if s]
+    return [s for s in (key, *url_secrets(base_url)) if s]
 
 
 def send_file(
@@ -191,6 +185,7 @@ def send_file(
     base_url: str | None,
     retries: int,
     timeout: float,
+    max_response_bytes: int = 64 * 1024 * 1024,
     on_bytes: Callable[[bytes], None],
 ) -> bytes:
     """Post the file's bytes; return the response body as shown (a key it echoed masked). A
@@ -207,6 +202,7 @@ def send_file(
             retries=retries,
             timeout=timeout,
             api=api_for(file, name),
+            max_response_bytes=max_response_bytes,
         ),
     )
     try:
@@ -224,6 +220,12 @@ def send_file(
     finally:
         close_provider(provider)
     got = reply.stored or reply.body
+    if not file.stream and reply.cut is not None:  # past --max-response-mb or --timeout
+        on_bytes(got)
+        raise ProviderError(
+            f"the answer was cut short: {reply.cut}",
+            hint=f"the {len(reply.body):,} bytes that came are kept as they came",
+        )
     if file.stream:
         masker.close()
         if reply.interrupted:
@@ -242,18 +244,16 @@ class Masker:
     the next, so a secret cut in two is still caught whole."""
 
     def __init__(self, secrets: list[str], write: Callable[[bytes], None]) -> None:
-        from fccli.transport import MASK, MIN_SECRET
+        from fccli.core.secrets import Secrets
 
-        self._secrets = [s.encode() for s in secrets if len(s) >= MIN_SECRET]
-        self._mask = MASK.encode()
-        self._keep = max((len(s) for s in self._secrets), default=1) - 1
+        self._secrets = Secrets(secrets)
+        # A secret may stand JSON-escaped, up to 12 bytes a character: that much waits.
+        self._keep = max(self._secrets.longest_raw() - 1, 0)
         self._tail = b""
         self._write = write
 
     def _masked(self, data: bytes) -> bytes:
-        for secret in self._secrets:
-            data = data.replace(secret, self._mask)
-        return data
+        return self._secrets.raw(data)
 
     def feed(self, piece: bytes) -> None:
         data = self._masked(self._tail + piece)

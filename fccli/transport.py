@@ -14,8 +14,11 @@ httpx errors are translated into FcError here, once (ARCHITECTURE.md, transport.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,18 +29,25 @@ import httpx
 
 from fccli import __version__
 from fccli.core.errors import ProviderError, UsageError
+from fccli.core.secrets import MASK, MIN_SECRET, Secrets
+
+__all__ = ["MASK", "MIN_SECRET", "Delivered", "HttpFailure", "Transport", "TransportSettings"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 """529 is Anthropic's "overloaded" (docs.claude.com, API errors); the rest are the usual ones."""
-MASK = "***"
 
 
 @dataclass(frozen=True)
 class TransportSettings:
     connect_timeout: float = 10.0
     read_timeout: float = 600.0
-    """Long: a thinking model may reason for minutes before the first byte (DeepSeek closes
-    the connection itself if inference has not started after 10 minutes)."""
+    """`--timeout`: how long one answer may take in all, from the request to its last byte (a
+    server trickling a byte now and then is stopped too). Long: a thinking model may reason for
+    minutes before the first byte (DeepSeek closes the connection itself if inference has not
+    started after 10 minutes)."""
+    max_response_bytes: int = 64 * 1024 * 1024
+    """`--max-response-mb`: the most bytes of one answer fc reads (decompressed: a gzip bomb
+    stops here too); past it, fc stops reading and keeps what came."""
     retries: int = 3
     backoff_base: float = 0.5
     """The first wait; each retry doubles it, up to backoff_cap."""
@@ -54,7 +64,8 @@ class Delivered:
     stored: bytes | None = None
     """The body to write and show, when it differs: a key the server echoed, masked."""
     cut: str | None = None
-    """A stream only: why it stopped before the server ended it (the bytes so far are in body)."""
+    """Why it stopped before the server ended it (the bytes so far are in body): a stream cut
+    short, an answer past --max-response-mb or --timeout."""
     interrupted: bool = False
     """A stream only: Ctrl-C stopped it; the caller re-raises once the bytes are safe."""
 
@@ -69,17 +80,8 @@ class HttpFailure:
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
 
-MIN_SECRET = 8
-"""Shorter values are not masked: a local server's placeholder key ("x", "city") would otherwise
-be masked inside the model's own words, and is no secret anyway."""
-
-
 def mask(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        if len(secret) >= MIN_SECRET:
-            # Also as an error message would quote it: repr() escapes what a header refuses.
-            text = text.replace(secret, MASK).replace(repr(secret)[1:-1], MASK)
-    return text
+    return Secrets(secrets).text(text)
 
 
 def provider_message(body: str) -> str | None:
@@ -129,7 +131,7 @@ class Transport:
         client: httpx.Client | None = None,
     ) -> None:
         self.settings = settings
-        self._secrets = [s for s in secrets if s]
+        self.secrets = Secrets(secrets)
         self._sleep = sleep
         self._client = client or _client(settings)
 
@@ -137,7 +139,7 @@ class Transport:
         self._client.close()
 
     def mask(self, text: str) -> str:
-        return mask(text, self._secrets)
+        return self.secrets.text(text)
 
     def post(
         self,
@@ -152,10 +154,12 @@ class Transport:
         With `on_bytes`, a successful answer is read as a stream: each piece goes to `on_bytes`
         as it arrives. Retries happen only before the first byte of a 2xx body: after that the
         model's words have been seen, and sending again would ask for different ones.
+        Every answer is read in pieces, at most --max-response-mb of it and for at most
+        --timeout seconds in all; what came is kept, with `cut` saying why it stopped.
         """
         attempts: list[dict[str, Any]] = []
         wait = 0.0
-        shown = mask(url, self._secrets)  # a password in the URL is never printed
+        shown = self.mask(url)  # a password in the URL is never printed
         for number in range(1, self.settings.retries + 2):
             if wait:
                 self._sleep(wait)
@@ -163,16 +167,8 @@ class Transport:
             attempts.append(record)
             start = time.perf_counter()
             try:
-                if on_bytes is None:
-                    response = self._client.post(url, content=body, headers=headers)
-                else:
-                    request = self._client.build_request("POST", url, content=body, headers=headers)
-                    response = self._client.send(request, stream=True)
-                    if not 200 <= response.status_code < 300:
-                        try:
-                            response.read()  # an error body is small: read it as a whole
-                        finally:
-                            response.close()
+                request = self._client.build_request("POST", url, content=body, headers=headers)
+                response = self._client.send(request, stream=True)
             except httpx.TimeoutException as e:
                 record["error"] = type(e).__name__
                 record["duration_ms"] = _ms(start)
@@ -194,14 +190,12 @@ class Transport:
                 # fc's own request cannot go out (a bad header, a bad URL): retrying changes nothing.
                 record["error"] = type(e).__name__
                 return HttpFailure(
-                    None,
-                    f"cannot send to {shown}: {mask(str(e), self._secrets)}",
-                    attempts=attempts,
+                    None, f"cannot send to {shown}: {self.mask(str(e))}", attempts=attempts
                 )
             except httpx.TransportError as e:
                 # Refused, reset, closed before any answer: retried. (A server that read the
                 # request and then dropped the connection may see it twice, as with any SDK.)
-                record["error"] = f"{type(e).__name__}: {mask(str(e), self._secrets)}"
+                record["error"] = f"{type(e).__name__}: {self.mask(str(e))}"
                 record["duration_ms"] = _ms(start)
                 if number <= self.settings.retries:
                     wait = self._backoff(number)
@@ -209,7 +203,7 @@ class Transport:
                 tries = f" (after {number} attempts)" if number > 1 else ""
                 return HttpFailure(
                     None,
-                    f"cannot reach {shown}: {mask(_reason(e), self._secrets)}{tries}",
+                    f"cannot reach {shown}: {self.mask(_reason(e))}{tries}",
                     attempts=attempts,
                 )
             except httpx.RequestError as e:  # a body that cannot be decoded, ...
@@ -217,26 +211,25 @@ class Transport:
                 record["duration_ms"] = _ms(start)
                 return HttpFailure(
                     None,
-                    f"the answer from {shown} cannot be read: {mask(str(e), self._secrets)}",
+                    f"the answer from {shown} cannot be read: {self.mask(str(e))}",
                     attempts=attempts,
                 )
             record["status"] = response.status_code
+            success = 200 <= response.status_code < 300
+            received = self._read(response, start, on_bytes if success else None)
             record["duration_ms"] = _ms(start)
-            if 200 <= response.status_code < 300 and on_bytes is not None:
-                return self._receive_stream(response, on_bytes, attempts, record, start)
-            if 200 <= response.status_code < 300:
-                raw = response.content
-                stored = self._masked(raw)
-                return Delivered(raw, attempts, stored if stored != raw else None)
+            if success:
+                return self._delivered(received, attempts, record, stream=on_bytes is not None)
             if 300 <= response.status_code < 400:
                 where = response.headers.get("location", "elsewhere")
                 return HttpFailure(
                     response.status_code,
-                    f"HTTP {response.status_code}: redirected to {mask(where, self._secrets)}; "
+                    f"HTTP {response.status_code}: redirected to {self.mask(where)}; "
                     "fc does not follow a redirected POST: use that address as --base-url",
                     attempts=attempts,
                 )
-            text = self._masked(response.content).decode("utf-8", errors="replace")
+            text = self.secrets.raw(received.body).decode("utf-8", errors="replace")
+            text = self.mask(text)
             retry_after = response.headers.get("retry-after")
             if retry_after is not None:
                 record["retry_after"] = retry_after
@@ -254,42 +247,81 @@ class Transport:
             return self._failure(response.status_code, text, attempts)
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
-    def _receive_stream(
+    def _read(
         self,
         response: httpx.Response,
-        on_bytes: Callable[[bytes], None],
-        attempts: list[dict[str, Any]],
-        record: dict[str, Any],
         start: float,
-    ) -> Delivered:
-        """Read a streamed body to its end, or to where it broke; keep every byte that came."""
+        on_bytes: Callable[[bytes], None] | None,
+    ) -> _Received:
+        """Read a body to its end, or to where it broke or went past a limit; keep every byte
+        that came (up to the size limit). With `on_bytes` (a stream), Ctrl-C is caught here,
+        not lost: what arrived is returned for the trace, and the caller raises it once the
+        bytes are safe."""
+        settings = self.settings
         pieces: list[bytes] = []
+        size = 0
         cut: str | None = None
         interrupted = False
+        deadline = _Deadline(response, settings.read_timeout - (time.perf_counter() - start))
         try:
             for piece in response.iter_bytes():
+                room = settings.max_response_bytes - size
+                if len(piece) > room:
+                    piece = piece[:room]
+                    cut = (
+                        f"the answer passed --max-response-mb {_mb(settings.max_response_bytes)}, "
+                        "so fc stopped reading it"
+                    )
                 pieces.append(piece)
-                on_bytes(piece)
+                size += len(piece)
+                if on_bytes is not None and piece:
+                    on_bytes(piece)
+                if cut is not None:
+                    break
+                if time.perf_counter() - start > settings.read_timeout:
+                    cut = deadline.message(settings.read_timeout)
+                    break
         except httpx.TimeoutException:
-            cut = f"no data for {self.settings.read_timeout:g} s (--timeout), so fc stopped waiting"
+            cut = f"no data for {settings.read_timeout:g} s (--timeout), so fc stopped waiting"
         except httpx.TransportError as e:  # closed mid-body: h11's "incomplete chunked read", ...
-            cut = f"the connection closed mid-stream ({mask(str(e) or type(e).__name__, self._secrets)})"
+            cut = (
+                deadline.message(settings.read_timeout)
+                if deadline.fired
+                else f"the connection closed mid-stream ({self.mask(str(e) or type(e).__name__)})"
+            )
         except httpx.RequestError as e:  # a body that cannot be decoded (gzip cut short, ...)
-            cut = f"the stream cannot be read further ({mask(str(e), self._secrets)})"
+            cut = f"the stream cannot be read further ({self.mask(str(e))})"
         except KeyboardInterrupt:
-            # Caught here, not lost: what arrived so far is returned for the trace, and the
-            # caller raises the interruption once it is written.
-            cut, interrupted = "interrupted (Ctrl-C)", True
+            if on_bytes is None:
+                raise
+            cut, interrupted = "interrupted", True
         finally:
+            deadline.cancel()
             response.close()
-        record["duration_ms"] = _ms(start)
-        record["stream_bytes"] = sum(len(p) for p in pieces)
-        if cut is not None:
-            record["error"] = cut
-        raw = b"".join(pieces)
-        stored = self._masked(raw)
+        return _Received(b"".join(pieces), cut, interrupted)
+
+    def _delivered(
+        self,
+        received: _Received,
+        attempts: list[dict[str, Any]],
+        record: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> Delivered:
+        raw = received.body
+        if stream:
+            record["stream_bytes"] = len(raw)
+        if received.cut is not None:
+            record["error"] = received.cut
+        # A key the server echoed is masked wherever it stands: plain, JSON-escaped, or (in a
+        # stream) cut across the events of one field.
+        stored = self.secrets.stream(raw) if stream else self.secrets.raw(raw)
         return Delivered(
-            raw, attempts, stored if stored != raw else None, cut=cut, interrupted=interrupted
+            raw,
+            attempts,
+            stored if stored != raw else None,
+            cut=received.cut,
+            interrupted=received.interrupted,
         )
 
     def _failure(
@@ -301,18 +333,52 @@ class Transport:
             message += f" (after {len(attempts)} attempts)"
         if extra:
             message = f"{message.rstrip('.')} ({extra})"
-        return HttpFailure(status, message, body=text, attempts=attempts)
-
-    def _masked(self, data: bytes) -> bytes:
-        for secret in self._secrets:
-            if len(secret) >= MIN_SECRET:
-                data = data.replace(secret.encode("utf-8"), MASK.encode())
-        return data
+        return HttpFailure(status, self.mask(message), body=text, attempts=attempts)
 
     def _backoff(self, number: int) -> float:
         ceiling = min(self.settings.backoff_cap, self.settings.backoff_base * 2.0 ** (number - 1))
         # "Equal jitter": at least half the step, so waits still grow, plus a random half.
         return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+@dataclass
+class _Received:
+    body: bytes
+    cut: str | None
+    interrupted: bool
+
+
+class _Deadline:
+    """Stops a read that would outlast --timeout: a server that sends a byte now and then never
+    lets a per-read timeout fire, so at the deadline the socket is shut, which wakes the read."""
+
+    def __init__(self, response: httpx.Response, remaining: float) -> None:
+        self.fired = False
+        stream = response.extensions.get("network_stream")
+        self._socket = stream.get_extra_info("socket") if stream is not None else None
+        self._timer: threading.Timer | None = None
+        if self._socket is not None:
+            self._timer = threading.Timer(max(0.0, remaining), self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    @staticmethod
+    def message(limit: float) -> str:
+        return f"the answer took longer than --timeout {limit:g} s in all, so fc stopped reading it"
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):g}"
 
 
 def _ms(start: float) -> float:

@@ -115,6 +115,8 @@ class FakeProvider:
         """The API key to demand; None: no auth at all (chat, as Ollama)."""
         self.echo_key_in_401 = False
         """Put the FULL received key into a 401 message (to prove the client redacts it)."""
+        self.escape_401 = False
+        """Write a 401 body's key JSON-escaped (`\\u0073\\u006b...`), as byte masking misses it."""
         self.script: list[Any] = []
         """One entry consumed per request to a known route, FIFO; empty: normal behaviour."""
         self.fragment_size = 4
@@ -190,6 +192,7 @@ class FakeProvider:
             return self.script.pop(0) if self.script else None
 
     def _handle(self, h: _Handler) -> None:
+        h.escape, h.duplicate_ids = None, False  # one handler serves a keep-alive connection
         if "chunked" in h.headers.get("Transfer-Encoding", "").lower():
             raw = _read_chunked(h)
         else:
@@ -240,6 +243,9 @@ class FakeProvider:
                 time.sleep(float(entry["delay"]))
             if "status" in entry:
                 raise self._scripted_status(fmt, entry, headers, request)
+            if "hostile" in entry:
+                self._hostile(h, fmt, headers, entry)
+                return
         elif entry == "close":
             h.close_connection = True  # no answer at all: the client sees the connection close
             return
@@ -259,6 +265,17 @@ class FakeProvider:
         reply = model.reply()
         if fault is not None:
             reply = _apply_fault(reply, fault, model.offered_names)
+        inject = entry.get("inject") if isinstance(entry, dict) else None
+        if inject:  # text that would drive a terminal, in every field a transcript shows
+            calls = [_Call(c.name + inject, c.input, c.arguments) for c in reply.calls]
+            reply = _Reply(reply.text + inject, calls, reply.reasoning + inject, reply.preface)
+        echo = entry.get("echo_auth") if isinstance(entry, dict) else None
+        if echo:
+            reply = _echo_auth(reply, _auth_value(fmt, headers), echo)
+        if isinstance(entry, dict) and entry.get("duplicate_ids") and len(reply.calls) >= 2:
+            h.duplicate_ids = True
+        if isinstance(entry, dict) and entry.get("escape"):
+            h.escape = _auth_value(fmt, headers)
         cached = self._cache_hit(fmt, request)
         if fmt == "chat":
             response = _chat_response(request, reply, cached)
@@ -276,6 +293,68 @@ class FakeProvider:
         else:
             extra = {"request-id": "req_" + response["id"][4:]} if fmt == "anthropic" else {}
             _send_json(h, 200, response, extra)
+
+    def _hostile(
+        self, h: _Handler, fmt: str, headers: dict[str, str], entry: dict[str, Any]
+    ) -> None:
+        """Bodies no honest server sends (script entry `{"hostile": KIND, ...}`):
+
+        - `huge`: a 200 answer of `size` bytes of JSON-ish padding, in 64 KiB pieces;
+        - `gzip_bomb`: `size` bytes of zeros gzip-compressed (about 1/1000 on the wire);
+        - `endless`: a 200 body that never ends (`piece` bytes at a time, as fast as read);
+        - `keep_alive`: an SSE stream of `: keep-alive` comments that never ends;
+        - `trickle`: one byte every `every` seconds, forever;
+        - `status`: an answer with HTTP `status` and the raw `body` (bytes or str) given.
+        The endless ones stop when the client goes away.
+        """
+        kind = entry["hostile"]
+        if kind == "status":
+            body = entry["body"]
+            data = body.encode() if isinstance(body, str) else body
+            h.send_response(int(entry["status"]))
+            h.send_header("Content-Type", entry.get("content_type", "application/json"))
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+            return
+        h.send_response(200)
+        if kind == "gzip_bomb":
+            import gzip
+
+            data = gzip.compress(b"\0" * int(entry["size"]), compresslevel=9)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Encoding", "gzip")
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+            return
+        if kind == "huge":
+            size = int(entry["size"])
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(size))
+            h.end_headers()
+            piece = b" " * 65536
+            while size > 0:
+                h.wfile.write(piece[:size])
+                size -= len(piece)
+            return
+        h.send_header(
+            "Content-Type", "text/event-stream" if kind == "keep_alive" else "application/json"
+        )
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        piece = {
+            "endless": b" " * int(entry.get("piece", 4096)),
+            "keep_alive": b": keep-alive\n\n",
+        }.get(kind, b" ")
+        every = float(entry.get("every", 0.0 if kind == "endless" else 0.05))
+        h.close_connection = True
+        with contextlib.suppress(OSError):
+            while True:
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                h.wfile.flush()
+                if every:
+                    time.sleep(every)
 
     def _cache_hit(self, fmt: str, request: dict[str, Any]) -> int:
         """Tokens of this prompt found in the cache: the longest prefix it shares with an earlier
@@ -364,6 +443,8 @@ class FakeProvider:
                     break
                 continue
             data = str(event).encode()
+            if getattr(h, "escape", None):
+                data = _escaped(data, h.escape)
             h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             h.wfile.flush()
         h.wfile.write(b"0\r\n\r\n")
@@ -404,6 +485,10 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "fake-provider/1"
     timeout = 30  # an idle keep-alive connection frees its thread after this
     server: _Server
+    escape: str | None = None
+    """This answer writes the credential JSON-escaped (set per request by a script entry)."""
+    duplicate_ids = False
+    """This answer gives its calls one id (set per request by a script entry)."""
 
     def setup(self) -> None:
         super().setup()
@@ -452,7 +537,14 @@ def _send_json(
     body: dict[str, Any],
     headers: dict[str, str] | None = None,
 ) -> None:
+    if getattr(h, "duplicate_ids", False):
+        body = _duplicate_ids(body)
     data = json.dumps(body, ensure_ascii=False).encode()
+    escape = getattr(h, "escape", None) or (
+        getattr(h.server, "provider", None) and h.server.provider.escape_401 and status == 401
+    )
+    if escape:
+        data = _escaped(data, escape if isinstance(escape, str) else None)
     provider = getattr(h.server, "provider", None)
     if provider is not None:
         provider.sent.append(data)
@@ -468,6 +560,59 @@ def _send_json(
 
 # ---------------------------------------------------------------------------------------------
 # error bodies
+
+
+# ---------------------------------------------------------------------------------------------
+# hostile answers (script entries): a server that echoes the key, escapes it, breaks the protocol
+
+
+def _auth_value(fmt: str, headers: dict[str, str]) -> str:
+    """The credential as it arrived: the whole Authorization value (`Bearer sk-...`, `Basic
+    dXNl...`), else the x-api-key."""
+    return headers.get("authorization") or headers.get("x-api-key") or ""
+
+
+def _echo_auth(reply: _Reply, value: str, places: list[str]) -> _Reply:
+    """Put the credential into the content, the reasoning and the first call's arguments."""
+    text = f"{reply.text} (you sent {value})" if "content" in places else reply.text
+    preface = f"{reply.preface} {value}" if "content" in places and reply.preface else reply.preface
+    if "content" in places and reply.calls and not reply.preface:
+        preface = f"I was sent {value}."
+    reasoning = (
+        f"{reply.reasoning} The header said {value}." if "reasoning" in places else reply.reasoning
+    )
+    calls = list(reply.calls)
+    if "arguments" in places and calls:
+        first = calls[0]
+        args = dict(first.input) if isinstance(first.input, dict) else {}
+        key = next(iter(args), "city")
+        args[key] = f"{args.get(key, '')} {value}"
+        calls[0] = _call(first.name, args)
+    return _Reply(text, calls, reasoning, preface)
+
+
+def _escaped(data: bytes, value: str | None) -> bytes:
+    """`data` with the credential (or, for None, every `sk-...` key) JSON-\\u-escaped."""
+    text = data.decode()
+    targets = [value] if value else re.findall(r"sk-[A-Za-z0-9-]+", text)
+    for target in targets:
+        for word in (target, *target.split(" ")):
+            if len(word) >= 8:
+                text = text.replace(word, "".join(f"\\u{ord(c):04x}" for c in word))
+    return text.encode()
+
+
+def _duplicate_ids(body: dict[str, Any]) -> dict[str, Any]:
+    """Give every call of the answer the first call's id (chat and Anthropic)."""
+    body = json.loads(json.dumps(body))
+    for choice in body.get("choices") or []:
+        calls = choice.get("message", {}).get("tool_calls") or []
+        for call in calls[1:]:
+            call["id"] = calls[0]["id"]
+    blocks = [b for b in body.get("content") or [] if b.get("type") == "tool_use"]
+    for block in blocks[1:]:
+        block["id"] = blocks[0]["id"]
+    return body
 
 
 def _chat_error(
@@ -594,6 +739,12 @@ def _serde_type(value: Any) -> str:
 def _chat_problem(request: dict[str, Any]) -> str | None:
     if "model" not in request:
         return "you must provide a model parameter"
+    if "max_tokens" in request and re.match(r"o[1-9]|gpt-5", str(request["model"])):
+        # OpenAI's answer to max_tokens on a reasoning model.
+        return (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead."
+        )
     messages = request.get("messages")
     if not isinstance(messages, list):
         return "Missing required parameter: 'messages'."

@@ -153,3 +153,19 @@ def _forget_foreign_modules(before: set[str]) -> None:
         origin = getattr(sys.modules[name], "__file__", None)
         if origin and not str(Path(origin).resolve()).startswith(_INSTALLED):
             del sys.modules[name]
+
+
+QUESTION = "杭州今天适合跑步吗？"
+
+
+def deepseek_run(url: str, *extra: str, question: str = QUESTION) -> list[str]:
+    """`fc run QUESTION -p deepseek --base-url URL -o t EXTRA...`: a run against the fake
+    provider (with DEEPSEEK_API_KEY set, see `deepseek_env`)."""
+    return ["run", question, "-p", "deepseek", "--base-url", url, "-o", "t", *extra]
+
+
+def deepseek_env() -> dict[str, str]:
+    from tests.conftest import clean_env
+    from tests.fake_provider import DEFAULT_KEY
+
+    return clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fccli.core.errors import FindingsError, Interrupted, ProtocolError, ProviderError
+from fccli.core.errors import Interrupted, ProtocolError, ProviderError
 from fccli.core.jsonio import encode
 from fccli.core.models import ToolChoice
 from fccli.providers.base import ProviderInfo, Reply
@@ -239,20 +239,22 @@ def test_every_answered_step_is_on_record_even_when_the_run_fails(tmp_path: Path
     assert manifest(tmp_path)["steps"][0]["wire_stop_reason"] == "tool_calls"
 
 
-def test_a_request_that_breaks_a_provider_rule_is_never_sent(tmp_path: Path) -> None:
-    # A server that gives two calls the same id: the history fc would send next has two
-    # results for one id, which providers refuse. fc's own check stops it before sending.
+def test_two_calls_with_one_id_stop_the_run_as_the_providers_fault(tmp_path: Path) -> None:
+    # A server that gives two calls the same id breaks the protocol: their results could not be
+    # told apart (and the next history, two results for one id, would be refused). fc stops at
+    # once, exit 3 as for any protocol break, and runs nothing (issue #13, item 13).
     provider = Scripted(
         reply("tool_calls", None, [call("dup", '{"city":"A"}'), call("dup", '{"city":"B"}')]),
         reply("stop", "never asked"),
     )
-    with pytest.raises(FindingsError) as caught:
+    with pytest.raises(ProtocolError) as caught:
         run(tmp_path, provider)
-    assert caught.value.exit_code == 1
-    assert "step 2: not sent" in str(caught.value) and "FC106" in str(caught.value)
+    assert caught.value.exit_code == 3
+    assert "two tool calls with one id 'dup'" in str(caught.value)
     assert len(provider.sent) == 1
-    assert (tmp_path / "2-request.deepseek.json").exists()  # written, so it can be read
+    assert not (tmp_path / "2-request.deepseek.json").exists()
     assert manifest(tmp_path)["status"] == "error"
+    assert manifest(tmp_path)["steps"][0]["tool_runs"] == []
 
 
 def test_fcs_own_requests_pass_its_own_check(tmp_path: Path) -> None:

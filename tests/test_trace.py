@@ -10,7 +10,14 @@ import pytest
 
 from fccli.core.errors import ProviderError, UsageError
 from fccli.slug import slugify
-from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, without_times, write_atomic
+from fccli.trace.writer import (
+    TraceWriter,
+    default_dir,
+    prepare_dir,
+    release,
+    without_times,
+    write_atomic,
+)
 
 
 def test_a_new_directory_is_created(tmp_path: Path) -> None:
@@ -30,6 +37,8 @@ def test_a_non_empty_directory_is_refused_then_replaced_with_force(tmp_path: Pat
         prepare_dir(tmp_path, force=False)
     assert (tmp_path / "manifest.json").exists()
     prepare_dir(tmp_path, force=True)
+    assert [p.name for p in tmp_path.iterdir()] == [".fc-writing"]  # claimed, until released
+    release(tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -29,12 +29,15 @@ def convert(
     if out is not None and file != "-" and out.resolve() == Path(file).resolve():
         raise UsageError(f"-o {out} is the file being converted; write somewhere else")
     converted = run_convert(read_document(file, forced=source), to)
-    for line in converted.notes:
-        typer.echo(f"fc: note: {line}", err=True)
-    for line in converted.losses:
-        typer.echo(f"fc: lost: {line}", err=True)
-    for line in converted.warnings:
-        typer.echo(f"fc: warning: {line}", err=True)
+    from fccli.core.controls import escape_controls  # the lines quote the file's names
+
+    for label, lines in (
+        ("note", converted.notes),
+        ("lost", converted.losses),
+        ("warning", converted.warnings),
+    ):
+        for line in lines:
+            typer.echo(f"fc: {label}: {escape_controls(line)}", err=True)
     text = dumps(converted.output)
     if out is None:
         typer.echo(text, nl=False)

@@ -4,6 +4,13 @@ Kept import-light: `fc --version` answers before typer is even imported, and not
 beyond the typer app is imported before typer runs (the error tree only when something is raised).
 No `from __future__ import annotations` here: this module is on every path, `fc --version` too.
 `python benchmarks/startup.py` measures what this buys.
+
+What is caught here, and how it ends:
+- FcError: its one or two lines, its exit code (CLI.md);
+- Ctrl-C, SIGTERM, SIGHUP: "interrupted", exit 128 + the signal (fccli/interrupts.py);
+- a closed stdout (`fc show --wire | head`): a normal end, exit 0, nothing more printed;
+- anything else, any BaseException: one line saying it is a bug, never a traceback
+  (unless FC_DEBUG=1).
 """
 
 import os
@@ -17,29 +24,81 @@ def main() -> None:
 
         print(f"fc {__version__}")
         return
+    from fccli import interrupts
     from fccli.cli.app import app
 
+    interrupts.received.clear()
+    restore = interrupts.install()
     try:
         app(prog_name="fc")
+    except SystemExit as e:
+        # typer turns Ctrl-C into exit 130 and a closed pipe into exit 1, silently.
+        if _caused_by(e, BrokenPipeError):
+            _end_quietly()
+        if _caused_by(e, KeyboardInterrupt):
+            _interrupted(interrupts, "interrupted")
+        raise
     except KeyboardInterrupt:
-        _print_error("interrupted")
-        sys.exit(130)
-    except Exception as e:
-        from fccli.core.errors import FcError  # not before: `fc --help` never needs it
+        _interrupted(interrupts, "interrupted")
+    except BrokenPipeError:
+        _end_quietly()
+    except BaseException as e:
+        from fccli.core.errors import FcError, Interrupted
 
         if os.environ.get("FC_DEBUG") == "1":
             raise
+        if isinstance(e, Interrupted):
+            _interrupted(interrupts, str(e))
         if isinstance(e, FcError):
             _print_error(str(e))
             sys.exit(e.exit_code)
         # a bug in fc: one line, unless asked for the traceback
-        _print_error(f"internal error: {type(e).__name__}: {e}")
+        _print_error(f"internal error: {type(e).__name__}: {_said(e)}")
         _print_error("this is a bug in fc; FC_DEBUG=1 shows the traceback")
         sys.exit(1)
+    finally:
+        restore()
+
+
+def _interrupted(interrupts, message: str) -> None:  # type: ignore[no-untyped-def]
+    name = interrupts.signal_name()
+    first, _, rest = message.partition("\n")
+    _print_error(first + (f" (by {name})" if name else "") + (f"\n{rest}" if rest else ""))
+    sys.exit(interrupts.exit_code())
+
+
+def _caused_by(error: BaseException, kind: type) -> bool:
+    seen = error.__context__ or error.__cause__
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__context__ or seen.__cause__
+    return False
+
+
+def _end_quietly() -> None:
+    """The reader went away: as `git log | head`, a normal end. Nothing more reaches stdout
+    (the flush at exit included)."""
+    from fccli.render.console import silence_stdout
+
+    silence_stdout()
+    sys.exit(0)
+
+
+def _said(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:
+        return "(its message cannot be read)"
 
 
 def _print_error(text: str) -> None:
-    lines = text.splitlines() or [""]
-    print(f"fc: error: {lines[0]}", file=sys.stderr)
-    for line in lines[1:]:
-        print(f"  {line}", file=sys.stderr)
+    from fccli.core.controls import escape_controls  # a provider's words may hold escapes
+
+    lines = escape_controls(text).split("\n") if text else [""]
+    try:
+        print(f"fc: error: {lines[0]}", file=sys.stderr)
+        for line in lines[1:]:
+            print(f"  {line}", file=sys.stderr)
+    except (BrokenPipeError, OSError):  # stderr gone too (a closed terminal): nothing to say
+        pass

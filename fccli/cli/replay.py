@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.cli.limits import MAX_RESPONSE_MB, TIMEOUT, TOOL_TIMEOUT, megabytes
 from fccli.cli.otlp import OTLP, OTLP_CONTENT
 
 
@@ -67,9 +68,9 @@ def replay(
     retries: int | None = typer.Option(
         None, "--retries", min=0, max=10, help="Retries on 429, 5xx and connection errors."
     ),
-    timeout: float = typer.Option(
-        600.0, "--timeout", min=1.0, help="Seconds to wait for an answer."
-    ),
+    timeout: float = TIMEOUT,
+    max_response_mb: float = MAX_RESPONSE_MB,
+    tool_timeout: float = TOOL_TIMEOUT,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="The new trace's directory (default: TRACE.replay-N)."
     ),
@@ -104,6 +105,8 @@ def replay(
             stream=stream,
             retries=retries,
             timeout=timeout,
+            max_response_bytes=megabytes(max_response_mb),
+            tool_timeout=tool_timeout,
             out=out,
             force=force,
         )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.cli.limits import MAX_RESPONSE_MB, TIMEOUT, TOOL_TIMEOUT, megabytes
 from fccli.cli.otlp import OTLP, OTLP_CONTENT
 from fccli.providers.faults import DEMO_FAULTS
 
@@ -81,9 +82,9 @@ def run(
         max=10,
         help="Retries on 429, 5xx and connection errors (backoff, Retry-After honoured).",
     ),
-    timeout: float = typer.Option(
-        600.0, "--timeout", min=1.0, help="Seconds to wait for an answer (thinking takes a while)."
-    ),
+    timeout: float = TIMEOUT,
+    max_response_mb: float = MAX_RESPONSE_MB,
+    tool_timeout: float = TOOL_TIMEOUT,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Trace directory (default traces/<time>-<slug>)."
     ),
@@ -125,6 +126,8 @@ def run(
             max_tokens=max_tokens,
             retries=retries,
             timeout=timeout,
+            max_response_bytes=megabytes(max_response_mb),
+            tool_timeout=tool_timeout,
             out=out,
             force=force,
             demo_fault=demo_fault,

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import typer
+
+from fccli.cli.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
 
 # Shared with `fc curl`, which reads the same file and finds the same provider.
 FILE = typer.Argument(
@@ -33,9 +37,8 @@ def send(
     retries: int = typer.Option(
         3, "--retries", min=0, max=10, help="Retries on 429, 5xx and connection errors."
     ),
-    timeout: float = typer.Option(
-        600.0, "--timeout", min=1.0, help="Seconds to wait for an answer."
-    ),
+    timeout: float = TIMEOUT,
+    max_response_mb: float = MAX_RESPONSE_MB,
 ) -> None:
     """Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, when
     the file asks for one). HTTP errors: the provider's sentence on stderr, exit 3."""
@@ -52,9 +55,10 @@ def send(
     if out is not None:
         _check_writable(out)  # before the call: a response sent for nothing is billed anyway
 
+    show = _shown_on(sys.stdout)
+
     def live(piece: bytes) -> None:
-        sys.stdout.buffer.write(piece)
-        sys.stdout.buffer.flush()
+        show(piece)
 
     pieces: list[bytes] = []
     try:
@@ -64,6 +68,7 @@ def send(
             base_url=base_url,
             retries=retries,
             timeout=timeout,
+            max_response_bytes=megabytes(max_response_mb),
             on_bytes=live if out is None else pieces.append,
         )
     finally:
@@ -75,10 +80,34 @@ def send(
         typer.echo(f"fc: wrote the response ({len(body)} bytes) to {out}", err=True)
         return
     if not request.stream:
-        sys.stdout.buffer.write(body)
+        show(body)
     if sys.stdout.isatty() and not body.endswith(b"\n"):
         sys.stdout.buffer.write(b"\n")  # the prompt on a line of its own; pipes get the bytes
     sys.stdout.buffer.flush()
+
+
+def _shown_on(stdout: TextIO) -> Callable[[bytes], None]:
+    """How the body reaches stdout: its bytes exactly in a pipe; on a terminal, as text with
+    its control characters escaped, since a body may hold escape sequences that would drive
+    the terminal (a clipboard write, a screen clear)."""
+    if not stdout.isatty():
+
+        def raw(piece: bytes) -> None:
+            stdout.buffer.write(piece)
+            stdout.buffer.flush()
+
+        return raw
+    import codecs
+
+    from fccli.core.controls import escape_controls
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character cut across pieces
+
+    def text(piece: bytes) -> None:
+        stdout.write(escape_controls(decoder.decode(piece)))
+        stdout.flush()
+
+    return text
 
 
 def _check_writable(out: Path) -> None:

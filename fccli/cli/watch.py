@@ -34,7 +34,12 @@ def watch(
         None
         if console is None
         else RunView(
-            console, prepared.provider_name, prepared.wire.name, prepared.wire.results_layout
+            console,
+            prepared.provider_name,
+            prepared.wire.name,
+            prepared.wire.results_layout,
+            # a key a server echoes, cut in pieces as they arrive
+            mask=getattr(prepared.provider, "mask", None),
         )
     )
     if view is not None:

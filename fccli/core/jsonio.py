@@ -8,6 +8,9 @@ for a shape error, the JSON path.
 from __future__ import annotations
 
 import json
+import re
+import stat
+import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,9 +22,17 @@ from fccli.core.models import BLOCK_TYPES
 M = TypeVar("M", bound=BaseModel)
 
 
+_ESCAPED = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
 def dumps(obj: Any) -> str:
-    """The one JSON style of fc's files."""
-    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    """The one JSON style of fc's files.
+
+    JSON escapes the C0 controls itself; DEL, the C1 controls (which some terminals obey) and
+    lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
+    every JSON output is valid UTF-8 and safe to print. They can stand only inside strings."""
+    text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def encode(obj: Any) -> bytes:
@@ -47,6 +58,8 @@ def parse_json(text: str | bytes, source: str) -> Any:
         raise InputFileError(
             source, f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
         ) from None
+    except ValueError as e:  # Python's limit on the digits of an integer (4300 by default)
+        raise InputFileError(source, too_long_number(e)) from None
     check_depth(value, source)
     return value
 
@@ -76,21 +89,41 @@ def check_depth(value: Any, source: str, base: str = "$") -> None:
         stack.extend((v, depth + 1, (trail, k)) for k, v in items)
 
 
+def too_long_number(error: ValueError) -> str:
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+    if "digits" not in str(error):
+        return f"not valid JSON: {error}"
+    return f"a number with more than {limit} digits, which fc does not read"
+
+
 def too_deep() -> str:
     return f"nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
 
 
-def read_json(path: str | Path) -> Any:
+def read_bytes(path: str | Path) -> bytes:
+    """A file's bytes, or an InputFileError naming it. Only a regular file is read: a FIFO, a
+    device or a socket would block fc, or never end."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        mode = p.stat().st_mode
     except FileNotFoundError:
         raise InputFileError(str(path), "no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(str(path), "is a directory, not a JSON file") from None
     except OSError as e:
         raise InputFileError(str(path), f"cannot be read ({e.strerror})") from None
-    return parse_json(data, str(path))
+    if stat.S_ISDIR(mode):
+        raise InputFileError(str(path), "is a directory, not a JSON file")
+    if not stat.S_ISREG(mode):
+        raise InputFileError(
+            str(path), "is not a regular file (a pipe, a device or a socket); fc reads files"
+        )
+    try:
+        return p.read_bytes()
+    except OSError as e:
+        raise InputFileError(str(path), f"cannot be read ({e.strerror})") from None
+
+
+def read_json(path: str | Path) -> Any:
+    return parse_json(read_bytes(path), str(path))
 
 
 def json_path(loc: tuple[int | str, ...]) -> str:

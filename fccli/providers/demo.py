@@ -161,7 +161,14 @@ def respond(request: dict[str, Any], fault: str | None = None) -> dict[str, Any]
     messages = request.get("messages", [])
     question = _last_user_text(messages)
     say = PHRASES["zh" if _CJK.search(question) else "en"]
-    tools = [t["function"] for t in request.get("tools", []) if t.get("type") == "function"]
+    offered = request.get("tools")
+    tools = [
+        t["function"]
+        for t in (offered if isinstance(offered, list) else [])
+        if isinstance(t, dict)
+        and t.get("type") == "function"
+        and isinstance(t.get("function"), dict)
+    ]
     choice = _choose_tool(tools, request.get("tool_choice"))
 
     # With a fault, the errors its own mistake drew are not answers: it asks those again.
@@ -202,8 +209,7 @@ def _arguments(tool: dict[str, Any], param: str | None, value: Any) -> dict[str,
     if tool.get("strict") is True:
         # Strict mode holds a model to the schema: every property present, null where it has
         # no value (the strict form makes the optional ones nullable).
-        required = (tool.get("parameters") or {}).get("required") or []
-        for name in required:
+        for name in _required(_parameters(tool)):
             arguments.setdefault(name, None)
     return arguments
 
@@ -321,8 +327,9 @@ def _choose_tool(tools: list[dict[str, Any]], choice: Any) -> _ToolChoice:
 def _language_asked(tool: dict[str, Any], param: str | None) -> str | None:
     """ "en" or "zh" when the parameter's description asks for names in that language
     ("城市的英文名，例如：Hangzhou"); None: names as the question writes them."""
-    props = (tool.get("parameters") or {}).get("properties") or {}
-    described = props.get(param, {}).get("description") if param else None
+    props = _properties(_parameters(tool))
+    schema = props.get(param) if param else None
+    described = schema.get("description") if isinstance(schema, dict) else None
     if not isinstance(described, str):
         return None
     text = described.casefold()
@@ -355,16 +362,34 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
 
 def _string_param(tool: dict[str, Any]) -> str | None:
     """The first required string parameter, else the first string one: where a question goes."""
-    params = tool.get("parameters") or {}
-    props = params.get("properties") or {}
+    params = _parameters(tool)
     strings = [
         name
-        for name, schema in props.items()
+        for name, schema in _properties(params).items()
         if isinstance(schema, dict) and schema.get("type") == "string"
     ]
-    required: list[str] = [name for name in params.get("required", []) if name in strings]
+    required: list[str] = [name for name in _required(params) if name in strings]
     choices = required or strings
     return choices[0] if choices else None
+
+
+# A request file may hold any JSON where a schema belongs (`parameters: 5`, `properties: 1`,
+# `required: true`): the demo reads what makes sense and ignores the rest, as a model would.
+
+
+def _parameters(tool: dict[str, Any]) -> dict[str, Any]:
+    params = tool.get("parameters")
+    return params if isinstance(params, dict) else {}
+
+
+def _properties(params: dict[str, Any]) -> dict[str, Any]:
+    props = params.get("properties")
+    return props if isinstance(props, dict) else {}
+
+
+def _required(params: dict[str, Any]) -> list[str]:
+    required = params.get("required")
+    return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
 
 
 def _wanted_values(question: str, language: str | None) -> list[str]:
@@ -413,7 +438,7 @@ def _digest(request: dict[str, Any]) -> str:
     # Without the stream switches: the same question streamed gets the same ids.
     request = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
     canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 CHARS_PER_TOKEN = 2

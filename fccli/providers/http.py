@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.profiles import Profile
-from fccli.providers.urls import shown_url
+from fccli.providers.urls import endpoint, shown_url
 from fccli.transport import HttpFailure, Transport, as_provider_error
 
 
@@ -29,7 +29,7 @@ class HttpProvider:
 
     @property
     def url(self) -> str:
-        return self.base_url.rstrip("/") + self.profile.path
+        return endpoint(self.base_url, self.profile.path)
 
     def headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": "application/json"}

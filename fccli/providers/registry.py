@@ -27,7 +27,9 @@ class Connection:
     strict: bool = False
     retries: int = 3
     timeout: float = 600.0
-    """Read timeout in seconds."""
+    """How long one answer may take in all, in seconds (--timeout)."""
+    max_response_bytes: int = 64 * 1024 * 1024
+    """The most bytes of one answer fc reads (--max-response-mb)."""
     api: str | None = None
     """--api: the format to speak (DeepSeek: chat or anthropic); None: the provider's own."""
 
@@ -114,14 +116,19 @@ def get_provider(
         name, connection.base_url, strict=connection.strict, api=connection.api
     )
     # httpx is imported only here: `fc --help` and the offline demo never pay for it.
+    from fccli.core.secrets import url_secrets
     from fccli.providers.http import HttpProvider
     from fccli.transport import Transport, TransportSettings
 
-    # A password in the URL (http://user:secret@host) is a secret too: masked like a key.
-    url_secret = urlsplit(base_url).password
+    # A password in the URL (http://user:secret@host, also as the Basic auth it becomes) and a
+    # key in its query string are secrets too: masked like a key.
     transport = Transport(
-        TransportSettings(retries=connection.retries, read_timeout=connection.timeout),
-        secrets=[s for s in (key, url_secret) if s],
+        TransportSettings(
+            retries=connection.retries,
+            read_timeout=connection.timeout,
+            max_response_bytes=connection.max_response_bytes,
+        ),
+        secrets=[s for s in (key, *url_secrets(base_url)) if s],
     )
     return HttpProvider(profile, base_url, transport, strict=connection.strict, key=key)
 

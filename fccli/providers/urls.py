@@ -1,4 +1,4 @@
-"""URLs as fc writes and prints them: a password in one is never shown."""
+"""URLs as fc writes and prints them: a password in one is never shown, nor a key in its query."""
 
 from __future__ import annotations
 
@@ -6,13 +6,31 @@ from urllib.parse import urlsplit, urlunsplit
 
 
 def shown_url(url: str) -> str:
-    """The URL as fc writes and prints it: a password in it (`user:secret@host`) masked."""
+    """The URL as fc writes and prints it: a password in it (`user:secret@host`) and the values
+    of its query string (`?api_key=...`, but for a few known to be public) masked."""
+    from fccli.core.secrets import MASK, PUBLIC_QUERY_NAMES
+
     try:
         parts = urlsplit(url)
         password, port = parts.password, parts.port
-    except ValueError:  # not even a URL: keep only what follows a user part
+    except ValueError:  # not even a URL: keep only what follows a user part, drop a query
+        url = url.split("?", 1)[0] + ("?***" if "?" in url else "")
         return "***@" + url.rsplit("@", 1)[1] if "@" in url else url
-    if password is None:
-        return url
-    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{port}" if port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    if password is not None:
+        netloc = f"{parts.username}:{MASK}@{parts.hostname}" + (f":{port}" if port else "")
+        parts = parts._replace(netloc=netloc)
+    if parts.query:
+        fields = []
+        for field in parts.query.split("&"):
+            name, equals, value = field.partition("=")
+            public = name.lower() in PUBLIC_QUERY_NAMES or not value
+            fields.append(field if public else f"{name}{equals}{MASK}")
+        parts = parts._replace(query="&".join(fields))
+    return urlunsplit(parts)
+
+
+def endpoint(base_url: str, path: str) -> str:
+    """The base URL with an endpoint's path added to its path, its query string kept after it:
+    `http://h/v1?k=1` + `/chat/completions` is `http://h/v1/chat/completions?k=1`."""
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))

@@ -3,18 +3,45 @@
 On a terminal, lines wrap by words at its width (a word longer than a line, a URL or a JSON
 string, is folded), and a wrapped line goes on at its own indentation, under its beginning.
 In a pipe nothing is wrapped: a line is as long as it is, for grep and for files.
+
+Whatever it prints, control characters come out escaped (`\\x1b`): text from a server or a
+file never drives the terminal, in any renderer. And a reader that goes away (`fc ... | head`)
+ends the output, not the command: the run still finishes and writes its trace.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.text import Text
 
+from fccli.core.controls import escape_controls, has_controls
 
-class _Console(Console):
+
+class SafeConsole(Console):
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            # Control segments are Rich's own (cursor moves of a live display); text is not.
+            if segment.control or not has_controls(segment.text):
+                yield segment
+            else:
+                yield Segment(escape_controls(segment.text), segment.style, segment.control)
+
+    def on_broken_pipe(self) -> None:
+        # Rich's default exits 1. A closed pipe is a normal end (as `git log | head`): print
+        # nothing more, and let the command finish its work.
+        self.quiet = True
+        silence_stdout()
+
+
+class _Console(SafeConsole):
     def print(self, *objects: Any, **options: Any) -> None:
         if self.soft_wrap or len(objects) != 1 or options:
             super().print(*objects, **options)
@@ -32,6 +59,16 @@ class _Console(Console):
             for piece in line[indent:].wrap(self, self.width - indent, overflow="fold"):
                 piece.rstrip()
                 super().print(Text.assemble(" " * indent, piece))
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so nothing written later (nor the flush at exit) fails."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's buffer)
+        pass
 
 
 def make_console(*, stderr: bool = False, **for_tests: Any) -> Console:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -70,9 +71,17 @@ def _executed(runs: list[ToolRun]) -> str:
 
 class RunView:
     def __init__(
-        self, console: Console, provider: str, wire_format: str, results_layout: str
+        self,
+        console: Console,
+        provider: str,
+        wire_format: str,
+        results_layout: str,
+        *,
+        mask: Callable[[str], str] | None = None,
     ) -> None:
         self.console = console
+        self.mask = mask
+        """Masks a secret in text shown as it streams in (its pieces, joined, may make one)."""
         self.provider = provider
         self.wire_format = wire_format
         self.results_layout = results_layout
@@ -119,7 +128,7 @@ class RunView:
             if self._status is not None:  # the fragments replace the spinner
                 self._status.stop()
                 self._status = None
-            self._live = LiveStream(self.console)
+            self._live = LiveStream(self.console, mask=self.mask)
         self._live.add(event.delta)
 
     def _show(self, event: Event) -> None:

@@ -6,6 +6,8 @@ prints any answer, so a streamed run and a plain one read the same afterwards.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
@@ -26,7 +28,8 @@ class _Call:
 
 
 class LiveStream:
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, mask: Callable[[str], str] | None = None) -> None:
+        self._mask = mask or (lambda text: text)
         self._thinking: list[str] = []
         self._text: list[str] = []
         self._calls: dict[int, _Call] = {}
@@ -60,10 +63,13 @@ class LiveStream:
         lines: list[Text] = [Text(f"  streaming… {self._fragments} fragment(s)", style="dim")]
         if self._thinking:
             lines.append(
-                Text("  thinking: " + _tail("".join(self._thinking), room - 12), style="dim")
+                Text(
+                    "  thinking: " + _tail(self._mask("".join(self._thinking)), room - 12),
+                    style="dim",
+                )
             )
         if self._text:
-            lines.append(Text("  text: " + _tail("".join(self._text), room - 8)))
+            lines.append(Text("  text: " + _tail(self._mask("".join(self._text)), room - 8)))
         for position, call in sorted(self._calls.items()):
             lines.append(
                 Text.assemble(
@@ -73,7 +79,7 @@ class LiveStream:
                     (f" (call {position}, {len(call.parts)} fragment(s))", "dim"),
                 )
             )
-            arguments = _tail("".join(call.parts), room - 7)
+            arguments = _tail(self._mask("".join(call.parts)), room - 7)
             lines.append(Text.assemble("      ", (arguments, "cyan"), ("▌", "blink")))
         return Group(*lines)
 

@@ -62,7 +62,9 @@ def recording_console(width: int = 100) -> Console:
     """A console that prints nothing and keeps everything, with colour, for `--html`."""
     import io
 
-    return Console(
+    from fccli.render.console import SafeConsole
+
+    return SafeConsole(
         file=io.StringIO(), record=True, width=width, force_terminal=True, color_system="truecolor"
     )
 
@@ -193,6 +195,7 @@ class _View:
         run = runs.get(call.id, {})
         took = f"{duration(run.get('duration_ms'))}" if "duration_ms" in run else ""
         kind = run.get("error_kind")
+        kind = kind if isinstance(kind, str) else None  # a hand-edited manifest may hold anything
         detail = ", ".join(x for x in (kind, took) if x)
         detail = f" ({detail})" if detail else ""
         if result is not None:
@@ -470,10 +473,17 @@ def stop_reason(error: dict[str, Any]) -> str:
     return re.sub(r"^(step \d+: |interrupted at step \d+\b ?)", "", message)
 
 
+def _how(error: dict[str, Any]) -> str:
+    """Ctrl-C, or the signal that stopped the run (SIGTERM, SIGHUP)."""
+    name = error.get("signal")
+    return name if isinstance(name, str) and name else "Ctrl-C"
+
+
 def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: bool) -> None:
     reason = stop_reason(error)
     if interrupted:
-        view.line(("✗ interrupted here (Ctrl-C)", "bold red"), (f" {reason}" if reason else ""))
+        how = _how(error)
+        view.line((f"✗ interrupted here ({how})", "bold red"), (f" {reason}" if reason else ""))
         return
     body = s.error_body
     if body and f": {body}" in reason:
@@ -508,7 +518,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
         )
     elif status == "interrupted":
         said = "; the trace keeps what it had" if said_where or not reason else f" {reason}"
-        view.line((f"interrupted at step {where} (Ctrl-C)", "bold red"), said)
+        view.line((f"interrupted at step {where} ({_how(error)})", "bold red"), said)
     elif status == "error":
         if said_where:
             # Said in full under the step; here only what and where.

@@ -155,8 +155,10 @@ def _read_text(source: str) -> str:
     if source in ("", "-"):
         return sys.stdin.read()
     path = Path(source)
+    from fccli.core.jsonio import read_bytes
+
     try:
-        return path.read_text(encoding="utf-8")
+        return read_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise InputFileError(source, "no such file (read for --set ID=@FILE)") from None
     except UnicodeDecodeError:

@@ -31,6 +31,7 @@ from fccli.run.prepare import (
     close_provider,
     connection_notes,
     given,
+    kept_note,
     open_provider,
     open_trace,
     refuse_demo_base_url,
@@ -62,6 +63,8 @@ class ReplaySettings:
     """None: as the trace was run."""
     retries: int | None = None
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
 
@@ -149,6 +152,7 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
             retries=origin.retries,
             timeout=settings.timeout,
             api=api,
+            max_response_bytes=settings.max_response_bytes,
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.
@@ -207,6 +211,7 @@ def _prepare(
         tool_specs=list(request.tools),
         stream=stream,
         history=messages,
+        tool_timeout=settings.tool_timeout,
     )
     notes += _losses(run_options, origin.source.file, wire.name)
     refuse_effort(name, spoken_profile(name, api), request.effort, thinking)
@@ -259,6 +264,7 @@ def _prepare(
         force=settings.force and settings.out is not None,
         manifest=fields,
     )
+    notes += kept_note(trace.path)
     if notes:
         trace.manifest["notes"] = list(notes)
         trace.save_manifest()

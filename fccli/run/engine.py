@@ -64,6 +64,8 @@ class RunOptions:
     """The tool definitions as sent (strict form with --strict); None: the tool set's own."""
     stream: bool = False
     """Ask for every answer as a stream of events, assembled as it arrives."""
+    tool_timeout: float = 120.0
+    """Seconds a tool may run before its call gets an error result (--tool-timeout)."""
     history: list[Message] | None = None
     """Start from these messages instead of the question alone (a replay: an earlier step's
     request, edited). The first request sends them as they are."""
@@ -128,7 +130,9 @@ class RoundTrip:
                     self._phase = "while the tools ran"
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
                     with contextlib.redirect_stdout(sys.stderr):
-                        runs = run_calls(self.tools, calls, strict=strict)
+                        runs = run_calls(
+                            self.tools, calls, strict=strict, timeout=options.tool_timeout
+                        )
                     record["tool_runs"] = [r.manifest_entry() for r in runs]
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs))
@@ -214,10 +218,12 @@ class RoundTrip:
             raise
         duration_ms = (time.perf_counter() - start) * 1000
         raw = reply.body
-        # The trace keeps the bytes as received (a key the server echoed masked); fc reads them
-        # as received, so masking can never change what the model said.
+        # The trace keeps the bytes as received, a key the server echoed masked; fc reads them
+        # masked too, so that the key reaches no later file, request, manifest or screen (and
+        # is never sent back to the provider in the history).
+        seen = reply.stored or raw
         suffix = "sse" if stream is not None else "json"
-        self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", reply.stored or raw)
+        self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", seen)
         record: dict[str, Any] = {
             "step": step,
             "started_at": started_at,
@@ -232,7 +238,9 @@ class RoundTrip:
         if reply.attempts:
             record["attempts"] = reply.attempts
         if reply.stored is not None:
-            record["masked"] = "the response echoed a secret; the trace file has it as ***"
+            record["masked"] = "the response echoed a secret; fc keeps and reads it as ***"
+        if reply.cut is not None and stream is None:
+            record["truncated"] = reply.cut
         # On record before it is read: an answer that cannot be read still shows its attempts.
         self.trace.add_step(record)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
@@ -242,8 +250,15 @@ class RoundTrip:
         if stream is not None:
             wire_response = self._assembled(step, reply, stream)
         else:
+            if reply.cut is not None:  # past --max-response-mb or --timeout
+                raise ProviderError(
+                    f"step {step}: {reply.cut}",
+                    step=step,
+                    hint=f"the {len(raw):,} bytes that came are kept in {step}-response.{fmt}.json, "
+                    "cut short",
+                )
             try:
-                wire_response = parse_json(raw, f"{step}-response.{fmt}.json")
+                wire_response = parse_json(seen, f"{step}-response.{fmt}.json")
             except FcError as e:
                 raise ProtocolError(
                     f"step {step}: the provider's answer cannot be read: {e}"
@@ -253,6 +268,7 @@ class RoundTrip:
         except FcError as e:  # not of the format's shape
             raise ProtocolError(f"step {step}: the provider's answer cannot be read: {e}") from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
+        _refuse_shared_ids(step, response)
         wire_stop = self.wire.wire_stop_reason(wire_response)
         record["stop_reason"] = response.stop_reason
         record["wire_stop_reason"] = wire_stop
@@ -292,12 +308,11 @@ class RoundTrip:
             note = f"step {step}: {text}"
             self.trace.manifest.setdefault("notes", []).append(note)
             self.emit(Note(step, note))
-        stored = wire_response
-        if reply.stored is not None:  # a key the server echoed: the file has it masked
+        if reply.stored is not None:  # a key the server echoed: read, as kept, masked
             masked = self.wire.stream_folder()
             masked.feed(reply.stored)
-            stored = masked.finish(cut=reply.cut)
-        self.trace.write_json(f"{step}-response.{fmt}.json", stored)
+            wire_response = masked.finish(cut=reply.cut)
+        self.trace.write_json(f"{step}-response.{fmt}.json", wire_response)
         return wire_response
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
@@ -383,6 +398,20 @@ class _StreamReceipt:
     def summary(self, size: int, start: float) -> dict[str, Any]:
         first = None if self.first_byte is None else round((self.first_byte - start) * 1000, 1)
         return {"bytes": size, "pieces": len(self.pieces), "first_byte_ms": first}
+
+
+def _refuse_shared_ids(step: int, response: Response) -> None:
+    """Results are paired with calls by id: two calls with one id cannot both be answered. The
+    provider broke the protocol, and fc stops before running anything (exit 3)."""
+    seen: set[str] = set()
+    for call in response.tool_uses():
+        if call.id in seen:
+            raise ProtocolError(
+                f"step {step}: the provider sent two tool calls with one id {call.id!r}; "
+                "results are paired with calls by id, so fc cannot answer them apart "
+                "(the provider broke the protocol; nothing was executed)"
+            )
+        seen.add(call.id)
 
 
 def _is_json(text: str) -> bool:

@@ -23,7 +23,7 @@ from fccli.slug import slugify
 from fccli.tools.loader import load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
-from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, written_by_fc
 from fccli.wire.registry import WireFormat, get_format
 
 TRACES_ROOT = Path("traces")
@@ -48,6 +48,8 @@ class RunSettings:
     max_tokens: int | None = None
     retries: int = 3
     timeout: float = 600.0
+    max_response_bytes: int = 64 * 1024 * 1024
+    tool_timeout: float = 120.0
     out: Path | None = None
     force: bool = False
     demo_fault: str | None = None
@@ -133,6 +135,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             retries=settings.retries,
             timeout=settings.timeout,
             api=settings.api,
+            max_response_bytes=settings.max_response_bytes,
         ),
         demo_fault=settings.demo_fault,
     )
@@ -148,6 +151,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         max_tokens=settings.max_tokens,
         tool_specs=specs,
         stream=settings.stream,
+        tool_timeout=settings.tool_timeout,
     )
     problem = request_problem(wire, options)
     if problem is not None:
@@ -192,6 +196,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         if not spec.description
     ]
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
+    notes += kept_note(trace.path)
     if settings.demo_fault:
         # Said in the trace: this run's mistake was asked for, not the model's own.
         trace.manifest["options"]["demo_fault"] = settings.demo_fault
@@ -319,6 +324,14 @@ def open_trace(
     except UsageError:
         close_provider(provider)
         raise
+
+
+def kept_note(path: Path) -> list[str]:
+    """What --force left in the trace, not being fc's to replace: said, once."""
+    kept = sorted(e.name for e in path.iterdir() if not written_by_fc(e))
+    if not kept:
+        return []
+    return [f"kept {', '.join(kept)} in {path}: --force replaces only the files fc wrote"]
 
 
 def trace_manifest(

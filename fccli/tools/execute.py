@@ -28,7 +28,8 @@ class ToolRun:
     result: ToolResultBlock
     duration_ms: float
     error_kind: str | None = None
-    """None, or unknown_tool | invalid_json | invalid_arguments | tool_error | tool_raised."""
+    """None, or unknown_tool | invalid_json | invalid_arguments | tool_error | tool_raised |
+    tool_timeout."""
 
     def manifest_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -143,42 +144,104 @@ def run_call(tools: ToolSet, call: ToolUseBlock, *, strict: bool = False) -> Too
         return done(result_text(tool.call(arguments)))
     except ToolError as e:
         return done(f"{tool.name} failed: {e}", "tool_error")
-    except (Exception, SystemExit) as e:  # a tool failure is a result, not a crash of the loop
-        return done(f"{tool.name} raised {type(e).__name__}: {e}", "tool_raised")
+    except BaseException as e:
+        # Any BaseException: SystemExit, GeneratorExit, KeyboardInterrupt raised by the tool
+        # itself (it runs in a thread of its own: a Ctrl-C reaches the loop, not the tool).
+        return done(f"{tool.name} raised {type(e).__name__}: {_said(e)}", "tool_raised")
+
+
+def _said(error: BaseException) -> str:
+    """The exception's message; a tool's `__str__` that fails must not crash the loop either."""
+    try:
+        return str(error)
+    except Exception:
+        return "(its message cannot be read)"
 
 
 MAX_CONCURRENT_CALLS = 8
 
 
-def run_calls(tools: ToolSet, calls: list[ToolUseBlock], *, strict: bool = False) -> list[ToolRun]:
+def run_calls(
+    tools: ToolSet,
+    calls: list[ToolUseBlock],
+    *,
+    strict: bool = False,
+    timeout: float | None = None,
+) -> list[ToolRun]:
     """Execute all calls of one turn concurrently; results come back in call order.
 
-    Daemon threads rather than a ThreadPoolExecutor: on Ctrl-C the loop must stop at once,
-    and an executor's workers are joined at exit, so a slow tool would hold the process.
+    Each call runs in a daemon thread, the loop waiting at most `timeout` seconds for it from
+    the moment it starts. A tool past it is abandoned, not stopped: Python cannot stop a thread,
+    and a subprocess would cost every call a new interpreter and tools that pickle; so the call
+    gets an error result the model reads, the run goes on, and the thread ends with fc at the
+    latest. Daemon threads rather than a ThreadPoolExecutor: on Ctrl-C the loop must stop at
+    once, and an executor's workers are joined at exit, so a slow tool would hold the process.
     """
-    if len(calls) <= 1:
-        return [run_call(tools, c, strict=strict) for c in calls]
-    results: list[ToolRun | None] = [None] * len(calls)
     slots = threading.BoundedSemaphore(MAX_CONCURRENT_CALLS)
+    lock = threading.Lock()
+    runs = [_Running(call) for call in calls]
 
-    def work(index: int, call: ToolUseBlock) -> None:
-        with slots:
-            results[index] = run_call(tools, call, strict=strict)
+    def work(running: _Running) -> None:
+        slots.acquire()
+        try:
+            with lock:
+                running.started = time.perf_counter()
+            running.result = run_call(tools, running.call, strict=strict)
+        finally:
+            with lock:
+                if not running.abandoned:
+                    slots.release()
+                running.done.set()
 
-    threads = [
-        threading.Thread(target=work, args=(i, c), name=f"fc-tool-{c.name}", daemon=True)
-        for i, c in enumerate(calls)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return [r if r is not None else _lost(c) for r, c in zip(results, calls, strict=True)]
+    for running in runs:
+        threading.Thread(
+            target=work, args=(running,), name=f"fc-tool-{running.call.name}", daemon=True
+        ).start()
+    return [_wait(running, timeout, slots, lock) for running in runs]
+
+
+class _Running:
+    def __init__(self, call: ToolUseBlock) -> None:
+        self.call = call
+        self.done = threading.Event()
+        self.started: float | None = None
+        self.result: ToolRun | None = None
+        self.abandoned = False
+
+
+def _wait(
+    running: _Running,
+    timeout: float | None,
+    slots: threading.BoundedSemaphore,
+    lock: threading.Lock,
+) -> ToolRun:
+    while not running.done.is_set():
+        with lock:
+            started = running.started
+        if timeout is None or started is None:  # waiting for a slot
+            running.done.wait(0.05 if timeout is not None else None)
+            continue
+        left = started + timeout - time.perf_counter()
+        if left <= 0:
+            with lock:
+                if running.done.is_set():
+                    break
+                running.abandoned = True
+                slots.release()  # its slot goes to the next call; the thread runs on, unwaited
+            call = running.call
+            text = (
+                f"{call.name} did not finish within --tool-timeout {timeout:g} s; "
+                "fc stopped waiting for it"
+            )
+            result = ToolResultBlock(tool_use_id=call.id, content=text, is_error=True)
+            return ToolRun(call, result, timeout * 1000, "tool_timeout")
+        running.done.wait(left)
+    return running.result if running.result is not None else _lost(running.call)
 
 
 def _lost(call: ToolUseBlock) -> ToolRun:
-    # Only a BaseException that run_call lets through ends a worker without a result;
-    # every call still gets its answer, or the next request is refused.
+    # Only a failure in fc itself ends a worker without a result; every call still gets its
+    # answer, or the next request is refused.
     result = ToolResultBlock(
         tool_use_id=call.id, content=f"{call.name} did not finish", is_error=True
     )

@@ -7,9 +7,10 @@ that says how far it came and why it stopped.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
-import shutil
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -53,48 +54,118 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-# What fc writes into a trace directory; --force replaces only a directory holding nothing else.
-_TRACE_FILE = re.compile(
-    r"(manifest\.json|\d+-(request|response)(\.[a-z]+)?\.(json|sse)|\..+\.tmp)"
-)
+# What fc writes into a trace directory, its temporary files (`.NAME.RANDOM.tmp`, mkstemp's) and
+# its lock included: --force replaces these, and only these.
+_FC_FILE = r"manifest\.json|\d+-(?:request|response)(?:\.[a-z]+)?\.(?:json|sse)"
+LOCK = ".fc-writing"
+_TRACE_FILE = re.compile(rf"(?:{_FC_FILE})|\.(?:{_FC_FILE})\.[A-Za-z0-9_]+\.tmp|{re.escape(LOCK)}")
+
+
+def written_by_fc(entry: Path) -> bool:
+    return entry.is_file() and not entry.is_symlink() and bool(_TRACE_FILE.fullmatch(entry.name))
 
 
 def looks_like_trace(path: Path) -> bool:
-    entries = list(path.iterdir())
-    return (path / MANIFEST).is_file() and all(
-        e.is_file() and _TRACE_FILE.fullmatch(e.name) for e in entries
-    )
+    """A trace: a manifest, and nothing but fc's files, or a manifest fc wrote (a person may
+    keep notes in a trace; they are not fc's to delete)."""
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        return False
+    if all(written_by_fc(e) for e in path.iterdir()):
+        return True
+    try:
+        data = json.loads(manifest.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "fc_version" in data and "schema_version" in data
 
 
 def prepare_dir(path: Path, *, force: bool) -> Path:
-    """Create the trace directory. A non-empty one is refused; `force` replaces it, but only
-    when it is an earlier trace: --force must never become a way to delete someone's files."""
+    """Create the trace directory and claim it for this run (see `claim`). A non-empty one is
+    refused; `force` replaces an earlier trace, and of it only the files fc wrote: --force must
+    never become a way to delete someone's files."""
     if path.is_symlink():
         raise UsageError(f"{path} is a symbolic link; give the trace directory itself")
-    if path.exists():
-        if not path.is_dir():
-            raise UsageError(f"{path} exists and is not a directory")
-        if any(path.iterdir()):
-            if not force:
-                raise UsageError(
-                    f"{path} is not empty; fc will not mix two runs in one trace",
-                    hint="choose another --out, or add --force to replace it",
-                )
-            here = Path.cwd().resolve()
-            if path.resolve() in (here, *here.parents) or not looks_like_trace(path):
-                raise UsageError(
-                    f"{path} is not empty and is not an fc trace; --force replaces only a trace",
-                    hint="choose another --out",
-                )
-            try:
-                shutil.rmtree(path)
-            except OSError as e:
-                raise UsageError(f"cannot replace {path}: {e.strerror}") from None
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{path} exists and is not a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot create the trace directory {path}: {e.strerror}") from None
+    claim(path)
+    entries = [e for e in path.iterdir() if e.name != LOCK]
+    if not entries:
+        return path
+    try:
+        if not force:
+            raise UsageError(
+                f"{path} is not empty; fc will not mix two runs in one trace",
+                hint="choose another --out, or add --force to replace it",
+            )
+        here = Path.cwd().resolve()
+        if path.resolve() in (here, *here.parents) or not looks_like_trace(path):
+            raise UsageError(
+                f"{path} is not empty and is not an fc trace; --force replaces only a trace",
+                hint="choose another --out",
+            )
+        for entry in entries:
+            if written_by_fc(entry):
+                entry.unlink()
+    except OSError as e:
+        release(path)
+        raise UsageError(f"cannot replace {path}: {e.strerror}") from None
+    except UsageError:
+        release(path)
+        raise
     return path
+
+
+_HELD: dict[Path, int] = {}
+"""The trace directories this process writes, and the open lock file of each."""
+
+
+def claim(path: Path) -> None:
+    """One trace, one writer: an exclusive lock on `path/.fc-writing`, held until the run
+    ends (or the process does: the system drops the lock of a process that died). Another fc
+    writing there, a `--force` too, is refused. Where the system has no flock (Windows), there
+    is no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    lock = path / LOCK
+    for _ in range(5):
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, _FILE_MODE)
+        except OSError as e:
+            raise UsageError(f"cannot write in {path}: {e.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise UsageError(
+                f"{path} is being written by another fc run; one trace has one writer",
+                hint="choose another --out, or wait for that run to end",
+            ) from None
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:  # the run before released it between open and lock
+            same = False
+        if same:
+            _HELD[path.resolve()] = fd
+            return
+        os.close(fd)
+    raise UsageError(f"cannot claim {path}: its lock keeps changing hands")
+
+
+def release(path: Path) -> None:
+    """The run is over: remove the lock file, then drop the lock."""
+    fd = _HELD.pop(path.resolve(), None)
+    if fd is None:
+        return
+    with contextlib.suppress(OSError):
+        (path / LOCK).unlink()
+    os.close(fd)
 
 
 def default_dir(root: Path, slug: str, now: datetime | None = None) -> Path:
@@ -154,6 +225,12 @@ class TraceWriter:
                 "step": step,
                 "http_status": getattr(error, "status", None),
             }
+            if status == "interrupted":
+                from fccli.interrupts import signal_name
+
+                name = signal_name()
+                if name is not None:  # not Ctrl-C: said, since a reader would assume it was
+                    self.manifest["error"]["signal"] = name
             attempts = getattr(error, "attempts", None)
             if attempts:
                 self.manifest["error"]["attempts"] = attempts
@@ -162,7 +239,10 @@ class TraceWriter:
                 self.manifest["error"]["body_excerpt"] = body[:2000]
         self.manifest["finished_at"] = _now()
         self.manifest["duration_ms"] = round((time.perf_counter() - self._start) * 1000, 1)
-        self.save_manifest()
+        try:
+            self.save_manifest()
+        finally:
+            release(self.path)
 
     def save_manifest(self) -> None:
         self.write_json(MANIFEST, self.manifest)

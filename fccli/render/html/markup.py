@@ -13,6 +13,9 @@ from urllib.parse import quote
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]}
 """Control characters (tab and newlines stay) shown as `\\x1b`: a terminal escape in a trace is
 seen, not passed on to whoever copies the text."""
+_CONTROL.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})  # C1 controls (0x9b is a CSI)
+_CONTROL.update({c: f"\\u{c:04x}" for c in range(0xD800, 0xE000)})
+"""Lone surrogates (a JSON file may hold `"\\ud800"`) shown escaped too: UTF-8 cannot encode them."""
 
 
 def esc(text: object) -> str:

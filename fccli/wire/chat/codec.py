@@ -26,6 +26,7 @@ an empty system prompt (none), and user turns split or merged around tool messag
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,9 +83,25 @@ class ChatDialect:
     cache_hit_fields: bool = False
     """Usage says the prompt cache as `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`
     (DeepSeek), rather than OpenAI's `prompt_tokens_details.cached_tokens`."""
+    completion_tokens_models: str | None = None
+    """Models (a regex on the model name) that take the answer's length cap as
+    `max_completion_tokens` and refuse `max_tokens`."""
 
 
-OPENAI = ChatDialect()
+# OpenAI's reasoning models refuse `max_tokens` ("Unsupported parameter: 'max_tokens' is not
+# supported with this model. Use 'max_completion_tokens' instead."): the o-series and GPT-5
+# (platform.openai.com/docs/api-reference/chat/create, max_tokens: "deprecated in favor of
+# max_completion_tokens, and is not compatible with o-series models"). Older models take both,
+# and local OpenAI-compatible servers often only `max_tokens`: those keep it.
+OPENAI = ChatDialect(completion_tokens_models=r"(openai/)?(o[1-9]|gpt-5)")
+
+
+def max_tokens_field(model: str, dialect: ChatDialect) -> str:
+    """The name of the length cap this model takes: `max_tokens`, or `max_completion_tokens`."""
+    pattern = dialect.completion_tokens_models
+    if pattern is not None and re.match(pattern, model):
+        return "max_completion_tokens"
+    return "max_tokens"
 
 
 def dump_arguments(arguments: dict[str, Any]) -> str:
@@ -156,7 +173,7 @@ def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str
     if request.parallel_tool_calls is not None:
         body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.max_tokens is not None:
-        body["max_tokens"] = request.max_tokens
+        body[max_tokens_field(request.model, dialect)] = request.max_tokens
     if request.stream is not None:
         body["stream"] = request.stream
     if request.stream:

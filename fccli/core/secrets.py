@@ -1,0 +1,204 @@
+"""Secrets as a server may send them back: in plain text, JSON-escaped, split across the events
+of a stream. Everything fc writes or shows passes through one of these maskers first.
+
+- `text`: decoded text (a message, a parsed string): the secret as it is.
+- `raw`: bytes of JSON or SSE as received: the secret's characters each either as they are or
+  as a JSON escape (`\\u0073\\u006b-...`), which byte-for-byte masking would miss.
+- `json`: every string (and key) of a parsed JSON value.
+- `stream`: an SSE body whose events carry the secret in pieces (`"sk-te"`, then `"st-key"`):
+  the pieces of one field (the same path, the same `index`) are joined, and the parts that make
+  a secret are masked in each event, so that the events, folded, say `***` where it was.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+MASK = "***"
+MIN_SECRET = 8
+"""Shorter values are not masked: a local server's placeholder key ("x", "city") would otherwise
+be masked inside the model's own words, and is no secret anyway."""
+
+PUBLIC_QUERY_NAMES = frozenset({"api-version", "api_version", "version", "alt", "beta"})
+"""Query parameters of a base URL known to carry no secret (Azure's `api-version`, Gemini's
+`alt=sse`); every other value in a base URL's query string is treated as a secret."""
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """What a base URL holds that must never be shown: a password (as written and decoded),
+    the Basic auth value httpx makes of `user:password` (a server that echoes the
+    `Authorization` header shows it in base64), and the values of its query string."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(url)
+        username, password = parts.username, parts.password
+    except ValueError:
+        return []
+    found: list[str] = []
+    if password is not None:
+        found += [password, unquote(password)]
+        userpass = f"{unquote(username or '')}:{unquote(password)}".encode()
+        found.append(base64.b64encode(userpass).decode("ascii"))
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if name.lower() not in PUBLIC_QUERY_NAMES:
+            found.append(value)
+    for raw in parts.query.split("&"):
+        name, _, value = raw.partition("=")
+        if value and unquote(name).lower() not in PUBLIC_QUERY_NAMES:
+            found.append(value)  # as written, percent-escapes and all
+    return found
+
+
+def _char_pattern(char: str) -> bytes:
+    """One character as it may stand in JSON: itself (UTF-8) or escaped."""
+    options = [re.escape(char.encode("utf-8"))]
+    code = ord(char)
+    if code <= 0xFFFF:
+        digits = f"{code:04x}"
+        # \u0073 or \u0073 with upper-case hex: JSON allows both.
+        hexes = b"".join(
+            b"[" + d.encode() + d.upper().encode() + b"]" if d.isalpha() else d.encode()
+            for d in digits
+        )
+        options.append(rb"\\u" + hexes)
+    short = {'"': rb'\\"', "\\": rb"\\\\", "/": rb"\\/"}.get(char)
+    if short is not None:
+        options.append(short)
+    return b"(?:" + b"|".join(options) + b")"
+
+
+class Secrets:
+    """The values one run or one command must never show, and the ways to mask them."""
+
+    def __init__(self, values: Iterable[str | None]) -> None:
+        kept = {v for v in values if v and len(v) >= MIN_SECRET}
+        self.values = sorted(kept, key=len, reverse=True)  # the longest first: no half masks
+        self._text = re.compile("|".join(re.escape(v) for v in self.values)) if kept else None
+        self._raw = (
+            re.compile(b"|".join(b"".join(_char_pattern(c) for c in v) for v in self.values))
+            if kept
+            else None
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+    def text(self, text: str) -> str:
+        if self._text is None:
+            return text
+        text = self._text.sub(MASK, text)
+        for value in self.values:  # also as an error message quotes it: repr() escapes
+            text = text.replace(repr(value)[1:-1], MASK)
+        return text
+
+    def raw(self, data: bytes) -> bytes:
+        if self._raw is None:
+            return data
+        return self._raw.sub(MASK.encode(), data)
+
+    def longest_raw(self) -> int:
+        """The most bytes one secret may take in raw JSON (every character escaped)."""
+        return max((len(v) * 12 for v in self.values), default=0)
+
+    def json(self, value: Any) -> Any:
+        if self._text is None:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.json(v) for v in value]
+        if isinstance(value, dict):
+            return {self.text(k): self.json(v) for k, v in value.items()}
+        return value
+
+    def stream(self, body: bytes) -> bytes:
+        """An SSE body with every secret masked, those cut across events too (see the module)."""
+        if self._text is None:
+            return body
+        lines = re.split(rb"(\r\n|\r|\n)", body)
+        events: dict[int, list[Any]] = {}
+        channels: dict[tuple[Any, ...], list[_Leaf]] = {}
+        for number in range(0, len(lines), 2):
+            line = lines[number]
+            if not line.startswith(b"data:"):
+                continue
+            try:
+                value = json.loads(line[5:])
+            except ValueError:
+                continue
+            events[number] = [value]
+            _collect(events[number], 0, (), channels, number)
+        changed: set[int] = set()
+        for leaves in channels.values():
+            changed |= self._mask_channel(leaves)
+        for number in changed:
+            text = json.dumps(events[number][0], ensure_ascii=False, separators=(",", ":"))
+            lines[number] = b"data: " + text.encode("utf-8", "surrogatepass")
+        return self.raw(b"".join(lines))
+
+    def _mask_channel(self, leaves: list[_Leaf]) -> set[int]:
+        """Mask the secrets in the text the pieces of one field make together; returns the
+        events whose pieces changed. Each secret becomes *** in the piece where it starts and
+        nothing in the pieces it runs on into, so the events folded say *** once."""
+        assert self._text is not None
+        texts: list[str] = [leaf.container[leaf.key] for leaf in leaves]
+        spans = [(m.start(), m.end()) for m in self._text.finditer("".join(texts))]
+        if not spans:
+            return set()
+        changed: set[int] = set()
+        offset = 0
+        for leaf, text in zip(leaves, texts, strict=True):
+            out = []
+            for index, char in enumerate(text):
+                at = offset + index
+                span = next((s for s in spans if s[0] <= at < s[1]), None)
+                if span is None:
+                    out.append(char)
+                elif at == span[0]:
+                    out.append(MASK)
+            new = "".join(out)
+            if new != text:
+                leaf.container[leaf.key] = new
+                changed.add(leaf.event)
+            offset += len(text)
+        return changed
+
+
+class _Leaf:
+    """One string of one event, where it sits (to be replaced in place)."""
+
+    __slots__ = ("container", "event", "key")
+
+    def __init__(self, event: int, container: Any, key: Any) -> None:
+        self.event = event
+        self.container = container
+        self.key = key
+
+
+def _collect(
+    container: Any,
+    key: Any,
+    path: tuple[Any, ...],
+    channels: dict[tuple[Any, ...], list[_Leaf]],
+    event: int,
+) -> None:
+    """Every string of one event, under its channel: its path, where a list element that names
+    its `index` (chat's tool_calls, Anthropic's content blocks) is known by it, not by position."""
+    value = container[key]
+    if isinstance(value, str):
+        channels.setdefault(path, []).append(_Leaf(event, container, key))
+    elif isinstance(value, dict):
+        index = value.get("index")
+        here = (*path, ("index", index)) if isinstance(index, int) else path
+        for name in list(value):
+            _collect(value, name, (*here, name), channels, event)
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            named = isinstance(item, dict) and isinstance(item.get("index"), int)
+            _collect(value, position, path if named else (*path, position), channels, event)
