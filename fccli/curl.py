@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
-from fccli.send import RequestFile
+from fccli.send import RequestFile, api_for, model_swap
 
 if TYPE_CHECKING:
     from fccli.transport import Transport
@@ -26,7 +26,7 @@ class CurlCommand:
 
 def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlCommand:
     from fccli.providers.http import HttpProvider
-    from fccli.providers.profiles import PROFILES
+    from fccli.providers.profiles import profile_for
     from fccli.providers.registry import resolve_base_url
     from fccli.providers.urls import shown_url
 
@@ -35,8 +35,9 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
             "the demo model is built into fc: there is no address for curl to post to",
             hint=f"fc send {file.name} -p demo posts it offline",
         )
-    profile = PROFILES[name]
-    url = resolve_base_url(name, base_url, strict=file.strict)
+    api = api_for(file, name)
+    profile = profile_for(name, api)
+    url = resolve_base_url(name, base_url, strict=file.strict, api=api)
     if urlsplit(url).password is not None:
         raise UsageError(
             "the base URL carries a password, and fc curl never prints a secret",
@@ -55,6 +56,7 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
     headers = provider.headers()
     if file.stream:
         headers["accept"] = "text/event-stream"  # as HttpProvider.send_stream asks
+    swap = model_swap(file, name)
     parts = [f"curl {'-N ' if file.stream else ''}{shlex.quote(provider.url)}"]
     for header, value in headers.items():
         if variable is not None and variable in value:
@@ -62,9 +64,17 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
             parts.append(f'-H "{header}: {value}"')
         else:
             parts.append(f"-H {shlex.quote(f'{header}: {value}')}")
-    # --data-binary: the file's bytes exactly (-d would strip its line breaks).
-    parts.append(f"--data-binary {shlex.quote('@' + file.name)}")
     notes = []
+    if swap is None:
+        # --data-binary: the file's bytes exactly (-d would strip its line breaks).
+        parts.append(f"--data-binary {shlex.quote('@' + file.name)}")
+    else:
+        # A demo trace's file: sed changes the model's name, the one place fc changes (the
+        # pattern is plain text: quotes, letters, spaces, a colon, a hyphen), curl reads stdin.
+        parts.append("--data-binary @-")
+        sed = f"s/{swap.matched.decode()}/{swap.replacement.decode()}/"
+        parts[0] = f"sed {shlex.quote(sed)} {shlex.quote(file.name)} |\n{parts[0]}"
+        notes.append(swap.note(file.name, name))
     if profile.key_env and not os.environ.get(profile.key_env, "").strip():
         notes.append(f"${profile.key_env} is not set in this shell: export it before running this")
     return CurlCommand(" \\\n  ".join(parts), notes)

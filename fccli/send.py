@@ -7,9 +7,11 @@ the provider (by the format, `-p` to change it within the format's family).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,12 +88,82 @@ def provider_for(file: RequestFile, asked: str | None) -> str:
     if name not in KNOWN:
         raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
     takes = wire_format_of(name)
+    if api_for(file, name) is not None:
+        takes = file.format  # DeepSeek takes an Anthropic-format file at its /anthropic endpoint
     if family(takes) != family(file.format):
         raise UsageError(
             f"{file.name} is {_a(file.format)} request, and {name} takes the {takes} format",
             hint=f"fc convert {file.name} --to {takes} -o body.json, then send body.json",
         )
     return name
+
+
+def api_for(file: RequestFile, name: str) -> str | None:
+    """The `--api` the file's format asks of the provider, when it is not the provider's own
+    (an Anthropic-format file to DeepSeek: `anthropic`); None otherwise."""
+    from fccli.providers.profiles import PROFILES, apis_of, profile_for
+    from fccli.wire.registry import family
+
+    if name not in PROFILES or family(PROFILES[name].wire_format) == family(file.format):
+        return None
+    for api in apis_of(name)[1:]:
+        if family(profile_for(name, api).wire_format) == family(file.format):
+            return api
+    return None
+
+
+@dataclass(frozen=True)
+class ModelSwap:
+    """A demo trace's file names the demo's model, which no real provider serves: it goes out
+    with the provider's model instead, and fc says so."""
+
+    old: str
+    new: str
+    matched: bytes
+    """The file's bytes that name the model (`"model": "fc-demo"`), the one place changed."""
+
+    @property
+    def replacement(self) -> bytes:
+        return self.matched.replace(json.dumps(self.old).encode(), json.dumps(self.new).encode())
+
+    def note(self, file: str, name: str) -> str:
+        return f"{file} names the demo's model {self.old}; sent to {name} as {self.new}, its model"
+
+
+def model_swap(file: RequestFile, name: str) -> ModelSwap | None:
+    """The swap `file` needs on its way to provider `name`, or None. Only the model's own bytes
+    change; a file where they cannot be found alone is refused rather than rewritten."""
+    from fccli.providers.demo import INFO as DEMO
+    from fccli.providers.profiles import profile_for
+
+    old = file.data.get("model")
+    if name == "demo" or old != DEMO.default_model:
+        return None
+    new = profile_for(name, api_for(file, name)).default_model
+    found = re.findall(rb'"model" *: *' + re.escape(json.dumps(old).encode()), file.body)
+    swap = ModelSwap(old, new, found[0]) if len(found) == 1 else None
+    if swap is None or json.loads(swapped_body(file, swap)) != {**file.data, "model": new}:
+        error = InputFileError(
+            file.name,
+            f"names the demo's model {old}, which {name} does not serve, and fc cannot change "
+            "it alone in this file",
+        )
+        error.hint = f'set "model": "{new}" in it'
+        raise error
+    return swap
+
+
+def swapped_body(file: RequestFile, swap: ModelSwap) -> bytes:
+    return file.body.replace(swap.matched, swap.replacement, 1)
+
+
+def with_provider_model(file: RequestFile, name: str) -> tuple[RequestFile, str | None]:
+    """The file as it goes to `name`, and the one line that says what changed (or None)."""
+    swap = model_swap(file, name)
+    if swap is None:
+        return file, None
+    data = {**file.data, "model": swap.new}
+    return replace(file, body=swapped_body(file, swap), data=data), swap.note(file.name, name)
 
 
 def secrets_of(name: str, base_url: str | None) -> list[str]:
@@ -129,6 +201,7 @@ def send_file(
             strict=file.strict,
             retries=retries,
             timeout=timeout,
+            api=api_for(file, name),
             max_response_bytes=max_response_bytes,
         ),
     )

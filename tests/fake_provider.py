@@ -6,7 +6,8 @@ talks to it exactly as it would to the real service:
 - OpenAI / DeepSeek chat completions: `POST /chat/completions`, `/v1/chat/completions`,
   `/beta/chat/completions`, `Authorization: Bearer KEY` (no auth when `key` is None, as
   Ollama), DeepSeek's thinking mode (`reasoning_content`, `reasoning_tokens`);
-- Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks.
+- Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks;
+  also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to).
 
 Each as a JSON answer or, with `stream: true`, as a server-sent event stream whose assembled
 content is identical to the JSON answer.
@@ -17,8 +18,15 @@ per city (`{"city": NAME}`, NAME as written in the question), all at once unless
 asks for one call at a time. Once every city has a result it answers with text quoting each
 result. A *correct* call whose result is an error is not repeated (the answer quotes the error);
 a faulty call (see `script`) does not count, so the model calls again, correctly. Same request
-in, same bytes out: ids are hashes of the request (stream switches left out, so a stream and a
-JSON answer to the same question carry the same ids), `created` is fixed.
+in, same bytes out, but for the cache counts: ids are hashes of the request (stream switches
+left out, so a stream and a JSON answer to the same question carry the same ids), `created` is
+fixed.
+
+It has a prompt cache, as the real services do: a prompt that begins as an earlier one did
+(step 2 repeats step 1's messages) reads that prefix from the cache, and the usage says so in
+each service's own fields: DeepSeek's `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`
+(chat with a deepseek model), OpenAI's `prompt_tokens_details.cached_tokens` (other chat
+models), Anthropic's `cache_read_input_tokens` / `cache_creation_input_tokens`.
 
 Like the real services, it answers 400 to a history that breaks their rules. The messages are
 the providers' own, as collected in /work/shared/design/PROTOCOL.md ("What providers answer
@@ -52,6 +60,8 @@ CREATED = 1767225600  # 2026-01-01T00:00:00Z, fixed so answers repeat byte for b
 ERROR_MARKER = "[tool error]"  # how fc marks an error result in chat (chat has no flag)
 CHAT_PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
 ANTHROPIC_PATH = "/v1/messages"
+# DeepSeek's Anthropic format: base URL https://api.deepseek.com/anthropic (guides/anthropic_api).
+ANTHROPIC_PATHS = frozenset({ANTHROPIC_PATH, "/anthropic" + ANTHROPIC_PATH})
 TOOL_ID_PATTERN = "^[a-zA-Z0-9_-]+$"
 FAULTS = frozenset({"bad_json_args", "unknown_tool", "wrong_type"})
 STREAM_QUIRKS = frozenset(
@@ -130,6 +140,9 @@ class FakeProvider:
         """Every JSON body answered, exactly as written to the wire (streams not included)."""
         self.errors: list[str] = []
         """Tracebacks of the fake's own failures (answered 500); a test may assert it is empty."""
+        self.cache: list[tuple[str, str, str]] = []
+        """The prompt cache: (format, model, prompt text) of every request answered. A request
+        whose prompt begins as an earlier one did reads that common prefix from the cache."""
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -203,7 +216,7 @@ class FakeProvider:
         self._record(Received(h.path, headers, raw, parsed))
 
         route = h.path.split("?", 1)[0]
-        if h.command != "POST" or (route not in CHAT_PATHS and route != ANTHROPIC_PATH):
+        if h.command != "POST" or (route not in CHAT_PATHS and route not in ANTHROPIC_PATHS):
             # OpenAI's own wording for an unknown route.
             message = f"Invalid URL ({h.command} {h.path})"
             if route == ANTHROPIC_PATH or route.startswith("/v1/messages"):
@@ -213,7 +226,7 @@ class FakeProvider:
             _send_json(h, 404, body)
             return
 
-        fmt = "anthropic" if route == ANTHROPIC_PATH else "chat"
+        fmt = "anthropic" if route in ANTHROPIC_PATHS else "chat"
         entry = self._next_entry()
         try:
             self._serve(h, fmt, headers, parsed if is_json else _NOT_JSON, entry)
@@ -275,10 +288,11 @@ class FakeProvider:
             h.duplicate_ids = True
         if isinstance(entry, dict) and entry.get("escape"):
             h.escape = _auth_value(fmt, headers)
+        cached = self._cache_hit(fmt, request)
         if fmt == "chat":
-            response = _chat_response(request, reply)
+            response = _chat_response(request, reply, cached)
         else:
-            response = _anthropic_response(request, reply)
+            response = _anthropic_response(request, reply, cached)
 
         if request.get("stream") is True and "ignore_stream" not in self.stream_quirks:
             if fmt == "chat":
@@ -357,6 +371,17 @@ class FakeProvider:
                 h.wfile.flush()
                 if every:
                     time.sleep(every)
+
+    def _cache_hit(self, fmt: str, request: dict[str, Any]) -> int:
+        """Tokens of this prompt found in the cache: the longest prefix it shares with an earlier
+        prompt of the same format and model (DeepSeek's context cache works on prefixes; its
+        64-token units are left out, so that the fake's short prompts hit too)."""
+        model, text = str(request.get("model")), _prompt_text(request)
+        with self._lock:
+            earlier = [t for f, m, t in self.cache if (f, m) == (fmt, model)]
+            self.cache.append((fmt, model, text))
+        shared = max((_common_prefix(text, t) for t in earlier), default=0)
+        return min(shared // 4, _prompt_tokens(request))
 
     def _check_auth(self, fmt: str, headers: dict[str, str]) -> None:
         if fmt == "chat":
@@ -814,8 +839,12 @@ def _tool_use_ids(message: Any) -> list[str]:
 
 
 def _anthropic_thinking(request: dict[str, Any]) -> bool:
+    """Anthropic: thinking only when asked. DeepSeek's models in this format think unless
+    `{"type": "disabled"}` says otherwise (guides/anthropic_api)."""
     thinking = request.get("thinking")
-    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+    if isinstance(thinking, dict):
+        return thinking.get("type") in ("enabled", "adaptive")
+    return str(request.get("model", "")).startswith("deepseek")
 
 
 def _anthropic_problem(request: dict[str, Any]) -> str | None:
@@ -1187,11 +1216,24 @@ def _tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+def _prompt_text(request: dict[str, Any]) -> str:
+    return json.dumps(request.get("messages"), ensure_ascii=False)
+
+
 def _prompt_tokens(request: dict[str, Any]) -> int:
-    return max(1, _tokens(json.dumps(request.get("messages"), ensure_ascii=False)))
+    return max(1, _tokens(_prompt_text(request)))
 
 
-def _chat_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _chat_response(request: dict[str, Any], reply: _Reply, cached: int = 0) -> dict[str, Any]:
     seed = _seed(request)
     thinking = _chat_thinking(request)
     deepseek = str(request.get("model", "")).startswith("deepseek") or "thinking" in request
@@ -1222,6 +1264,12 @@ def _chat_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
     }
     if thinking:
         usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
+    if deepseek:
+        # DeepSeek's own fields (guides/kv_cache): hits and misses add up to prompt_tokens.
+        usage["prompt_cache_hit_tokens"] = cached
+        usage["prompt_cache_miss_tokens"] = prompt - cached
+    else:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}  # OpenAI's
     return {
         "id": f"chatcmpl-{_hid(seed, 'id', 29)}",
         "object": "chat.completion",
@@ -1239,7 +1287,31 @@ def _chat_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
     }
 
 
-def _anthropic_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any]:
+def _anthropic_usage(request: dict[str, Any], cached: int) -> dict[str, int]:
+    """Anthropic splits the input three ways. DeepSeek's models here cache every prefix on
+    their own; Anthropic's only up to a `cache_control` breakpoint (the fake: a breakpoint
+    anywhere caches the whole prompt), and say what they wrote to the cache."""
+    prompt = _prompt_tokens(request)
+    if str(request.get("model", "")).startswith("deepseek"):
+        return {
+            "input_tokens": prompt - cached,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": cached,
+        }
+    if '"cache_control"' not in json.dumps(request):
+        return {
+            "input_tokens": prompt,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+    return {
+        "input_tokens": 0,
+        "cache_creation_input_tokens": prompt - cached,
+        "cache_read_input_tokens": cached,
+    }
+
+
+def _anthropic_response(request: dict[str, Any], reply: _Reply, cached: int = 0) -> dict[str, Any]:
     seed = _seed(request)
     content: list[dict[str, Any]] = []
     if _anthropic_thinking(request):
@@ -1269,7 +1341,7 @@ def _anthropic_response(request: dict[str, Any], reply: _Reply) -> dict[str, Any
         "content": content,
         "stop_reason": "tool_use" if reply.calls else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": _prompt_tokens(request), "output_tokens": max(1, output)},
+        "usage": {**_anthropic_usage(request, cached), "output_tokens": max(1, output)},
     }
 
 
@@ -1399,7 +1471,7 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": response["usage"]["input_tokens"], "output_tokens": 1},
+        "usage": {**response["usage"], "output_tokens": 1},
     }
     events: list[Any] = [event("message_start", {"message": start})]
     first_tool = next(
@@ -1464,3 +1536,24 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
     if "no_done" not in quirks:
         events.append(event("message_stop", {}))
     return _keep_alive(events, quirks)
+
+
+# ---------------------------------------------------------------------------------------------
+# by hand: `python -m tests.fake_provider` serves until Ctrl-C (docs/deepseek-formats.md)
+
+
+def main() -> None:
+    import sys
+
+    with FakeProvider() as server:
+        print(f"fake provider at {server.url} (key {DEFAULT_KEY}); Ctrl-C stops it", flush=True)
+        print(f"export FC_BASE_URL={server.url} DEEPSEEK_API_KEY={DEFAULT_KEY}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

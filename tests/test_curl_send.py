@@ -20,9 +20,13 @@ QUESTION = "杭州今天适合跑步吗？"
 
 @pytest.fixture
 def step2(fc, tmp_path: Path) -> Path:
-    """The demo's second request of the Hangzhou run: a DeepSeek-format body with a tool result."""
+    """The demo's second request of the Hangzhou run: a DeepSeek-format body with a tool result,
+    its model made DeepSeek's, as in a DeepSeek trace (a demo file's model is swapped on the
+    way: tests/test_deepseek.py)."""
     assert fc("run", QUESTION, "-o", "t").returncode == 0
-    return tmp_path / "t/2-request.deepseek.json"
+    path = tmp_path / "t/2-request.deepseek.json"
+    path.write_bytes(path.read_bytes().replace(b'"fc-demo"', b'"deepseek-flash"', 1))
+    return path
 
 
 def anthropic_body(tmp_path: Path, fc) -> Path:
@@ -283,7 +287,7 @@ def test_send_o_the_request_itself_is_refused(fc, step2: Path, fake_provider: Fa
 
 def test_send_across_families_says_an_anthropic_request(fc, step2: Path, tmp_path: Path) -> None:
     body = anthropic_body(tmp_path, fc)
-    result = fc("send", str(body), "-p", "deepseek")
+    result = fc("send", str(body), "-p", "openai")
     assert_clean_error(result, 2, "is an anthropic request")
 
 

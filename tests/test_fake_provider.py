@@ -281,9 +281,13 @@ def test_chat_two_step_exchange(fake_provider: FakeProvider, path: str) -> None:
 
 
 def test_chat_answers_are_deterministic(fake_provider: FakeProvider) -> None:
-    first = chat(fake_provider, chat_request()).content
-    assert chat(fake_provider, chat_request()).content == first
-    assert chat(fake_provider, chat_request("上海呢？天气")).content != first
+    first = chat(fake_provider, chat_request()).json()
+    again = chat(fake_provider, chat_request()).json()
+    # The same answer; only the usage says that this time the prompt came from the cache.
+    assert first.pop("usage")["prompt_cache_hit_tokens"] == 0
+    assert again.pop("usage")["prompt_cache_hit_tokens"] > 0
+    assert again == first
+    assert chat(fake_provider, chat_request("上海呢？天气")).json()["id"] != first["id"]
 
 
 def test_chat_without_a_known_city_answers_in_text(fake_provider: FakeProvider) -> None:
@@ -541,7 +545,14 @@ def test_anthropic_two_step_exchange(fake_provider: FakeProvider) -> None:
     assert [u["input"] for u in uses] == [{"city": "杭州"}, {"city": "北京"}]
     assert all(u["name"] == "get_weather" and ANTHROPIC_ID.match(u["id"]) for u in uses)
     assert all(u["id"].startswith("toolu_") for u in uses)
-    assert set(body["usage"]) == {"input_tokens", "output_tokens"}
+    # As Anthropic does, the input in three parts; nothing cached without a cache_control.
+    assert set(body["usage"]) == {
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+    }
+    assert body["usage"]["cache_read_input_tokens"] == 0
 
     request["messages"] += [
         {"role": "assistant", "content": body["content"]},
@@ -898,7 +909,9 @@ def _stream(fp: FakeProvider, request: dict[str, Any]) -> httpx.Response:
 def test_chat_stream_assembles_to_the_json_answer(fake_provider: FakeProvider, model: str) -> None:
     request = chat_request(model=model)
     for _ in range(2):  # the calls, then the final answer
+        fake_provider.cache.clear()  # both answers come from an empty cache, so usage is alike
         plain = chat(fake_provider, request).json()
+        fake_provider.cache.clear()
         r = _stream(fake_provider, request)
         message, finish, usage, done = assemble_chat(r.text)
         assert message == plain["choices"][0]["message"]

@@ -82,7 +82,7 @@ def test_deepseek_round_trip_sends_exactly_the_trace_bytes(
     assert manifest["status"] == "ok"
     assert manifest["provider"] == "deepseek"
     assert manifest["base_url"] == fake_provider.url
-    assert manifest["model"] == "deepseek-v4-flash"
+    assert manifest["model"] == "deepseek-flash"
     assert [s["stop_reason"] for s in manifest["steps"]] == ["tool_use", "end_turn"]
     assert [a["status"] for a in manifest["steps"][0]["attempts"]] == [200]
     assert "21" in manifest["final_answer"]

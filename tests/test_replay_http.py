@@ -54,7 +54,7 @@ def test_a_demo_trace_replayed_on_deepseek_reaches_it_with_the_edit(
     # the first request the server saw is the new trace's step 1, byte for byte, edit included
     first = fake_provider.received[0]
     assert first.body == (new / "1-request.deepseek.json").read_bytes()
-    assert first.json["model"] == "deepseek-v4-flash"  # deepseek's default, not fc-demo
+    assert first.json["model"] == "deepseek-flash"  # deepseek's default, not fc-demo
     (tool,) = [m for m in first.json["messages"] if m["role"] == "tool"]
     assert tool == {"role": "tool", "tool_call_id": cid, "content": HOT}
     manifest = load(new / "manifest.json")
@@ -62,7 +62,7 @@ def test_a_demo_trace_replayed_on_deepseek_reaches_it_with_the_edit(
     assert manifest["replayed_from"]["trace"] == "t"
     assert "39" in manifest["final_answer"]  # the fake quotes the result it was handed
     assert "the trace was made on demo" in result.stdout
-    assert "model deepseek-v4-flash: deepseek's default" in result.stdout
+    assert "model deepseek-flash: deepseek's default" in result.stdout
     assert_key_nowhere(result, new)
 
 

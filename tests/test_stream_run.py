@@ -36,6 +36,7 @@ def run_both(fc, server: FakeProvider, provider: str, tmp_path: Path, question: 
     plain = run_fc(fc, server, provider, *args, question=question)
     assert plain.returncode == 0, plain.stderr
     (tmp_path / "t").rename(tmp_path / "plain")
+    server.cache.clear()  # the streamed run starts from an empty prompt cache too: usage compares
     streamed = run_fc(fc, server, provider, "--stream", *args, question=question)
     assert streamed.returncode == 0, streamed.stderr
     return tmp_path / "plain", tmp_path / "t", streamed
@@ -140,7 +141,9 @@ def test_any_fragmentation_assembles_the_same(
     fake_provider.stream_quirks = {"interleave", "empty_id"}
     common = ("-p", "deepseek", "--base-url", fake_provider.url)
     env = env_for("deepseek")
+    fake_provider.cache.clear()  # each example's two runs start from an empty prompt cache
     plain = fc("run", THREE_CITIES, *common, "-o", "p", cwd=tmp, env=env)
+    fake_provider.cache.clear()
     streamed = fc("run", THREE_CITIES, *common, "-o", "s", "--stream", cwd=tmp, env=env)
     assert plain.returncode == 0 and streamed.returncode == 0, streamed.stderr
     assert answers(tmp / "s") == answers(tmp / "p")

@@ -689,7 +689,7 @@ def test_a_tool_use_response_maps_to_thinking_text_and_tool_use_blocks() -> None
             call("toolu_01A", "杭州"),
         ],
         stop_reason="tool_use",
-        usage=Usage(input_tokens=120, output_tokens=45),
+        usage=Usage(input_tokens=120, output_tokens=45, cache_read_tokens=0, cache_write_tokens=0),
     )
 
 
@@ -1191,3 +1191,26 @@ def test_get_format_finds_anthropic_and_it_translates_with_this_module() -> None
     assert fmt.from_wire_request(to_wire_request(internal)) == internal
     assert fmt.request_problem(request(thinking=True, tool_choice=ToolChoice(type="required")))
     assert fmt.wire_stop_reason(wire_response([], "tool_use")) == "tool_use"
+
+
+def test_effort_and_a_json_schema_share_output_config_and_both_come_back() -> None:
+    # --effort (issue #21) and JSON mode (issue #12) both live in output_config: neither
+    # replaces the other.
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    request = Request(
+        model="m",
+        messages=[user("hi")],
+        effort="high",
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "output", "schema": schema},
+        },
+    )
+    body = to_wire_request(request)
+    assert body["output_config"] == {
+        "effort": "high",
+        "format": {"type": "json_schema", "schema": schema},
+    }
+    back = from_wire_request(body)
+    assert back.effort == "high"
+    assert back.response_format == request.response_format

@@ -673,7 +673,7 @@ def test_usage_maps_prompt_completion_and_reasoning_tokens() -> None:
         "prompt_cache_hit_tokens": 64,
     }
     assert from_wire_response(wire_response({"content": "x"}, usage=usage)).usage == Usage(
-        input_tokens=120, output_tokens=45, reasoning_tokens=30
+        input_tokens=120, output_tokens=45, reasoning_tokens=30, cache_read_tokens=64
     )
 
 
@@ -1056,6 +1056,7 @@ def test_the_deepseek_dialect_is_reasoning_content_with_a_thinking_switch_on_by_
         thinking_param=True,
         thinking_default=True,
         thinking_tool_choices=("auto", "none"),
+        cache_hit_fields=True,
         model_prefixes=("deepseek",),
         json_word_modes=("json_object", "json_schema"),
     )

@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from fccli.wire.registry import FORMATS, family, format_names, refusals
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "note"]
+"""A note is neither: something worth knowing that breaks no rule (exit 0, even --strict)."""
 Applies = Literal["all", "chat", "blocks", "quoted", "trace", "json_mode"]
 
 
@@ -97,6 +98,12 @@ RULES: dict[str, Rule] = {
         ),
         Rule("FC120", "warning", "trace", "a trace step whose internal and wire requests disagree"),
         Rule("FC121", "error", "quoted", "a thinking block sent back without its signature"),
+        Rule(
+            "FC122",
+            "note",
+            "trace",
+            "a trace step whose history stops matching the earlier step's: the prompt cache breaks there",
+        ),
         # FC130-FC132: the harness's own mistakes (--harness-bug), and JSON mode.
         Rule(
             "FC130",

@@ -34,6 +34,10 @@ class Report:
     def warnings(self) -> int:
         return count(self.findings, "warning")
 
+    @property
+    def notes(self) -> int:
+        return count(self.findings, "note")
+
     def failed(self, strict: bool = False) -> bool:
         """Exit 1: an error, or with `strict` a warning."""
         return bool(self.errors or (strict and self.warnings))
@@ -47,6 +51,7 @@ class Report:
             "files": self.files,
             "errors": self.errors,
             "warnings": self.warnings,
+            "notes": self.notes,
             "findings": [f.to_json_dict() for f in self.findings],
         }
 

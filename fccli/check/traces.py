@@ -9,6 +9,7 @@ first difference, and the wire file is what was (or will be) sent.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,9 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             out.findings += _request(step, fmt, file)
         out.findings += _agreement(step)
         out.findings += _answer(step, out.files)
+    numbers = sorted(steps)
+    for before, after in pairwise(numbers):
+        out.findings += _cache_break(steps[before], steps[after])
     if steps:
         out.findings += _unread_stop(root, steps[max(steps)])
     return out
@@ -98,6 +102,54 @@ def _unread_stop(root: Path, last: _Step) -> list[Finding]:
             where,
         ).in_file(name)
     ]
+
+
+def _cache_break(before: _Step, after: _Step) -> list[Finding]:
+    """FC122: where a step's wire request stops repeating the one before it.
+
+    A provider's prompt cache matches a prompt from its start: the step-2 request repeats
+    step 1's tools and messages unchanged, so they come from the cache, billed far lower. A
+    message edited by hand in between breaks the match there, and everything after it is
+    read again at full price.
+    """
+    out = []
+    for fmt, (doc, _) in after.read.items():
+        if fmt == INTERNAL or fmt not in before.read:
+            continue
+        where = _first_change(before.read[fmt][0], doc)
+        if where is None:
+            continue
+        earlier = before.requests[fmt].name
+        out.append(
+            finding(
+                "FC122",
+                fmt,
+                where,
+                f"{earlier} sent something else here; a prompt cache matches the history "
+                "from its start, so it breaks at this point: from here on the input is read "
+                "again at full price (the usage's cache counts show it)",
+            ).in_file(after.requests[fmt].name)
+        )
+    return out
+
+
+def _first_change(earlier: Any, later: Any) -> str | None:
+    """The first place where `later` does not repeat `earlier`: the parts a prompt begins with
+    (system, tools), then each earlier message; new messages at the end are no change."""
+    if not isinstance(earlier, dict) or not isinstance(later, dict):
+        return None
+    for key in ("system", "tools"):
+        if earlier.get(key) != later.get(key):
+            return f"$.{key}"
+    old, new = earlier.get("messages"), later.get("messages")
+    if not isinstance(old, list) or not isinstance(new, list):
+        return None
+    for i, message in enumerate(old):
+        if i >= len(new):
+            return f"$.messages[{len(new)}]"
+        if message != new[i]:
+            return first_difference(message, new[i], f"$.messages[{i}]")
+    return None
 
 
 def _request(step: _Step, fmt: str, file: Path) -> list[Finding]:

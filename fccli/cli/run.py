@@ -58,6 +58,20 @@ def run(
         "--thinking/--no-thinking",
         help="Thinking mode where the provider has one. Default: the provider's.",
     ),
+    effort: str | None = typer.Option(
+        None,
+        "--effort",
+        metavar="low|high|max",
+        help="How hard the model thinks, in the format's own field (chat: reasoning_effort; "
+        "Anthropic: output_config.effort). On DeepSeek it is thinking mode's effort.",
+    ),
+    api: str | None = typer.Option(
+        None,
+        "--api",
+        metavar="chat|anthropic|responses",
+        help="The format to speak to the provider in: -p deepseek --api anthropic uses "
+        "https://api.deepseek.com/anthropic (responses: not yet). Default: the provider's own.",
+    ),
     tool_choice: str | None = typer.Option(
         None, "--tool-choice", help="auto, none, required, or a tool name."
     ),
@@ -141,6 +155,8 @@ def run(
             system=system,
             stream=stream,
             thinking=thinking,
+            effort=effort,
+            api=api,
             tool_choice=tool_choice,
             strict=strict,
             parallel=not no_parallel,

@@ -43,12 +43,15 @@ def send(
     """Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, when
     the file asks for one). HTTP errors: the provider's sentence on stderr, exit 3."""
     from fccli.core.errors import UsageError
-    from fccli.send import provider_for, read_request_file, send_file
+    from fccli.send import provider_for, read_request_file, send_file, with_provider_model
 
     if out is not None and out.resolve() == Path(file).resolve():
         raise UsageError(f"-o {out} is the request being sent; save the response elsewhere")
     request = read_request_file(file)
     name = provider_for(request, provider)
+    request, swapped = with_provider_model(request, name)
+    if swapped is not None:
+        typer.echo(f"fc: note: {swapped}", err=True)
     if out is not None:
         _check_writable(out)  # before the call: a response sent for nothing is billed anyway
 

@@ -38,6 +38,10 @@ class Options(_Record):
     system: str | None = None
     stream: bool | None = None
     thinking: bool | None = None
+    effort: str | None = None
+    """--effort, when given (chat: reasoning_effort; Anthropic: output_config.effort)."""
+    api: str | None = None
+    """--api, when given (`-p deepseek --api anthropic`)."""
     tool_choice: str | None = None
     parallel_tool_calls: bool | None = None
     strict: bool | None = None

@@ -159,15 +159,36 @@ class Request(_Model):
     response_format: dict[str, Any] | None = None
     """JSON mode for the answer (`content`), not the calls: `{"type": "json_object"}`, or
     `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}` (chat's shape)."""
+    effort: str | None = None
+    """How hard the model thinks (`low`, `high`, `max`): chat's `reasoning_effort`, Anthropic's
+    `output_config.effort`; unset means the provider's default."""
 
 
 class Usage(_Model):
     input_tokens: int | None = None
-    """Tokens read (prompt), tool definitions included."""
+    """Tokens read (prompt), tool definitions included; those from the cache too (Anthropic's
+    wire `input_tokens` leaves them out: its translator adds them back)."""
     output_tokens: int | None = None
     """Tokens written, reasoning included."""
     reasoning_tokens: int | None = None
     """Of the output, the tokens spent thinking, where the provider says."""
+    cache_read_tokens: int | None = None
+    """Of the input, the tokens read from the provider's prompt cache (a hit, billed far lower):
+    DeepSeek's `prompt_cache_hit_tokens`, OpenAI's `prompt_tokens_details.cached_tokens`,
+    Anthropic's `cache_read_input_tokens`."""
+    cache_write_tokens: int | None = None
+    """Of the input, the tokens written to the cache, where the provider says (Anthropic's
+    `cache_creation_input_tokens`)."""
+
+    def cache_line(self) -> str | None:
+        """`64 of 100 input tokens from the cache`, when the provider reported its cache."""
+        if self.cache_read_tokens is None and self.cache_write_tokens is None:
+            return None
+        total = "?" if self.input_tokens is None else str(self.input_tokens)
+        line = f"{self.cache_read_tokens or 0} of {total} input tokens from the cache"
+        if self.cache_write_tokens:
+            line += f", {self.cache_write_tokens} written to it"
+        return line
 
 
 class Response(_Model):

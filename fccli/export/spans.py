@@ -258,7 +258,14 @@ class _Builder:
 
     def _usage(self, attributes: dict[str, AttrValue], step: Step, response: Response) -> None:
         usage = response.usage
-        cache_read, cache_write, added = _cache_tokens(step)
+        if usage is not None and (usage.cache_read_tokens, usage.cache_write_tokens) != (
+            None,
+            None,
+        ):
+            # fc's usage carries the cache (and counts it in the input, Anthropic's too).
+            cache_read, cache_write, added = usage.cache_read_tokens, usage.cache_write_tokens, 0
+        else:  # a trace written before it did: the wire answer says
+            cache_read, cache_write, added = _cache_tokens(step)
         if usage is not None and usage.input_tokens is not None:
             # The conventions count cached tokens in the input; Anthropic counts them apart.
             attributes["gen_ai.usage.input_tokens"] = usage.input_tokens + added
@@ -345,8 +352,9 @@ class _Builder:
 
 
 def _cache_tokens(step: Step) -> tuple[int | None, int | None, int]:
-    """Cached input tokens, read from the wire answer (fc's internal usage has no field for
-    them): (read from the cache, written to it, how many of these the input count leaves out).
+    """Cached input tokens, read from the wire answer (for traces whose internal usage has no
+    field for them yet): (read from the cache, written to it, how many of these the input
+    count leaves out).
 
     DeepSeek: `usage.prompt_cache_hit_tokens`; OpenAI chat: `usage.prompt_tokens_details.
     cached_tokens`; Anthropic: `usage.cache_read_input_tokens` / `cache_creation_input_tokens`,

@@ -7,7 +7,9 @@ the HTTP provider, `fc run`'s checks and `fc providers`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from fccli.core.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -33,13 +35,28 @@ class Profile:
     """Where strict mode lives, when it is a beta on another base URL (DeepSeek)."""
     extra_headers: tuple[tuple[str, str], ...] = ()
     strict_headers: tuple[tuple[str, str], ...] = ()
+    other_models: tuple[str, ...] = ()
+    """Other model names the provider serves, for `fc providers` (`-m` takes any name)."""
+    efforts: tuple[str, ...] = ()
+    """The `--effort` levels the provider takes; empty: it has no effort setting."""
+    effort_field: str = ""
+    """Where `--effort` goes on the wire, in words (chat: reasoning_effort)."""
+    effort_is_thinking: bool = False
+    """`--effort` is the strength of thinking mode, so it contradicts `--no-thinking` (DeepSeek)."""
+    forcing_needs_no_thinking: bool = False
+    """Thinking is on unless `--no-thinking`, and then a forcing `--tool-choice` is refused
+    (DeepSeek in the Anthropic format; in chat its dialect knows it)."""
+    api: str = "chat"
+    """The API (`--api`) this profile speaks: chat or anthropic."""
 
 
 PROFILES: dict[str, Profile] = {
     "deepseek": Profile(
         name="deepseek",
         wire_format="deepseek",
-        default_model="deepseek-v4-flash",
+        # The pricing page (api-docs.deepseek.com, quick_start/pricing, read 2026-12-01):
+        # deepseek-flash is DeepSeek-V4.1-Flash; deepseek-v4-flash still answers, served by it.
+        default_model="deepseek-flash",
         base_url="https://api.deepseek.com",
         path="/chat/completions",
         key_env="DEEPSEEK_API_KEY",
@@ -50,6 +67,11 @@ PROFILES: dict[str, Profile] = {
         strict="yes (beta: fc switches to https://api.deepseek.com/beta)",
         parallel_control="parallel_tool_calls: false",
         strict_base_url="https://api.deepseek.com/beta",
+        other_models=("deepseek-v4-pro",),
+        # guides/thinking_mode: the effort of thinking mode, low | high | max.
+        efforts=("low", "high", "max"),
+        effort_field="reasoning_effort",
+        effort_is_thinking=True,
     ),
     "openai": Profile(
         name="openai",
@@ -63,6 +85,9 @@ PROFILES: dict[str, Profile] = {
         tool_choices=("auto", "none", "required", "NAME"),
         strict="yes (function.strict: true)",
         parallel_control="parallel_tool_calls: false",
+        # OpenAI's reasoning models take reasoning_effort up to high; there is no max.
+        efforts=("low", "high"),
+        effort_field="reasoning_effort (reasoning models)",
     ),
     "ollama": Profile(
         name="ollama",
@@ -76,6 +101,8 @@ PROFILES: dict[str, Profile] = {
         tool_choices=("auto", "none", "required", "NAME (as far as the server honours them)"),
         strict="sent; the server may ignore it",
         parallel_control="parallel_tool_calls: false (the server may ignore it)",
+        efforts=("low", "high"),
+        effort_field="reasoning_effort (the server may ignore it)",
     ),
     "anthropic": Profile(
         name="anthropic",
@@ -93,5 +120,62 @@ PROFILES: dict[str, Profile] = {
         extra_headers=(("anthropic-version", "2023-06-01"),),
         # Strict tool use came as the structured-outputs beta (docs.claude.com, structured outputs).
         strict_headers=(("anthropic-beta", "structured-outputs-2025-11-13"),),
+        # docs.claude.com, effort: output_config.effort, low | medium | high | max.
+        efforts=("low", "high", "max"),
+        effort_field="output_config.effort",
+        api="anthropic",
     ),
 }
+
+API_NAMES = ("chat", "anthropic", "responses")
+"""The values of `--api`: the wire format a provider is spoken to in."""
+
+DEEPSEEK_ANTHROPIC = replace(
+    # The same models in the Anthropic Messages format (api-docs.deepseek.com,
+    # guides/anthropic_api): Anthropic's profile at https://api.deepseek.com/anthropic with
+    # DeepSeek's key (as x-api-key), thinking on by default (a `thinking` block in every
+    # answer, `{"type": "disabled"}` turns it off), its effort in output_config.effort.
+    PROFILES["anthropic"],
+    name="deepseek",
+    default_model="deepseek-flash",
+    base_url="https://api.deepseek.com/anthropic",
+    key_env="DEEPSEEK_API_KEY",
+    thinking='on by default; --no-thinking sends {"type": "disabled"}',
+    tool_choices=("auto", "none", "required (any)", "NAME (thinking mode: auto, none only)"),
+    strict="not documented for this endpoint: fc sends it; the server may ignore it",
+    strict_headers=(),
+    other_models=("deepseek-v4-pro",),
+    effort_is_thinking=True,
+    forcing_needs_no_thinking=True,
+)
+
+VARIANTS: dict[tuple[str, str], Profile] = {("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC}
+"""Profiles reached with `--api` other than a provider's own."""
+
+
+def apis_of(name: str) -> tuple[str, ...]:
+    """The `--api` values a provider takes: its own first."""
+    own = PROFILES[name].api
+    return (own, *(api for (n, api) in VARIANTS if n == name))
+
+
+def profile_for(name: str, api: str | None = None) -> Profile:
+    """The profile of provider `name` spoken to in `api` (None: its own format)."""
+    profile = PROFILES[name]
+    if api is None or api == profile.api:
+        return profile
+    variant = VARIANTS.get((name, api))
+    if variant is not None:
+        return variant
+    if api not in API_NAMES:
+        raise UsageError(f"unknown --api {api!r}", hint=f"known: {', '.join(API_NAMES)}")
+    if api == "responses":
+        raise UsageError(
+            "--api responses: fc does not speak the Responses format yet; it comes with "
+            "issue #15 (Responses and Gemini)",
+            hint=f"{name} takes --api {' or '.join(apis_of(name))}",
+        )
+    raise UsageError(
+        f"--api {api}: fc speaks to {name} in {' or '.join(apis_of(name))} only",
+        hint="-p deepseek --api anthropic reaches DeepSeek in the Anthropic format",
+    )

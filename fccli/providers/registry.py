@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
 from fccli.providers.base import Provider
-from fccli.providers.profiles import PROFILES
+from fccli.providers.profiles import PROFILES, apis_of, profile_for
 from fccli.providers.urls import shown_url
 
 KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama")
@@ -30,6 +30,8 @@ class Connection:
     """How long one answer may take in all, in seconds (--timeout)."""
     max_response_bytes: int = 64 * 1024 * 1024
     """The most bytes of one answer fc reads (--max-response-mb)."""
+    api: str | None = None
+    """--api: the format to speak (DeepSeek: chat or anthropic); None: the provider's own."""
 
 
 def default_provider_name() -> str:
@@ -51,8 +53,10 @@ def wire_format_of(name: str) -> str:
     return PROFILES[name].wire_format
 
 
-def resolve_base_url(name: str, explicit: str | None, *, strict: bool = False) -> str:
-    profile = PROFILES[name]
+def resolve_base_url(
+    name: str, explicit: str | None, *, strict: bool = False, api: str | None = None
+) -> str:
+    profile = profile_for(name, api)
     if explicit is not None and not explicit.strip():
         raise UsageError("--base-url is empty", hint="e.g. --base-url http://127.0.0.1:8000")
     chosen = explicit or os.environ.get("FC_BASE_URL")
@@ -119,8 +123,11 @@ def get_provider(
     if name not in PROFILES:
         raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
     connection = connection or Connection()
+    profile = profile_for(name, connection.api)
     key = read_key(name)
-    base_url = resolve_base_url(name, connection.base_url, strict=connection.strict)
+    base_url = resolve_base_url(
+        name, connection.base_url, strict=connection.strict, api=connection.api
+    )
     # httpx is imported only here: `fc --help` and the offline demo never pay for it.
     from fccli.core.secrets import url_secrets
     from fccli.providers.http import HttpProvider
@@ -136,16 +143,16 @@ def get_provider(
         ),
         secrets=[s for s in (key, *url_secrets(base_url)) if s],
     )
-    return HttpProvider(PROFILES[name], base_url, transport, strict=connection.strict, key=key)
+    return HttpProvider(profile, base_url, transport, strict=connection.strict, key=key)
 
 
-def describe_providers() -> list[dict[str, str | bool | None]]:
+def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
     """Every provider as a row for `fc providers`: where it is, its key (set or not, never its
     value) and what it supports. Reads the environment; sends nothing."""
     from fccli.providers.demo import INFO as DEMO
 
     default = default_provider_name()
-    rows: list[dict[str, str | bool | None]] = [
+    rows: list[dict[str, str | bool | list[str] | None]] = [
         {
             "name": "demo",
             "default": default == "demo",
@@ -159,6 +166,9 @@ def describe_providers() -> list[dict[str, str | bool | None]]:
             "strict": "sent in the wire files; the demo model writes null for optional values, as strict mode asks",
             "parallel_control": "parallel_tool_calls: false",
             "streaming": "SSE as DeepSeek sends it, arguments in 5-character fragments",
+            "other_models": [],
+            "effort": "as DeepSeek: reasoning_effort low, high, max (the demo writes it, and answers alike)",
+            "apis": ["chat"],
         }
     ]
     for profile in PROFILES.values():
@@ -181,6 +191,24 @@ def describe_providers() -> list[dict[str, str | bool | None]]:
                 "strict": profile.strict,
                 "parallel_control": profile.parallel_control,
                 "streaming": profile.streaming,
+                "other_models": list(profile.other_models),
+                "effort": _effort_text(profile.name),
+                "apis": [
+                    f"{api} ({profile_for(profile.name, api).base_url})"
+                    for api in apis_of(profile.name)
+                ],
             }
         )
     return rows
+
+
+def _effort_text(name: str) -> str:
+    """Where --effort goes, per --api, and its levels: `reasoning_effort: low, high, max`."""
+    spoken = [profile_for(name, api) for api in apis_of(name)]
+    if not spoken[0].efforts:
+        return "none"
+    if len(spoken) == 1:
+        field = spoken[0].effort_field
+    else:
+        field = ", ".join(f"{p.effort_field} (--api {p.api})" for p in spoken)
+    return f"{field}: {', '.join(spoken[0].efforts)}"

@@ -40,13 +40,17 @@ def render_report(console: Console, report: Report, *, strict: bool = False) -> 
         console.print("[green]no problems found[/]")
         return
     summary = f"{_plural(report.errors, 'error')}, {_plural(report.warnings, 'warning')}"
+    if report.notes:
+        summary += f", {_plural(report.notes, 'note')}"
     colour = "red" if report.failed(strict) else "yellow"
     note = " [dim](--strict: warnings fail too)[/]" if strict and report.warnings else ""
     console.print(f"[{colour}]{summary}[/]{note}")
 
 
 def _finding(console: Console, f: Finding) -> None:
-    mark = "[red]✗ error[/]" if f.severity == "error" else "[yellow]! warning[/]"
+    mark = {"error": "[red]✗ error[/]", "warning": "[yellow]! warning[/]"}.get(
+        f.severity, "[cyan]i note[/]"
+    )
     console.print(f"  {mark} [bold]{f.rule}[/] at [magenta]{escape(f.path)}[/]")
     console.print(f"    {escape(f.message)}")
     if f.provider_message:

@@ -10,7 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 _CAPABILITIES = (
+    ("models", "models"),
+    ("--api", "apis"),
     ("thinking", "thinking"),
+    ("effort", "effort"),
     ("tool_choice", "tool_choice"),
     ("strict", "strict"),
     ("one call", "parallel_control"),
@@ -22,6 +25,18 @@ def _key(row: dict[str, Any]) -> str:
     if row["key_env"] is None:
         return "no key needed"
     return f"${row['key_env']} " + ("(set)" if row["key_set"] else "(not set)")
+
+
+def _capability(row: dict[str, Any], field: str) -> str:
+    if field == "models":
+        others = ", ".join(row["other_models"])
+        default = f"{row['default_model']} (the default)"
+        return (
+            f"{default}, {others}; -m takes any name" if others else f"{default}; -m takes any name"
+        )
+    if field == "apis":
+        return ", ".join(row["apis"])
+    return str(row[field])
 
 
 def print_providers(console: Console, rows: list[dict[str, Any]]) -> None:
@@ -56,7 +71,7 @@ def print_providers(console: Console, rows: list[dict[str, Any]]) -> None:
             grid.add_row("  base URL", row["base_url"])
             grid.add_row("  key", _key(row))
         for label, field in _CAPABILITIES:
-            grid.add_row(f"  {label}", str(row[field]))
+            grid.add_row(f"  {label}", _capability(row, field))
         console.print(grid)
 
 

@@ -204,6 +204,9 @@ class RunView:
             f"[cyan]← response[/]: stop_reason [bold {colour}]{escape(resp.stop_reason)}[/]{wire} "
             f"[dim]({event.duration_ms:.0f} ms{usage})[/]"
         )
+        cache = resp.usage.cache_line() if resp.usage else None
+        if cache is not None:
+            c.print(f"  [dim]prompt cache: {escape(cache)}[/]")
         if len(event.attempts) > 1:
             c.print(f"  [yellow]retried:[/] {escape(_attempts(event.attempts))}")
         if event.stream is not None:

@@ -255,6 +255,9 @@ class _View:
             if usage.reasoning_tokens:
                 tokens += f" ({usage.reasoning_tokens} reasoning)"
             extra = [*extra, tokens]
+        cache = usage.cache_line() if usage is not None else None
+        if cache is not None:
+            extra = [*extra, cache]
         if extra:
             parts.append((" · " + " · ".join(extra), "dim"))
         self.line(*parts)
@@ -361,6 +364,9 @@ def _options(options: Any) -> list[str]:
         out.append(f"--system {json.dumps(one_line(options['system'], 40), ensure_ascii=False)}")
     if options.get("thinking") is not None:
         out.append("--thinking" if options["thinking"] else "--no-thinking")
+    for key in ("effort", "api"):
+        if isinstance(options.get(key), str):
+            out.append(f"--{key} {options[key]}")
     if options.get("tool_choice") is not None:
         out.append(f"--tool-choice {options['tool_choice']}")
     if options.get("parallel_tool_calls") is False:
@@ -564,7 +570,14 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
         return
     if isinstance(internal, Request):
         facts = [f"model {internal.model}", f"{len(internal.messages)} messages"]
-        for key in ("tool_choice", "parallel_tool_calls", "max_tokens", "thinking", "stream"):
+        for key in (
+            "tool_choice",
+            "parallel_tool_calls",
+            "max_tokens",
+            "thinking",
+            "effort",
+            "stream",
+        ):
             value = getattr(internal, key)
             if value is not None:
                 shown = value.to_json_dict() if hasattr(value, "to_json_dict") else value

@@ -20,7 +20,7 @@ from fccli.core.manifest import Options, ReplayedFrom, with_tools_file
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
-from fccli.providers.profiles import PROFILES
+from fccli.providers.profiles import PROFILES, profile_for
 from fccli.providers.registry import KNOWN, Connection
 from fccli.replay.changes import ReplayPlan, ResultChange
 from fccli.replay.edits import Editor, EditsAsked, apply_edits, run_editor
@@ -31,11 +31,14 @@ from fccli.run.prepare import (
     PreparedRun,
     close_provider,
     connection_notes,
+    given,
     kept_note,
     open_provider,
     open_trace,
     refuse_demo_base_url,
+    refuse_effort,
     request_problem,
+    spoken_profile,
     trace_manifest,
 )
 from fccli.tools.loader import load_toolset, tools_file_entry, tools_file_in
@@ -141,6 +144,7 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     notes: list[str] = [n for n in (source.note, *source.notes) if n]
     base_url = settings.base_url or _trace_url(name, origin.provider, manifest, strict, notes)
     fault = _text(options.get("demo_fault")) if name == origin.provider == "demo" else None
+    api = _api(origin, name)
     provider, wire = open_provider(
         name,
         Connection(
@@ -148,6 +152,7 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
             strict=strict,
             retries=origin.retries,
             timeout=settings.timeout,
+            api=api,
             max_response_bytes=settings.max_response_bytes,
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
@@ -176,6 +181,7 @@ def _prepare(
     notes: list[str],
 ) -> PreparedReplay:
     manifest, options, step = origin.trace.manifest, origin.options, origin.step
+    api = _api(origin, name)
     applied = apply_edits(origin.source.request, step, settings.edits, editor)
     notes += applied.notes
     request = applied.request
@@ -203,6 +209,7 @@ def _prepare(
         system=request.system,
         max_steps=max_steps,
         thinking=thinking,
+        effort=request.effort,
         tool_choice=request.tool_choice,
         parallel_tool_calls=request.parallel_tool_calls,
         max_tokens=request.max_tokens,
@@ -212,6 +219,7 @@ def _prepare(
         tool_timeout=settings.tool_timeout,
     )
     notes += _losses(run_options, origin.source.file, wire.name)
+    refuse_effort(name, spoken_profile(name, api), request.effort, thinking)
     problem = request_problem(wire, run_options)
     if problem is not None:
         raise UsageError(
@@ -232,6 +240,7 @@ def _prepare(
                 system=request.system,
                 stream=stream,
                 thinking=thinking,
+                **given(effort=request.effort, api=api),
                 tool_choice=_choice_text(request.tool_choice),
                 parallel_tool_calls=request.parallel_tool_calls,
                 strict=any(spec.strict for spec in request.tools),
@@ -286,6 +295,11 @@ def _prepare(
     )
     run = PreparedRun(name, provider, wire, tools, trace, run_options, notes)
     return PreparedReplay(run, plan)
+
+
+def _api(origin: _Origin, name: str) -> str | None:
+    """The trace's --api (DeepSeek in the Anthropic format): it holds on its own provider."""
+    return _text(origin.options.get("api")) if name == origin.provider else None
 
 
 def _refuse_out_in_trace(out: Path, trace: Path) -> None:
@@ -418,6 +432,7 @@ def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
         parallel_tool_calls=options.parallel_tool_calls,
         max_tokens=options.max_tokens,
         thinking=options.thinking,
+        effort=options.effort,
     )
     doc = Document(file, request.to_json_dict(), "internal", "request", "", internal=request)
     converted = convert(doc, fmt)
@@ -431,7 +446,9 @@ def _trace_url(
     server is replayed there, not at the provider's public endpoint. $FC_BASE_URL comes first,
     as it does for fc run."""
     url = manifest.get("base_url")
-    profile = PROFILES.get(name)
+    options = manifest.get("options")
+    api = options.get("api") if isinstance(options, dict) else None
+    profile = profile_for(name, api if isinstance(api, str) else None) if name in PROFILES else None
     if (
         name != traced
         or not isinstance(url, str)

@@ -65,6 +65,8 @@ class RunOptions:
     system: str | None = None
     max_steps: int = 8
     thinking: bool | None = None
+    effort: str | None = None
+    """--effort, in the format's own field (chat: reasoning_effort)."""
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     max_tokens: int | None = None
@@ -131,6 +133,7 @@ class RoundTrip:
                     parallel_tool_calls=options.parallel_tool_calls,
                     max_tokens=options.max_tokens,
                     thinking=options.thinking,
+                    effort=options.effort,
                     stream=True if options.stream else None,
                     response_format=options.response_format,
                 )

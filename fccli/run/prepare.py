@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fccli.core.errors import UsageError
 from fccli.core.manifest import Manifest, Options, with_tools_file
@@ -16,7 +17,7 @@ from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.providers.base import Provider
 from fccli.providers.demo import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
-from fccli.providers.profiles import PROFILES
+from fccli.providers.profiles import PROFILES, Profile, profile_for
 from fccli.providers.registry import Connection, default_provider_name, get_provider
 from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult, StreamProgress
@@ -42,6 +43,8 @@ class RunSettings:
     system: str | None = None
     stream: bool = False
     thinking: bool | None = None
+    effort: str | None = None
+    api: str | None = None
     tool_choice: str | None = None
     strict: bool = False
     parallel: bool = True
@@ -184,6 +187,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             strict=settings.strict,
             retries=settings.retries,
             timeout=settings.timeout,
+            api=settings.api,
             max_response_bytes=settings.max_response_bytes,
         ),
         demo_fault=settings.demo_fault,
@@ -195,6 +199,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         system=settings.system,
         max_steps=settings.max_steps,
         thinking=settings.thinking,
+        effort=settings.effort,
         tool_choice=parse_tool_choice(settings.tool_choice, tools),
         parallel_tool_calls=None if settings.parallel else False,
         max_tokens=settings.max_tokens,
@@ -230,6 +235,8 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
                     system=settings.system,
                     stream=settings.stream,
                     thinking=settings.thinking,
+                    # --effort and --api only when given: traces without them read as before.
+                    **given(effort=settings.effort, api=settings.api),
                     tool_choice=settings.tool_choice,
                     parallel_tool_calls=options.parallel_tool_calls,
                     strict=settings.strict,
@@ -288,12 +295,61 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
 
 
 def _refuse_meaningless(settings: RunSettings, name: str) -> None:
-    profile = PROFILES.get(name)
+    profile = spoken_profile(name, settings.api)
     if settings.thinking is not None and profile is not None and not profile.thinking:
         flag = "--thinking" if settings.thinking else "--no-thinking"
         raise UsageError(
             f"{flag} has no meaning for {name}: its chat format has no thinking switch",
             hint="thinking can be switched for deepseek, anthropic and the demo",
+        )
+    refuse_effort(name, profile, settings.effort, settings.thinking)
+    forced = settings.tool_choice not in (None, "auto", "none")
+    thinking_on = settings.thinking is not False
+    if profile is not None and profile.forcing_needs_no_thinking and forced and thinking_on:
+        raise UsageError(
+            f"tool_choice {settings.tool_choice!r} is refused in {name}'s thinking mode "
+            "(on by default), which accepts only auto or none",
+            hint="add --no-thinking to force a tool, or nudge in the question",
+        )
+
+
+EFFORTS = ("low", "high", "max")
+"""The values of --effort (CLI.md); a provider takes some of them (Profile.efforts)."""
+
+
+def spoken_profile(name: str, api: str | None) -> Profile | None:
+    """The profile `name` is spoken to with `--api`; None for the demo (it speaks DeepSeek's
+    chat format only, as the refusal says)."""
+    if name == "demo":
+        if api not in (None, "chat"):
+            raise UsageError(
+                f"--api {api}: the offline demo model speaks DeepSeek's chat format only",
+                hint=f"-p deepseek --api {api} reaches DeepSeek in that format",
+            )
+        return None
+    if name not in PROFILES:
+        return None  # get_provider says it is unknown
+    return profile_for(name, api)
+
+
+def refuse_effort(
+    name: str, profile: Profile | None, effort: str | None, thinking: bool | None
+) -> None:
+    """--effort where the provider takes it; on DeepSeek (and the demo) it is the strength of
+    thinking mode, so asking for it with --no-thinking asks for two things at once."""
+    if effort is None:
+        return
+    if effort not in EFFORTS:
+        raise UsageError(f"unknown --effort {effort!r}: choose low, high or max")
+    efforts = profile.efforts if profile is not None else EFFORTS
+    if effort not in efforts:
+        takes = f"takes {', '.join(efforts)}" if efforts else "has no effort setting"
+        raise UsageError(f"--effort {effort}: {name} {takes}")
+    bound = profile.effort_is_thinking if profile is not None else True
+    if bound and thinking is False:
+        raise UsageError(
+            f"--effort {effort} and --no-thinking contradict each other: on {name} the effort "
+            "is thinking mode's, and --no-thinking turns thinking off (give one of them)"
         )
 
 
@@ -377,6 +433,11 @@ def trace_manifest(
         question=options.question,
         options=settings,
     )
+
+
+def given(**options: Any) -> dict[str, Any]:
+    """The options that were given (not None), for a manifest that names only those."""
+    return {name: value for name, value in options.items() if value is not None}
 
 
 def connection_notes(

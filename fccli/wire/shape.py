@@ -39,7 +39,7 @@ def describe(value: Any) -> str:
 def count(value: Any) -> int | None:
     """A token count, or None: usage is informative, and a server's odd count is dropped rather
     than failing the answer."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 @contextmanager

@@ -105,12 +105,17 @@ def to_wire_request(request: Request) -> dict[str, Any]:
             if request.thinking
             else {"type": "disabled"}
         )
+    if request.effort is not None:
+        # docs.claude.com, effort; DeepSeek's Anthropic format takes the same field.
+        body["output_config"] = {"effort": request.effort}
     if request.stream is not None:
         body["stream"] = request.stream
     schema = _output_schema(request.response_format)
     if schema is not None:
-        # Structured outputs: the answer's JSON Schema (no name, no json_object mode).
-        body["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
+        # Structured outputs: the answer's JSON Schema (no name, no json_object mode), beside
+        # the effort when both are asked.
+        config: dict[str, Any] = body.setdefault("output_config", {})
+        config["format"] = {"type": "json_schema", "schema": schema}
     return body
 
 
@@ -207,8 +212,14 @@ def to_wire_response(response: Response) -> dict[str, Any]:
 
 def usage_to_wire(usage: Usage) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
     if usage.input_tokens is not None:
-        out["input_tokens"] = usage.input_tokens
+        # Anthropic's input_tokens are those after the last cache breakpoint only.
+        out["input_tokens"] = max(0, usage.input_tokens - cached)
+    if usage.cache_write_tokens is not None:
+        out["cache_creation_input_tokens"] = usage.cache_write_tokens
+    if usage.cache_read_tokens is not None:
+        out["cache_read_input_tokens"] = usage.cache_read_tokens
     if usage.output_tokens is not None:
         out["output_tokens"] = usage.output_tokens
     return out
@@ -271,6 +282,8 @@ def _request_from_wire(body: Any) -> Request:
     if isinstance(body.get("stream"), bool):
         request.stream = body["stream"]
     config = body.get("output_config")
+    if isinstance(config, dict) and isinstance(config.get("effort"), str):
+        request.effort = config["effort"]
     output = config.get("format") if isinstance(config, dict) else None
     if isinstance(output, dict) and isinstance(output.get("schema"), dict):
         request.response_format = {
@@ -396,9 +409,17 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def usage_from_wire(usage: dict[str, Any]) -> Usage:
+    """Anthropic counts the input in three parts (usage.py): `input_tokens` after the last cache
+    breakpoint, `cache_read_input_tokens` read from the cache, `cache_creation_input_tokens`
+    written to it. Internally `input_tokens` is all of the input, as in chat."""
+    read = count(usage.get("cache_read_input_tokens"))
+    write = count(usage.get("cache_creation_input_tokens"))
+    rest = count(usage.get("input_tokens"))
     return Usage(
-        input_tokens=count(usage.get("input_tokens")),
+        input_tokens=None if rest is None else rest + (read or 0) + (write or 0),
         output_tokens=count(usage.get("output_tokens")),
+        cache_read_tokens=read,
+        cache_write_tokens=write,
     )
 
 

@@ -150,6 +150,8 @@ def to_wire_request(request: Request, dialect: ChatDialect = OPENAI) -> dict[str
     if request.response_format is not None:
         # JSON mode governs `content`, the answer; the calls keep their own channel.
         body["response_format"] = request.response_format
+    if request.effort is not None:
+        body["reasoning_effort"] = request.effort
     return body
 
 
@@ -262,11 +264,11 @@ def to_wire_response(response: Response, dialect: ChatDialect = OPENAI) -> dict[
         }
     ]
     if response.usage is not None:
-        body["usage"] = usage_to_wire(response.usage)
+        body["usage"] = usage_to_wire(response.usage, dialect)
     return body
 
 
-def usage_to_wire(usage: Usage) -> dict[str, Any]:
+def usage_to_wire(usage: Usage, dialect: ChatDialect = OPENAI) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if usage.input_tokens is not None:
         out["prompt_tokens"] = usage.input_tokens
@@ -276,6 +278,12 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
         out["total_tokens"] = usage.input_tokens + usage.output_tokens
     if usage.reasoning_tokens is not None:
         out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
+    if usage.cache_read_tokens is not None and dialect.cache_hit_fields:
+        out["prompt_cache_hit_tokens"] = usage.cache_read_tokens
+        if usage.input_tokens is not None:
+            out["prompt_cache_miss_tokens"] = max(0, usage.input_tokens - usage.cache_read_tokens)
+    elif usage.cache_read_tokens is not None:
+        out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
     return out
 
 
@@ -371,6 +379,8 @@ def _request_from_wire(body: Any, dialect: ChatDialect) -> Request:
         request.thinking = thinking["type"] == "enabled"
     if isinstance(body.get("response_format"), dict):
         request.response_format = body["response_format"]
+    if isinstance(body.get("reasoning_effort"), str):
+        request.effort = body["reasoning_effort"]
     return request
 
 
@@ -478,8 +488,15 @@ def _response_from_wire(body: Any, dialect: ChatDialect) -> Response:
 def usage_from_wire(usage: dict[str, Any]) -> Usage:
     details = usage.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    # The prompt cache: DeepSeek says prompt_cache_hit_tokens (and the misses beside them, which
+    # add up to prompt_tokens); OpenAI, and DeepSeek as well lately, prompt_tokens_details.
+    prompt_details = usage.get("prompt_tokens_details")
+    cached = count(usage.get("prompt_cache_hit_tokens"))
+    if cached is None and isinstance(prompt_details, dict):
+        cached = count(prompt_details.get("cached_tokens"))
     return Usage(
         input_tokens=count(usage.get("prompt_tokens")),
         output_tokens=count(usage.get("completion_tokens")),
         reasoning_tokens=count(reasoning),
+        cache_read_tokens=cached,
     )

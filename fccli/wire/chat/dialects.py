@@ -23,6 +23,9 @@ class ChatDialect:
     """Thinking on when the request leaves it unset (DeepSeek: on)."""
     thinking_tool_choices: tuple[str, ...] | None = None
     """The tool_choice types accepted in thinking mode, where limited (DeepSeek: auto, none)."""
+    cache_hit_fields: bool = False
+    """Usage says the prompt cache as `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`
+    (DeepSeek), rather than OpenAI's `prompt_tokens_details.cached_tokens`."""
     completion_tokens_models: str | None = None
     """Models (a regex on the model name) that take the answer's length cap as
     `max_completion_tokens` and refuse `max_tokens`."""
@@ -51,4 +54,6 @@ DEEPSEEK = ChatDialect(
     model_prefixes=("deepseek",),
     # DeepSeek wants the word "json" in the prompt for either JSON mode (its JSON output guide).
     json_word_modes=("json_object", "json_schema"),
+    # Its usage reports the prompt cache in its own fields (guides/kv_cache).
+    cache_hit_fields=True,
 )
