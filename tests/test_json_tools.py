@@ -196,3 +196,36 @@ def test_anthropic_refuses_json_object_before_sending(fc) -> None:
     )
     assert result.returncode == 2
     assert "no json_object mode" in result.stderr
+
+
+def test_the_person_answering_for_a_tool_is_never_timed_out(
+    fc, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --ask: a learner reads the call and types a result; however long that takes, the answer
+    # is the result (and no abandoned reader is left holding stdin for the next call).
+    import time
+
+    import fccli.cli.ask
+
+    def slow_person(call: Any) -> str:
+        time.sleep(0.6)
+        return '{"status": "已签收"}'
+
+    monkeypatch.setattr(fccli.cli.ask, "ask_at_terminal", slow_person)
+    tools = Path(__file__).resolve().parent.parent / "docs/course/orders.json"
+    done = fc(
+        "run",
+        "我的订单 ORD-2024-999999 到哪了？",
+        "--tools",
+        str(tools),
+        "--ask",
+        "--tool-timeout",
+        "0.2",
+        "-o",
+        "t",
+    )
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "t/manifest.json").read_text("utf-8"))
+    (run,) = manifest["steps"][0]["tool_runs"]
+    assert run["is_error"] is False, run
+    assert "已签收" in done.stdout

@@ -74,8 +74,9 @@ class RunOptions:
     """The tool definitions as sent (strict form with --strict); None: the tool set's own."""
     stream: bool = False
     """Ask for every answer as a stream of events, assembled as it arrives."""
-    tool_timeout: float = 120.0
-    """Seconds a tool may run before its call gets an error result (--tool-timeout)."""
+    tool_timeout: float | None = 120.0
+    """Seconds a tool may run before its call gets an error result (--tool-timeout); None: no
+    limit (--ask, where a person answers for the tool)."""
     history: list[Message] | None = None
     """Start from these messages instead of the question alone (a replay: an earlier step's
     request, edited). The first request sends them as they are."""

@@ -207,7 +207,9 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         stream=settings.stream,
         response_format=response_format,
         harness_bug=settings.harness_bug,
-        tool_timeout=settings.tool_timeout,
+        # A person typing a result is not timed out; an abandoned reader would also keep
+        # holding stdin when the next call asks.
+        tool_timeout=None if settings.asker is not None else settings.tool_timeout,
     )
     problem = request_problem(wire, options)
     if problem is not None:
