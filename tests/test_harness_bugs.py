@@ -116,3 +116,17 @@ def test_the_spinner_counts_the_seconds() -> None:
     elapsed = _Elapsed("waiting for demo…")
     elapsed.start -= 3.2
     assert elapsed.__rich__().plain == "waiting for demo… 3 s"
+
+
+def test_fc_check_names_the_harness_bug_not_a_hand_edit_when_the_two_files_disagree(
+    tmp_path: Path,
+) -> None:
+    _, out = run(tmp_path, "北京、上海今天适合跑步吗？", harness_bug="drop-reasoning")
+    (disagree,) = [f for f in check_trace(out) if f.rule == "FC120"]
+    assert "--harness-bug drop-reasoning wrote it so on purpose" in disagree.message
+    assert "edited" not in disagree.message
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["steps"][1]["harness_bug"]  # without the manifest's word, a hand edit
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (disagree,) = [f for f in check_trace(out) if f.rule == "FC120"]
+    assert "one of the two was edited" in disagree.message

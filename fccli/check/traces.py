@@ -62,12 +62,13 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     if not any(step.requests for step in steps.values()):
         raise InputFileError(str(path), "no request files (1-request.json, ...): not an fc trace")
     out = TraceCheck()
+    bugs = _harness_bugs(root)
     for number in sorted(steps):
         step = steps[number]
         for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
             out.files.append(file.name)
             out.findings += _request(step, fmt, file)
-        out.findings += _agreement(step)
+        out.findings += _agreement(step, bugs.get(number))
         out.findings += _answer(step, out.files)
     numbers = sorted(steps)
     for before, after in pairwise(numbers):
@@ -168,7 +169,25 @@ def _request(step: _Step, fmt: str, file: Path) -> list[Finding]:
     return [f.in_file(file.name) for f in checked.findings]
 
 
-def _agreement(step: _Step) -> list[Finding]:
+def _harness_bugs(root: Path) -> dict[int, str]:
+    """The steps whose requests a `--harness-bug` changed on purpose, by the manifest: each with
+    the bug's name."""
+    try:
+        manifest = read_json(root / "manifest.json")
+    except FcError:
+        return {}
+    steps = manifest.get("steps") if isinstance(manifest, dict) else None
+    out: dict[int, str] = {}
+    for entry in steps if isinstance(steps, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        number, bug = entry.get("step"), entry.get("harness_bug")
+        if isinstance(number, int) and isinstance(bug, str) and bug:
+            out[number] = bug.split(":", 1)[0]
+    return out
+
+
+def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
     if INTERNAL not in step.read:
         return []
     try:
@@ -195,13 +214,18 @@ def _agreement(step: _Step) -> list[Finding]:
             continue
         where = first_difference(expected, doc)
         if where is not None:
+            why = (
+                f"--harness-bug {bug} wrote it so on purpose (the manifest says so)"
+                if bug
+                else "one of the two was edited"
+            )
             out.append(
                 finding(
                     "FC120",
                     fmt,
                     where,
                     f"this is not what {step.requests[INTERNAL].name} translates to (first "
-                    "difference here): one of the two was edited; this file is what is sent",
+                    f"difference here): {why}; this file is what is sent",
                 ).in_file(name)
             )
     return out
