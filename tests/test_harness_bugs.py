@@ -130,3 +130,25 @@ def test_fc_check_names_the_harness_bug_not_a_hand_edit_when_the_two_files_disag
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (disagree,) = [f for f in check_trace(out) if f.rule == "FC120"]
     assert "one of the two was edited" in disagree.message
+
+
+def test_replay_of_a_harness_bug_says_so_and_not_that_a_file_was_edited(
+    tmp_path: Path,
+) -> None:
+    from fccli.replay.source import read_step_request
+    from fccli.wire.registry import get_format
+
+    manifest, out = run(tmp_path, "北京、上海今天适合跑步吗？", harness_bug="drop-reasoning")
+    step = 2
+    fmt = get_format(manifest["wire_format"])
+    source = read_step_request(out, step, fmt, bug="drop-reasoning")
+    said = " ".join([source.note or "", *source.notes])
+    assert "--harness-bug drop-reasoning" in said, said
+    assert "by hand" not in said and "has no place" not in said, said
+    assert source.hand_edit is None
+    assert source.file == f"{step}-request.json"  # fc's own request, the mistake not repeated
+    # Read from the wire file as asked: the field the bug dropped is put back, and said so.
+    wired = read_step_request(out, step, fmt, "wire", bug="drop-reasoning")
+    said = " ".join([wired.note or "", *wired.notes])
+    assert "has no place" not in said, said
+    assert "puts it back" in said, said

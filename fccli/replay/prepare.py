@@ -106,6 +106,17 @@ class _Origin:
     retries: int
 
 
+def _harness_bug(manifest: dict[str, Any], step: int) -> str | None:
+    """The --harness-bug the manifest records for the step (its name), if any."""
+    steps = manifest.get("steps")
+    for entry in steps if isinstance(steps, list) else []:
+        if isinstance(entry, dict) and entry.get("step") == step:
+            bug = entry.get("harness_bug")
+            if isinstance(bug, str) and bug:
+                return bug.split(":", 1)[0]
+    return None
+
+
 def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> PreparedReplay:
     """Check everything that can be checked before anything is written or sent."""
     if settings.once and settings.max_steps is not None:
@@ -118,7 +129,13 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     if settings.out is not None:
         _refuse_out_in_trace(settings.out, trace.path)
     step = choose_step(trace, settings.step)
-    source = read_step_request(trace.path, step, get_format(trace.wire_format), settings.source)
+    source = read_step_request(
+        trace.path,
+        step,
+        get_format(trace.wire_format),
+        settings.source,
+        bug=_harness_bug(manifest, step),
+    )
     origin = _Origin(
         trace,
         options,

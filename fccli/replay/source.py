@@ -15,6 +15,7 @@ the wire file first and the internal one a moment later, so:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,8 +114,15 @@ def _read(path: Path, wire: WireFormat | None) -> _File:
 
 
 def read_step_request(
-    trace_path: Path, step: int, wire: WireFormat, prefer: str | None = None
+    trace_path: Path,
+    step: int,
+    wire: WireFormat,
+    prefer: str | None = None,
+    *,
+    bug: str | None = None,
 ) -> StepSource:
+    """The step's request to replay, from one of its two files, and why that one. `bug`: the
+    --harness-bug the manifest records for the step, which made the two disagree on purpose."""
     internal = _read(trace_path / step_file(step, "request"), None)
     wired = _read(trace_path / step_file(step, "request", wire.name), wire)
     files = {"internal": internal, "wire": wired}
@@ -158,29 +166,69 @@ def read_step_request(
                 "fc wrote after them",
             }
         return agreed
-    kind, why = (prefer, "as --from asked") if prefer else edited_file(internal.path, wired.path)
+    if bug is not None:
+        # Not an edit: the harness's mistake, made on purpose and on record. A replay is fc's
+        # own harness sending again, so it starts from fc's request unless told otherwise.
+        kind, why = (
+            prefer or "internal",
+            "as --from asked"
+            if prefer
+            else "fc's own request; the replay does not repeat the harness's mistake",
+        )
+        said = f"--harness-bug {bug} wrote the wire file so on purpose (the manifest says so)"
+    else:
+        kind, why = (
+            (prefer, "as --from asked") if prefer else edited_file(internal.path, wired.path)
+        )
+        said = "one was edited by hand"
     chosen, other = (internal, wired) if kind == "internal" else (wired, internal)
     assert chosen.request is not None and other.request is not None
     note = (
         f"{internal.path.name} and {wired.path.name} disagree (first at {where} of the wire "
-        f"file): one was edited by hand. Replaying {chosen.path.name}: {why}"
+        f"file): {said}. Replaying {chosen.path.name}: {why}"
     )
     source = StepSource(step, chosen.request, chosen.path.name, other.request, note)
-    source.hand_edit = {
-        "kind": "hand-edited",
-        "file": chosen.path.name,
-        "ids": changed_results(other.request, chosen.request),
-        "first_difference": where,
-        "why": why,
-    }
+    if bug is None:
+        source.hand_edit = {
+            "kind": "hand-edited",
+            "file": chosen.path.name,
+            "ids": changed_results(other.request, chosen.request),
+            "first_difference": where,
+            "why": why,
+        }
     if kind == "wire":
         lost = disagreement(wired.request, wired.data, wire)
         if lost is not None:
-            source.notes.append(
-                f"{wired.path.name}: {lost} has no place in fc's internal format, so the replay "
-                "does not send it (the first such place)"
-            )
+            source.notes.append(_translation_note(wired, lost))
     return source
+
+
+def _translation_note(wired: _File, where: str) -> str:
+    """What the replay's translation changes at `where` of the wire file it reads (the first
+    such place): a field fc's internal format cannot hold is not sent; one the file lacks but
+    fc always writes (a harness bug dropped it, or a hand edit) is put back."""
+    if _at(wired.data, where) is None:
+        return (
+            f"{wired.path.name}: {where} is not in the file, and fc's translation puts it back, "
+            "so the replay sends it (the first such place)"
+        )
+    return (
+        f"{wired.path.name}: {where} has no place in fc's internal format, so the replay "
+        "does not send it (the first such place)"
+    )
+
+
+def _at(data: Any, path: str) -> Any:
+    """The value at a JSON path as `first_difference` writes them (`$.a[1].b`); None where the
+    path leads nowhere."""
+    for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path.removeprefix("$")):
+        if key and isinstance(data, dict) and key in data:
+            data = data[key]
+        elif index and isinstance(data, list) and int(index) < len(data):
+            data = data[int(index)]
+        else:
+            return None
+    return data
 
 
 def disagreement(request: Request, wire_data: Any, wire: WireFormat) -> str | None:
