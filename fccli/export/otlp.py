@@ -42,7 +42,8 @@ def require_proto() -> None:
         from opentelemetry.proto.collector.trace.v1 import trace_service_pb2  # noqa: F401
     except ImportError as e:
         raise UsageError(
-            f"fc export needs the otel extra, which is not installed ({e.name or e})",
+            "fc export needs the otel extra (opentelemetry-proto), which is not installed"
+            f" (Python found no module {e.name or e})",
             hint=f"install it: {INSTALL_LINE}  (in a checkout: pip install -e '.[otel]')",
         ) from None
 
