@@ -152,3 +152,12 @@ def test_replay_of_a_harness_bug_says_so_and_not_that_a_file_was_edited(
     said = " ".join([wired.note or "", *wired.notes])
     assert "has no place" not in said, said
     assert "puts it back" in said, said
+
+
+def test_the_run_view_does_not_call_a_history_without_results_the_question(fc) -> None:
+    # drop-results: step 2's history ends on the assistant's calls, not on the question.
+    done = fc("run", "北京、上海今天适合跑步吗？", "--harness-bug", "drop-results", "-o", "t")
+    step2 = done.stdout.split("step 2", 1)[1]
+    first = step2.split("\n→ request", 1)[1].split("\n", 1)[0]
+    assert "the last message from the assistant" in first, first
+    assert "the question" not in first, first

@@ -157,11 +157,12 @@ class RunView:
         if isinstance(event, StepStarted):
             req = event.request
             last = req.messages[-1]
-            what = (
-                f"{len(last.tool_results())} tool result(s) handed back"
-                if last.tool_results()
-                else "the question"
-            )
+            if last.tool_results():
+                what = f"{len(last.tool_results())} tool result(s) handed back"
+            elif len(req.messages) == 1:
+                what = "the question"
+            else:  # a history that does not end on results (--harness-bug drop-results)
+                what = f"the last message from the {last.role}"
             tools = ", ".join(t.name for t in req.tools) or "none"
             c.print()
             c.rule(f"[bold]step {event.step}[/]", align="left", style="dim")
