@@ -95,6 +95,7 @@ def _said(error: BaseException) -> str:
 def _print_error(text: str) -> None:
     from fccli.core.controls import escape_controls  # a provider's words may hold escapes
 
+    text = text.rstrip()  # an empty hint must not print a blank second line
     lines = escape_controls(text).split("\n") if text else [""]
     try:
         print(f"fc: error: {lines[0]}", file=sys.stderr)

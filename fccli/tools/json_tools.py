@@ -106,7 +106,9 @@ def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
     from fccli.core.jsonio import parse_json
 
     if not path.is_file():
-        raise UsageError(f"{path}: no such tools file")
+        raise UsageError(
+            f"{path}: not a regular file" if path.exists() else f"{path}: no such tools file"
+        )
     doc = parse_json(path.read_bytes(), str(path))
     items = doc.get("tools") if isinstance(doc, dict) else doc
     if not isinstance(items, list) or not items:

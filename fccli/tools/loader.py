@@ -66,7 +66,9 @@ def load_tool_file(path: Path) -> ToolSet:
     if path.is_dir():
         raise UsageError(f"{path} is a directory; --tools takes a .py file or a built-in set")
     if not path.is_file():
-        raise UsageError(f"{path}: no such tools file")
+        raise UsageError(
+            f"{path}: not a regular file" if path.exists() else f"{path}: no such tools file"
+        )
     module = _import_file(path)
     listed = getattr(module, "TOOLS", None)
     if listed is not None:
