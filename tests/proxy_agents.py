@@ -99,7 +99,9 @@ def openai_agent(
             # Handed back as fc's own harness does (compact JSON of what it parsed), so that
             # the history, and with it the whole trace, can be compared with `fc run`'s.
             parsed = json.loads(call["function"]["arguments"])
-            call["function"]["arguments"] = json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+            call["function"]["arguments"] = json.dumps(
+                parsed, ensure_ascii=False, separators=(",", ":")
+            )
         messages.append(message)
         for call in message["tool_calls"]:
             args = json.loads(call["function"]["arguments"])
@@ -120,7 +122,8 @@ def _assembled(chunks: Any) -> dict[str, Any]:
                 text.append(delta.content)
             for part in delta.tool_calls or []:
                 call = calls.setdefault(
-                    part.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                    part.index,
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
                 )
                 if part.id:
                     call["id"] = part.id

@@ -56,7 +56,9 @@ def run_tool(name: str, args: dict[str, Any]) -> str:
 def wire_tools(fmt: str) -> list[dict[str, Any]]:
     """The weather tool set in a format's own form, as `fc run` sends it."""
     request = Request(
-        model="m", messages=[Message(role="user", content=[TextBlock(text="x")])], tools=toolset().specs()
+        model="m",
+        messages=[Message(role="user", content=[TextBlock(text="x")])],
+        tools=toolset().specs(),
     )
     tools: list[dict[str, Any]] = FORMATS[fmt].to_wire_request(request)["tools"]
     return tools

@@ -193,7 +193,9 @@ def test_fc_reads_a_proxy_trace_as_one_from_fc_run(fc, tmp_path: Path) -> None:
         assert checked.returncode == 0, checked.stdout + checked.stderr
         diffed = fc("diff", str(trace / "1-request.json"), str(trace / "1-request.openai.json"))
         assert diffed.returncode == 0, diffed.stderr
-        call = next(b for b in load(trace / "1-response.json")["content"] if b["type"] == "tool_use")
+        call = next(
+            b for b in load(trace / "1-response.json")["content"] if b["type"] == "tool_use"
+        )
         env = clean_env(OPENAI_API_KEY=DEFAULT_KEY)
         replayed = fc(
             "replay",
