@@ -146,7 +146,9 @@ class Step:
         writer.write_bytes(step_file(self.number, "request", fmt), self.body)
         writer.write_json(step_file(self.number, "request"), self.request.to_json_dict())
         self._results_of_last_step()
-        writer.add_step(self.record)
+        # On record with the answer's save: one manifest write per step less, on a path that
+        # runs for every request (the files above already say a request went out).
+        writer.manifest.steps.append(self.record)
         messages = self.wire.get("messages")
         shown = len(messages) if isinstance(messages, list) else len(self.request.messages)
         view.event(c, StepStarted(self.number, self.request, shown))
@@ -211,7 +213,8 @@ class Step:
         self.record.stop_reason = response.stop_reason
         self.record.wire_stop_reason = self.fmt.wire_stop_reason(wire)
         self.record.usage = response.usage.to_json_dict() if response.usage else None
-        c.writer.save_manifest()
+        if response.stop_reason == "tool_use":  # otherwise finish() below saves it
+            c.writer.save_manifest()
         view.event(
             c,
             ResponseReceived(
@@ -230,7 +233,7 @@ class Step:
             return
         # Any other answer ends the conversation, as it ends `fc run`'s loop.
         c.writer.manifest.final_answer = response.text()
-        c.finish("ok")
+        c.finish("ok")  # which saves the manifest
         view.closed(c)
         self.settle(c, answer, True)
 
@@ -248,7 +251,6 @@ class Step:
     def _failed(self, view: Any, error: FcError) -> None:
         c = self.conversation
         assert c.writer is not None
-        c.writer.save_manifest()
         c.finish("error", error.at(step=self.number))
         view.failed(c, self.number, error.said())
         self.settle(c, None, True)
@@ -298,7 +300,6 @@ class Step:
             ext = "sse" if streamed else "json"
             c.writer.write_bytes(step_file(self.number, "response", self.fmt.name, ext), stored)
         self._timing(raw, streamed and bool(raw))
-        c.writer.save_manifest()
         c.finish("interrupted", Interrupted(why, step=self.number))
         view.failed(c, self.number, why)
         self.settle(c, None, True)
@@ -307,7 +308,6 @@ class Step:
         """No answer at all: the upstream could not be reached."""
         c = self.conversation
         if c.writer is not None:
-            c.writer.save_manifest()
             c.finish("error", error.at(step=self.number))
             view.failed(c, self.number, error.said())
         self.settle(c, None, True)
@@ -316,7 +316,6 @@ class Step:
         """--strict-check stopped the request: on record, not sent."""
         c = self.conversation
         if c.writer is not None:
-            c.writer.save_manifest()
             c.finish("error", error.at(step=self.number))
             view.closed(c)
         self.settle(c, None, True)
