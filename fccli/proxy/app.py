@@ -231,10 +231,10 @@ class ProxyApp:
             request,
             body,
             wire,
-            stream=stream,
-            checks=[text for _, text in findings],
-            secrets=secrets,
-            settle=self._settle,
+            stream,
+            [text for _, text in findings],
+            secrets,
+            self._settle,
         )
         self.journal(step.opened, self.view)
         errors = [text for severity, text in findings if severity == "error"]
