@@ -125,10 +125,10 @@ class ProxyApp:
         """From the journal's thread: a step is recorded; the loop learns its outcome."""
         loop = self._loop
         if loop is None or loop.is_closed():
-            conversation.settle(answer, closed)
+            self.conversations.settle(conversation, answer, closed)
             return
         with contextlib.suppress(RuntimeError):  # the loop has just stopped
-            loop.call_soon_threadsafe(conversation.settle, answer, closed)
+            loop.call_soon_threadsafe(self.conversations.settle, conversation, answer, closed)
 
     # one request
 
@@ -183,7 +183,6 @@ class ProxyApp:
             elif outcome == "broken":
                 why = f"the upstream's answer broke off: {secrets.text(relay.broken)}"
                 self.journal(step.cut, self.view, why)
-            self.conversations.forget_closed()
         elif fmt is None:
             self.journal(
                 self.view.passed, method, path, upstream.status_code, "not a model request"
@@ -221,8 +220,7 @@ class ProxyApp:
         conversation = await self.conversations.continued(fmt.name, keys)
         if conversation is None:
             conversation = Conversation(fmt.name, (fmt.results_layout, fmt.stop_field))
-            self.conversations.add(conversation)
-            conversation.begin(keys)
+            self.conversations.start(conversation, keys)
             self.journal(self._open, conversation, self._header(fmt, request, wire))
         step = Step(
             conversation,
@@ -242,8 +240,6 @@ class ProxyApp:
             why = f"fc proxy --strict-check: not forwarded: {errors[0]}"
             self.journal(self.view.refused, "POST", path, 400, why)
             self.journal(step.blocked, self.view, FindingsError(why))
-            conversation.closed = True
-            self.conversations.forget_closed()
             return why
         return step
 
