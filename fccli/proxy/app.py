@@ -67,6 +67,7 @@ class ProxyApp:
         self.journal = Journal(view.bug)
         """Writes the traces and prints, in order, off the requests' path (journal.py)."""
         self._client: httpx.AsyncClient | None = None
+        self._timeout: dict[str, float | None] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped = False
 
@@ -157,15 +158,19 @@ class ProxyApp:
         url = self.target.upstream(fmt, path_and_query)
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in NOT_FORWARDED]
         try:
-            upstream = await client.send(
-                client.build_request(method, url, headers=headers, content=body), stream=True
-            )
-        except Exception as e:
             import httpx
 
+            # Built as it is, not by the client, which would add its own Accept,
+            # Accept-Encoding and User-Agent where the agent sent none (and an upstream would
+            # then compress an answer for an agent that never asked for it).
+            request = httpx.Request(
+                method, url, headers=headers, content=body, extensions={"timeout": self._timeout}
+            )
+            upstream = await client.send(request, stream=True)
+        except Exception as e:
             if not isinstance(e, httpx.HTTPError):
                 raise
-            why = f"cannot reach {self.target.shown}: {secrets.text(_reason(e))}"
+            why = secrets.text(_unanswered(self.target.shown, e))
             self.journal(self.view.refused, method, path, 502, why)
             if step is not None:
                 self.journal(step.unreachable, self.view, ProviderError(why, status=502))
@@ -289,8 +294,10 @@ class ProxyApp:
         if self._client is None:
             import httpx
 
+            timeout = httpx.Timeout(self.settings.timeout, connect=30.0)
+            self._timeout = timeout.as_dict()
             self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.settings.timeout, connect=30.0),
+                timeout=timeout,
                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
                 follow_redirects=False,
             )
@@ -402,9 +409,15 @@ def _query_values(query: bytes) -> list[str]:
 
 
 def _reason(error: Exception) -> str:
+    return str(error) or type(error).__name__
+
+
+def _unanswered(upstream: str, error: Exception) -> str:
+    """Why a request got no answer from `upstream`, in one line."""
     import httpx
 
-    text = str(error) or type(error).__name__
     if isinstance(error, httpx.ConnectError):
-        return f"no connection ({text}): is it running, and is the address right?"
-    return text
+        return f"cannot reach {upstream}: no connection ({_reason(error)}): is it running, and is the address right?"
+    if isinstance(error, httpx.TimeoutException):
+        return f"no answer from {upstream} in time ({type(error).__name__})"
+    return f"no answer from {upstream}: {_reason(error)}"
