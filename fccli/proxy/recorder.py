@@ -14,6 +14,7 @@ masking is for what is written.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 import zlib
 from collections.abc import Callable
@@ -43,6 +44,12 @@ def header_secrets(headers: list[tuple[bytes, bytes]], query_values: list[str]) 
         if name.decode("latin-1").lower() in KEY_HEADERS:
             text = value.decode("latin-1")
             values += [text, text.partition(" ")[2]]
+    return _maskers(tuple(values))
+
+
+@functools.lru_cache(maxsize=64)
+def _maskers(values: tuple[str, ...]) -> Secrets:
+    """One agent sends one key again and again: its patterns are compiled once."""
     return Secrets(values)
 
 
