@@ -259,3 +259,29 @@ def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path)
     assert manifest["status"] == "interrupted"
     assert os.listdir(trace)  # the step that came is kept
     assert (trace / "1-response.openai.json").exists()
+
+
+def test_stopping_mid_stream_keeps_what_came_as_interrupted(tmp_path: Path) -> None:
+    with FakeProvider() as server:
+        server.stream_pause = 10.0
+        with proxy(tmp_path / "px", server.url) as px:
+            client = httpx.Client()
+            answer = client.send(
+                client.build_request(
+                    "POST",
+                    px.url + "/v1/chat/completions",
+                    json={**ASK, "stream": True},
+                    headers=BEARER,
+                ),
+                stream=True,
+            )
+            first = next(answer.iter_raw())  # a piece came through while the upstream stalls
+            assert server.stalled.wait(5)
+        answer.close()
+        client.close()
+    (trace,) = px.traces()
+    manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "interrupted"
+    assert manifest["error"]["message"] == "step 1: fc proxy stopped before the answer ended"
+    assert (trace / "1-response.openai.sse").read_bytes().startswith(first)
+    assert "fc proxy stopped before the answer ended" in px.printed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,9 @@ NOT_FORWARDED = HOP_BY_HOP | {b"host", b"content-length"}
 """Also set anew for the upstream connection: its host, the body's length (httpx counts it)."""
 
 
+STOPPED = "fc proxy stopped before the answer ended"
+
+
 @dataclass
 class Settings:
     out: Path
@@ -70,6 +74,8 @@ class ProxyApp:
         self._timeout: dict[str, float | None] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped = False
+        self.stopping: Callable[[], bool] = lambda: False
+        """Whether the server is shutting down (set by server/launch.py)."""
 
     # the ASGI entry
 
@@ -184,7 +190,7 @@ class ProxyApp:
             if outcome == "done":
                 self.journal(step.done, self.view)
             elif outcome == "disconnected":
-                self.journal(step.cut, self.view, "the client disconnected before the answer ended")
+                self.journal(step.cut, self.view, self._gone())
             elif outcome == "broken":
                 why = f"the upstream's answer broke off: {secrets.text(relay.broken)}"
                 self.journal(step.cut, self.view, why)
@@ -287,6 +293,10 @@ class ProxyApp:
             return
         self.view.opened(conversation)
 
+    def _gone(self) -> str:
+        """Why a client's connection closed mid-answer: it went away, or fc proxy is stopping."""
+        return STOPPED if self.stopping() else "the client disconnected before the answer ended"
+
     def _pass(self, path: str, why: str) -> None:
         self.journal(self.view.passed, "POST", path, None, why)
 
@@ -331,7 +341,7 @@ class _Relay:
             relay.cancel()
             if self.step is not None:
                 self.step.ended()
-                app.journal(self.step.cut, app.view, "fc proxy stopped before the answer ended")
+                app.journal(self.step.cut, app.view, STOPPED)
             raise
         finally:
             watch.cancel()

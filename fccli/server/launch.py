@@ -111,10 +111,18 @@ def make_server(app: Any) -> Any:
     return uvicorn.Server(config)
 
 
+def _tell_stopping(app: Any, server: Any) -> None:
+    """An app with a `stopping` attribute gets a callable that says whether the server is
+    shutting down: a client's connection closed by fc itself is not a client that went away."""
+    if hasattr(app, "stopping"):
+        app.stopping = lambda: bool(server.should_exit)
+
+
 def run(app: Any, bound: Bound, on_close: Callable[[], None] = lambda: None) -> None:
     """Serve `app` on `bound` until Ctrl-C or SIGTERM; `on_close` runs on every way out, before
     the signal is raised again for the CLI (KeyboardInterrupt: exit 130)."""
     server = make_server(app)
+    _tell_stopping(app, server)
     try:
         server.run(sockets=[bound.sock])
     finally:
@@ -134,6 +142,7 @@ class InThread:
         self.bound = bound
         self.url = bound.url
         self._server = make_server(app)
+        _tell_stopping(app, self._server)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [bound.sock]}, daemon=True
         )
