@@ -89,8 +89,10 @@ def test_a_client_gone_mid_stream_leaves_what_came_and_status_interrupted(tmp_pa
         with httpx.stream(
             "POST", px.url + "/v1/chat/completions", json={**ASK, "stream": True}, headers=BEARER
         ) as answer:
-            first = next(answer.iter_raw())
+            pieces = answer.iter_raw()  # kept: dropped, it would close the connection now
+            first = next(pieces)  # a piece came through while the upstream stalls
             assert server.stalled.wait(15)
+            pieces.close()
         # the client is gone; the proxy sees it while the upstream is still silent
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
@@ -275,8 +277,11 @@ def test_stopping_mid_stream_keeps_what_came_as_interrupted(tmp_path: Path) -> N
                 ),
                 stream=True,
             )
-            first = next(answer.iter_raw())  # a piece came through while the upstream stalls
+            # kept: a generator dropped would close the connection (a client gone, not a stop)
+            pieces = answer.iter_raw()
+            first = next(pieces)  # a piece came through while the upstream stalls
             assert server.stalled.wait(15)
+        pieces.close()
         answer.close()
         client.close()
     (trace,) = px.traces()
