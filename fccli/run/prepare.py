@@ -189,6 +189,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             timeout=settings.timeout,
             api=settings.api,
             max_response_bytes=settings.max_response_bytes,
+            model=settings.model,
         ),
         demo_fault=settings.demo_fault,
         demo_skill=settings.demo_skill or "strong",

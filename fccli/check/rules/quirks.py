@@ -88,6 +88,21 @@ def thinking_signature(h: History) -> Iterator[Finding]:
     if h.wire is None or not h.wire.signed_thinking:
         return
     for turn in h.turns:
+        call = turn.unsigned
+        if call is not None:
+            # Gemini: the signature rides on the first call's part. Gemini 3 refuses a turn
+            # without it; 2.x models take it: a warning, since the body does not name the model.
+            yield finding(
+                "FC121",
+                h.format,
+                call.path,
+                f"this call ({call_label(call)}) is the first of its turn and carries no "
+                "thoughtSignature: Gemini 3 takes a call turn back only with the signature it "
+                "came with (Gemini 2.x accepts it without)",
+                severity="warning",
+                name=call.name,
+                position=turn.index + 1,
+            )
         content = turn.raw.get("content") if turn.role == "assistant" else None
         for k, block in enumerate(content if isinstance(content, list) else []):
             if (
