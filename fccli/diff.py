@@ -561,7 +561,12 @@ class _Mapper:
         if isinstance(loc[-1], str) and inner[-1] == loc[-1]:
             return None
         ok, wrapper = _get(self.expected, inner[:-1])
-        if not ok or not isinstance(wrapper, dict) or not isinstance(inner[-2], int):
+        if (
+            not ok
+            or not isinstance(wrapper, dict)
+            or len(inner) < 2
+            or not isinstance(inner[-2], int)
+        ):
             return None
         shown = ", ".join(
             f'"{k}": ' + ("{…}" if k == inner[-1] else compact(v, 20)) for k, v in wrapper.items()
