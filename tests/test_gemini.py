@@ -366,3 +366,50 @@ def test_tools_in_gemini_form(fc: Any) -> None:
     assert ran.returncode == 0, ran.stderr
     declaration = json.loads(ran.stdout)[0]["functionDeclarations"][0]
     assert declaration["name"] == "get_weather" and "parametersJsonSchema" in declaration
+
+
+# ---------------------------------------------------------------------------------------------
+# the README's command, options that do not apply, the OTel provider name
+
+
+def test_the_readme_s_gemini_command_does_what_its_comment_says(
+    fc: Any, fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    import re
+    import shlex
+
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text("utf-8")
+    line = re.search(r"^(fc run \S+ -p gemini[^#\n]*)# (.*)$", readme, re.M)
+    assert line is not None
+    command, comment = shlex.split(line[1]), line[2]
+    assert "GEMINI_API_KEY" in comment and "N-request.gemini.json" in comment
+    ran = fc(*command[1:], "--base-url", fake_provider.url, "-o", "t", env=_env())
+    assert ran.returncode == 0, ran.stderr
+    assert (tmp_path / "t" / "1-request.gemini.json").is_file()
+    default = re.search(r"gemini-[\w.-]+", comment)
+    assert default is not None
+    assert fake_provider.received[0].path == f"/v1beta/models/{default[0]}:generateContent"
+
+
+@pytest.mark.parametrize("flag", ["--strict", "--no-parallel"])
+def test_options_gemini_has_no_place_for_are_refused(fc: Any, flag: str) -> None:
+    ran = fc("run", QUESTION, "-p", "gemini", flag, env=_env())
+    assert ran.returncode == 2
+    assert f"{flag} has no meaning for gemini" in ran.stderr
+
+
+def test_the_otel_export_names_the_provider_gcp_gemini(fc: Any, trace: Path) -> None:
+    # The conventions' well-known name, from the provider's profile (not a format name in export/).
+    ran = fc("export", "otel", str(trace), "-o", "spans.json", "--format", "json", cwd=trace.parent)
+    assert ran.returncode == 0, ran.stderr
+    assert '"gcp.gemini"' in (trace.parent / "spans.json").read_text("utf-8")
+
+
+def test_diff_maps_the_internal_request_onto_gemini_s_field_by_field(fc: Any, trace: Path) -> None:
+    ran = fc("diff", "2-request.json", "2-request.gemini.json", "--exit-code", cwd=trace)
+    assert ran.returncode == 0, ran.stderr
+    out = ran.stdout
+    assert "`input` → `args`" in out and "`tool_use_id` → `id`" in out
+    assert "`content` → `output`" in out and "$.contents[2].parts[0].functionResponse" in out

@@ -53,6 +53,9 @@ class Profile:
     is asked for by the path too (`stream_path`)."""
     stream_path: str = ""
     """The endpoint of a streamed answer, where it is not `path` (Gemini's streamGenerateContent)."""
+    has_strict: bool = True
+    """The provider has a strict mode (`--strict`) and a switch for parallel calls
+    (`--no-parallel`); Gemini has neither, and fc refuses them rather than drop them."""
     otel_name: str = ""
     """The provider's `gen_ai.provider.name` in OpenTelemetry, where it is not its own name."""
 
@@ -155,14 +158,15 @@ PROFILES: dict[str, Profile] = {
             "required (ANY)",
             "NAME (ANY + allowedFunctionNames)",
         ),
-        strict="no: parametersJsonSchema is followed as given; --strict is not sent",
-        parallel_control="none (Gemini has no switch for parallel calls)",
+        strict="no: parametersJsonSchema is followed as given (fc refuses --strict)",
+        parallel_control="none: Gemini has no switch for parallel calls (fc refuses --no-parallel)",
         streaming="SSE: each data: line a whole GenerateContentResponse chunk; calls arrive whole",
         other_models=("gemini-2.5-pro", "gemini-3-pro-preview"),
         # ThinkingConfig.thinkingLevel (Gemini 3): LOW, HIGH.
         efforts=("low", "high"),
         effort_field="generationConfig.thinkingConfig.thinkingLevel (Gemini 3)",
         api="gemini",
+        has_strict=False,
         otel_name="gcp.gemini",
     ),
 }
