@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from fccli.convert import convert
+from fccli.core.errors import FcError
 from fccli.core.models import (
     Message,
     ProviderBlock,
@@ -19,10 +23,12 @@ from fccli.core.models import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from fccli.trace.reader import document_from
 from fccli.wire.gemini import codec
 from fccli.wire.registry import FORMATS
 from tests.conftest import clean_env
 from tests.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.test_convert import _requests
 
 QUESTION = "北京、上海今天适合跑步吗？"
 GEMINI = FORMATS["gemini"]
@@ -413,3 +419,53 @@ def test_diff_maps_the_internal_request_onto_gemini_s_field_by_field(fc: Any, tr
     out = ran.stdout
     assert "`input` → `args`" in out and "`tool_use_id` → `id`" in out
     assert "`content` → `output`" in out and "$.contents[2].parts[0].functionResponse" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# convert, over generated histories (as tests/test_convert.py does for the other formats)
+
+MODEL_LOSS = '$.model: "m" comes back as ""'
+"""Gemini names the model in the URL: every request written in it loses the body's model."""
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(request=_requests)
+def test_no_loss_reported_means_gemini_gives_it_back(request: dict[str, Any]) -> None:
+    doc = document_from(request, "r.json", forced="internal")
+    try:
+        converted = convert(doc, "gemini")
+    except FcError:
+        return
+    back = GEMINI.from_wire_request(converted.output).to_json_dict()
+    original = Request.model_validate(request).to_json_dict()
+    assert MODEL_LOSS in converted.losses
+    back["model"] = original["model"]
+    if converted.losses == [MODEL_LOSS]:
+        assert back == original
+    else:
+        assert back != original
+
+
+def _exchange(body: dict[str, Any]) -> list[Any]:
+    """Every call and result of a Gemini body, its id, arguments and error flag included."""
+    return [
+        {k: v for k, v in part.items() if k != "thoughtSignature"}
+        for content in body["contents"]
+        for part in content["parts"]
+        if "functionCall" in part or "functionResponse" in part
+    ]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(request=_requests, via=st.sampled_from(["anthropic", "openai", "deepseek", "internal"]))
+def test_through_another_format_and_back_every_call_and_result_is_kept(
+    request: dict[str, Any], via: str
+) -> None:
+    doc = document_from(request, "r.json", forced="internal")
+    try:
+        wire = convert(doc, "gemini").output
+        there = convert(document_from(wire, "r.gemini.json"), via).output
+        back = convert(document_from(there, f"r.{via}.json", forced=via), "gemini").output
+    except FcError:
+        return
+    assert _exchange(back) == _exchange(wire)
