@@ -1903,7 +1903,9 @@ def gemini_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
         cand: dict[str, Any] = {"content": {"role": "model", "parts": new}, "index": 0}
         if last:
             cand.update({k: v for k, v in candidate.items() if k != "content"})
-        chunk = {"candidates": [cand], "usageMetadata": usage if last else early_usage, **top}
+        chunk: dict[str, Any] = {"candidates": [cand], **top}
+        if usage if last else early_usage:
+            chunk["usageMetadata"] = usage if last else early_usage
         if n == cut_at:
             events.append(_CUT)
         events.append(f"data: {_dumps(chunk)}\r\n\r\n")
