@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import json
 import string
 from typing import Any
@@ -228,7 +229,7 @@ def _as_sent(wire: dict[str, Any], family: str) -> dict[str, Any] | None:
         # Gemini never sends) would come back as one.
         parts = wire["candidates"][0]["content"]["parts"]
         kinds = [p.get("thought") is True if set(p) <= {"text", "thought"} else None for p in parts]
-        if any(a is not None and a == b for a, b in zip(kinds, kinds[1:], strict=False)):
+        if any(a is not None and a == b for a, b in itertools.pairwise(kinds)):
             return None
         return wire
     if family == "chat":
