@@ -161,6 +161,8 @@ def _round_trip(
         if _same_json_text(change):
             continue  # `{"a": 1}` and `{"a":1}`: the same arguments
         loc = change.loc
+        if loc == ("model",) and target is not None and not target.model_in_body:
+            continue  # said in the format's notes: the model goes in the URL (Gemini)
         if prefix and loc[: len(prefix)] == prefix:
             loc = loc[len(prefix) :]
         elif prefix:

@@ -151,6 +151,11 @@ class WireFormat(Protocol):
         """The provider takes a thinking block back only with the signature it gave it."""
         ...
 
+    @property
+    def model_in_body(self) -> bool:
+        """The request body names the model (Gemini's names it in the URL instead)."""
+        ...
+
     def to_wire_request(self, request: Request) -> dict[str, Any]: ...
     def from_wire_request(self, body: Any) -> Request: ...
     def to_wire_response(self, response: Response) -> dict[str, Any]: ...
@@ -200,6 +205,8 @@ class FormatDefaults:
     """The hooks a format may leave as they are: no refusal known before sending, recognised
     by its family's data only, thinking off, nothing to note in convert. A format class derives
     from it and overrides what it knows."""
+
+    model_in_body = True
 
     def request_problem(self, request: Request) -> str | None:
         return None

@@ -56,8 +56,11 @@ class GeminiFormat(FormatDefaults):
     )
     reasoning_field = None
     thinking_tool_choices = None
-    signed_thinking = True
+    # Thought parts are summaries with no signature of their own: the signature is a field of
+    # the part beside them, kept as a provider block (codec.py).
+    signed_thinking = False
     model_prefixes = ("gemini",)
+    model_in_body = False
 
     refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
 

@@ -51,7 +51,7 @@ class GeminiStreamFolder(StreamAssembler):
                     self._candidate_chunk(candidates[0])
         except ListenerFailed as e:
             raise e.error from None
-        except (TypeError, AttributeError, KeyError, IndexError) as e:
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError) as e:
             raise self._bad_shape(objs, n, e) from None
 
     def _candidate_chunk(self, candidate: dict[str, Any]) -> None:
