@@ -239,9 +239,8 @@ def _parts_turn(content: dict[str, Any], index: int, path: str) -> Turn:
             if "id" not in call and isinstance(name, str):
                 call_id = invented_id(name, args, position)
             position += 1
-            read = Call(
-                call_id, name, args, args, True, index, k, where, f"{where}.functionCall.args"
-            )
+            at = f"{where}.functionCall"
+            read = Call(call_id, name, args, args, True, index, k, at, f"{at}.args")
             turn.calls.append(read)
             if len(turn.calls) == 1 and SIGNATURE not in part:
                 turn.unsigned = read

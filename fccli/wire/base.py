@@ -152,6 +152,12 @@ class WireFormat(Protocol):
         ...
 
     @property
+    def rules_without_place(self) -> tuple[str, ...]:
+        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
+        FC115): they do not apply to it."""
+        ...
+
+    @property
     def model_in_body(self) -> bool:
         """The request body names the model (Gemini's names it in the URL instead)."""
         ...
@@ -207,6 +213,7 @@ class FormatDefaults:
     from it and overrides what it knows."""
 
     model_in_body = True
+    rules_without_place: tuple[str, ...] = ()
 
     def request_problem(self, request: Request) -> str | None:
         return None
