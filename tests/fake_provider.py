@@ -1635,10 +1635,6 @@ def main() -> None:
             sys.exit(0)
 
 
-if __name__ == "__main__":
-    main()
-
-
 # ---------------------------------------------------------------------------------------------
 # Gemini (generateContent): `POST /v1beta/models/{model}:generateContent` and
 # `:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`. Read into the Anthropic shape
@@ -1912,3 +1908,7 @@ def gemini_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
     if len(chunks) == 1:
         events.append(_CUT)
     return _keep_alive(events, fp.stream_quirks)
+
+
+if __name__ == "__main__":
+    main()

@@ -23,12 +23,12 @@ def load(path: Path) -> Any:
     return json.loads(path.read_text("utf-8"))
 
 
-@pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def _wire_format(path: Path) -> str:
     """The format of the example's wire files, as its manifest says (the demo's is deepseek)."""
     return str(load(path.parent / "manifest.json")["wire_format"])
 
 
+@pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_trace_file_is_recognised_with_its_name(path: Path) -> None:
     found = detect(load(path), name_hint=path.name)
     fmt = _wire_format(path)
