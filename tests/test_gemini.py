@@ -482,3 +482,12 @@ def test_replay_sends_an_edited_result_to_the_model_the_trace_asked(
     assert kinds == ["text", "functionCall", "functionCall"]
     assert "thoughtSignature" in sent.json["contents"][1]["parts"][1]
     assert "left out" not in ran.stdout + ran.stderr and "comes back as" not in ran.stdout
+
+
+def test_a_gemini_request_into_a_format_that_names_the_model_is_warned(
+    fc: Any, trace: Path
+) -> None:
+    ran = fc("convert", str(trace / "2-request.gemini.json"), "--to", "anthropic")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["model"] == ""
+    assert 'fc: warning: $.model: "" (gemini names the model in the URL' in ran.stderr
