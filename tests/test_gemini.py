@@ -491,3 +491,51 @@ def test_a_gemini_request_into_a_format_that_names_the_model_is_warned(
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["model"] == ""
     assert 'fc: warning: $.model: "" (gemini names the model in the URL' in ran.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# the stream folder on streams no honest server sends
+
+
+def _fold(*events: str) -> dict[str, Any]:
+    folder = GEMINI.stream_folder()
+    for event in events:
+        folder.feed(event.encode())
+    return folder.finish()
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        '{"candidates": [{"content": {"parts": ["text"]}}]}',
+        '{"candidates": {"content": {}}}',
+        '{"candidates": [{"content": "x"}]}',
+        "[1, 2]",
+    ],
+)
+def test_a_chunk_of_the_wrong_shape_is_a_protocol_error(chunk: str) -> None:
+    from fccli.core.errors import ProtocolError
+
+    with pytest.raises(ProtocolError, match="unexpected shape|not a JSON object"):
+        _fold(f"data: {chunk}\r\n\r\n")
+
+
+def test_text_pieces_join_into_one_part_and_a_call_stays_whole() -> None:
+    body = _fold(
+        'data: {"candidates": [{"content": {"role": "model", "parts": [{"text": "He"}]}}]}\r\n\r\n',
+        'data: {"candidates": [{"content": {"parts": [{"text": "llo", "thoughtSignature": "cw=="}]}}]}\r\n\r\n',
+        'data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {}}}]},'
+        ' "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 3}}\r\n\r\n',
+    )
+    assert body["candidates"][0]["content"]["parts"] == [
+        {"text": "Hello", "thoughtSignature": "cw=="},
+        {"functionCall": {"name": "f", "args": {}}},
+    ]
+    assert GEMINI.from_wire_response(body).stop_reason == "tool_use"
+
+
+def test_an_answer_that_is_not_a_stream_is_said_so() -> None:
+    from fccli.core.errors import ProtocolError
+
+    with pytest.raises(ProtocolError, match="not an event stream"):
+        _fold('{"candidates": []}')
