@@ -516,7 +516,7 @@ def _fold(*events: str) -> dict[str, Any]:
 def test_a_chunk_of_the_wrong_shape_is_a_protocol_error(chunk: str) -> None:
     from fccli.core.errors import ProtocolError
 
-    with pytest.raises(ProtocolError, match="unexpected shape|not a JSON object"):
+    with pytest.raises(ProtocolError, match=r"unexpected shape|not a JSON object"):
         _fold(f"data: {chunk}\r\n\r\n")
 
 
