@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -166,8 +167,11 @@ def main() -> None:
             load = os.getloadavg()
             print(f"load average after: {load[0]:.2f}")
         finally:
-            proxy.send_signal(2)
-            proxy.wait(timeout=30)
+            proxy.send_signal(signal.SIGINT)  # as Ctrl-C: the open traces are closed
+            try:
+                proxy.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                proxy.kill()
             fake.kill()
 
 

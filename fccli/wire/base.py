@@ -181,6 +181,17 @@ class WireFormat(Protocol):
         ...
 
     @property
+    def rules_without_place(self) -> tuple[str, ...]:
+        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
+        FC115): they do not apply to it."""
+        ...
+
+    @property
+    def model_in_body(self) -> bool:
+        """The request body names the model (Gemini's names it in the URL instead)."""
+        ...
+
+    @property
     def routes(self) -> tuple[Route, ...]:
         """The request paths this format's providers answer at (`fc proxy`, `fc serve`); a
         path two formats share (chat dialects) goes to the one the server is told to speak."""
@@ -248,6 +259,8 @@ class FormatDefaults:
     errors in OpenAI's shape. A format class derives
     from it and overrides what it knows."""
 
+    model_in_body = True
+    rules_without_place: tuple[str, ...] = ()
     routes: tuple[Route, ...] = ()
     """No local server answers in the format until it declares its paths."""
     sdk_base_url: tuple[str, str] | None = None
