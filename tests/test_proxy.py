@@ -249,3 +249,37 @@ def test_fc_check_reads_a_proxy_trace_from_its_wire_files(fc, tmp_path: Path) ->
     edited = fc("check", str(trace))
     assert "FC120" in edited.stdout and "2-request.json" in edited.stdout
     assert "$.messages[0].content[0].text" in edited.stdout
+
+
+GEMINI_PATH = "/v1beta/models/{model}:{method}"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_gemini_agent_through_the_proxy_leaves_fc_runs_trace(
+    fc, tmp_path: Path, stream: bool
+) -> None:
+    """The agent here sends the very requests `fc run -p gemini` sent (its model in the path,
+    its key in x-goog-api-key), so the two traces can be compared."""
+    with FakeProvider() as server:
+        env = clean_env(GEMINI_API_KEY=DEFAULT_KEY)
+        args = ["run", QUESTION, "-p", "gemini", "--base-url", server.url, "-o", "direct"]
+        made = fc(*args, *(["--stream"] if stream else []), env=env)
+        assert made.returncode == 0, made.stdout + made.stderr
+        direct = tmp_path / "direct"
+        model = load(direct / "manifest.json")["model"]
+        method = "streamGenerateContent?alt=sse" if stream else "generateContent"
+        server.cache.clear()
+        with proxy(tmp_path / "px", "gemini", base_url=server.url) as px:
+            import httpx
+
+            for n in (1, 2):
+                answer = httpx.post(
+                    px.url + GEMINI_PATH.format(model=model, method=method),
+                    content=(direct / f"{n}-request.gemini.json").read_bytes(),
+                    headers={"x-goog-api-key": DEFAULT_KEY, "content-type": "application/json"},
+                )
+                assert answer.status_code == 200, answer.text
+    (trace,) = px.traces()
+    assert load(trace / "manifest.json")["model"] == model  # read from the path
+    assert_same_trace(direct, trace, "gemini")
+    assert_key_nowhere(tmp_path / "px", px.printed)

@@ -222,17 +222,22 @@ class ProxyApp:
         except FcError as e:
             self._pass(path, f"not a {fmt.name} request fc can read: {e.said()}")
             return None
-        findings = _checks(wire, fmt)
         route = route_at(fmt, path)
         stream = (
             route.streams if route and route.streams is not None else wire.get("stream") is True
         )
+        # What Gemini says in the path (the model, a stream) goes into the internal request,
+        # as `fc run` writes it.
+        said: dict[str, Any] = {"model": route.captured(path).get("model") if route else None}
+        said["stream"] = True if stream and not request.stream else None
+        request = request.model_copy(update={k: v for k, v in said.items() if v})
+        findings = _checks(wire, fmt)
         keys = keys_of(request.messages)
         conversation = await self.conversations.continued(fmt.name, keys)
         if conversation is None:
             conversation = Conversation(fmt.name, (fmt.results_layout, fmt.stop_field))
             self.conversations.start(conversation, keys)
-            self.journal(self._open, conversation, self._header(fmt, request, wire))
+            self.journal(self._open, conversation, self._header(fmt, request, stream))
         step = Step(
             conversation,
             conversation.steps,
@@ -254,13 +259,13 @@ class ProxyApp:
             return why
         return step
 
-    def _header(self, fmt: WireFormat, request: Request, wire: dict[str, Any]) -> Manifest:
+    def _header(self, fmt: WireFormat, request: Request, stream: bool) -> Manifest:
         """What a new trace's manifest says before its first step, read from its first request."""
         choice = request.tool_choice
         options = Options(
             tools_offered=[t.name for t in request.tools],
             system=request.system,
-            stream=wire.get("stream") is True,
+            stream=stream,
             thinking=request.thinking,
             tool_choice=None if choice is None else (choice.name or choice.type),
             parallel_tool_calls=request.parallel_tool_calls,

@@ -12,6 +12,7 @@ formats `fc diff` compares field by field; a format of a new layout names its ow
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -45,10 +46,20 @@ class Route:
     def matches(self, path: str) -> bool:
         return _route_regex(self.pattern).fullmatch(path) is not None
 
+    def captured(self, path: str) -> dict[str, str]:
+        """What `path` has where the pattern names a segment (`{"model": "gemini-2.5-flash"}`)."""
+        found = _route_regex(self.pattern).fullmatch(path)
+        return found.groupdict() if found else {}
 
+
+@functools.lru_cache(maxsize=64)
 def _route_regex(pattern: str) -> re.Pattern[str]:
+    names = re.findall(r"\{([a-z_]+)\}", pattern)
     parts = re.split(r"\{[a-z_]+\}", pattern)
-    return re.compile("[^/:]+".join(re.escape(part) for part in parts))
+    regex = re.escape(parts[0])
+    for name, part in zip(names, parts[1:], strict=True):
+        regex += f"(?P<{name}>[^/:]+)" + re.escape(part)
+    return re.compile(regex)
 
 
 def openai_error_body(status: int, message: str) -> dict[str, Any]:
