@@ -238,6 +238,7 @@ _STRING_KEYS = frozenset(
         "tool_use_id",
         "description",
         "raw_arguments",
+        "item_id",
     }
 )
 _OBJECT_KEYS = frozenset({"input", "input_schema"})
@@ -476,8 +477,10 @@ class _Mapper:
                 self._block((*content, j), block, level + 1)
         inner = self._wire_locs(start)
         if loc[:1] == ("messages",):
-            # A message is one or more whole wire messages (chat: one per tool result).
-            wire_locs = sorted({w[:2] for w in inner if w[:1] == ("messages",)}, key=_order)
+            # A message is one or more whole wire messages (chat: one per tool result;
+            # Responses: one item per block, in its `input`).
+            history = (self.fmt.history_field,)
+            wire_locs = sorted({w[:2] for w in inner if w[:1] == history}, key=_order)
         else:
             wire_locs = self._response_message(inner)
         header.b, header.b_locs = [path_str(w) for w in wire_locs], wire_locs
@@ -590,7 +593,8 @@ class _Mapper:
                 return None, "false: not written (absent means false)"
             return None, f"no place in {self.fmt.name}"
         if key == "stop_reason":
-            found = _find_key(self.expected, ("stop_reason", "finish_reason"), (), 3)
+            names = ("stop_reason", "finish_reason", self.fmt.stop_field)
+            found = _find_key(self.expected, names, (), 3)
             return found, self._value_note(loc, found, value)
         if key == "parallel_tool_calls":
             found = _find_key(
@@ -835,8 +839,9 @@ def _other_step(a: Document, b: Document) -> str | None:
         return f"these look like different steps ({n_a} vs {n_b} messages)"
     internal_doc, wire_doc = (a, b) if a.format == "internal" else (b, a)
     assert isinstance(internal_doc.internal, Request)
-    translated = get_format(wire_doc.format).to_wire_request(internal_doc.internal).get("messages")
-    held = wire_doc.data.get("messages") if isinstance(wire_doc.data, dict) else None
+    fmt = get_format(wire_doc.format)
+    translated = fmt.to_wire_request(internal_doc.internal).get(fmt.history_field)
+    held = wire_doc.data.get(fmt.history_field) if isinstance(wire_doc.data, dict) else None
     if isinstance(translated, list) and isinstance(held, list) and len(translated) != len(held):
         return (
             f"these look like different steps ({internal_doc.name} translates to "

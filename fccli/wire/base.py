@@ -6,7 +6,8 @@ registry and asks them, so adding a format is one new package plus one registry 
 
 Formats come in families of one layout: `chat` (a call's arguments as a JSON string, one
 `role: "tool"` message per result) and `blocks` (calls and results are content blocks, as in
-fc's internal format). A family decides how `fc check` reads a history leniently and which
+fc's internal format), `items` (OpenAI Responses: calls, results and reasoning are items of one
+flat list, paired by call_id). A family decides how `fc check` reads a history leniently and which
 formats `fc diff` compares field by field; a format of a new layout names its own family.
 """
 
@@ -121,6 +122,11 @@ class WireFormat(Protocol):
         ...
 
     @property
+    def history_field(self) -> str:
+        """The request's key holding the history (`messages`; Responses: `input`)."""
+        ...
+
+    @property
     def stop_field(self) -> str:
         """The wire name of the stop reason's field (chat: `finish_reason`)."""
         ...
@@ -200,6 +206,8 @@ class FormatDefaults:
     """The hooks a format may leave as they are: no refusal known before sending, recognised
     by its family's data only, thinking off, nothing to note in convert. A format class derives
     from it and overrides what it knows."""
+
+    history_field = "messages"
 
     def request_problem(self, request: Request) -> str | None:
         return None
