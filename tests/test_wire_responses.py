@@ -342,8 +342,6 @@ def test_a_stream_cut_mid_arguments_is_stream_cut_with_the_partial_call() -> Non
 
 def test_an_error_event_is_the_providers_error() -> None:
     folder = RESPONSES.stream_folder()
-    folder.feed(
-        _events({"type": "error", "code": "server_error", "message": "boom", "sequence_number": 0})
-    )
-    with pytest.raises(ProviderError, match="boom"):
-        folder.finish()
+    event = {"type": "error", "code": "server_error", "message": "boom", "sequence_number": 0}
+    with pytest.raises(ProviderError, match="server_error: boom"):
+        folder.feed(_events(event))
