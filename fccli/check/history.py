@@ -7,9 +7,11 @@ So each format is read here into the same small view, keeping every piece's JSON
 reading never fails: what cannot be read is skipped, and fc's own reader for the format (run
 beside the rules, FC100) says what it refuses.
 
-Two families: content blocks (internal, Anthropic: calls and results are blocks of user and
-assistant messages) and chat (DeepSeek, OpenAI: calls in `tool_calls`, each result its own
-`role: "tool"` message).
+Three families: content blocks (internal, Anthropic: calls and results are blocks of user and
+assistant messages), chat (DeepSeek, OpenAI: calls in `tool_calls`, each result its own
+`role: "tool"` message) and items (OpenAI Responses: one flat `input` list, where every call,
+result, reasoning item and message is its own item; each is read as a turn of one part, the
+calls and reasoning the assistant's, the results the user's).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from fccli.core.jsonio import reject_constant
 from fccli.wire.base import WireFormat
 from fccli.wire.chat.codec import ERROR_MARKER
 from fccli.wire.registry import FORMATS, family, refusals
+
+ITEMS = "items"
+"""The family whose history is a flat list of items (wire/base.py)."""
 
 
 @dataclass
@@ -93,6 +98,15 @@ class History:
         return family(self.format) == "chat"
 
     @property
+    def items(self) -> bool:
+        return family(self.format) == ITEMS
+
+    @property
+    def string_arguments(self) -> bool:
+        """Calls carry their arguments as a JSON string (chat, items), not as an object."""
+        return self.chat or self.items
+
+    @property
     def wire(self) -> WireFormat | None:
         """The wire format (None for the internal format)."""
         return FORMATS.get(self.format)
@@ -119,10 +133,21 @@ class History:
         return [t.name for t in self.tools]
 
 
-def read_history(doc: dict[str, Any], fmt: str, root: str = "$.messages") -> History:
-    raw_messages = doc.get("messages")
+def history_field(fmt: str) -> str:
+    """The request's key holding the history in format `fmt` (`messages`; Responses: `input`)."""
+    wire = FORMATS.get(fmt)
+    return wire.history_field if wire is not None else "messages"
+
+
+def read_history(doc: dict[str, Any], fmt: str, root: str | None = None) -> History:
+    key = history_field(fmt)
+    root = root if root is not None else f"$.{key}"
+    raw_messages = doc.get(key)
+    if isinstance(raw_messages, str):  # Responses' short form: one user message
+        raw_messages = [{"role": "user", "content": raw_messages}]
     messages = raw_messages if isinstance(raw_messages, list) else []
-    read = _chat_turn if family(fmt) == "chat" else _blocks_turn
+    layout = family(fmt)
+    read = _chat_turn if layout == "chat" else _item_turn if layout == ITEMS else _blocks_turn
     turns = [
         read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
         for i, m in enumerate(messages)
@@ -254,6 +279,51 @@ def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
     return turn
 
 
+def _item_turn(item: dict[str, Any], index: int, path: str) -> Turn:
+    kind = item.get("type", "message")
+    if kind == "message":
+        turn = Turn(index, item.get("role"), path, raw=item)
+        turn.text = _texts(item.get("content"))
+        turn.kinds.append("text")
+        return turn
+    if kind == "function_call_output":
+        turn = Turn(index, "user", path, raw=item)
+        output = item.get("output")
+        turn.kinds.append("result")
+        turn.results.append(
+            Result(
+                _id(item.get("call_id")),
+                output,
+                isinstance(output, str) and output.startswith(ERROR_MARKER),
+                index,
+                0,
+                path,
+            )
+        )
+        return turn
+    turn = Turn(index, "assistant", path, raw=item)
+    if kind == "function_call":
+        raw = item.get("arguments")
+        parses, arguments = _parse(raw)
+        turn.kinds.append("call")
+        turn.calls.append(
+            Call(
+                _id(item.get("call_id")),
+                item.get("name"),
+                arguments,
+                raw,
+                parses,
+                index,
+                0,
+                path,
+                f"{path}.arguments",
+            )
+        )
+    else:
+        turn.kinds.append("thinking" if kind == "reasoning" else "other")
+    return turn
+
+
 def _parse(raw: Any) -> tuple[bool, Any]:
     """Chat arguments: (parses as JSON, the value). A non-string is taken as it is."""
     if not isinstance(raw, str):
@@ -270,7 +340,9 @@ def _tools(tools: Any, fmt: str) -> list[OfferedTool]:
         if not isinstance(tool, dict):
             continue
         path = f"$.tools[{k}]"
-        if family(fmt) == "chat":
+        if family(fmt) == ITEMS:
+            spec, schema_key = tool, "parameters"
+        elif family(fmt) == "chat":
             spec = _object(tool.get("function"))
             path += ".function"
             schema_key = "parameters"
@@ -295,6 +367,12 @@ def _choice(choice: Any, fmt: str) -> tuple[str, str | None] | None:
         return (choice, None) if choice in ("auto", "none", "required") else None
     if not isinstance(choice, dict):
         return None
+    if family(fmt) == ITEMS:
+        kind = choice.get("type")
+        if kind == "function" and isinstance(choice.get("name"), str):
+            return ("tool", choice["name"])
+        mode = choice.get("mode")
+        return (mode, None) if kind == "allowed_tools" and isinstance(mode, str) else None
     if family(fmt) == "chat":
         function = choice.get("function")
         name = function.get("name") if isinstance(function, dict) else None

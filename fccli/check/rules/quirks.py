@@ -4,7 +4,9 @@ where fc keeps it as data (the chat dialect), else named here.
 FC112 DeepSeek thinking mode: a tool-calling assistant turn without `reasoning_content` ·
 FC113 DeepSeek: a tool message whose content is not a string · FC114 a tool_choice thinking
 mode refuses (DeepSeek: only auto or none; Anthropic: no forced tool with thinking on) · FC121
-Anthropic: a thinking block sent back without the signature it came with.
+Anthropic: a thinking block sent back without the signature it came with · FC123 OpenAI
+Responses: a reasoning model's function_call without the reasoning item it came with · FC124 a
+reasoning item with no item after it.
 """
 
 from __future__ import annotations
@@ -107,4 +109,52 @@ def thinking_signature(h: History) -> Iterator[Finding]:
                 )
 
 
-RULES = (reasoning_passed_back, tool_content_is_text, thinking_tool_choice, thinking_signature)
+def reasoning_items(h: History) -> Iterator[Finding]:
+    """Responses, stateless (store false): a reasoning model's calls go back with the reasoning
+    item they came with, right before them, and a reasoning item goes back with what follows it.
+    A call without an item id (made elsewhere, converted) is not paired by the API: not said."""
+    if not (h.refuses("FC123") and h.thinking):
+        return
+    turns = h.turns
+    for t, turn in enumerate(turns):
+        kind = turn.raw.get("type")
+        if kind == "reasoning":
+            after = turns[t + 1] if t + 1 < len(turns) else None
+            if after is None or after.role != "assistant":
+                rid = turn.raw.get("id")
+                yield finding(
+                    "FC124",
+                    h.format,
+                    turn.path,
+                    f"reasoning item {rid} is not followed by the item it led to (a call or a "
+                    "message): send it back together with that item, or leave both out",
+                    ids=rid,
+                )
+            continue
+        item_id = turn.raw.get("id")
+        if kind != "function_call" or not isinstance(item_id, str):
+            continue
+        before = t - 1
+        while before >= 0 and turns[before].raw.get("type") == "function_call":
+            before -= 1
+        if before >= 0 and turns[before].raw.get("type") == "reasoning":
+            continue
+        yield finding(
+            "FC123",
+            h.format,
+            turn.path,
+            f"function_call {item_id} ({call_label(turn.calls[0]) if turn.calls else '?'}) has "
+            "no reasoning item before it: a reasoning model's calls go back with the reasoning "
+            "item they came with (encrypted; with store false OpenAI keeps no copy)",
+            ids=item_id,
+            reasoning="rs_…",
+        )
+
+
+RULES = (
+    reasoning_passed_back,
+    tool_content_is_text,
+    thinking_tool_choice,
+    thinking_signature,
+    reasoning_items,
+)
