@@ -198,3 +198,15 @@ def profile_for(name: str, api: str | None = None) -> Profile:
         hint="-p deepseek --api anthropic reaches DeepSeek in the Anthropic format; "
         "-p openai --api responses reaches OpenAI's Responses API",
     )
+
+
+def provider_of_format(fmt: str) -> str:
+    """The provider a file of format `fmt` goes to by default: the one whose own format it is
+    (`deepseek`, `openai`, `anthropic`), else the one reaching it through `--api` (Responses:
+    openai); the format's name when none does (the caller says it is unknown)."""
+    if fmt in PROFILES:
+        return fmt
+    for (name, _), profile in VARIANTS.items():
+        if profile.wire_format == fmt:
+            return name
+    return fmt
