@@ -165,7 +165,7 @@ OPENAI_RESPONSES = replace(
     streaming="SSE events: response.output_item.added, function_call_arguments.delta by "
     "item_id, output_item.done, response.completed",
     other_models=("gpt-5", "gpt-4.1-mini"),
-    efforts=("low", "high", "max"),
+    efforts=("low", "high"),
     effort_field="reasoning.effort",
     api="responses",
 )
