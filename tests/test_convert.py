@@ -21,7 +21,8 @@ from fccli.wire.registry import get_format
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "traces" / "examples"
-NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "manifest.json").is_file())
+# The demo's traces (DeepSeek's chat format); hangzhou-responses is read by test_wire_responses.py.
+NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "1-request.deepseek.json").is_file())
 STEPS = [(name, step) for name in NAMES for step in (1, 2)]
 
 

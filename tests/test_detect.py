@@ -26,7 +26,8 @@ def load(path: Path) -> Any:
 @pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_trace_file_is_recognised_with_its_name(path: Path) -> None:
     found = detect(load(path), name_hint=path.name)
-    assert found.format == ("deepseek" if ".deepseek." in path.name else "internal")
+    named = next((f for f in ("deepseek", "responses") if f".{f}." in path.name), "internal")
+    assert found.format == named
     assert found.kind == ("request" if "-request" in path.name else "response")
     assert found.reason
 
@@ -38,6 +39,8 @@ def test_without_a_name_the_kind_is_right_and_the_family_too(path: Path) -> None
     if ".deepseek." in path.name:
         # A request without reasoning reads the same as OpenAI's chat; only the name tells.
         assert found.format in ("deepseek", "openai")
+    elif ".responses." in path.name:
+        assert found.format == "responses"  # its own layout: `input` items, `output` items
     else:
         assert found.format == "internal"
 
@@ -45,7 +48,7 @@ def test_without_a_name_the_kind_is_right_and_the_family_too(path: Path) -> None
 @pytest.mark.parametrize("target", ["anthropic", "openai", "deepseek"])
 @pytest.mark.parametrize(
     "path",
-    [p for p in TRACE_FILES if ".deepseek." not in p.name],
+    [p for p in TRACE_FILES if ".deepseek." not in p.name and ".responses." not in p.name],
     ids=lambda p: f"{p.parent.name}/{p.name}",
 )
 def test_a_converted_file_is_read_the_same_whatever_detection_says(path: Path, target: str) -> None:

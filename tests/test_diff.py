@@ -19,7 +19,8 @@ from tests import golden
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "traces" / "examples"
-NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "manifest.json").is_file())
+# The demo's traces (DeepSeek's chat format); hangzhou-responses is read by test_responses_run.py.
+NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "1-request.deepseek.json").is_file())
 
 
 def load(path: Path) -> Any:
