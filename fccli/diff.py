@@ -241,7 +241,7 @@ _STRING_KEYS = frozenset(
         "item_id",
     }
 )
-_OBJECT_KEYS = frozenset({"input", "input_schema"})
+_OBJECT_KEYS = frozenset({"input", "input_schema", "block"})
 _COUNT_KEYS = frozenset({"max_tokens", "input_tokens", "output_tokens", "reasoning_tokens"})
 _STRUCTURAL_KEYS = frozenset({"role", "type"})
 """Keys the rows show in their labels, not as rows or as wire-only fields."""
@@ -543,6 +543,8 @@ class _Mapper:
 
     def _place_note(self, loc: Loc, place: _Place) -> str | None:
         a_key = str(loc[-1])
+        if a_key == "block" and place.how == "whole":
+            return "the provider's own item, verbatim"
         b_key = next((str(s) for s in reversed(place.loc) if isinstance(s, str)), "")
         if place.how == "json":
             return f"`{a_key}` object → `{b_key}` JSON string"
@@ -575,6 +577,8 @@ class _Mapper:
         """Where a field the markers cannot follow (a flag, a stop reason, a choice) went."""
         key = str(loc[-1])
         parent = self._parent_wire(loc)
+        if key == "format" and loc[-2:-1] != ("response_format",) and len(loc) > 1:
+            return None, "fc's own: the format the kept block came from (sent back there only)"
         if key == "raw_arguments":
             at = next((w for w, raw in self.raw.items() if raw == value), None)
             if at is not None and _get(self.wire, at)[1] == value:

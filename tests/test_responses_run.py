@@ -187,3 +187,28 @@ def test_providers_lists_the_responses_api(fc) -> None:
     assert result.returncode == 0
     rows = {row["name"]: row for row in json.loads(result.stdout)}
     assert "responses (https://api.openai.com/v1)" in rows["openai"]["apis"]
+
+
+README_SECTION = "## One round trip in four formats"
+
+
+def test_the_readme_commands_show_what_they_say(fc) -> None:
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text("utf-8")
+    section = text.split(README_SECTION, 1)[1].split("\n## ", 1)[0]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.strip()]
+    said = {
+        "fc show": ["provider block: responses reasoning", "kept as sent"],
+        "fc diff": ["`tool_use_id` → `call_id`", "`item_id` → `id`"],
+        "fc convert": ["reasoning block dropped", "item_id"],
+        "fc check": ["no problems found"],
+    }
+    assert sorted(" ".join(line.split()[:2]) for line in lines) == sorted(said)
+    for line in lines:
+        command = line.split("#", 1)[0].split()
+        result = fc(*command[1:], cwd=REPO)
+        assert result.returncode == 0, (line, result.stderr)
+        for words in said[" ".join(command[:2])]:
+            assert words in result.stdout + result.stderr, (line, words)

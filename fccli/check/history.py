@@ -146,12 +146,14 @@ def read_history(doc: dict[str, Any], fmt: str, root: str | None = None) -> Hist
     if isinstance(raw_messages, str):  # Responses' short form: one user message
         raw_messages = [{"role": "user", "content": raw_messages}]
     messages = raw_messages if isinstance(raw_messages, list) else []
-    layout = family(fmt)
-    read = _chat_turn if layout == "chat" else _item_turn if layout == ITEMS else _blocks_turn
-    turns = [
-        read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
-        for i, m in enumerate(messages)
-    ]
+    if family(fmt) == ITEMS:
+        turns = _item_turns(messages, root)
+    else:
+        read = _chat_turn if family(fmt) == "chat" else _blocks_turn
+        turns = [
+            read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
+            for i, m in enumerate(messages)
+        ]
     return History(
         format=fmt,
         root=root,
@@ -279,15 +281,39 @@ def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
     return turn
 
 
-def _item_turn(item: dict[str, Any], index: int, path: str) -> Turn:
+def _item_role(item: Any) -> Any:
+    """Whose turn an item is: the user's (its messages, the results), the assistant's (its
+    messages, calls, reasoning and other output items), or a system message's."""
+    if not isinstance(item, dict):
+        return None
     kind = item.get("type", "message")
     if kind == "message":
-        turn = Turn(index, item.get("role"), path, raw=item)
-        turn.text = _texts(item.get("content"))
+        return item.get("role")
+    return "user" if kind == "function_call_output" else "assistant"
+
+
+def _item_turns(items: list[Any], root: str) -> list[Turn]:
+    """Items read as turns: consecutive items of one role make one turn (an assistant's text,
+    reasoning and calls; the user's results and question), as messages do in the other
+    layouts. A turn's path is its first item's; each call and result keeps its own."""
+    turns: list[Turn] = []
+    for k, item in enumerate(items):
+        path = f"{root}[{k}]"
+        role = _item_role(item)
+        if not turns or role is None or turns[-1].role != role or role not in ("user", "assistant"):
+            turns.append(Turn(len(turns), role, path, raw=item if isinstance(item, dict) else {}))
+        if isinstance(item, dict):
+            _add_item(turns[-1], item, path)
+    return turns
+
+
+def _add_item(turn: Turn, item: dict[str, Any], path: str) -> None:
+    kind = item.get("type", "message")
+    position = len(turn.kinds)
+    if kind == "message":
         turn.kinds.append("text")
-        return turn
-    if kind == "function_call_output":
-        turn = Turn(index, "user", path, raw=item)
+        turn.text += _texts(item.get("content"))
+    elif kind == "function_call_output":
         output = item.get("output")
         turn.kinds.append("result")
         turn.results.append(
@@ -295,14 +321,12 @@ def _item_turn(item: dict[str, Any], index: int, path: str) -> Turn:
                 _id(item.get("call_id")),
                 output,
                 isinstance(output, str) and output.startswith(ERROR_MARKER),
-                index,
-                0,
+                turn.index,
+                position,
                 path,
             )
         )
-        return turn
-    turn = Turn(index, "assistant", path, raw=item)
-    if kind == "function_call":
+    elif kind == "function_call":
         raw = item.get("arguments")
         parses, arguments = _parse(raw)
         turn.kinds.append("call")
@@ -313,15 +337,14 @@ def _item_turn(item: dict[str, Any], index: int, path: str) -> Turn:
                 arguments,
                 raw,
                 parses,
-                index,
-                0,
+                turn.index,
+                position,
                 path,
                 f"{path}.arguments",
             )
         )
     else:
         turn.kinds.append("thinking" if kind == "reasoning" else "other")
-    return turn
 
 
 def _parse(raw: Any) -> tuple[bool, Any]:

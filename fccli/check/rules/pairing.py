@@ -200,10 +200,14 @@ def items_pairing(h: History) -> Iterator[Finding]:
     the list, and every output a call before it; where they stand otherwise is free."""
     if not h.items:
         return
-    for turn in h.turns:
+    turns = h.turns
+    for a, turn in enumerate(turns):
         for call in turn.calls:
             if call.id is not None and h.result_of(call) is None:
                 yield _no_result(h, turn, [call], "in a function_call_output item after it")
+        if turn.role == "assistant" and turn.calls and a + 1 < len(turns):
+            after = turns[a + 1]
+            yield from _out_of_order(h, after, turn.calls, [r.call_id for r in after.results])
     made: set[str | None] = set()
     for turn in h.turns:
         made.update(c.id for c in turn.calls)

@@ -115,37 +115,43 @@ def reasoning_items(h: History) -> Iterator[Finding]:
     A call without an item id (made elsewhere, converted) is not paired by the API: not said."""
     if not (h.refuses("FC123") and h.thinking):
         return
-    turns = h.turns
-    for t, turn in enumerate(turns):
-        kind = turn.raw.get("type")
+    raw = h.doc.get(h.root.removeprefix("$."))
+    items = [i if isinstance(i, dict) else {} for i in raw] if isinstance(raw, list) else []
+    calls = {c.path: c for c in h.calls()}
+    for k, item in enumerate(items):
+        path = f"{h.root}[{k}]"
+        kind = item.get("type")
         if kind == "reasoning":
-            after = turns[t + 1] if t + 1 < len(turns) else None
-            if after is None or after.role != "assistant":
-                rid = turn.raw.get("id")
+            after = items[k + 1] if k + 1 < len(items) else {}
+            if after.get("type", "message") in ("function_call_output", "message") and (
+                after.get("role") != "assistant"
+            ):
+                rid = item.get("id")
                 yield finding(
                     "FC124",
                     h.format,
-                    turn.path,
+                    path,
                     f"reasoning item {rid} is not followed by the item it led to (a call or a "
                     "message): send it back together with that item, or leave both out",
                     ids=rid,
                 )
             continue
-        item_id = turn.raw.get("id")
+        item_id = item.get("id")
         if kind != "function_call" or not isinstance(item_id, str):
             continue
-        before = t - 1
-        while before >= 0 and turns[before].raw.get("type") == "function_call":
+        before = k - 1
+        while before >= 0 and items[before].get("type") == "function_call":
             before -= 1
-        if before >= 0 and turns[before].raw.get("type") == "reasoning":
+        if before >= 0 and items[before].get("type") == "reasoning":
             continue
+        call = calls.get(path)
         yield finding(
             "FC123",
             h.format,
-            turn.path,
-            f"function_call {item_id} ({call_label(turn.calls[0]) if turn.calls else '?'}) has "
-            "no reasoning item before it: a reasoning model's calls go back with the reasoning "
-            "item they came with (encrypted; with store false OpenAI keeps no copy)",
+            path,
+            f"function_call {item_id} ({call_label(call) if call else '?'}) has no reasoning "
+            "item before it: a reasoning model's calls go back with the reasoning item they "
+            "came with (encrypted; with store false OpenAI keeps no copy)",
             ids=item_id,
             reasoning="rs_…",
         )
