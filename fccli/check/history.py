@@ -234,21 +234,27 @@ def _blocks_turn(message: dict[str, Any], index: int, path: str) -> Turn:
     return turn
 
 
+def _text_result(call_id: Any, content: Any, message: int, position: int, path: str) -> Result:
+    """A result of a format without an error flag (chat, items): an error is marked in its text."""
+    marked = isinstance(content, str) and content.startswith(ERROR_MARKER)
+    return Result(_id(call_id), content, marked, message, position, path)
+
+
+def _string_call(
+    call_id: Any, name: Any, raw: Any, message: int, position: int, path: str, args_path: str
+) -> Call:
+    """A call whose arguments travel as a JSON string (chat, items), parsed leniently."""
+    parses, arguments = _parse(raw)
+    return Call(_id(call_id), name, arguments, raw, parses, message, position, path, args_path)
+
+
 def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
     role = message.get("role")
     turn = Turn(index, role, path, raw=message)
     if role == "tool":
-        content = message.get("content")
         turn.kinds.append("result")
         turn.results.append(
-            Result(
-                _id(message.get("tool_call_id")),
-                content,
-                isinstance(content, str) and content.startswith(ERROR_MARKER),
-                index,
-                0,
-                path,
-            )
+            _text_result(message.get("tool_call_id"), message.get("content"), index, 0, path)
         )
         return turn
     if message.get("reasoning_content"):
@@ -262,16 +268,12 @@ def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
             continue
         where = f"{path}.tool_calls[{k}]"
         function = _object(call.get("function"))
-        raw = function.get("arguments")
-        parses, arguments = _parse(raw)
         turn.kinds.append("call")
         turn.calls.append(
-            Call(
-                _id(call.get("id")),
+            _string_call(
+                call.get("id"),
                 function.get("name"),
-                arguments,
-                raw,
-                parses,
+                function.get("arguments"),
                 index,
                 k,
                 where,
@@ -314,29 +316,17 @@ def _add_item(turn: Turn, item: dict[str, Any], path: str) -> None:
         turn.kinds.append("text")
         turn.text += _texts(item.get("content"))
     elif kind == "function_call_output":
-        output = item.get("output")
         turn.kinds.append("result")
         turn.results.append(
-            Result(
-                _id(item.get("call_id")),
-                output,
-                isinstance(output, str) and output.startswith(ERROR_MARKER),
-                turn.index,
-                position,
-                path,
-            )
+            _text_result(item.get("call_id"), item.get("output"), turn.index, position, path)
         )
     elif kind == "function_call":
-        raw = item.get("arguments")
-        parses, arguments = _parse(raw)
         turn.kinds.append("call")
         turn.calls.append(
-            Call(
-                _id(item.get("call_id")),
+            _string_call(
+                item.get("call_id"),
                 item.get("name"),
-                arguments,
-                raw,
-                parses,
+                item.get("arguments"),
                 turn.index,
                 position,
                 path,

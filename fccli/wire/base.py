@@ -14,7 +14,7 @@ formats `fc diff` compares field by field; a format of a new layout names its ow
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -229,3 +229,30 @@ class FormatDefaults:
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
         return []
+
+
+def marker_read_notes(
+    entries: Any, base: str, marker: str, key: str, is_result: Callable[[dict[str, Any]], bool]
+) -> list[str]:
+    """`fc convert`'s notes on reading a format without an error flag (chat, Responses): each
+    result (`is_result`) whose text (`key`) starts with `marker` is read as an error."""
+    out = []
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        text = entry.get(key) if isinstance(entry, dict) else None
+        if isinstance(text, str) and text.startswith(marker) and is_result(entry):
+            out.append(
+                f"{base}[{i}].{key}: read as an error result (is_error: true), since the "
+                f"text starts with {marker!r}"
+            )
+    return out
+
+
+def marker_written_notes(request: Request, marker: str, how: str) -> list[str]:
+    """`fc convert`'s notes on writing error results where the format has no flag: `how` says
+    where the marker goes."""
+    return [
+        f"$.messages[{i}].content[{j}].is_error: {how} as {marker!r} (read back as is_error: true)"
+        for i, message in enumerate(request.messages)
+        for j, block in enumerate(message.content)
+        if block.type == "tool_result" and block.is_error
+    ]

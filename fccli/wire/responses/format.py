@@ -13,7 +13,14 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.wire.base import Detected, FormatDefaults, Refusal, StreamFolder
+from fccli.wire.base import (
+    Detected,
+    FormatDefaults,
+    Refusal,
+    StreamFolder,
+    marker_read_notes,
+    marker_written_notes,
+)
 from fccli.wire.responses import codec
 
 _WHO = "OpenAI Responses"
@@ -110,33 +117,17 @@ class ResponsesFormat(FormatDefaults):
         return None
 
     def read_notes(self, messages: Any, base: str) -> list[str]:
-        marker = codec.ERROR_MARKER
-        out = []
-        for k, item in enumerate(messages if isinstance(messages, list) else []):
-            output = item.get("output") if isinstance(item, dict) else None
-            if (
-                item.get("type") == "function_call_output"
-                and isinstance(output, str)
-                and output.startswith(marker)
-            ):
-                out.append(
-                    f"{base}[{k}].output: read as an error result (is_error: true), since the "
-                    f"text starts with {marker!r}"
-                )
-        return out
+        return marker_read_notes(
+            messages,
+            base,
+            codec.ERROR_MARKER,
+            "output",
+            lambda item: item.get("type") == "function_call_output",
+        )
 
     def written_notes(self, request: Request) -> list[str]:
-        marker = codec.ERROR_MARKER
-        out = []
-        for i, message in enumerate(request.messages):
-            for j, block in enumerate(message.content):
-                if block.type == "tool_result" and block.is_error:
-                    out.append(
-                        f"$.messages[{i}].content[{j}].is_error: is_error has no field in "
-                        f"Responses: marked in the function_call_output as {marker!r} "
-                        "(read back as is_error: true)"
-                    )
-        return out
+        how = "is_error has no field in Responses: marked in the function_call_output"
+        return marker_written_notes(request, codec.ERROR_MARKER, how)
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
         return []
