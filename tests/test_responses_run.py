@@ -212,3 +212,16 @@ def test_the_readme_commands_show_what_they_say(fc) -> None:
         assert result.returncode == 0, (line, result.stderr)
         for words in said[" ".join(command[:2])]:
             assert words in result.stdout + result.stderr, (line, words)
+
+
+def test_the_drop_reasoning_harness_bug_meets_openai_s_400_and_fc_check_names_it(
+    fc, fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    result = run(fc, fake_provider, "--harness-bug", "drop-reasoning")
+    assert result.returncode == 3
+    assert "without its required 'reasoning' item" in result.stderr
+    assert not any(
+        i.get("type") == "reasoning" for i in load(tmp_path / "t/2-request.responses.json")["input"]
+    )
+    check = fc("check", "t")
+    assert check.returncode == 1 and "FC123" in check.stdout
