@@ -225,3 +225,19 @@ def test_the_drop_reasoning_harness_bug_meets_openai_s_400_and_fc_check_names_it
     )
     check = fc("check", "t")
     assert check.returncode == 1 and "FC123" in check.stdout
+
+
+def test_the_readme_lines_for_responses_do_what_their_comments_say(
+    fc, fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    # fc run "杭州？" -p openai --api responses    # ... files are N-request.responses.json
+    env = clean_env(OPENAI_API_KEY=DEFAULT_KEY, FC_BASE_URL=fake_provider.url)
+    result = fc("run", "杭州？", "-p", "openai", "--api", "responses", "-o", "t", env=env)
+    assert result.returncode == 0, result.stderr
+    assert [r.path for r in fake_provider.received] == ["/responses", "/responses"]
+    assert (tmp_path / "t" / "2-request.responses.json").is_file()
+    # fc tools -f responses    # ... flat {"type": "function", "name", ...}
+    tools = fc("tools", "-f", "responses")
+    assert tools.returncode == 0
+    (tool,) = json.loads(tools.stdout)
+    assert list(tool)[:2] == ["type", "name"] and "function" not in tool
