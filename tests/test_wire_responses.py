@@ -345,3 +345,24 @@ def test_an_error_event_is_the_providers_error() -> None:
     event = {"type": "error", "code": "server_error", "message": "boom", "sequence_number": 0}
     with pytest.raises(ProviderError, match="server_error: boom"):
         folder.feed(_events(event))
+
+
+def test_a_call_cut_at_max_output_tokens_keeps_its_text_and_is_never_whole() -> None:
+    answer = _answer(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
+    answer["output"][1] = {
+        **answer["output"][1],
+        "arguments": '{"city": "北',
+        "status": "incomplete",
+    }
+    response = RESPONSES.from_wire_response(answer)
+    assert response.stop_reason == "max_tokens"
+    (call,) = response.tool_uses()
+    assert (call.input, call.raw_arguments) == ({}, '{"city": "北')
+
+
+def test_a_stream_that_ends_incomplete_is_an_answer_not_a_cut() -> None:
+    answer = _answer(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
+    raw = _stream(answer).replace(b"response.completed", b"response.incomplete")
+    folder = RESPONSES.stream_folder()
+    folder.feed(raw)
+    assert RESPONSES.from_wire_response(folder.finish()).stop_reason == "max_tokens"
