@@ -186,7 +186,7 @@ def test_providers_lists_the_responses_api(fc) -> None:
     result = fc("providers", "--json")
     assert result.returncode == 0
     rows = {row["name"]: row for row in json.loads(result.stdout)}
-    assert "responses (https://api.openai.com/v1)" in rows["openai"]["apis"]
+    assert "responses (https://api.openai.com/v1, model gpt-5-mini)" in rows["openai"]["apis"]
 
 
 README_SECTION = "## One round trip in four formats"
