@@ -28,11 +28,12 @@ function_tool_param.py, response.py, response_usage.py):
 - A response has no stop reason: calls mean tool_use; `status: "incomplete"` with
   `incomplete_details.reason: "max_output_tokens"` means max_tokens.
 
-Round trips: `from_wire_request(to_wire_request(r)) == r` except for: a tool's `strict: false`
-(comes back unset, which fc writes as false), a thinking block not made here (Responses takes back only its own
-reasoning items, with their encrypted content: it is dropped), `thinking: true` (reasoning
-is on by itself; fc asks for its summary) and `thinking: false` with an effort (the effort
-becomes `none`). Responses lose the stop reasons the format cannot say (stop_sequence, ...).
+Round trips: `from_wire_request(to_wire_request(r)) == r` except for: a tool's
+`strict: false` (comes back unset, which fc writes as false), a thinking block not made here
+(Responses takes back only its own reasoning items, with their encrypted content: it is
+dropped) and `thinking: false` with an effort (the effort becomes `none`; `thinking: true` is
+`reasoning.summary: "auto"` and comes back). Responses lose the stop reasons the format cannot
+say (stop_sequence, ...) and an output message's `id`.
 """
 
 from __future__ import annotations
@@ -69,7 +70,6 @@ ENCRYPTED_REASONING = "reasoning.encrypted_content"
 REASONING_MODELS = re.compile(r"^(o\d|gpt-5|codex)")
 """Models that reason: the ones that take `include: ["reasoning.encrypted_content"]`
 (others answer 400 "Encrypted content is not supported with this model")."""
-_HISTORY_TYPES = ("message", "function_call", "function_call_output")
 
 
 def asks_reasoning(request: Request) -> bool:
@@ -537,15 +537,3 @@ def wire_stop_reason(body: Any) -> str | None:
     details = body.get("incomplete_details")
     reason = details.get("reason") if isinstance(details, dict) else None
     return f"{body['status']} ({reason})" if isinstance(reason, str) else body["status"]
-
-
-def history_items(body: Any) -> list[Any]:
-    """A request's items (a string input is one user message)."""
-    raw = body.get("input") if isinstance(body, dict) else None
-    if isinstance(raw, str):
-        return [{"role": "user", "content": raw}]
-    return raw if isinstance(raw, list) else []
-
-
-def is_history_item(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("type", "message") in _HISTORY_TYPES
