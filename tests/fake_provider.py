@@ -7,7 +7,9 @@ talks to it exactly as it would to the real service:
   `/beta/chat/completions`, `Authorization: Bearer KEY` (no auth when `key` is None, as
   Ollama), DeepSeek's thinking mode (`reasoning_content`, `reasoning_tokens`);
 - Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks;
-  also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to).
+  also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to);
+- OpenAI Responses: `POST /responses`, `/v1/responses`, OpenAI's auth and errors, reasoning items
+  that must come back (tests/fake_responses.py).
 
 Each as a JSON answer or, with `stream: true`, as a server-sent event stream whose assembled
 content is identical to the JSON answer.
