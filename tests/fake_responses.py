@@ -36,7 +36,7 @@ from tests.fake_provider import (
 
 PATHS = frozenset({"/responses", "/v1/responses"})
 ENCRYPTED = "reasoning.encrypted_content"
-_REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
+_REASONING_MODEL = re.compile(r"^(o\d|gpt-5(?!-chat))")
 STREAM_ERROR = (
     'event: error\ndata: {"type": "error", "code": "server_error", "message": "An error '
     'occurred while processing your request.", "param": null, "sequence_number": 999}\n\n'
@@ -78,7 +78,7 @@ def problem(request: dict[str, Any]) -> str | None:
         return "Missing required parameter: 'model'."
     includes = request.get("include") or []
     if ENCRYPTED in includes and not reasons(request):
-        # Seen from the API for non-reasoning models (wording as reported; not verbatim-checked).
+        # OpenAI's answer for a model that does not reason (ShishirPatil/gorilla#1148).
         return "Encrypted content is not supported with this model."
     items = _items(request)
     for k, item in enumerate(items):

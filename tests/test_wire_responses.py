@@ -366,3 +366,12 @@ def test_a_stream_that_ends_incomplete_is_an_answer_not_a_cut() -> None:
     folder = RESPONSES.stream_folder()
     folder.feed(raw)
     assert RESPONSES.from_wire_response(folder.finish()).stop_reason == "max_tokens"
+
+
+@pytest.mark.parametrize(
+    ("model", "asked"),
+    [("gpt-5-mini", True), ("o4-mini", True), ("gpt-5-chat-latest", False), ("gpt-4.1", False)],
+)
+def test_encrypted_reasoning_is_asked_of_the_models_that_reason(model: str, asked: bool) -> None:
+    body = RESPONSES.to_wire_request(_history().model_copy(update={"model": model}))
+    assert ("include" in body) is asked
