@@ -278,7 +278,8 @@ class FakeProvider:
         else:
             problem = _anthropic_problem(request)
         if problem is not None:
-            raise _HttpError(400, _error_body(fmt, problem, 400))
+            code = fake_responses.status(problem) if h.responses_api else 400
+            raise _HttpError(code, _error_body(fmt, problem, code))
 
         if isinstance(entry, dict) and "answer" in entry:
             if request.get("stream") is True and h.responses_api:

@@ -123,15 +123,20 @@ def _reasoning_problem(
     rid = str(item.get("id"))
     if "encrypted_content" not in item or item["encrypted_content"] is None:
         if request.get("store") is False:
-            # OpenAI's answer to a reasoning item it cannot look up (openai/codex#3146 etc.).
+            # OpenAI's answer, with HTTP 404, to a reasoning item it cannot look up
+            # (can1357/oh-my-pi#41, anomalyco/opencode#7724).
             return (
                 f"Item with id '{rid}' not found. Items are not persisted when `store` is set to "
                 "false. Try again with `store` set to true, or remove this item from your input."
             )
         return None
     if item["encrypted_content"] != _encrypted(rid):
-        # Not verbatim: the API's wording for a tampered blob was not collected.
-        return f"The encrypted content for item {rid} could not be verified."
+        # Wei-Shaw/sub2api#3138 quotes it with the middle elided ("The encrypted content ...
+        # could not be verified."): the item's id there is the fake's guess.
+        return (
+            f"The encrypted content for item {rid} could not be verified. Reason: Encrypted "
+            "content could not be decrypted or parsed."
+        )
     following = items[k + 1] if k + 1 < len(items) else None
     if not isinstance(following, dict) or following.get("type") == "function_call_output":
         return f"Item '{rid}' of type 'reasoning' was provided without its required following item."
@@ -151,6 +156,11 @@ def _reasoning_before(items: list[Any], k: int) -> str | None:
 def _made_with_reasoning(item_id: str) -> bool:
     # The fake marks the calls of a reasoning answer: their id ends in "r".
     return item_id.endswith("r")
+
+
+def status(message: str) -> int:
+    """The HTTP status OpenAI answers `problem()`'s message with: 404 for an item it cannot find."""
+    return 404 if message.startswith("Item with id") else 400
 
 
 # ---------------------------------------------------------------------------------------------

@@ -241,3 +241,26 @@ def test_the_readme_lines_for_responses_do_what_their_comments_say(
     assert tools.returncode == 0
     (tool,) = json.loads(tools.stdout)
     assert list(tool)[:2] == ["type", "name"] and "function" not in tool
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("drop_encrypted", "Items are not persisted when `store` is set to false."),
+        ("tamper", "could not be verified"),
+    ],
+)
+def test_the_fake_holds_the_reasoning_item_to_what_it_gave(
+    fc, fake_provider: FakeProvider, tmp_path: Path, change: str, said: str
+) -> None:
+    assert run(fc, fake_provider).returncode == 0
+    body = load(tmp_path / "t" / "2-request.responses.json")
+    reasoning = next(i for i in body["input"] if i.get("type") == "reasoning")
+    if change == "drop_encrypted":
+        del reasoning["encrypted_content"]
+    else:
+        reasoning["encrypted_content"] = reasoning["encrypted_content"][:-4] + "AAAA"
+    (tmp_path / "bad.json").write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    env = clean_env(OPENAI_API_KEY=DEFAULT_KEY, FC_BASE_URL=fake_provider.url)
+    sent = fc("send", "bad.json", env=env)
+    assert sent.returncode == 3 and said in sent.stderr
