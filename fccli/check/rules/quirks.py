@@ -113,10 +113,12 @@ def reasoning_items(h: History) -> Iterator[Finding]:
     """Responses, stateless (store false): a reasoning model's calls go back with the reasoning
     item they came with, right before them, and a reasoning item goes back with what follows it.
     A call without an item id (made elsewhere, converted) is not paired by the API: not said."""
-    if not (h.refuses("FC123") and h.thinking):
+    if not h.refuses("FC123"):
         return
     raw = h.doc.get(h.root.removeprefix("$."))
     items = [i if isinstance(i, dict) else {} for i in raw] if isinstance(raw, list) else []
+    if not (h.thinking or any(i.get("type") == "reasoning" for i in items)):
+        return  # a model that does not reason (a reasoning item in the history says it does)
     calls = {c.path: c for c in h.calls()}
     for k, item in enumerate(items):
         path = f"{h.root}[{k}]"
