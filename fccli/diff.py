@@ -239,9 +239,11 @@ _STRING_KEYS = frozenset(
         "description",
         "raw_arguments",
         "item_id",
+        # Gemini's signature, kept in a provider block: it lands on the part after it.
+        "thoughtSignature",
     }
 )
-_OBJECT_KEYS = frozenset({"input", "input_schema", "block"})
+_OBJECT_KEYS = frozenset({"input", "input_schema"})
 _COUNT_KEYS = frozenset({"max_tokens", "input_tokens", "output_tokens", "reasoning_tokens"})
 _STRUCTURAL_KEYS = frozenset({"role", "type"})
 """Keys the rows show in their labels, not as rows or as wire-only fields."""
@@ -478,7 +480,7 @@ class _Mapper:
         inner = self._wire_locs(start)
         if loc[:1] == ("messages",):
             # A message is one or more whole wire messages (chat: one per tool result;
-            # Responses: one item per block, in its `input`).
+            # Responses: one item per block, in its `input`; Gemini: `contents`).
             history = (self.fmt.history_field,)
             wire_locs = sorted({w[:2] for w in inner if w[:1] == history}, key=_order)
         else:
@@ -499,11 +501,18 @@ class _Mapper:
             return [("choices", 0, "message")]
         if wire_locs and all(w[:1] == ("content",) for w in wire_locs):
             return [("content",)]
+        if wire_locs and all(w[:3] == ("candidates", 0, "content") for w in wire_locs):
+            return [("candidates", 0, "content")]  # Gemini's answer
         return _cover(wire_locs)
 
     def _block(self, loc: Loc, block: dict[str, Any], level: int) -> None:
         fields = [k for k in block if k not in _STRUCTURAL_KEYS]
-        if len(fields) == 1:  # text, thinking: the block is its one field
+        kept = block.get("block")
+        if block.get("type") == "provider_block" and isinstance(kept, dict):
+            # A provider's own block, sent back as it came: its fields are followed one by
+            # one (Gemini's thoughtSignature lands on the part after it).
+            self._container((*loc, "block"), kept, level, _block_label(block))
+        elif len(fields) == 1:  # text, thinking: the block is its one field
             self._leaf((*loc, fields[0]), block[fields[0]], level, label=_block_label(block))
         else:
             self._container(loc, block, level, _block_label(block))
@@ -543,8 +552,6 @@ class _Mapper:
 
     def _place_note(self, loc: Loc, place: _Place) -> str | None:
         a_key = str(loc[-1])
-        if a_key == "block" and place.how == "whole":
-            return "the provider's own item, verbatim"
         b_key = next((str(s) for s in reversed(place.loc) if isinstance(s, str)), "")
         if place.how == "json":
             return f"`{a_key}` object → `{b_key}` JSON string"
@@ -566,7 +573,12 @@ class _Mapper:
         if isinstance(loc[-1], str) and inner[-1] == loc[-1]:
             return None
         ok, wrapper = _get(self.expected, inner[:-1])
-        if not ok or not isinstance(wrapper, dict) or not isinstance(inner[-2], int):
+        if (
+            not ok
+            or not isinstance(wrapper, dict)
+            or len(inner) < 2
+            or not isinstance(inner[-2], int)
+        ):
             return None
         shown = ", ".join(
             f'"{k}": ' + ("{…}" if k == inner[-1] else compact(v, 20)) for k, v in wrapper.items()
@@ -579,6 +591,11 @@ class _Mapper:
         parent = self._parent_wire(loc)
         if key == "format" and loc[-2:-1] != ("response_format",) and len(loc) > 1:
             return None, "fc's own: the format the kept block came from (sent back there only)"
+        if key == "block" and isinstance(value, dict):
+            # A provider's own item kept verbatim (Responses' reasoning): where it stands whole.
+            at = _find_value(self.expected, value, ())
+            if at is not None:
+                return at, "the provider's own item, verbatim"
         if key == "raw_arguments":
             at = next((w for w, raw in self.raw.items() if raw == value), None)
             if at is not None and _get(self.wire, at)[1] == value:
@@ -673,6 +690,20 @@ class _Mapper:
                 continue
             out.append((path_str(loc), value))
         return out
+
+
+def _find_value(doc: Any, value: Any, loc: Loc) -> Loc | None:
+    """Where `value` stands whole in `doc`, if it does."""
+    if doc == value:
+        return loc
+    children = (
+        doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    )
+    for key, child in children:
+        found = _find_value(child, value, (*loc, key))
+        if found is not None:
+            return found
+    return None
 
 
 def _loads_or(text: str) -> Any:

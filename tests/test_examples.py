@@ -15,7 +15,7 @@ import pytest
 
 from fccli.trace.writer import without_times
 from tests.conftest import REPO, clean_env
-from tests.fake_provider import DEFAULT_KEY
+from tests.fake_provider import DEFAULT_KEY, FakeProvider
 
 EXAMPLES = {
     "hangzhou": ("杭州今天适合跑步吗？",),
@@ -28,11 +28,21 @@ EXAMPLES = {
 EXAMPLES_DIR = REPO / "traces" / "examples"
 FAKE_EXAMPLES = {
     # OpenAI's Responses format, made against the fake provider (tests/fake_responses.py) with
-    # its reasoning model: the reasoning item goes back before the call it led to. The fake's
-    # port changes from run to run: the manifest says PORT in its place.
+    # its reasoning model: the reasoning item goes back before the call it led to.
     "hangzhou-responses": ("杭州今天适合跑步吗？", "-p", "openai", "--api", "responses"),
+    # The same question in the Gemini format, against the fake provider (tests/fake_provider.py)
+    # as Gemini 3 answers: call ids, a thoughtSignature carried back, thought summaries.
+    "hangzhou-gemini": (
+        "杭州今天适合跑步吗？",
+        "-p",
+        "gemini",
+        "-m",
+        "gemini-3-pro-preview",
+        "--thinking",
+    ),
 }
-PORT = "http://127.0.0.1:PORT"
+FAKE_URL = "http://127.0.0.1:PORT"
+"""The fake provider's address as the committed manifest says it: its port changes every run."""
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -44,19 +54,18 @@ def test_example_trace_rebuilds_identically(fc, tmp_path: Path, name: str) -> No
 
 
 @pytest.mark.parametrize("name", sorted(FAKE_EXAMPLES))
-def test_example_trace_of_the_fake_provider_rebuilds_identically(
-    fc, fake_provider, tmp_path: Path, name: str
+def test_example_trace_against_the_fake_provider_rebuilds_identically(
+    fc, tmp_path: Path, name: str
 ) -> None:
     rebuilt = tmp_path / name
-    result = fc(
-        "run", *FAKE_EXAMPLES[name], "--base-url", fake_provider.url, "--out", str(rebuilt),
-        env=clean_env(OPENAI_API_KEY=DEFAULT_KEY),
-    )  # fmt: skip
+    with FakeProvider() as fake:  # a fresh one: its prompt cache starts empty, as it did
+        env = clean_env(GEMINI_API_KEY=DEFAULT_KEY, OPENAI_API_KEY=DEFAULT_KEY)
+        args = ("run", *FAKE_EXAMPLES[name], "--base-url", fake.url, "--out", str(rebuilt))
+        result = fc(*args, env=env)
+        url = fake.url
     assert result.returncode == 0, result.stderr
     manifest = rebuilt / "manifest.json"
-    manifest.write_text(
-        manifest.read_text("utf-8").replace(fake_provider.url, PORT), encoding="utf-8"
-    )
+    manifest.write_text(manifest.read_text("utf-8").replace(url, FAKE_URL), encoding="utf-8")
     _compare(rebuilt, name)
 
 

@@ -23,6 +23,8 @@ from typing import Any
 from fccli.core.jsonio import reject_constant
 from fccli.wire.base import WireFormat
 from fccli.wire.chat.codec import ERROR_MARKER
+from fccli.wire.gemini.codec import SIGNATURE, invented_id
+from fccli.wire.gemini.format import FAMILY as PARTS_FAMILY
 from fccli.wire.registry import FORMATS, family, refusals
 
 ITEMS = "items"
@@ -56,6 +58,8 @@ class Result:
     message: int
     position: int
     path: str
+    name: Any = None
+    """Gemini: the function's name on a result without an id, to pair it by name and order."""
 
 
 @dataclass
@@ -69,6 +73,8 @@ class Turn:
     results: list[Result] = field(default_factory=list)
     text: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
+    unsigned: Call | None = None
+    """Gemini: the turn's first call, when its part carries no thoughtSignature."""
 
 
 @dataclass
@@ -134,7 +140,8 @@ class History:
 
 
 def history_field(fmt: str) -> str:
-    """The request's key holding the history in format `fmt` (`messages`; Responses: `input`)."""
+    """The request's key holding the history in format `fmt` (`messages`; Responses: `input`;
+    Gemini: `contents`)."""
     wire = FORMATS.get(fmt)
     return wire.history_field if wire is not None else "messages"
 
@@ -146,20 +153,25 @@ def read_history(doc: dict[str, Any], fmt: str, root: str | None = None) -> Hist
     if isinstance(raw_messages, str):  # Responses' short form: one user message
         raw_messages = [{"role": "user", "content": raw_messages}]
     messages = raw_messages if isinstance(raw_messages, list) else []
+    parts = family(fmt) == PARTS_FAMILY
     if family(fmt) == ITEMS:
         turns = _item_turns(messages, root)
     else:
-        read = _chat_turn if family(fmt) == "chat" else _blocks_turn
+        read = _chat_turn if family(fmt) == "chat" else _parts_turn if parts else _blocks_turn
         turns = [
             read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
             for i, m in enumerate(messages)
         ]
+    if parts:
+        _pair_by_name(turns)
     return History(
         format=fmt,
         root=root,
         turns=turns,
-        tools=_tools(doc.get("tools"), fmt),
-        choice=_choice(doc.get("tool_choice"), fmt),
+        tools=_parts_tools(doc.get("tools")) if parts else _tools(doc.get("tools"), fmt),
+        choice=_parts_choice(doc.get("toolConfig"))
+        if parts
+        else _choice(doc.get("tool_choice"), fmt),
         thinking=_thinking(doc, fmt),
         doc=doc,
     )
@@ -246,6 +258,94 @@ def _string_call(
     """A call whose arguments travel as a JSON string (chat, items), parsed leniently."""
     parses, arguments = _parse(raw)
     return Call(_id(call_id), name, arguments, raw, parses, message, position, path, args_path)
+
+
+def _parts_turn(content: dict[str, Any], index: int, path: str) -> Turn:
+    """Gemini's `{role: user | model, parts}`; role model read as assistant. A call or result
+    without an id gets one here as fc's reader gives it (_pair_by_name pairs the results)."""
+    role = content.get("role", "user")
+    turn = Turn(index, "assistant" if role == "model" else role, path, raw=content)
+    parts = content.get("parts")
+    position = 0
+    for k, part in enumerate(parts if isinstance(parts, list) else []):
+        where = f"{path}.parts[{k}]"
+        if not isinstance(part, dict):
+            turn.kinds.append("other")
+            continue
+        call, result = part.get("functionCall"), part.get("functionResponse")
+        if isinstance(call, dict):
+            turn.kinds.append("call")
+            args = call.get("args", {})
+            name = call.get("name")
+            call_id = _id(call.get("id"))
+            if "id" not in call and isinstance(name, str):
+                call_id = invented_id(name, args, position)
+            position += 1
+            at = f"{where}.functionCall"
+            read = Call(call_id, name, args, args, True, index, k, at, f"{at}.args")
+            turn.calls.append(read)
+            if len(turn.calls) == 1 and SIGNATURE not in part:
+                turn.unsigned = read
+        elif isinstance(result, dict):
+            turn.kinds.append("result")
+            response = _object(result.get("response"))
+            is_error = "error" in response
+            turn.results.append(
+                Result(
+                    _id(result.get("id")),
+                    response.get("error" if is_error else "output", response),
+                    is_error,
+                    index,
+                    k,
+                    where,
+                )
+            )
+            if "id" not in result:
+                turn.results[-1].name = result.get("name")
+        elif isinstance(part.get("text"), str):
+            turn.kinds.append("thinking" if part.get("thought") is True else "text")
+            if part.get("thought") is not True:
+                turn.text += part["text"]
+        else:
+            turn.kinds.append("other")
+    return turn
+
+
+def _pair_by_name(turns: list[Turn]) -> None:
+    """Results without an id (Gemini 2.x) take the id of the first unanswered call of the
+    turn before with their name, as the provider pairs them."""
+    previous: list[Call] = []
+    for turn in turns:
+        open_calls = list(previous)
+        for result in turn.results:
+            if result.call_id is None and result.name is not None:
+                match = next((c for c in open_calls if c.name == result.name), None)
+                if match is not None:
+                    result.call_id = match.id
+                    open_calls.remove(match)
+        previous = turn.calls if turn.role == "assistant" else []
+
+
+def _parts_tools(tools: Any) -> list[OfferedTool]:
+    out = []
+    for i, tool in enumerate(tools if isinstance(tools, list) else []):
+        declarations = _object(tool).get("functionDeclarations")
+        for j, spec in enumerate(declarations if isinstance(declarations, list) else []):
+            if not isinstance(spec, dict):
+                continue
+            path = f"$.tools[{i}].functionDeclarations[{j}]"
+            key = "parameters" if "parametersJsonSchema" not in spec else "parametersJsonSchema"
+            out.append(OfferedTool(spec.get("name"), spec.get(key), False, path, f"{path}.{key}"))
+    return out
+
+
+def _parts_choice(config: Any) -> tuple[str, str | None] | None:
+    calling = _object(_object(config).get("functionCallingConfig"))
+    mode, names = calling.get("mode"), calling.get("allowedFunctionNames")
+    if mode == "ANY" and isinstance(names, list) and len(names) == 1:
+        return ("tool", names[0]) if isinstance(names[0], str) else None
+    kinds = {"AUTO": "auto", "NONE": "none", "ANY": "required"}
+    return (kinds[mode], None) if mode in kinds else None
 
 
 def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:

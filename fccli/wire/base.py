@@ -157,6 +157,17 @@ class WireFormat(Protocol):
         """The provider takes a thinking block back only with the signature it gave it."""
         ...
 
+    @property
+    def rules_without_place(self) -> tuple[str, ...]:
+        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
+        FC115): they do not apply to it."""
+        ...
+
+    @property
+    def model_in_body(self) -> bool:
+        """The request body names the model (Gemini's names it in the URL instead)."""
+        ...
+
     def to_wire_request(self, request: Request) -> dict[str, Any]: ...
     def from_wire_request(self, body: Any) -> Request: ...
     def to_wire_response(self, response: Response) -> dict[str, Any]: ...
@@ -208,6 +219,8 @@ class FormatDefaults:
     from it and overrides what it knows."""
 
     history_field = "messages"
+    model_in_body = True
+    rules_without_place: tuple[str, ...] = ()
 
     def request_problem(self, request: Request) -> str | None:
         return None

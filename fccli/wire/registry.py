@@ -14,6 +14,7 @@ from fccli.wire.anthropic import format as anthropic
 from fccli.wire.base import Refusal, StreamFolder, WireFormat
 from fccli.wire.chat import format as chat
 from fccli.wire.chat.dialects import DEEPSEEK, OPENAI
+from fccli.wire.gemini import format as gemini
 from fccli.wire.responses import format as responses
 
 __all__ = ["DEEPSEEK_DIALECT", "FORMATS", "INTERNAL", "StreamFolder", "WireFormat", "get_format"]
@@ -31,6 +32,7 @@ FORMATS: dict[str, WireFormat] = {
         chat.ChatFormat(OPENAI),
         anthropic.AnthropicFormat(),
         responses.ResponsesFormat(),
+        gemini.GeminiFormat(),
     )
 }
 """Chat dialects in the order detection tries them: a dialect with signs first, the plain one last."""
