@@ -83,6 +83,8 @@ def assert_same_trace(direct: Path, proxied: Path, provider: str) -> None:
             if provider == "anthropic":
                 assert manifest["options"]["max_tokens"] == 4096
                 found.discard("options.max_tokens")
+            if "api" in load(mine)["options"]:  # `--api responses`: fc run's own option too
+                found.discard("options.api")
             assert found == EXPECTED_DIFFERENCES
         elif "-request" in mine.name:
             wanted = load(mine)
@@ -251,35 +253,46 @@ def test_fc_check_reads_a_proxy_trace_from_its_wire_files(fc, tmp_path: Path) ->
     assert "$.messages[0].content[0].text" in edited.stdout
 
 
-GEMINI_PATH = "/v1beta/models/{model}:{method}"
+SENT_AS_FC_RUN = {
+    "gemini": (["-p", "gemini"], "gemini", "/v1beta/models/{model}:{method}", "x-goog-api-key"),
+    "responses": (
+        ["-p", "openai", "--api", "responses"],
+        "openai",
+        "/v1/responses",
+        "authorization",
+    ),
+}
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
-def test_a_gemini_agent_through_the_proxy_leaves_fc_runs_trace(
-    fc, tmp_path: Path, stream: bool
+@pytest.mark.parametrize("fmt", sorted(SENT_AS_FC_RUN))
+def test_an_agent_sending_fc_runs_requests_leaves_fc_runs_trace(
+    fc, tmp_path: Path, fmt: str, stream: bool
 ) -> None:
-    """The agent here sends the very requests `fc run -p gemini` sent (its model in the path,
-    its key in x-goog-api-key), so the two traces can be compared."""
+    """The agent here sends the very requests `fc run` sent (Gemini's model in the path, its
+    key in x-goog-api-key; OpenAI's Responses API), so the two traces can be compared."""
+    args, provider, path, header = SENT_AS_FC_RUN[fmt]
+    key_env = {"gemini": "GEMINI_API_KEY", "openai": "OPENAI_API_KEY"}[provider]
     with FakeProvider() as server:
-        env = clean_env(GEMINI_API_KEY=DEFAULT_KEY)
-        args = ["run", QUESTION, "-p", "gemini", "--base-url", server.url, "-o", "direct"]
-        made = fc(*args, *(["--stream"] if stream else []), env=env)
+        run = ["run", QUESTION, *args, "--base-url", server.url, "-o", "direct"]
+        made = fc(*run, *(["--stream"] if stream else []), env=clean_env(**{key_env: DEFAULT_KEY}))
         assert made.returncode == 0, made.stdout + made.stderr
         direct = tmp_path / "direct"
         model = load(direct / "manifest.json")["model"]
         method = "streamGenerateContent?alt=sse" if stream else "generateContent"
+        key = DEFAULT_KEY if header != "authorization" else f"Bearer {DEFAULT_KEY}"
         server.cache.clear()
-        with proxy(tmp_path / "px", "gemini", base_url=server.url) as px:
+        with proxy(tmp_path / "px", provider, base_url=server.url) as px:
             import httpx
 
             for n in (1, 2):
                 answer = httpx.post(
-                    px.url + GEMINI_PATH.format(model=model, method=method),
-                    content=(direct / f"{n}-request.gemini.json").read_bytes(),
-                    headers={"x-goog-api-key": DEFAULT_KEY, "content-type": "application/json"},
+                    px.url + path.format(model=model, method=method),
+                    content=(direct / f"{n}-request.{fmt}.json").read_bytes(),
+                    headers={header: key, "content-type": "application/json"},
                 )
                 assert answer.status_code == 200, answer.text
     (trace,) = px.traces()
-    assert load(trace / "manifest.json")["model"] == model  # read from the path
-    assert_same_trace(direct, trace, "gemini")
+    assert load(trace / "manifest.json")["model"] == model  # Gemini's: read from the path
+    assert_same_trace(direct, trace, fmt)
     assert_key_nowhere(tmp_path / "px", px.printed)
