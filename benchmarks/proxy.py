@@ -11,7 +11,9 @@ a trace directory, its manifest and four step files, the checks), and this one, 
 clients (httpx) send a step-1 chat request with the weather tool, round-robin direct and through
 the proxy, so drift on a busy machine hits both alike. A stream's time to first byte is from the
 request to the first byte of its body. The table shows the median and p90 of each, the median
-added by the proxy, and the ratio to direct. This is a measurement, not a test: it exits 0.
+added by the proxy, the ratio to direct, and the proxy process's CPU time per request (its event
+loop, and the journal thread that writes the traces and prints the transcript; Linux only).
+This is a measurement, not a test: it exits 0.
 """
 
 from __future__ import annotations
@@ -114,11 +116,24 @@ async def measure(
     return times
 
 
-def row(label: str, times: dict[str, list[float]]) -> str:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux's /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def row(label: str, times: dict[str, list[float]], cpu_ms: float | None) -> str:
     d, p = sorted(times["direct"]), sorted(times["proxy"])
     md, mp = statistics.median(d), statistics.median(p)
     p90 = lambda xs: xs[int(len(xs) * 0.9)]  # noqa: E731
-    return f"{label:<26} {md:8.2f} {p90(d):8.2f} {mp:8.2f} {p90(p):8.2f} {mp - md:+9.2f} {mp / md:7.2f}x"
+    cpu = f"{cpu_ms:9.2f}" if cpu_ms is not None else f"{'?':>9}"
+    return (
+        f"{label:<34} {md:8.2f} {p90(d):8.2f} {mp:8.2f} {p90(p):8.2f} {mp - md:+9.2f} "
+        f"{mp / md:7.2f}x {cpu}"
+    )
 
 
 def main() -> None:
@@ -157,13 +172,19 @@ def main() -> None:
             print(f"fake provider {fake_url}, fc proxy {proxied}; load average {load[0]:.2f}")
             print(f"{os.cpu_count()} CPU(s); {args.requests} requests per client and side; ms")
             print(
-                f"{'':<26} {'direct':>8} {'p90':>8} {'proxy':>8} {'p90':>8} {'added':>9} {'ratio':>8}"
+                f"{'':<34} {'direct':>8} {'p90':>8} {'proxy':>8} {'p90':>8} {'added':>9} "
+                f"{'ratio':>8} {'proxy CPU':>9}"
             )
             for clients in counts:
                 for stream in (False, True):
+                    before = cpu_seconds(proxy.pid)
                     times = asyncio.run(measure(fake_url, proxied, clients, args.requests, stream))
+                    after = cpu_seconds(proxy.pid)
+                    # per proxied request, the warm-up's `clients` requests included
+                    n = len(times["proxy"]) + clients
+                    cpu = None if before is None or after is None else (after - before) * 1000 / n
                     what = "first byte (stream)" if stream else "request (JSON)"
-                    print(row(f"{what}, {clients} client(s)", times), flush=True)
+                    print(row(f"{what}, {clients} client(s)", times, cpu), flush=True)
             load = os.getloadavg()
             print(f"load average after: {load[0]:.2f}")
         finally:
