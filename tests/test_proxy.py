@@ -39,9 +39,9 @@ EXPECTED_DIFFERENCES = {
 """Where a proxy's manifest differs from fc run's for the same exchange (times taken out:
 started_at, finished_at, duration_ms, first_byte_ms). Besides, the request files the proxy
 writes are the client's bytes (compact JSON from the SDKs), fc run's its own pretty-printed
-JSON: equal as JSON, not byte for byte; and for Anthropic, `max_tokens` (which fc run leaves to
+JSON: equal as JSON, not byte for byte; for Anthropic, `max_tokens` (which fc run leaves to
 the format's default of 4096 in its internal request) is in the proxy's internal request and
-options, since the agent sent it."""
+options, since the agent sent it; and `options.api` (`fc run --api responses`) is fc run's own."""
 
 
 def _differences(a: Any, b: Any, path: str = "") -> set[str]:
