@@ -19,7 +19,6 @@ share the machine), the minimum of --runs runs. A measurement, not a test: it al
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
