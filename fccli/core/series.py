@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from json.decoder import JSONDecoder, scanstring
+from json.decoder import JSONDecoder, scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from pydantic import ValidationError

@@ -406,7 +406,7 @@ def _read_step(
     wire_request = _read_quietly(step, "wire_request", series["wire_request"])
     if isinstance(wire_request, dict) and isinstance(wire_request.get("messages"), list):
         step.wire_messages = len(wire_request["messages"])
-    request = _read_request(step, series["request"])
+    request: Request | Response | None = _read_request(step, series["request"])
     if request is None and wire_request is not None and wire_format:
         request = _from_wire(step, "wire_request", wire_request, wire_format)
     step.request = request if isinstance(request, Request) else None
