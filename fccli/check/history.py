@@ -15,6 +15,7 @@ assistant messages) and chat (DeepSeek, OpenAI: calls in `tool_calls`, each resu
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,13 +120,19 @@ class History:
         return [t.name for t in self.tools]
 
 
-def read_history(doc: dict[str, Any], fmt: str, root: str = "$.messages") -> History:
+def read_history(
+    doc: dict[str, Any], fmt: str, root: str = "$.messages", *, after: History | None = None
+) -> History:
+    """The view of `doc`. `after`: the history of the request before it in a trace, whose
+    messages `doc` repeats as the very same objects (fccli/core/series.py): their turns are
+    taken as they are, only the new messages are read."""
     raw_messages = doc.get("messages")
     messages = raw_messages if isinstance(raw_messages, list) else []
     read = _chat_turn if family(fmt) == "chat" else _blocks_turn
-    turns = [
+    turns = _repeated(after, messages, fmt, root)
+    turns += [
         read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
-        for i, m in enumerate(messages)
+        for i, m in enumerate(messages[len(turns) :], start=len(turns))
     ]
     return History(
         format=fmt,
@@ -136,6 +143,18 @@ def read_history(doc: dict[str, Any], fmt: str, root: str = "$.messages") -> His
         thinking=_thinking(doc, fmt),
         doc=doc,
     )
+
+
+def _repeated(after: History | None, messages: list[Any], fmt: str, root: str) -> list[Turn]:
+    """The turns of `after` whose messages lead `messages`, the same objects."""
+    if after is None or after.format != fmt or after.root != root:
+        return []
+    before = after.doc.get("messages")
+    if not isinstance(before, list) or len(before) > len(messages):
+        return []
+    if not all(map(operator.is_, before, messages)):
+        return []
+    return list(after.turns)
 
 
 def _object(value: Any) -> dict[str, Any]:

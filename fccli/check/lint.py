@@ -17,9 +17,10 @@ from pydantic import TypeAdapter, ValidationError
 from fccli.check.findings import Finding, finding
 from fccli.check.history import History, read_history
 from fccli.check.rules import ALL
-from fccli.core.errors import ConversionError, FcError, UsageError
+from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
+from fccli.core.series import validate_after
 from fccli.wire.registry import format_names, get_format
 
 MAX_READER_FINDINGS = 5
@@ -29,6 +30,8 @@ MAX_READER_FINDINGS = 5
 class Checked:
     findings: list[Finding]
     history: History
+    request: Request | None = None
+    """An internal request as its reader read it (None for another format, or when refused)."""
 
 
 def check_request(request_doc: Any, fmt: str) -> list[Finding]:
@@ -68,7 +71,10 @@ def _demoted(f: Finding) -> Finding:
     )
 
 
-def inspect(request_doc: Any, fmt: str) -> Checked:
+def inspect(request_doc: Any, fmt: str, *, after: Checked | None = None) -> Checked:
+    """The findings for one request. `after`: the check of the request before it in a trace,
+    whose messages this one repeats as the same objects (fccli/core/series.py); what was read of
+    them is taken, not read again. The findings are the same either way."""
     if fmt not in format_names():
         raise UsageError(f"unknown format {fmt!r}", hint=f"formats: {', '.join(format_names())}")
     if isinstance(request_doc, list):
@@ -79,21 +85,41 @@ def inspect(request_doc: Any, fmt: str) -> Checked:
         raise ConversionError(
             "not a request: expected an object with a `messages` array, or a messages array"
         )
-    history = read_history(doc, fmt, root)
+    history = read_history(doc, fmt, root, after=after.history if after else None)
     findings = [f for rule in ALL for f in rule(history)]
-    findings += [f for f in _reader(request_doc, fmt) if not _said(f, findings)]
-    return Checked(sorted(findings, key=_order), history)
+    request = _internal_after(request_doc, fmt, after, history)
+    refused: list[Finding] = []
+    if request is None:
+        refused, request = _reader(request_doc, fmt)
+    findings += [f for f in refused if not _said(f, findings)]
+    return Checked(sorted(findings, key=_order), history, request)
 
 
-def _reader(request_doc: Any, fmt: str) -> list[Finding]:
-    """What fc's reader for the format refuses in the document."""
+def _internal_after(
+    request_doc: Any, fmt: str, after: Checked | None, history: History
+) -> Request | None:
+    """An internal request whose messages lead with those of the request checked before it:
+    only the new ones validated (None when anything is refused: _reader says what)."""
+    if fmt != "internal" or after is None or after.request is None:
+        return None
+    reused = len(after.history.turns)
+    if not reused or history.turns[0] is not after.history.turns[0]:
+        return None  # not the same Turn object: the messages were read afresh
+    try:
+        return validate_after(request_doc, after.request, reused, "request")
+    except InputFileError:
+        return None
+
+
+def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
+    """What fc's reader for the format refuses in the document; and an internal request as read."""
     bare = isinstance(request_doc, list)
     try:
         if fmt == "internal":
             if bare:
                 TypeAdapter(list[Message]).validate_python(request_doc)
             else:
-                Request.model_validate(request_doc)
+                return [], Request.model_validate(request_doc)
         else:
             # A bare messages array gets a stand-in model name: only the messages are read.
             get_format(fmt).from_wire_request(
@@ -103,17 +129,17 @@ def _reader(request_doc: Any, fmt: str) -> list[Finding]:
         return [
             _refused(fmt, err["msg"], json_path(tuple(err["loc"])))
             for err in e.errors()[:MAX_READER_FINDINGS]
-        ]
+        ], None
     except ConversionError as e:
         path = e.json_path or "$"
         if bare and path.startswith("$.messages"):
             path = "$" + path[len("$.messages") :]
-        return [_refused(fmt, e.problem, path)]
+        return [_refused(fmt, e.problem, path)], None
     except (FcError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
         # The translators are meant to raise ConversionError only; a document that trips one
         # is reported, not a crash of the linter.
-        return [_refused(fmt, f"{type(e).__name__}: {e}", "$")]
-    return []
+        return [_refused(fmt, f"{type(e).__name__}: {e}", "$")], None
+    return [], None
 
 
 def _refused(fmt: str, problem: str, path: str) -> Finding:

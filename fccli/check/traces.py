@@ -8,6 +8,7 @@ first difference, and the wire file is what was (or will be) sent.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -16,12 +17,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from fccli.check.findings import Finding, finding
-from fccli.check.history import History
-from fccli.check.lint import inspect
+from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
-from fccli.core.jsonio import read_json
-from fccli.core.models import Request, Response
+from fccli.core.jsonio import read_bytes, read_json
+from fccli.core.models import Response
+from fccli.core.series import Series, quiet_collector
 from fccli.trace.names import STEP_FILE
 from fccli.wire.registry import family, format_names, get_format
 
@@ -39,7 +40,7 @@ class TraceCheck:
 class _Step:
     requests: dict[str, Path] = field(default_factory=dict)
     responses: dict[str, Path] = field(default_factory=dict)
-    read: dict[str, tuple[Any, History]] = field(default_factory=dict)
+    read: dict[str, tuple[Any, Checked]] = field(default_factory=dict)
 
 
 def check_trace(path: str | Path) -> list[Finding]:
@@ -63,16 +64,23 @@ def inspect_trace(path: str | Path) -> TraceCheck:
         raise InputFileError(str(path), "no request files (1-request.json, ...): not an fc trace")
     out = TraceCheck()
     bugs = _harness_bugs(root)
-    for number in sorted(steps):
-        step = steps[number]
-        for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
-            out.files.append(file.name)
-            out.findings += _request(step, fmt, file)
-        out.findings += _agreement(step, bugs.get(number))
-        out.findings += _answer(step, out.files)
-    numbers = sorted(steps)
-    for before, after in pairwise(numbers):
-        out.findings += _cache_break(steps[before], steps[after])
+    # Each request is read against the one before in its format (fccli/core/series.py): the
+    # messages it repeats are neither parsed nor read again. Only the step before is kept.
+    series: dict[str, Series] = {}
+    checked: dict[str, Checked] = {}
+    breaks: list[Finding] = []
+    with quiet_collector():
+        for before, number in pairwise([None, *sorted(steps)]):
+            step = steps[number]
+            for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
+                out.files.append(file.name)
+                out.findings += _request(step, fmt, file, series, checked)
+            out.findings += _agreement(step, bugs.get(number))
+            out.findings += _answer(step, out.files)
+            if before is not None:
+                breaks += _cache_break(steps[before], step)
+                steps[before].read.clear()
+    out.findings += breaks
     if steps:
         out.findings += _unread_stop(root, steps[max(steps)])
     return out
@@ -145,6 +153,8 @@ def _first_change(earlier: Any, later: Any) -> str | None:
     old, new = earlier.get("messages"), later.get("messages")
     if not isinstance(old, list) or not isinstance(new, list):
         return None
+    if old == new[: len(old)]:
+        return None  # what it repeats are mostly the same objects: compared in C at once
     for i, message in enumerate(old):
         if i >= len(new):
             return f"$.messages[{len(new)}]"
@@ -153,19 +163,22 @@ def _first_change(earlier: Any, later: Any) -> str | None:
     return None
 
 
-def _request(step: _Step, fmt: str, file: Path) -> list[Finding]:
+def _request(
+    step: _Step, fmt: str, file: Path, series: dict[str, Series], before: dict[str, Checked]
+) -> list[Finding]:
     if fmt not in format_names():
         return [
             finding(
                 "FC100", fmt, "$", f"fc cannot check the {fmt} format yet; this file was skipped"
             ).in_file(file.name)
         ]
-    doc = read_json(file)
+    doc = series.setdefault(fmt, Series()).read(read_bytes(file), str(file)).data
     try:
-        checked = inspect(doc, fmt)
+        checked = inspect(doc, fmt, after=before.get(fmt))
     except ConversionError as e:
         raise InputFileError(str(file), e.problem, json_path=e.json_path) from None
-    step.read[fmt] = (doc, checked.history)
+    step.read[fmt] = (doc, checked)
+    before[fmt] = checked
     return [f.in_file(file.name) for f in checked.findings]
 
 
@@ -190,9 +203,8 @@ def _harness_bugs(root: Path) -> dict[int, str]:
 def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
     if INTERNAL not in step.read:
         return []
-    try:
-        request = Request.model_validate(step.read[INTERNAL][0])
-    except ValidationError:
+    request = step.read[INTERNAL][1].request
+    if request is None:
         return []  # FC100 has said what is wrong with it
     out = []
     for fmt, (doc, _) in step.read.items():
@@ -212,7 +224,7 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
                 ).in_file(name)
             )
             continue
-        where = first_difference(expected, doc)
+        where = None if same_json(expected, doc) else first_difference(expected, doc)
         if where is not None:
             why = (
                 f"--harness-bug {bug} wrote it so on purpose (the manifest says so)"
@@ -229,6 +241,16 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
                 ).in_file(name)
             )
     return out
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether first_difference would find nothing, told in C: the same JSON text, keys sorted
+    (so 1, 1.0 and true stay apart, as there), and no NaN (the one value unequal to itself)."""
+    try:
+        text = json.dumps(a, sort_keys=True)
+        return text == json.dumps(b, sort_keys=True) and "NaN" not in text
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def first_difference(a: Any, b: Any, path: str = "$") -> str | None:
@@ -260,7 +282,7 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
         return []
     response, fmt, name = read
     files.append(name)
-    h = history[1]
+    h = history[1].history
     if response.stop_reason != "end_turn" or response.tool_uses() or h.calls():
         return []
     if not may_answer_unasked(h):

@@ -219,17 +219,21 @@ def validate_request(parsed: Parsed, source: str) -> Request:
     """The file as an internal Request: only the messages the previous file did not have are
     validated, when that file's Request was; the rest are its very Message objects. Any problem
     is worded by validating the whole, as `validate` does."""
-    before = parsed.before
-    if isinstance(before, Request) and parsed.reused == len(before.messages):
+    request = validate_after(parsed.data, parsed.before, parsed.reused, source)
+    parsed.value = request
+    return request
+
+
+def validate_after(data: Any, before: Any, reused: int, source: str) -> Request:
+    """`data` as a Request, taking its first `reused` messages from `before` (a Request whose
+    messages are those, validated) when there is one."""
+    if isinstance(before, Request) and reused and reused == len(before.messages):
         try:
-            request = Request.model_validate({**parsed.data, "messages": []})
-            new = [Message.model_validate(m) for m in parsed.messages[parsed.reused :]]
+            request = Request.model_validate({**data, "messages": []})
+            new = [Message.model_validate(m) for m in data["messages"][reused:]]
         except ValidationError:
             pass
         else:
             request.messages = [*before.messages, *new]
-            parsed.value = request
             return request
-    request = validate(Request, parsed.data, source)
-    parsed.value = request
-    return request
+    return validate(Request, data, source)
