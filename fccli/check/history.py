@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import operator
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from fccli.core.jsonio import reject_constant
@@ -41,6 +43,9 @@ class Call:
     """Index in `tool_calls` (chat) or in the message's content blocks."""
     path: str
     args_path: str
+    reports: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The arguments' schema report by the schema's JSON text (rules/arguments.py): a call is
+    checked once, not again in every later request of a trace that repeats it."""
 
 
 @dataclass
@@ -74,6 +79,15 @@ class OfferedTool:
     strict: bool
     path: str
     schema_path: str
+
+    @cached_property
+    def schema_text(self) -> str | None:
+        """The schema as exact JSON text (None when it has none): the same text is the same
+        schema, so a call's report against it is kept (Call.reports)."""
+        try:
+            return json.dumps(self.schema if self.schema is not None else {})
+        except (TypeError, ValueError, RecursionError):
+            return None
 
 
 @dataclass
@@ -110,11 +124,22 @@ class History:
 
     def result_of(self, call: Call) -> Result | None:
         """The first result after the call that names its id."""
-        for turn in self.turns[call.message + 1 :]:
+        if call.id is None:
+            return None
+        found = self._results_by_id.get(call.id, [])
+        at = bisect_right(found, call.message, key=lambda r: r.message)
+        return found[at] if at < len(found) else None
+
+    @cached_property
+    def _results_by_id(self) -> dict[str, list[Result]]:
+        """Every result naming a call id, in the order of the history (looked up, not walked
+        again for each call of a long history)."""
+        out: dict[str, list[Result]] = {}
+        for turn in self.turns:
             for result in turn.results:
-                if call.id is not None and result.call_id == call.id:
-                    return result
-        return None
+                if result.call_id is not None:
+                    out.setdefault(result.call_id, []).append(result)
+        return out
 
     def tool_names(self) -> list[Any]:
         return [t.name for t in self.tools]

@@ -8,15 +8,16 @@ already said it about the same place.
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from fccli.check.findings import Finding, finding
 from fccli.check.history import History, read_history
-from fccli.check.rules import ALL
+from fccli.check.rules import ALL, CONTEXT_ONLY, PER_TURN, RuleFunction
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
@@ -32,6 +33,10 @@ class Checked:
     history: History
     request: Request | None = None
     """An internal request as its reader read it (None for another format, or when refused)."""
+    by_rule: dict[RuleFunction, list[Finding]] = field(default_factory=dict)
+    """Each rule's findings, for the next request of a trace to build on."""
+    context: str | None = None
+    """The request besides its messages, as text (see _context)."""
 
 
 def check_request(request_doc: Any, fmt: str) -> list[Finding]:
@@ -71,10 +76,17 @@ def _demoted(f: Finding) -> Finding:
     )
 
 
-def inspect(request_doc: Any, fmt: str, *, after: Checked | None = None) -> Checked:
+def inspect(
+    request_doc: Any, fmt: str, *, after: Checked | None = None, translated: bool = False
+) -> Checked:
     """The findings for one request. `after`: the check of the request before it in a trace,
     whose messages this one repeats as the same objects (fccli/core/series.py); what was read of
-    them is taken, not read again. The findings are the same either way."""
+    them is taken, not read again, and the rules that speak of one message at a time (PER_TURN)
+    read only the new ones. The findings are the same either way.
+
+    `translated`: the document is exactly what fc's translator writes for a valid internal
+    request the format can send; the format contract (tests/test_format_contract.py) holds
+    every format's reader to read that back, so it is not read again here."""
     if fmt not in format_names():
         raise UsageError(f"unknown format {fmt!r}", hint=f"formats: {', '.join(format_names())}")
     if isinstance(request_doc, list):
@@ -86,13 +98,45 @@ def inspect(request_doc: Any, fmt: str, *, after: Checked | None = None) -> Chec
             "not a request: expected an object with a `messages` array, or a messages array"
         )
     history = read_history(doc, fmt, root, after=after.history if after else None)
-    findings = [f for rule in ALL for f in rule(history)]
+    context = _context(doc, fmt, root)
+    repeats = _repeats(after, history, context)
+    by_rule: dict[RuleFunction, list[Finding]] = {}
+    for rule in ALL:
+        if after is not None and repeats and rule in CONTEXT_ONLY:
+            by_rule[rule] = after.by_rule[rule]
+        elif after is not None and repeats and rule in PER_TURN:
+            tail = replace(history, turns=history.turns[repeats:])
+            by_rule[rule] = [*after.by_rule[rule], *rule(tail)]
+        else:
+            by_rule[rule] = list(rule(history))
+    findings = [f for out in by_rule.values() for f in out]
     request = _internal_after(request_doc, fmt, after, history)
     refused: list[Finding] = []
-    if request is None:
+    if request is None and not translated:
         refused, request = _reader(request_doc, fmt)
     findings += [f for f in refused if not _said(f, findings)]
-    return Checked(sorted(findings, key=_order), history, request)
+    return Checked(sorted(findings, key=_order), history, request, by_rule, context)
+
+
+def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
+    """What the rules read besides the messages (tools, tool_choice, thinking...), as exact
+    text: two requests with the same give the same findings about the same messages."""
+    try:
+        rest = json.dumps({k: v for k, v in doc.items() if k != "messages"})
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return f"{fmt} {root} {rest}"
+
+
+def _repeats(after: Checked | None, history: History, context: str | None) -> int:
+    """How many leading turns of `history` are those `after` read (the same objects), in the
+    same context; 0 when the request must be read whole."""
+    if after is None or context is None or context != after.context:
+        return 0
+    repeated = len(after.history.turns)
+    if not repeated or len(history.turns) < repeated:
+        return 0
+    return repeated if history.turns[repeated - 1] is after.history.turns[-1] else 0
 
 
 def _internal_after(

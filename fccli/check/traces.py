@@ -8,7 +8,6 @@ first difference, and the wire file is what was (or will be) sent.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
 from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
@@ -41,6 +41,17 @@ class _Step:
     requests: dict[str, Path] = field(default_factory=dict)
     responses: dict[str, Path] = field(default_factory=dict)
     read: dict[str, tuple[Any, Checked]] = field(default_factory=dict)
+    agreement: dict[str, Agreement] = field(default_factory=dict)
+    """Per wire format: what the internal request translates to, and whether the file is it."""
+
+
+@dataclass
+class _Before:
+    """What the step before left for the next to build on, per format."""
+
+    series: dict[str, Series] = field(default_factory=dict)
+    checked: dict[str, Checked] = field(default_factory=dict)
+    agreed: dict[str, Agreed | None] = field(default_factory=dict)
 
 
 def check_trace(path: str | Path) -> list[Finding]:
@@ -66,15 +77,14 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     bugs = _harness_bugs(root)
     # Each request is read against the one before in its format (fccli/core/series.py): the
     # messages it repeats are neither parsed nor read again. Only the step before is kept.
-    series: dict[str, Series] = {}
-    checked: dict[str, Checked] = {}
+    kept = _Before()
     breaks: list[Finding] = []
     with quiet_collector():
         for before, number in pairwise([None, *sorted(steps)]):
             step = steps[number]
             for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
                 out.files.append(file.name)
-                out.findings += _request(step, fmt, file, series, checked)
+                out.findings += _request(step, fmt, file, kept)
             out.findings += _agreement(step, bugs.get(number))
             out.findings += _answer(step, out.files)
             if before is not None:
@@ -163,22 +173,31 @@ def _first_change(earlier: Any, later: Any) -> str | None:
     return None
 
 
-def _request(
-    step: _Step, fmt: str, file: Path, series: dict[str, Series], before: dict[str, Checked]
-) -> list[Finding]:
+def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding]:
     if fmt not in format_names():
         return [
             finding(
                 "FC100", fmt, "$", f"fc cannot check the {fmt} format yet; this file was skipped"
             ).in_file(file.name)
         ]
-    doc = series.setdefault(fmt, Series()).read(read_bytes(file), str(file)).data
+    doc = before.series.setdefault(fmt, Series()).read(read_bytes(file), str(file)).data
+    translated = False
+    internal = step.read.get(INTERNAL)
+    request = internal[1].request if internal is not None and fmt != INTERNAL else None
+    if request is not None:
+        wire = get_format(fmt)
+        agreement = agree(wire, request, doc, before.agreed.get(fmt))
+        step.agreement[fmt] = agreement
+        before.agreed[fmt] = agreement.agreed
+        # What fc's translator writes for a request the format can send, its reader reads back
+        # (the format contract): the file need not be read by it again.
+        translated = agreement.same and wire.request_problem(request) is None
     try:
-        checked = inspect(doc, fmt, after=before.get(fmt))
+        checked = inspect(doc, fmt, after=before.checked.get(fmt), translated=translated)
     except ConversionError as e:
         raise InputFileError(str(file), e.problem, json_path=e.json_path) from None
     step.read[fmt] = (doc, checked)
-    before[fmt] = checked
+    before.checked[fmt] = checked
     return [f.in_file(file.name) for f in checked.findings]
 
 
@@ -211,9 +230,10 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
         if fmt == INTERNAL:
             continue
         name = step.requests[fmt].name
-        try:
-            expected = get_format(fmt).to_wire_request(request)
-        except ConversionError as e:
+        agreement = step.agreement.get(fmt) or agree(get_format(fmt), request, doc, None)
+        expected = agreement.expected
+        if isinstance(expected, ConversionError):
+            e = expected
             out.append(
                 finding(
                     "FC120",
@@ -224,7 +244,7 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
                 ).in_file(name)
             )
             continue
-        where = None if same_json(expected, doc) else first_difference(expected, doc)
+        where = None if agreement.same else first_difference(expected, doc)
         if where is not None:
             why = (
                 f"--harness-bug {bug} wrote it so on purpose (the manifest says so)"
@@ -241,16 +261,6 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
                 ).in_file(name)
             )
     return out
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """Whether first_difference would find nothing, told in C: the same JSON text, keys sorted
-    (so 1, 1.0 and true stay apart, as there), and no NaN (the one value unequal to itself)."""
-    try:
-        text = json.dumps(a, sort_keys=True)
-        return text == json.dumps(b, sort_keys=True) and "NaN" not in text
-    except (TypeError, ValueError, RecursionError):
-        return False
 
 
 def first_difference(a: Any, b: Any, path: str = "$") -> str | None:

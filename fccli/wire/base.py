@@ -201,6 +201,12 @@ class FormatDefaults:
     by its family's data only, thinking off, nothing to note in convert. A format class derives
     from it and overrides what it knows."""
 
+    appends_messages = False
+    """True when the wire body of a request is made message by message: its `messages` are the
+    wire messages of the request's first messages, then those of the rest, and nothing else in
+    it depends on the messages. `fc check` then translates only a trace's new messages at each
+    step (tests/test_format_contract.py holds a format that says so to it)."""
+
     def request_problem(self, request: Request) -> str | None:
         return None
 

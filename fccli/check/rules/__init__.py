@@ -23,3 +23,22 @@ ALL: tuple[RuleFunction, ...] = (
     *answers.RULES,
     *harness.RULES,
 )
+
+PER_TURN: frozenset[RuleFunction] = frozenset(
+    {
+        ids.anthropic_id_pattern,
+        arguments.arguments_shape,
+        quirks.reasoning_passed_back,
+        quirks.tool_content_is_text,
+        quirks.thinking_signature,
+    }
+)
+"""Rules whose finding about a message reads only that message and what the request says
+besides its messages (format, tools, tool_choice, thinking): the next request of a trace, which
+repeats the messages in the same context, repeats these findings, and only its new messages are
+read (fccli/check/lint.py). A rule that looks at other messages must not be listed."""
+
+CONTEXT_ONLY: frozenset[RuleFunction] = frozenset(
+    {quirks.thinking_tool_choice, tools.strict_form, tools.tool_names}
+)
+"""Rules that read no message at all, only what the request says besides them."""

@@ -95,7 +95,14 @@ def answered_as_fine(h: History) -> Iterator[Finding]:
 
 
 def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
-    report = validate(call.arguments, tool.schema if tool.schema is not None else {})
+    # A call is read once in a trace (its Call repeats in every later request, the same
+    # object), and so is its report: the schema's exact text tells the same schema again.
+    key = tool.schema_text
+    report = call.reports.get(key) if key is not None else None
+    if report is None:
+        report = validate(call.arguments, tool.schema if tool.schema is not None else {})
+        if key is not None:
+            call.reports[key] = report
     if not report.errors:
         return
     errors = "; ".join(report.errors[:SHOWN_ERRORS])

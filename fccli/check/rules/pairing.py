@@ -12,6 +12,7 @@ servers that pair by position attach them to the wrong call).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 
 from fccli.check.findings import Finding, finding
@@ -21,12 +22,10 @@ from fccli.check.rules.common import call_label, ids_of, plural
 
 def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
     """The messages of `role` from `start` on, up to the first of another role."""
-    run = []
-    for turn in turns[start:]:
-        if turn.role != role:
-            break
-        run.append(turn)
-    return run
+    end = start
+    while end < len(turns) and turns[end].role == role:
+        end += 1
+    return turns[start:end]
 
 
 def _no_result(h: History, turn: Turn, lost: list[Call], where: str) -> Finding:
@@ -151,16 +150,29 @@ def chat_pairing(h: History) -> Iterator[Finding]:
     if not h.chat:
         return
     turns = h.turns
+    # Where each call id is answered by a tool message, and first called: looked up, so that a
+    # long history is not walked again for every call.
+    answers: dict[str, list[int]] = {}
+    first_call: dict[str, int] = {}
+    for t, turn in enumerate(turns):
+        if turn.role == "tool" and turn.results[0].call_id is not None:
+            answers.setdefault(turn.results[0].call_id, []).append(t)
+        for c in turn.calls:
+            if c.id is not None:
+                first_call.setdefault(c.id, t)
     for a, turn in enumerate(turns):
         if turn.role != "assistant" or not turn.calls:
             continue
         run = _run(turns, a + 1, "tool")
         answered = [t.results[0].call_id for t in run]
         missing = [c for c in turn.calls if c.id is not None and c.id not in answered]
+        after = a + 1 + len(run)
         stray: dict[str, Turn] = {}
-        for later in turns[a + 1 + len(run) :]:
-            if later.role == "tool" and later.results[0].call_id is not None:
-                stray.setdefault(later.results[0].call_id, later)
+        for c in missing:
+            at = answers.get(str(c.id), [])
+            later = bisect_left(at, after)
+            if later < len(at):
+                stray[str(c.id)] = turns[at[later]]
         for c in missing:
             if c.id in stray:
                 between = turns[a + 1 + len(run)]
@@ -183,7 +195,7 @@ def chat_pairing(h: History) -> Iterator[Finding]:
         if turn.role != "tool" or turn.results[0].call_id is None:
             continue
         call_id = turn.results[0].call_id
-        if any(c.id == call_id for earlier in turns[:t] for c in earlier.calls):
+        if first_call.get(call_id, t) < t:
             continue  # answered out of place: said from the call's side (FC105)
         yield finding(
             "FC102",
