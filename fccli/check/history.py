@@ -91,6 +91,37 @@ class OfferedTool:
 
 
 @dataclass
+class Index:
+    """Calls and results by the id they carry, so that the rules look them up rather than walk
+    a long history again for each call. A trace's next request extends its request before's
+    index with its new turns (the lists are copied where they grow, never changed)."""
+
+    first_calls: dict[str, Call] = field(default_factory=dict)
+    """The first call with each id."""
+    results: dict[str, list[Result]] = field(default_factory=dict)
+    """Every result naming each id, in the order of the history."""
+
+    def extended(self, turns: list[Turn]) -> Index:
+        first_calls, results = dict(self.first_calls), dict(self.results)
+        for turn in turns:
+            for call in turn.calls:
+                if call.id is not None and call.id not in first_calls:
+                    first_calls[call.id] = call
+            for result in turn.results:
+                if result.call_id is not None:
+                    results[result.call_id] = [*results.get(result.call_id, ()), result]
+        return Index(first_calls, results)
+
+    def result_after(self, call_id: str | None, message: int) -> Result | None:
+        """The first result naming `call_id` in a message after `message`."""
+        if call_id is None:
+            return None
+        found = self.results.get(call_id, [])
+        at = bisect_right(found, message, key=lambda r: r.message)
+        return found[at] if at < len(found) else None
+
+
+@dataclass
 class History:
     format: str
     root: str
@@ -102,6 +133,14 @@ class History:
     thinking: bool
     """Thinking mode on, as the format's provider reads the request (DeepSeek: on by default)."""
     doc: dict[str, Any]
+    index: Index | None = field(default=None, repr=False, compare=False)
+    """Calls and results by id (see `ids`), made along with the turns."""
+
+    @property
+    def ids(self) -> Index:
+        if self.index is None:
+            self.index = Index().extended(self.turns)
+        return self.index
 
     @property
     def chat(self) -> bool:
@@ -124,22 +163,7 @@ class History:
 
     def result_of(self, call: Call) -> Result | None:
         """The first result after the call that names its id."""
-        if call.id is None:
-            return None
-        found = self._results_by_id.get(call.id, [])
-        at = bisect_right(found, call.message, key=lambda r: r.message)
-        return found[at] if at < len(found) else None
-
-    @cached_property
-    def _results_by_id(self) -> dict[str, list[Result]]:
-        """Every result naming a call id, in the order of the history (looked up, not walked
-        again for each call of a long history)."""
-        out: dict[str, list[Result]] = {}
-        for turn in self.turns:
-            for result in turn.results:
-                if result.call_id is not None:
-                    out.setdefault(result.call_id, []).append(result)
-        return out
+        return self.ids.result_after(call.id, call.message)
 
     def tool_names(self) -> list[Any]:
         return [t.name for t in self.tools]
@@ -155,18 +179,20 @@ def read_history(
     messages = raw_messages if isinstance(raw_messages, list) else []
     read = _chat_turn if family(fmt) == "chat" else _blocks_turn
     turns = _repeated(after, messages, fmt, root)
-    turns += [
+    new = [
         read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
         for i, m in enumerate(messages[len(turns) :], start=len(turns))
     ]
+    index = after.ids.extended(new) if turns and after is not None else None
     return History(
         format=fmt,
         root=root,
-        turns=turns,
+        turns=turns + new,
         tools=_tools(doc.get("tools"), fmt),
         choice=_choice(doc.get("tool_choice"), fmt),
         thinking=_thinking(doc, fmt),
         doc=doc,
+        index=index,
     )
 
 

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from fccli.check.findings import Finding, finding
 from fccli.check.history import History, read_history
-from fccli.check.rules import ALL, CONTEXT_ONLY, PER_TURN, RuleFunction
+from fccli.check.rules import ALL, CONTEXT_ONLY, PER_TURN, WINDOWED, RuleFunction
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
@@ -37,6 +37,8 @@ class Checked:
     """Each rule's findings, for the next request of a trace to build on."""
     context: str | None = None
     """The request besides its messages, as text (see _context)."""
+    windows: dict[RuleFunction, tuple[list[tuple[int, Finding]], int]] = field(default_factory=dict)
+    """The WINDOWED rules' findings, each with its message, and their cuts."""
 
 
 def check_request(request_doc: Any, fmt: str) -> list[Finding]:
@@ -101,12 +103,22 @@ def inspect(
     context = _context(doc, fmt, root)
     repeats = _repeats(after, history, context)
     by_rule: dict[RuleFunction, list[Finding]] = {}
+    windows: dict[RuleFunction, tuple[list[tuple[int, Finding]], int]] = {}
     for rule in ALL:
         if after is not None and repeats and rule in CONTEXT_ONLY:
             by_rule[rule] = after.by_rule[rule]
         elif after is not None and repeats and rule in PER_TURN:
             tail = replace(history, turns=history.turns[repeats:])
             by_rule[rule] = [*after.by_rule[rule], *rule(tail)]
+        elif rule in WINDOWED:
+            kept: list[tuple[int, Finding]] = []
+            cut = 0
+            if after is not None and repeats:
+                found, cut = after.windows[rule]
+                kept = [(n, f) for n, f in found if n < cut]
+            found, cut = WINDOWED[rule](history, cut)
+            windows[rule] = ([*kept, *found], cut)
+            by_rule[rule] = [f for _, f in windows[rule][0]]
         else:
             by_rule[rule] = list(rule(history))
     findings = [f for out in by_rule.values() for f in out]
@@ -115,7 +127,7 @@ def inspect(
     if request is None and not translated:
         refused, request = _reader(request_doc, fmt)
     findings += [f for f in refused if not _said(f, findings)]
-    return Checked(sorted(findings, key=_order), history, request, by_rule, context)
+    return Checked(sorted(findings, key=_order), history, request, by_rule, context, windows)
 
 
 def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
