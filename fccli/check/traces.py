@@ -9,7 +9,6 @@ first difference, and the wire file is what was (or will be) sent.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -80,16 +79,18 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     kept = _Before()
     breaks: list[Finding] = []
     with quiet_collector():
-        for before, number in pairwise([None, *sorted(steps)]):
+        previous: _Step | None = None
+        for number in sorted(steps):
             step = steps[number]
             for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
                 out.files.append(file.name)
                 out.findings += _request(step, fmt, file, kept)
             out.findings += _agreement(step, bugs.get(number))
             out.findings += _answer(step, out.files)
-            if before is not None:
-                breaks += _cache_break(steps[before], step)
-                steps[before].read.clear()
+            if previous is not None:
+                breaks += _cache_break(previous, step)
+                previous.read.clear()
+            previous = step
     out.findings += breaks
     if steps:
         out.findings += _unread_stop(root, steps[max(steps)])
