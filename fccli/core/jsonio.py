@@ -11,6 +11,7 @@ import json
 import re
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,6 +38,36 @@ def dumps(obj: Any) -> str:
 
 def encode(obj: Any) -> bytes:
     return dumps(obj).encode("utf-8")
+
+
+_PIECE = 1 << 20
+
+
+def encoded_pieces(obj: Any) -> Iterator[bytes]:
+    """`encode(obj)`, the same bytes, in pieces of about a megabyte: a file written from them
+    never holds the whole text at once, nor its UTF-8 copy (a 20 MB tool result in a request
+    would otherwise be there four times: the escaped string, the joined text, the text with its
+    newline, and the bytes)."""
+    pending: list[str] = []
+    size = 0
+    for chunk in json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(obj):
+        if len(chunk) > _PIECE:
+            yield from _encoded("".join(pending))
+            pending, size = [], 0
+            yield from _encoded(chunk)
+            continue
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= _PIECE:
+            yield from _encoded("".join(pending))
+            pending, size = [], 0
+    yield from _encoded("".join(pending) + "\n")
+
+
+def _encoded(text: str) -> Iterator[bytes]:
+    for at in range(0, len(text), _PIECE):
+        piece = text[at : at + _PIECE]
+        yield _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", piece).encode("utf-8")
 
 
 MAX_DEPTH = 100
