@@ -12,6 +12,7 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,7 +24,11 @@ from fccli.core.models import BLOCK_TYPES
 M = TypeVar("M", bound=BaseModel)
 
 
-_ESCAPED = re.compile("[\x7f-\x9f\ud800-\udfff]")
+@cache
+def _escaped() -> re.Pattern[str]:
+    # Compiled when first needed: a class with the surrogate range takes ~4 ms to compile,
+    # and most commands never write JSON.
+    return re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 
 def dumps(obj: Any) -> str:
@@ -33,7 +38,7 @@ def dumps(obj: Any) -> str:
     lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
     every JSON output is valid UTF-8 and safe to print. They can stand only inside strings."""
     text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _escaped().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def encode(obj: Any) -> bytes:
@@ -67,7 +72,7 @@ def encoded_pieces(obj: Any) -> Iterator[bytes]:
 def _encoded(text: str) -> Iterator[bytes]:
     for at in range(0, len(text), _PIECE):
         piece = text[at : at + _PIECE]
-        yield _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", piece).encode("utf-8")
+        yield _escaped().sub(lambda m: f"\\u{ord(m.group()):04x}", piece).encode("utf-8")
 
 
 MAX_DEPTH = 100
