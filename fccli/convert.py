@@ -92,11 +92,24 @@ def convert(doc: Document, target: str) -> Converted:
             _round_trip(out, request.to_json_dict(), back, fmt.holder, prefix, target=fmt)
             out.notes += fmt.written_notes(request)
             out.warnings += fmt.output_warnings(*_messages_of(out.output))
+            if not request.model and fmt.model_in_body and not _names_model(doc.format):
+                # A body read from a format that names the model in the URL (Gemini) has none.
+                out.warnings.append(
+                    f'$.model: "" ({doc.format} names the model in the URL, not the body): '
+                    f"set the model {fmt.holder} should use"
+                )
     except ConversionError as e:
         raise InputFileError(
             doc.name, f"cannot be written as {target}: {e.problem}", json_path=e.json_path
         ) from None
     return out
+
+
+def _names_model(name: str) -> bool:
+    """Whether a body of this format names its model (the internal format's does)."""
+    from fccli.wire.registry import FORMATS
+
+    return name not in FORMATS or FORMATS[name].model_in_body
 
 
 def _messages_of(body: Any) -> tuple[Any, str]:
@@ -161,6 +174,8 @@ def _round_trip(
         if _same_json_text(change):
             continue  # `{"a": 1}` and `{"a":1}`: the same arguments
         loc = change.loc
+        if loc == ("model",) and target is not None and not target.model_in_body:
+            continue  # said in the format's notes: the model goes in the URL (Gemini)
         if prefix and loc[: len(prefix)] == prefix:
             loc = loc[len(prefix) :]
         elif prefix:

@@ -52,12 +52,15 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
     variable = f"${profile.key_env}" if profile.key_env else None
     # The provider's own headers, built by the code that sends them, with the variable's name
     # where the key goes: what curl sends is what fc sends. headers() never uses the transport.
-    provider = HttpProvider(profile, url, cast("Transport", None), strict=file.strict, key=variable)
+    provider = HttpProvider(
+        profile, url, cast("Transport", None), strict=file.strict, key=variable, model=file.model
+    )
     headers = provider.headers()
     if file.stream:
         headers["accept"] = "text/event-stream"  # as HttpProvider.send_stream asks
     swap = model_swap(file, name)
-    parts = [f"curl {'-N ' if file.stream else ''}{shlex.quote(provider.url)}"]
+    target = provider.endpoint_url(stream=file.stream)
+    parts = [f"curl {'-N ' if file.stream else ''}{shlex.quote(target)}"]
     for header, value in headers.items():
         if variable is not None and variable in value:
             # Double quotes, so bash puts the key in; the rest of the header is plain.

@@ -238,6 +238,8 @@ _STRING_KEYS = frozenset(
         "tool_use_id",
         "description",
         "raw_arguments",
+        # Gemini's signature, kept in a provider block: it lands on the part after it.
+        "thoughtSignature",
     }
 )
 _OBJECT_KEYS = frozenset({"input", "input_schema"})
@@ -480,7 +482,10 @@ class _Mapper:
         inner = self._wire_locs(start)
         if loc[:1] == ("messages",):
             # A message is one or more whole wire messages (chat: one per tool result).
-            wire_locs = sorted({w[:2] for w in inner if w[:1] == ("messages",)}, key=_order)
+            # (Gemini's history is `contents`.)
+            wire_locs = sorted(
+                {w[:2] for w in inner if w[:1] in (("messages",), ("contents",))}, key=_order
+            )
         else:
             wire_locs = self._response_message(inner)
         header.b, header.b_locs = [path_str(w) for w in wire_locs], wire_locs
@@ -499,11 +504,18 @@ class _Mapper:
             return [("choices", 0, "message")]
         if wire_locs and all(w[:1] == ("content",) for w in wire_locs):
             return [("content",)]
+        if wire_locs and all(w[:3] == ("candidates", 0, "content") for w in wire_locs):
+            return [("candidates", 0, "content")]  # Gemini's answer
         return _cover(wire_locs)
 
     def _block(self, loc: Loc, block: dict[str, Any], level: int) -> None:
         fields = [k for k in block if k not in _STRUCTURAL_KEYS]
-        if len(fields) == 1:  # text, thinking: the block is its one field
+        kept = block.get("block")
+        if block.get("type") == "provider_block" and isinstance(kept, dict):
+            # A provider's own block, sent back as it came: its fields are followed one by
+            # one (Gemini's thoughtSignature lands on the part after it).
+            self._container((*loc, "block"), kept, level, _block_label(block))
+        elif len(fields) == 1:  # text, thinking: the block is its one field
             self._leaf((*loc, fields[0]), block[fields[0]], level, label=_block_label(block))
         else:
             self._container(loc, block, level, _block_label(block))
@@ -564,7 +576,12 @@ class _Mapper:
         if isinstance(loc[-1], str) and inner[-1] == loc[-1]:
             return None
         ok, wrapper = _get(self.expected, inner[:-1])
-        if not ok or not isinstance(wrapper, dict) or not isinstance(inner[-2], int):
+        if (
+            not ok
+            or not isinstance(wrapper, dict)
+            or len(inner) < 2
+            or not isinstance(inner[-2], int)
+        ):
             return None
         shown = ", ".join(
             f'"{k}": ' + ("{…}" if k == inner[-1] else compact(v, 20)) for k, v in wrapper.items()
@@ -593,7 +610,8 @@ class _Mapper:
                 return None, "false: not written (absent means false)"
             return None, f"no place in {self.fmt.name}"
         if key == "stop_reason":
-            found = _find_key(self.expected, ("stop_reason", "finish_reason"), (), 3)
+            names = ("stop_reason", "finish_reason", self.fmt.stop_field)
+            found = _find_key(self.expected, names, (), 3)
             return found, self._value_note(loc, found, value)
         if key == "parallel_tool_calls":
             found = _find_key(

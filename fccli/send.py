@@ -32,6 +32,9 @@ class RequestFile:
     """The file asks for a stream (`"stream": true`)."""
     strict: bool
     """A tool in it asks for strict mode (DeepSeek's is a beta at another base URL)."""
+    model: str | None = None
+    """The model, for a format that names it in the URL, not the body (Gemini): from the
+    trace's manifest beside the file; None: the provider's default."""
 
 
 def read_request_file(name: str) -> RequestFile:
@@ -60,7 +63,27 @@ def read_request_file(name: str) -> RequestFile:
         raise error
     tools = data.get("tools")
     strict = isinstance(tools, list) and any(_strict(t) for t in tools)
-    return RequestFile(name, body, data, detected.format, data.get("stream") is True, strict)
+    stream = data.get("stream") is True
+    model = None
+    if "model" not in data:
+        # The format names the model (and the stream) in the URL: the trace's manifest says
+        # which were asked when the file was sent.
+        model, stream = _from_manifest(path.parent / "manifest.json")
+    return RequestFile(name, body, data, detected.format, stream, strict, model)
+
+
+def _from_manifest(path: Path) -> tuple[str | None, bool]:
+    """The model and the stream switch a trace's manifest records; (None, False) without one."""
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, False
+    if not isinstance(manifest, dict):
+        return None, False
+    model = manifest.get("model")
+    options = manifest.get("options")
+    stream = isinstance(options, dict) and options.get("stream") is True
+    return (model if isinstance(model, str) and model else None), stream
 
 
 def _strict(tool: Any) -> bool:
@@ -203,6 +226,7 @@ def send_file(
             timeout=timeout,
             api=api_for(file, name),
             max_response_bytes=max_response_bytes,
+            model=file.model,
         ),
     )
     try:

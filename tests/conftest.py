@@ -21,6 +21,7 @@ _FC_VARS = (
     "DEEPSEEK_API_KEY",
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
 )
 
 

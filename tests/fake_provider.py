@@ -216,6 +216,10 @@ class FakeProvider:
         self._record(Received(h.path, headers, raw, parsed))
 
         route = h.path.split("?", 1)[0]
+        gemini = GEMINI_ROUTE.match(route)
+        if gemini is not None and h.command == "POST":
+            self._serve_gemini_safely(h, gemini, headers, parsed if is_json else _NOT_JSON)
+            return
         if h.command != "POST" or (route not in CHAT_PATHS and route not in ANTHROPIC_PATHS):
             # OpenAI's own wording for an unknown route.
             message = f"Invalid URL ({h.command} {h.path})"
@@ -309,6 +313,82 @@ class FakeProvider:
         else:
             extra = {"request-id": "req_" + response["id"][4:]} if fmt == "anthropic" else {}
             _send_json(h, 200, response, extra)
+
+    def _serve_gemini_safely(
+        self, h: _Handler, route: re.Match[str], headers: dict[str, str], request: Any
+    ) -> None:
+        entry = self._next_entry()
+        try:
+            self._serve_gemini(h, route, headers, request, entry)
+        except _HttpError as e:
+            _send_json(h, e.status, e.body, e.headers)
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True
+        except Exception:
+            trace = traceback.format_exc()
+            with self._lock:
+                self.errors.append(trace)
+            _send_json(h, 500, gemini_error(f"fake provider crashed: {trace}", 500))
+
+    def _serve_gemini(
+        self, h: _Handler, route: re.Match[str], headers: dict[str, str], request: Any, entry: Any
+    ) -> None:
+        model, method = route.group(1), route.group(2)
+        stream = method == "streamGenerateContent"
+        fault: str | None = None
+        if isinstance(entry, dict) and "status" in entry:
+            status = int(entry["status"])
+            message = entry.get("message") or f"HTTP {status} (scripted by the fake provider)"
+            raise _HttpError(status, gemini_error(message, status))
+        if entry == "close":
+            h.close_connection = True
+            return
+        if entry in FAULTS:
+            fault = entry
+        if self.key is not None:
+            given = headers.get("x-goog-api-key")
+            if not given:
+                raise _HttpError(403, gemini_error(GEMINI_NO_KEY, 403))
+            if given != self.key:
+                raise _HttpError(400, gemini_error(GEMINI_BAD_KEY, 400))
+        if stream and "alt=sse" not in h.path:
+            # Without alt=sse the stream is one JSON array, not server-sent events.
+            raise _HttpError(400, gemini_error("the fake serves streams with alt=sse only", 400))
+        if request is _NOT_JSON or not isinstance(request, dict):
+            raise _HttpError(400, gemini_error("Invalid JSON payload received.", 400))
+        with self._lock:
+            issued = self.__dict__.setdefault("gemini_signatures", set())
+        problem = gemini_problem(request, model, issued)
+        if problem is not None:
+            raise _HttpError(400, gemini_error(problem, 400))
+        if isinstance(entry, dict) and "answer" in entry:
+            response = entry["answer"]
+        elif entry == "malformed_call":
+            # What Gemini answers when the model wrote a call it cannot parse: no content.
+            response = {
+                "candidates": [
+                    {
+                        "finishReason": "MALFORMED_FUNCTION_CALL",
+                        "finishMessage": "Malformed function call: call:get_weather{city:",
+                        "index": 0,
+                    }
+                ],
+                "usageMetadata": {"promptTokenCount": 10, "totalTokenCount": 10},
+                "modelVersion": model,
+            }
+        else:
+            fake = _Model(gemini_as_anthropic(request, model), "anthropic")
+            reply = fake.reply()
+            if fault is not None:
+                reply = _apply_fault(reply, fault, fake.offered_names)
+            cached = self._cache_hit(
+                "gemini", {"model": model, "messages": request.get("contents")}
+            )
+            response = gemini_response(request, model, reply, cached, issued)
+        if stream and "ignore_stream" not in self.stream_quirks:
+            self._write_stream(h, gemini_events(response, self), GEMINI_STREAM_ERROR)
+        else:
+            _send_json(h, 200, response)
 
     def _hostile(
         self, h: _Handler, fmt: str, headers: dict[str, str], entry: dict[str, Any]
@@ -1553,6 +1633,281 @@ def main() -> None:
                 time.sleep(3600)
         except KeyboardInterrupt:
             sys.exit(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gemini (generateContent): `POST /v1beta/models/{model}:generateContent` and
+# `:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`. Read into the Anthropic shape
+# for _Model, answered in Gemini's. A model named gemini-2... sends calls without ids (results
+# are paired by name and order), any other with ids; every answer with calls carries a
+# thoughtSignature on its first call, and a gemini-3 model refuses a history without it.
+
+GEMINI_ROUTE = re.compile(r"^/v1beta/models/([^/:]+):(generateContent|streamGenerateContent)$")
+# google-gemini/gemini-cli#4217 and many more: the wording of Gemini's 400s on a broken history.
+GEMINI_COUNT_MISMATCH = (
+    "Please ensure that the number of function response parts is equal to the number of "
+    "function call parts of the function call turn."
+)
+GEMINI_NOT_AFTER_CALL = (
+    "Please ensure that function response turn comes immediately after a function call turn."
+)
+GEMINI_NO_SIGNATURE = (
+    "Function call is missing a thought_signature in functionCall parts. This is required for "
+    "tools to work correctly, and missing thought_signature may lead to degraded model "
+    "performance. Additional data, function call `default_api:{name}` , position {position}. "
+    "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+)
+# What the Gemini API answers without a key, and with a wrong one.
+GEMINI_NO_KEY = (
+    "Method doesn't allow unregistered callers (callers without established identity). "
+    "Please use API Key or other form of API consumer identity to call this API."
+)
+GEMINI_BAD_KEY = "API key not valid. Please pass a valid API key."
+GEMINI_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+GEMINI_STREAM_ERROR = (
+    'data: {"error": {"code": 503, "message": "The model is overloaded. Please try again '
+    'later.", "status": "UNAVAILABLE"}}\r\n\r\n'
+)
+
+
+def gemini_error(message: str, status: int) -> dict[str, Any]:
+    return {
+        "error": {
+            "code": status,
+            "message": message,
+            "status": GEMINI_STATUSES.get(status, "UNKNOWN"),
+        }
+    }
+
+
+def gemini_signature(seed: str) -> str:
+    digest = hashlib.sha256(f"{seed}:thought".encode()).digest()
+    return base64.b64encode(digest * 2).decode()
+
+
+def _gemini_calls(content: dict[str, Any]) -> list[dict[str, Any]]:
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return [
+        p for p in parts or [] if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)
+    ]
+
+
+def _gemini_results(content: dict[str, Any]) -> list[dict[str, Any]]:
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return [
+        p
+        for p in parts or []
+        if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
+    ]
+
+
+def gemini_problem(request: dict[str, Any], model: str, issued: set[str]) -> str | None:
+    """Gemini's own 400 for a broken history, or None."""
+    contents = request.get("contents")
+    if not isinstance(contents, list) or not contents:
+        return "* GenerateContentRequest.contents: contents is not specified"
+    for i, content in enumerate(contents):
+        calls, results = _gemini_calls(content), _gemini_results(content)
+        if results:
+            before = contents[i - 1] if i > 0 else {}
+            if not (
+                isinstance(before, dict) and before.get("role") == "model" and _gemini_calls(before)
+            ):
+                return GEMINI_NOT_AFTER_CALL
+        if calls:
+            after = contents[i + 1] if i + 1 < len(contents) else None
+            if after is not None and len(_gemini_results(after)) != len(calls):
+                return GEMINI_COUNT_MISMATCH
+            first = calls[0]
+            signed = first.get("thoughtSignature")
+            if model.startswith("gemini-3") and (
+                not isinstance(signed, str) or signed not in issued
+            ):
+                name = first["functionCall"].get("name")
+                return GEMINI_NO_SIGNATURE.format(name=name, position=i + 1)
+    return None
+
+
+def gemini_as_anthropic(request: dict[str, Any], model: str) -> dict[str, Any]:
+    """The request in the shape _Model reads: calls and results as blocks, paired by id or, when
+    a result has none, by name and order (as Gemini 2.x pairs them)."""
+    messages: list[dict[str, Any]] = []
+    previous: list[tuple[str, str]] = []
+    for i, content in enumerate(request.get("contents") or []):
+        if not isinstance(content, dict):
+            continue
+        blocks: list[dict[str, Any]] = []
+        calls: list[tuple[str, str]] = []
+        unpaired = list(previous)
+        for k, part in enumerate(content.get("parts") or []):
+            if not isinstance(part, dict):
+                continue
+            if isinstance(part.get("text"), str) and not part.get("thought"):
+                blocks.append({"type": "text", "text": part["text"]})
+            call = part.get("functionCall")
+            if isinstance(call, dict):
+                call_id = str(call.get("id") or f"c{i}-{k}")
+                calls.append((call_id, str(call.get("name"))))
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": call_id,
+                        "name": call.get("name"),
+                        "input": call.get("args"),
+                    }
+                )
+            result = part.get("functionResponse")
+            if isinstance(result, dict):
+                call_id = result.get("id")
+                if call_id is None:
+                    match = next((c for c in unpaired if c[1] == result.get("name")), None)
+                    call_id = match[0] if match else "unpaired"
+                    if match:
+                        unpaired.remove(match)
+                response = (
+                    result.get("response") if isinstance(result.get("response"), dict) else {}
+                )
+                is_error = "error" in response
+                value = response.get("error" if is_error else "output", response)
+                text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                blocks.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call_id,
+                        "content": text,
+                        "is_error": is_error,
+                    }
+                )
+        role = "assistant" if content.get("role") == "model" else "user"
+        messages.append({"role": role, "content": blocks})
+        previous = calls if role == "assistant" else []
+    tools = []
+    for tool in request.get("tools") or []:
+        for d in (tool.get("functionDeclarations") or []) if isinstance(tool, dict) else []:
+            schema = d.get("parametersJsonSchema") or d.get("parameters") or {}
+            tools.append(
+                {
+                    "name": d.get("name"),
+                    "description": d.get("description", ""),
+                    "input_schema": schema,
+                }
+            )
+    out: dict[str, Any] = {"model": model, "messages": messages, "tools": tools}
+    calling = (request.get("toolConfig") or {}).get("functionCallingConfig") or {}
+    mode = calling.get("mode")
+    if mode == "NONE":
+        out["tool_choice"] = {"type": "none"}
+    elif mode == "ANY":
+        names = calling.get("allowedFunctionNames") or []
+        out["tool_choice"] = (
+            {"type": "tool", "name": names[0]} if len(names) == 1 else {"type": "any"}
+        )
+    return out
+
+
+def gemini_response(
+    request: dict[str, Any], model: str, reply: _Reply, cached: int, issued: set[str]
+) -> dict[str, Any]:
+    seed = _seed({**request, "model": model})
+    config = request.get("generationConfig") or {}
+    thinking = (config.get("thinkingConfig") or {}).get("includeThoughts") is True
+    parts: list[dict[str, Any]] = []
+    if thinking and reply.reasoning:
+        parts.append({"text": reply.reasoning, "thought": True})
+    ids = not model.startswith("gemini-2")
+    for i, c in enumerate(reply.calls):
+        call: dict[str, Any] = {"name": c.name, "args": c.input}
+        if ids:
+            call = {"id": _hid(seed, f"call{i}", 8), **call}
+        part: dict[str, Any] = {"functionCall": call}
+        if i == 0:
+            signature = gemini_signature(seed)
+            issued.add(signature)
+            part["thoughtSignature"] = signature
+        parts.append(part)
+    if not reply.calls and reply.text:
+        parts.append({"text": reply.text})
+    prompt = max(1, _tokens(json.dumps(request.get("contents"), ensure_ascii=False)))
+    thoughts = _tokens(reply.reasoning) if reply.reasoning else 0
+    answer = max(
+        1,
+        sum(
+            _tokens(p.get("text", "")) + _tokens(json.dumps(p.get("functionCall") or ""))
+            for p in parts
+            if not p.get("thought")
+        ),
+    )
+    usage: dict[str, Any] = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": answer,
+        "totalTokenCount": prompt + answer + thoughts,
+    }
+    if thoughts:
+        usage["thoughtsTokenCount"] = thoughts
+    if cached:
+        usage["cachedContentTokenCount"] = min(cached, prompt)
+    usage["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": prompt}]
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": usage,
+        "modelVersion": model,
+        "responseId": _hid(seed, "id", 22),
+    }
+
+
+def gemini_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
+    """The answer as streamGenerateContent sends it: each event a whole response chunk with the
+    new parts; text in pieces of random length (seeded by the answer), each call whole in a
+    chunk of its own; the finishReason and the whole usage with the last chunk."""
+    import random
+
+    candidate = response["candidates"][0]
+    parts = candidate.get("content", {}).get("parts", [])
+    top = {k: v for k, v in response.items() if k not in ("candidates", "usageMetadata")}
+    usage = response.get("usageMetadata") or {}
+    early_usage = {
+        k: v for k, v in usage.items() if k in ("promptTokenCount", "promptTokensDetails")
+    }
+    rng = random.Random(_dumps(response))
+    chunks: list[list[dict[str, Any]]] = []
+    for part in parts:
+        text = part.get("text")
+        if isinstance(text, str) and set(part) <= {"text", "thought"} and text:
+            at = 0
+            while at < len(text):
+                size = rng.randint(1, max(1, fp.text_fragment_size * 2))
+                chunks.append([{**part, "text": text[at : at + size]}])
+                at += size
+        else:
+            chunks.append([part])
+    if not chunks:
+        chunks.append([])
+    events: list[Any] = []
+    cut_at = max(1, len(chunks) // 2) if len(chunks) > 1 else 1
+    for n, new in enumerate(chunks):
+        last = n == len(chunks) - 1
+        cand: dict[str, Any] = {"content": {"role": "model", "parts": new}, "index": 0}
+        if last:
+            cand.update({k: v for k, v in candidate.items() if k != "content"})
+        chunk: dict[str, Any] = {"candidates": [cand], **top}
+        if usage if last else early_usage:
+            chunk["usageMetadata"] = usage if last else early_usage
+        if n == cut_at:
+            events.append(_CUT)
+        events.append(f"data: {_dumps(chunk)}\r\n\r\n")
+    if len(chunks) == 1:
+        events.append(_CUT)
+    return _keep_alive(events, fp.stream_quirks)
 
 
 if __name__ == "__main__":

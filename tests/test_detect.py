@@ -23,10 +23,16 @@ def load(path: Path) -> Any:
     return json.loads(path.read_text("utf-8"))
 
 
+def _wire_format(path: Path) -> str:
+    """The format of the example's wire files, as its manifest says (the demo's is deepseek)."""
+    return str(load(path.parent / "manifest.json")["wire_format"])
+
+
 @pytest.mark.parametrize("path", TRACE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_trace_file_is_recognised_with_its_name(path: Path) -> None:
     found = detect(load(path), name_hint=path.name)
-    assert found.format == ("deepseek" if ".deepseek." in path.name else "internal")
+    fmt = _wire_format(path)
+    assert found.format == (fmt if f".{fmt}." in path.name else "internal")
     assert found.kind == ("request" if "-request" in path.name else "response")
     assert found.reason
 
@@ -35,9 +41,12 @@ def test_every_trace_file_is_recognised_with_its_name(path: Path) -> None:
 def test_without_a_name_the_kind_is_right_and_the_family_too(path: Path) -> None:
     found = detect(load(path))
     assert found.kind == ("request" if "-request" in path.name else "response")
+    fmt = _wire_format(path)
     if ".deepseek." in path.name:
         # A request without reasoning reads the same as OpenAI's chat; only the name tells.
         assert found.format in ("deepseek", "openai")
+    elif f".{fmt}." in path.name:
+        assert found.format == fmt
     else:
         assert found.format == "internal"
 

@@ -25,6 +25,20 @@ EXAMPLES = {
     "hangzhou-stream": ("杭州今天适合跑步吗？", "--stream"),
 }
 EXAMPLES_DIR = REPO / "traces" / "examples"
+FAKE_EXAMPLES = {
+    # The same question in the Gemini format, against the fake provider (tests/fake_provider.py)
+    # as Gemini 3 answers: call ids, a thoughtSignature carried back, thought summaries.
+    "hangzhou-gemini": (
+        "杭州今天适合跑步吗？",
+        "-p",
+        "gemini",
+        "-m",
+        "gemini-3-pro-preview",
+        "--thinking",
+    ),
+}
+FAKE_URL = "http://127.0.0.1:PORT"
+"""The fake provider's address as the committed manifest says it: its port changes every run."""
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -36,6 +50,31 @@ def test_example_trace_rebuilds_identically(fc, tmp_path: Path, name: str) -> No
     differences = _differences(rebuilt, committed)
     if differences and os.environ.get("FC_UPDATE_EXAMPLES") == "1":
         # Only on a real difference, so that a rebuild does not churn the times in git.
+        shutil.rmtree(committed, ignore_errors=True)
+        shutil.copytree(rebuilt, committed)
+        differences = _differences(rebuilt, committed)
+    assert not differences, f"{name}: {differences}; rebuild with FC_UPDATE_EXAMPLES=1 if intended"
+
+
+@pytest.mark.parametrize("name", sorted(FAKE_EXAMPLES))
+def test_example_trace_against_the_fake_provider_rebuilds_identically(
+    fc, tmp_path: Path, name: str
+) -> None:
+    from tests.conftest import clean_env
+    from tests.fake_provider import DEFAULT_KEY, FakeProvider
+
+    rebuilt = tmp_path / name
+    with FakeProvider() as fake:  # a fresh one: its prompt cache starts empty, as it did
+        env = clean_env(GEMINI_API_KEY=DEFAULT_KEY)
+        args = ("run", *FAKE_EXAMPLES[name], "--base-url", fake.url, "--out", str(rebuilt))
+        result = fc(*args, env=env)
+        url = fake.url
+    assert result.returncode == 0, result.stderr
+    manifest = rebuilt / "manifest.json"
+    manifest.write_text(manifest.read_text("utf-8").replace(url, FAKE_URL), encoding="utf-8")
+    committed = EXAMPLES_DIR / name
+    differences = _differences(rebuilt, committed)
+    if differences and os.environ.get("FC_UPDATE_EXAMPLES") == "1":
         shutil.rmtree(committed, ignore_errors=True)
         shutil.copytree(rebuilt, committed)
         differences = _differences(rebuilt, committed)

@@ -107,7 +107,8 @@ def _grown(doc: Any) -> tuple[list[Any], Any]:
     """The messages of a corpus case, and the document with the first k of them."""
     if isinstance(doc, list):
         return doc, lambda k: doc[:k]
-    return doc["messages"], lambda k: {**doc, "messages": doc["messages"][:k]}
+    key = "messages" if "messages" in doc else "contents"  # Gemini's history
+    return doc[key], lambda k: {**doc, key: doc[key][:k]}
 
 
 @pytest.mark.parametrize(

@@ -160,3 +160,15 @@ def test_any_series_reads_as_json_loads(
         doc = {"model": "m", "messages": messages[:cut], **after}
         files.append((json.dumps(doc) if compact else dumps(doc)).encode())
     assert [p.data for p in _read_all(files)] == [json.loads(f) for f in files]
+
+
+def test_a_history_under_contents_is_reused_too() -> None:
+    """Gemini keeps its history in `contents`, after nothing that changes."""
+
+    def gemini(n: int) -> bytes:
+        contents = [{"role": "user", "parts": [{"text": f"part {k}"}]} for k in range(n)]
+        return dumps({"contents": contents, "tools": [], "messages": ["not the history"]}).encode()
+
+    read = _read_all([gemini(2), gemini(4)])
+    assert read[1].reused == 2 and read[1].key == "contents"
+    assert read[1].data == json.loads(gemini(4))

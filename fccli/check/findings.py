@@ -21,6 +21,11 @@ Severity = Literal["error", "warning", "note"]
 Applies = Literal["all", "chat", "blocks", "quoted", "trace", "json_mode"]
 
 
+def _without_place(name: str) -> tuple[str, ...]:
+    fmt = FORMATS.get(name)
+    return fmt.rules_without_place if fmt is not None else ()
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
@@ -41,7 +46,7 @@ class Rule:
         return tuple(
             name
             for name in format_names()
-            if self.applies == "all"
+            if (self.applies == "all" and self.id not in _without_place(name))
             or family(name) == self.applies
             or (self.applies == "quoted" and self.id in refusals(name))
             or (self.applies == "json_mode" and (family(name) == "chat" or name not in FORMATS))

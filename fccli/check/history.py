@@ -24,6 +24,8 @@ from typing import Any
 from fccli.core.jsonio import reject_constant
 from fccli.wire.base import WireFormat
 from fccli.wire.chat.codec import ERROR_MARKER
+from fccli.wire.gemini.codec import SIGNATURE, invented_id
+from fccli.wire.gemini.format import FAMILY as PARTS_FAMILY
 from fccli.wire.registry import FORMATS, family, refusals
 
 
@@ -57,6 +59,8 @@ class Result:
     message: int
     position: int
     path: str
+    name: Any = None
+    """Gemini: the function's name on a result without an id, to pair it by name and order."""
 
 
 @dataclass
@@ -70,6 +74,8 @@ class Turn:
     results: list[Result] = field(default_factory=list)
     text: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
+    unsigned: Call | None = None
+    """Gemini: the turn's first call, when its part carries no thoughtSignature."""
 
 
 @dataclass
@@ -175,33 +181,44 @@ def read_history(
     """The view of `doc`. `after`: the history of the request before it in a trace, whose
     messages `doc` repeats as the very same objects (fccli/core/series.py): their turns are
     taken as they are, only the new messages are read."""
-    raw_messages = doc.get("messages")
-    messages = raw_messages if isinstance(raw_messages, list) else []
-    read = _chat_turn if family(fmt) == "chat" else _blocks_turn
+    parts = family(fmt) == PARTS_FAMILY
+    messages = _messages(doc, fmt)
+    read = _chat_turn if family(fmt) == "chat" else _parts_turn if parts else _blocks_turn
     turns = _repeated(after, messages, fmt, root)
     new = [
         read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
         for i, m in enumerate(messages[len(turns) :], start=len(turns))
     ]
+    if parts:
+        # A result is paired with the turn before it only: the repeated turns were paired.
+        _pair_by_name(turns[-1:] + new)
     index = after.ids.extended(new) if turns and after is not None else None
     return History(
         format=fmt,
         root=root,
         turns=turns + new,
-        tools=_tools(doc.get("tools"), fmt),
-        choice=_choice(doc.get("tool_choice"), fmt),
+        tools=_parts_tools(doc.get("tools")) if parts else _tools(doc.get("tools"), fmt),
+        choice=_parts_choice(doc.get("toolConfig"))
+        if parts
+        else _choice(doc.get("tool_choice"), fmt),
         thinking=_thinking(doc, fmt),
         doc=doc,
         index=index,
     )
 
 
+def _messages(doc: dict[str, Any], fmt: str) -> list[Any]:
+    """The history: `messages`, or Gemini's `contents`."""
+    history = doc.get("contents" if family(fmt) == PARTS_FAMILY else "messages")
+    return history if isinstance(history, list) else []
+
+
 def _repeated(after: History | None, messages: list[Any], fmt: str, root: str) -> list[Turn]:
     """The turns of `after` whose messages lead `messages`, the same objects."""
     if after is None or after.format != fmt or after.root != root:
         return []
-    before = after.doc.get("messages")
-    if not isinstance(before, list) or len(before) > len(messages):
+    before = _messages(after.doc, fmt)
+    if not before or len(before) > len(messages):
         return []
     if not all(map(operator.is_, before, messages)):
         return []
@@ -275,6 +292,94 @@ def _blocks_turn(message: dict[str, Any], index: int, path: str) -> Turn:
         else:
             turn.kinds.append("other")
     return turn
+
+
+def _parts_turn(content: dict[str, Any], index: int, path: str) -> Turn:
+    """Gemini's `{role: user | model, parts}`; role model read as assistant. A call or result
+    without an id gets one here as fc's reader gives it (_pair_by_name pairs the results)."""
+    role = content.get("role", "user")
+    turn = Turn(index, "assistant" if role == "model" else role, path, raw=content)
+    parts = content.get("parts")
+    position = 0
+    for k, part in enumerate(parts if isinstance(parts, list) else []):
+        where = f"{path}.parts[{k}]"
+        if not isinstance(part, dict):
+            turn.kinds.append("other")
+            continue
+        call, result = part.get("functionCall"), part.get("functionResponse")
+        if isinstance(call, dict):
+            turn.kinds.append("call")
+            args = call.get("args", {})
+            name = call.get("name")
+            call_id = _id(call.get("id"))
+            if "id" not in call and isinstance(name, str):
+                call_id = invented_id(name, args, position)
+            position += 1
+            at = f"{where}.functionCall"
+            read = Call(call_id, name, args, args, True, index, k, at, f"{at}.args")
+            turn.calls.append(read)
+            if len(turn.calls) == 1 and SIGNATURE not in part:
+                turn.unsigned = read
+        elif isinstance(result, dict):
+            turn.kinds.append("result")
+            response = _object(result.get("response"))
+            is_error = "error" in response
+            turn.results.append(
+                Result(
+                    _id(result.get("id")),
+                    response.get("error" if is_error else "output", response),
+                    is_error,
+                    index,
+                    k,
+                    where,
+                )
+            )
+            if "id" not in result:
+                turn.results[-1].name = result.get("name")
+        elif isinstance(part.get("text"), str):
+            turn.kinds.append("thinking" if part.get("thought") is True else "text")
+            if part.get("thought") is not True:
+                turn.text += part["text"]
+        else:
+            turn.kinds.append("other")
+    return turn
+
+
+def _pair_by_name(turns: list[Turn]) -> None:
+    """Results without an id (Gemini 2.x) take the id of the first unanswered call of the
+    turn before with their name, as the provider pairs them."""
+    previous: list[Call] = []
+    for turn in turns:
+        open_calls = list(previous)
+        for result in turn.results:
+            if result.call_id is None and result.name is not None:
+                match = next((c for c in open_calls if c.name == result.name), None)
+                if match is not None:
+                    result.call_id = match.id
+                    open_calls.remove(match)
+        previous = turn.calls if turn.role == "assistant" else []
+
+
+def _parts_tools(tools: Any) -> list[OfferedTool]:
+    out = []
+    for i, tool in enumerate(tools if isinstance(tools, list) else []):
+        declarations = _object(tool).get("functionDeclarations")
+        for j, spec in enumerate(declarations if isinstance(declarations, list) else []):
+            if not isinstance(spec, dict):
+                continue
+            path = f"$.tools[{i}].functionDeclarations[{j}]"
+            key = "parameters" if "parametersJsonSchema" not in spec else "parametersJsonSchema"
+            out.append(OfferedTool(spec.get("name"), spec.get(key), False, path, f"{path}.{key}"))
+    return out
+
+
+def _parts_choice(config: Any) -> tuple[str, str | None] | None:
+    calling = _object(_object(config).get("functionCallingConfig"))
+    mode, names = calling.get("mode"), calling.get("allowedFunctionNames")
+    if mode == "ANY" and isinstance(names, list) and len(names) == 1:
+        return ("tool", names[0]) if isinstance(names[0], str) else None
+    kinds = {"AUTO": "auto", "NONE": "none", "ANY": "required"}
+    return (kinds[mode], None) if mode in kinds else None
 
 
 def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:

@@ -24,6 +24,8 @@ from fccli.core.models import Message, Request
 from fccli.core.series import validate_after
 from fccli.wire.registry import format_names, get_format
 
+CONTENTS = "contents"
+
 MAX_READER_FINDINGS = 5
 
 
@@ -95,6 +97,8 @@ def inspect(
         doc, root = {"messages": request_doc}, "$"
     elif isinstance(request_doc, dict) and isinstance(request_doc.get("messages"), list):
         doc, root = request_doc, "$.messages"
+    elif isinstance(request_doc, dict) and isinstance(request_doc.get(CONTENTS), list):
+        doc, root = request_doc, f"$.{CONTENTS}"  # Gemini's history
     else:
         raise ConversionError(
             "not a request: expected an object with a `messages` array, or a messages array"

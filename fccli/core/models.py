@@ -74,8 +74,11 @@ class ProviderBlock(_Model):
     """The block exactly as the provider sent it."""
 
     def kind(self) -> str:
-        """The block's own type, as its format names it."""
+        """The block's own type, as its format names it (a Gemini part, which has no `type`,
+        by its one key: `thoughtSignature`, `executableCode`...)."""
         kind = self.block.get("type")
+        if kind is None and self.block:
+            kind = next(iter(self.block))
         return kind if isinstance(kind, str) else "?"
 
     def summary(self) -> str:

@@ -49,6 +49,13 @@ def quiet_collector() -> Iterator[None]:
             gc.enable()
 
 
+HISTORY_KEYS = ("messages", "contents", "input")
+"""The top-level array a request keeps its history in: `messages` (internal, chat, Anthropic),
+`contents` (Gemini), `input` (OpenAI Responses). The first of them in a file is the one compared
+with the previous file's; a format keeping its history under another key is read whole, rightly,
+only slower."""
+
+
 class _Slow(Exception):
     """The fast walk gives up; parse_json reads the file and says what is wrong."""
 
@@ -63,7 +70,9 @@ class Parsed:
     """How many leading messages are the previous file's own objects (not read again)."""
     text: str = ""
     ends: list[int] = field(default_factory=list)
-    """Where each message of the top-level `messages` array ends in `text`."""
+    """Where each message of the history (`key`) ends in `text`."""
+    key: str = "messages"
+    """Which of HISTORY_KEYS holds the history."""
     value: Any = None
     """What the reader made of the file (a validated Request), for the next file to build on."""
     before: Any = None
@@ -71,7 +80,7 @@ class Parsed:
 
     @property
     def messages(self) -> list[Any]:
-        messages = self.data.get("messages") if isinstance(self.data, dict) else None
+        messages = self.data.get(self.key) if isinstance(self.data, dict) else None
         return messages if isinstance(messages, list) else []
 
 
@@ -109,20 +118,22 @@ def _walk(raw: bytes, previous: Parsed | None) -> Parsed:
         # keys before `messages` and the messages themselves are the same values.
         before = previous.data
         for key in before:
-            if key == "messages":
+            if key == previous.key:
                 break
             head[key] = before[key]
         reused = previous.messages
         at = previous.ends[-1]
         ends = list(previous.ends)
-        data = _rest_of_object(text, head, reused, ends, at)
-        return Parsed(data, len(reused), text, ends)
+        found = [previous.key]
+        data = _rest_of_object(text, head, reused, ends, at, found)
+        return Parsed(data, len(reused), text, ends, found[0])
     at = _blank(text, 0)
     if text[at] != "{":
         raise _Slow
     ends = []
-    data = _object(text, at + 1, head, ends)
-    return Parsed(data, 0, text, ends)
+    found = []
+    data = _object(text, at + 1, head, ends, found)
+    return Parsed(data, 0, text, ends, found[0] if found else "messages")
 
 
 def _shared(previous: Parsed) -> str:
@@ -135,10 +146,16 @@ def _blank(text: str, at: int) -> int:
 
 
 def _object(
-    text: str, at: int, out: dict[str, Any], ends: list[int], *, first: bool = True
+    text: str,
+    at: int,
+    out: dict[str, Any],
+    ends: list[int],
+    found: list[str],
+    *,
+    first: bool = True,
 ) -> dict[str, Any]:
     """The top-level object from `at` (past its `{`, or past a comma when not `first`), noting
-    where each message ends."""
+    the history's key in `found` and where each of its messages ends in `ends`."""
     at = _blank(text, at)
     if first and text[at] == "}":
         return _end(text, at + 1, out)
@@ -152,7 +169,8 @@ def _object(
         at = _blank(text, at + 1)
         if key in out:
             raise _Slow  # a repeated key: the last one wins, as json.loads has it
-        if key == "messages" and text[at] == "[":
+        if key in HISTORY_KEYS and not found and text[at] == "[":
+            found.append(key)
             messages: list[Any] = []
             out[key] = messages
             at = _array(text, at + 1, messages, ends)
@@ -189,11 +207,11 @@ def _array(text: str, at: int, messages: list[Any], ends: list[int]) -> int:
 
 
 def _rest_of_object(
-    text: str, head: dict[str, Any], reused: list[Any], ends: list[int], at: int
+    text: str, head: dict[str, Any], reused: list[Any], ends: list[int], at: int, found: list[str]
 ) -> dict[str, Any]:
-    """Past the reused messages: the new ones, then the keys after `messages`."""
+    """Past the reused messages: the new ones, then the keys after the history's."""
     messages = list(reused)
-    head["messages"] = messages
+    head[found[0]] = messages
     at = _blank(text, at)
     if text[at] == ",":
         at = _array(text, at + 1, messages, ends)
@@ -206,7 +224,7 @@ def _rest_of_object(
         return _end(text, at + 1, head)
     if text[at] != ",":
         raise _Slow
-    return _object(text, at + 1, head, ends, first=False)
+    return _object(text, at + 1, head, ends, found, first=False)
 
 
 def _end(text: str, at: int, out: dict[str, Any]) -> dict[str, Any]:
@@ -219,7 +237,8 @@ def validate_request(parsed: Parsed, source: str) -> Request:
     """The file as an internal Request: only the messages the previous file did not have are
     validated, when that file's Request was; the rest are its very Message objects. Any problem
     is worded by validating the whole, as `validate` does."""
-    request = validate_after(parsed.data, parsed.before, parsed.reused, source)
+    reused = parsed.reused if parsed.key == "messages" else 0
+    request = validate_after(parsed.data, parsed.before, reused, source)
     parsed.value = request
     return request
 

@@ -33,13 +33,9 @@ SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 
 AGENT_NAME = "fc"
 
-# fc's provider names as the conventions' well-known `gen_ai.provider.name` values where they
-# differ; any other provider keeps its own name (deepseek, openai and anthropic are the
-# well-known values already), the offline demo model is `fc.demo`.
-PROVIDER_NAMES = {
-    "gemini": "gcp.gemini",
-    "demo": "fc.demo",
-}
+# The offline demo model's `gen_ai.provider.name`; a real provider's is its own name (deepseek,
+# openai and anthropic are the well-known values already) unless its profile names another.
+DEMO_NAME = "fc.demo"
 
 # fc's stop reasons (CLI.md) as the output messages' `finish_reason` enum.
 FINISH_REASONS = {
@@ -52,9 +48,14 @@ FINISH_REASONS = {
 
 
 def provider_name(fc_provider: str | None) -> str:
+    from fccli.providers.profiles import PROFILES
+
     if not fc_provider:
         return "_OTHER"
-    return PROVIDER_NAMES.get(fc_provider, fc_provider)
+    if fc_provider == "demo":
+        return DEMO_NAME
+    profile = PROFILES.get(fc_provider)
+    return profile.otel_name if profile is not None and profile.otel_name else fc_provider
 
 
 def finish_reason(stop_reason: str) -> str:

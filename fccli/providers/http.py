@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.profiles import Profile
@@ -19,6 +20,8 @@ class HttpProvider:
     strict: bool = False
     key: str | None = field(default=None, repr=False)
     """The key's value: kept out of repr, never written, masked if a server echoes it."""
+    model: str | None = None
+    """The model asked, for a provider that names it in the URL (Gemini); None: its default."""
 
     @property
     def info(self) -> ProviderInfo:
@@ -29,7 +32,22 @@ class HttpProvider:
 
     @property
     def url(self) -> str:
-        return endpoint(self.base_url, self.profile.path)
+        return self.endpoint_url(stream=False)
+
+    def endpoint_url(self, *, stream: bool) -> str:
+        """Where the body goes; with the model (and the stream) in the path where the profile
+        says so (Gemini: `/v1beta/models/{model}:streamGenerateContent?alt=sse`)."""
+        p = self.profile
+        path = p.stream_path if stream and p.stream_path else p.path
+        if p.model_in_url:
+            path = path.replace("{model}", quote(self.model or p.default_model, safe=""))
+        query = ""
+        if "?" in path:
+            path, query = path.split("?", 1)
+        url = endpoint(self.base_url, path)
+        if query:
+            url += ("&" if "?" in url else "?") + query
+        return url
 
     def headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": "application/json"}
@@ -38,8 +56,8 @@ class HttpProvider:
             headers.update(self.profile.strict_headers)
         if self.key is not None and self.profile.auth == "bearer":
             headers["authorization"] = f"Bearer {self.key}"
-        elif self.key is not None and self.profile.auth == "x-api-key":
-            headers["x-api-key"] = self.key
+        elif self.key is not None and self.profile.auth in ("x-api-key", "x-goog-api-key"):
+            headers[self.profile.auth] = self.key
         return headers
 
     def mask(self, text: str) -> str:
@@ -60,14 +78,15 @@ class HttpProvider:
         headers: dict[str, str],
         on_bytes: Callable[[bytes], None] | None,
     ) -> Reply:
-        outcome = self.transport.post(self.url, body, headers, on_bytes=on_bytes)
+        url = self.endpoint_url(stream=on_bytes is not None)
+        outcome = self.transport.post(url, body, headers, on_bytes=on_bytes)
         if isinstance(outcome, HttpFailure):
             raise as_provider_error(
                 outcome,
                 provider=self.profile.name,
                 step=step,
                 key_env=self.profile.key_env,
-                url=shown_url(self.url),
+                url=shown_url(url),
             )
         return Reply(
             outcome.body, outcome.attempts, outcome.stored, outcome.cut, outcome.interrupted

@@ -48,6 +48,16 @@ class Profile:
     (DeepSeek in the Anthropic format; in chat its dialect knows it)."""
     api: str = "chat"
     """The API (`--api`) this profile speaks: chat or anthropic."""
+    model_in_url: bool = False
+    """The model's name goes in the path (`{model}` in `path`), not the body (Gemini); a stream
+    is asked for by the path too (`stream_path`)."""
+    stream_path: str = ""
+    """The endpoint of a streamed answer, where it is not `path` (Gemini's streamGenerateContent)."""
+    has_strict: bool = True
+    """The provider has a strict mode (`--strict`) and a switch for parallel calls
+    (`--no-parallel`); Gemini has neither, and fc refuses them rather than drop them."""
+    otel_name: str = ""
+    """The provider's `gen_ai.provider.name` in OpenTelemetry, where it is not its own name."""
 
 
 PROFILES: dict[str, Profile] = {
@@ -125,9 +135,43 @@ PROFILES: dict[str, Profile] = {
         effort_field="output_config.effort",
         api="anthropic",
     ),
+    "gemini": Profile(
+        name="gemini",
+        wire_format="gemini",
+        # ai.google.dev/gemini-api/docs/models: a fast model with thinking and tools.
+        default_model="gemini-2.5-flash",
+        base_url="https://generativelanguage.googleapis.com",
+        # The model goes in the path; the key in x-goog-api-key (never `?key=`, which would
+        # put it in every URL fc writes or prints).
+        path="/v1beta/models/{model}:generateContent",
+        stream_path="/v1beta/models/{model}:streamGenerateContent?alt=sse",
+        model_in_url=True,
+        key_env="GEMINI_API_KEY",
+        auth="x-goog-api-key",
+        thinking=(
+            "model's default; --thinking sends thinkingConfig.includeThoughts (thought "
+            "summaries come back), --no-thinking thinkingBudget: 0"
+        ),
+        tool_choices=(
+            "auto (AUTO)",
+            "none (NONE)",
+            "required (ANY)",
+            "NAME (ANY + allowedFunctionNames)",
+        ),
+        strict="no: parametersJsonSchema is followed as given (fc refuses --strict)",
+        parallel_control="none: Gemini has no switch for parallel calls (fc refuses --no-parallel)",
+        streaming="SSE: each data: line a whole GenerateContentResponse chunk; calls arrive whole",
+        other_models=("gemini-2.5-pro", "gemini-3-pro-preview"),
+        # ThinkingConfig.thinkingLevel (Gemini 3): LOW, HIGH.
+        efforts=("low", "high"),
+        effort_field="generationConfig.thinkingConfig.thinkingLevel (Gemini 3)",
+        api="gemini",
+        has_strict=False,
+        otel_name="gcp.gemini",
+    ),
 }
 
-API_NAMES = ("chat", "anthropic", "responses")
+API_NAMES = ("chat", "anthropic", "responses", "gemini")
 """The values of `--api`: the wire format a provider is spoken to in."""
 
 DEEPSEEK_ANTHROPIC = replace(

@@ -15,7 +15,7 @@ from fccli.providers.base import Provider
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
 from fccli.providers.urls import shown_url
 
-KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama")
+KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini")
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ class Connection:
     """The most bytes of one answer fc reads (--max-response-mb)."""
     api: str | None = None
     """--api: the format to speak (DeepSeek: chat or anthropic); None: the provider's own."""
+    model: str | None = None
+    """The model, for a provider that names it in the URL (Gemini); None: its default."""
 
 
 def default_provider_name() -> str:
@@ -143,7 +145,9 @@ def get_provider(
         ),
         secrets=[s for s in (key, *url_secrets(base_url)) if s],
     )
-    return HttpProvider(profile, base_url, transport, strict=connection.strict, key=key)
+    return HttpProvider(
+        profile, base_url, transport, strict=connection.strict, key=key, model=connection.model
+    )
 
 
 def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:

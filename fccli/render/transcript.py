@@ -569,7 +569,9 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
         view.assistant(internal.content, None, internal.stop_reason, None, {}, answered_later=False)
         return
     if isinstance(internal, Request):
-        facts = [f"model {internal.model}", f"{len(internal.messages)} messages"]
+        # A body that names no model (Gemini's names it in the URL) shows none.
+        facts = [f"model {internal.model}"] if internal.model else []
+        facts.append(f"{len(internal.messages)} messages")
         for key in (
             "tool_choice",
             "parallel_tool_calls",

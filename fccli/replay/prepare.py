@@ -171,6 +171,8 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
             timeout=settings.timeout,
             api=api,
             max_response_bytes=settings.max_response_bytes,
+            # The model _prepare chooses, for a provider that names it in the URL (Gemini).
+            model=settings.model or (source.request.model if name == origin.provider else None),
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.

@@ -261,7 +261,10 @@ class RoundTrip:
         body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
         self.trace.write_json(f"{step}-request.json", request.to_json_dict())
         self._refuse_broken(step, request, wire_request)
-        self.emit(StepStarted(step, request, len(wire_request.get("messages", []))))
+        # The history on the wire: `messages`, or Gemini's `contents`.
+        history = wire_request.get("messages", wire_request.get("contents"))
+        on_wire = len(history) if isinstance(history, list) else len(request.messages)
+        self.emit(StepStarted(step, request, on_wire))
         if self._bug_said:
             self.emit(Note(step, "harness bug " + "; ".join(self._bug_said)))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent

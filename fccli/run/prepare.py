@@ -189,6 +189,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             timeout=settings.timeout,
             api=settings.api,
             max_response_bytes=settings.max_response_bytes,
+            model=settings.model,
         ),
         demo_fault=settings.demo_fault,
         demo_skill=settings.demo_skill or "strong",
@@ -305,6 +306,17 @@ def _refuse_meaningless(settings: RunSettings, name: str) -> None:
             hint="thinking can be switched for deepseek, anthropic and the demo",
         )
     refuse_effort(name, profile, settings.effort, settings.thinking)
+    if (
+        profile is not None
+        and not profile.has_strict
+        and (settings.strict or not settings.parallel)
+    ):
+        flag = "--strict" if settings.strict else "--no-parallel"
+        raise UsageError(
+            f"{flag} has no meaning for {name}: it has no strict mode and no switch for "
+            "parallel calls (fc providers)",
+            hint=f"run without {flag}",
+        )
     forced = settings.tool_choice not in (None, "auto", "none")
     thinking_on = settings.thinking is not False
     if profile is not None and profile.forcing_needs_no_thinking and forced and thinking_on:

@@ -151,6 +151,17 @@ class WireFormat(Protocol):
         """The provider takes a thinking block back only with the signature it gave it."""
         ...
 
+    @property
+    def rules_without_place(self) -> tuple[str, ...]:
+        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
+        FC115): they do not apply to it."""
+        ...
+
+    @property
+    def model_in_body(self) -> bool:
+        """The request body names the model (Gemini's names it in the URL instead)."""
+        ...
+
     def to_wire_request(self, request: Request) -> dict[str, Any]: ...
     def from_wire_request(self, body: Any) -> Request: ...
     def to_wire_response(self, response: Response) -> dict[str, Any]: ...
@@ -206,6 +217,8 @@ class FormatDefaults:
     wire messages of the request's first messages, then those of the rest, and nothing else in
     it depends on the messages. `fc check` then translates only a trace's new messages at each
     step (tests/test_format_contract.py holds a format that says so to it)."""
+    model_in_body = True
+    rules_without_place: tuple[str, ...] = ()
 
     def request_problem(self, request: Request) -> str | None:
         return None

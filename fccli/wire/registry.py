@@ -14,6 +14,7 @@ from fccli.wire.anthropic import format as anthropic
 from fccli.wire.base import Refusal, StreamFolder, WireFormat
 from fccli.wire.chat import format as chat
 from fccli.wire.chat.dialects import DEEPSEEK, OPENAI
+from fccli.wire.gemini import format as gemini
 
 __all__ = ["DEEPSEEK_DIALECT", "FORMATS", "INTERNAL", "StreamFolder", "WireFormat", "get_format"]
 
@@ -29,6 +30,7 @@ FORMATS: dict[str, WireFormat] = {
         chat.ChatFormat(DEEPSEEK, chat.DEEPSEEK_REFUSALS),
         chat.ChatFormat(OPENAI),
         anthropic.AnthropicFormat(),
+        gemini.GeminiFormat(),
     )
 }
 """Chat dialects in the order detection tries them: a dialect with signs first, the plain one last."""

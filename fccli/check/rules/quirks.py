@@ -85,6 +85,7 @@ def thinking_tool_choice(h: History) -> Iterator[Finding]:
 
 
 def thinking_signature(h: History) -> Iterator[Finding]:
+    yield from _unsigned_calls(h)
     if h.wire is None or not h.wire.signed_thinking:
         return
     for turn in h.turns:
@@ -105,6 +106,25 @@ def thinking_signature(h: History) -> Iterator[Finding]:
                     n=turn.index,
                     k=k,
                 )
+
+
+def _unsigned_calls(h: History) -> Iterator[Finding]:
+    """Gemini: the signature rides on the first call's part. Gemini 3 refuses a turn without
+    it; 2.x models take it: a warning, since the body does not name the model."""
+    for turn in h.turns:
+        call = turn.unsigned
+        if call is not None:
+            yield finding(
+                "FC121",
+                h.format,
+                call.path,
+                f"this call ({call_label(call)}) is the first of its turn and carries no "
+                "thoughtSignature: Gemini 3 takes a call turn back only with the signature it "
+                "came with (Gemini 2.x accepts it without)",
+                severity="warning",
+                name=call.name,
+                position=turn.index + 1,
+            )
 
 
 RULES = (reasoning_passed_back, tool_content_is_text, thinking_tool_choice, thinking_signature)

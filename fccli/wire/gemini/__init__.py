@@ -1,0 +1,1 @@
+"""The Gemini API format (generateContent): codec, stream assembler, declaration."""

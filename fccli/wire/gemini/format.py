@@ -1,0 +1,170 @@
+"""The Gemini API format as the registry lists it (wire/base.py).
+
+Its own layout (family `gemini`): calls and results are parts of `contents`, as in the blocks
+family, but under other names, results may carry no id, and the model's name is in the URL.
+The 400 sentences are Gemini's own, as its API answers them (each with where it was seen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
+from fccli.core.stream import OnDelta
+from fccli.wire.base import Detected, FormatDefaults, Refusal, StreamFolder
+from fccli.wire.gemini import codec
+
+FAMILY = "gemini"
+"""The layout family of this format alone: contents of parts (wire/base.py)."""
+_WHO = "Gemini"
+# google-gemini/gemini-cli#4217, #5443, #16415: a call turn whose results are missing or more.
+COUNT_MISMATCH = (
+    "Please ensure that the number of function response parts is equal to the number of "
+    "function call parts of the function call turn."
+)
+# google-gemini/gemini-cli (many reports): results with no call turn right before them.
+NOT_AFTER_CALL = (
+    "Please ensure that function response turn comes immediately after a function call turn."
+)
+# manthanabc/paws#103, csells/dartantic#86: Gemini 3 with a call turn's signature dropped.
+NO_SIGNATURE = (
+    "Function call is missing a thought_signature in functionCall parts. This is required for "
+    "tools to work correctly, and missing thought_signature may lead to degraded model "
+    "performance. Additional data, function call `default_api:{name}` , position {position}. "
+    "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+)
+
+REFUSALS: dict[str, Refusal] = {
+    "FC101": (_WHO, COUNT_MISMATCH),
+    "FC102": (_WHO, NOT_AFTER_CALL),
+    # Results split over two user contents: the first has fewer parts than the turn's calls.
+    "FC103": (_WHO, COUNT_MISMATCH),
+    "FC121": (_WHO, NO_SIGNATURE),
+}
+
+
+@dataclass(frozen=True)
+class GeminiFormat(FormatDefaults):
+    name: str = codec.NAME
+    family = FAMILY
+    holder = "gemini"
+    stop_field = "finishReason"
+    results_layout = (
+        "all functionResponse parts in one user content, paired by id or by name and order"
+    )
+    reasoning_field = None
+    thinking_tool_choices = None
+    # Thought parts are summaries with no signature of their own: the signature is a field of
+    # the part beside them, kept as a provider block (codec.py).
+    signed_thinking = False
+    model_prefixes = ("gemini",)
+    model_in_body = False
+    # No strict mode: a declaration has no `strict` for FC115 to check.
+    rules_without_place = ("FC115",)
+
+    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return codec.to_wire_request(request)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return codec.from_wire_request(body)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return codec.to_wire_response(response)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return codec.from_wire_response(body)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        return codec.wire_stop_reason(body)
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
+        from fccli.wire.gemini.stream import GeminiStreamFolder
+
+        return GeminiStreamFolder(on_delta)
+
+    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
+        if not isinstance(doc, dict):
+            return None
+        if isinstance(doc.get("contents"), list):
+            return Detected(self.name, "request", "it has `contents` (Gemini's history)")
+        if isinstance(doc.get("candidates"), list):
+            return Detected(self.name, "response", "it has `candidates` (Gemini's answer)")
+        return None
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        config = body.get("generationConfig")
+        thinking = config.get("thinkingConfig") if isinstance(config, dict) else None
+        return isinstance(thinking, dict) and thinking.get("thinkingBudget") != 0
+
+    def read_notes(self, messages: Any, base: str) -> list[str]:
+        """Calls and results without ids (Gemini 2.x): fc made the ids up, and paired by name."""
+        out = []
+        for i, content in enumerate(messages if isinstance(messages, list) else []):
+            parts = content.get("parts") if isinstance(content, dict) else None
+            for k, part in enumerate(parts if isinstance(parts, list) else []):
+                for key in ("functionCall", "functionResponse"):
+                    inner = part.get(key) if isinstance(part, dict) else None
+                    if isinstance(inner, dict) and "id" not in inner:
+                        out.append(
+                            f"{base}[{i}].parts[{k}].{key}: no id (Gemini 2.x): fc gives it one "
+                            f"starting {codec.INVENTED_PREFIX} and pairs results with calls by "
+                            "name and order; that id is never sent back"
+                        )
+        return out
+
+    def written_notes(self, request: Request) -> list[str]:
+        notes = []
+        if request.model:
+            notes.append(
+                f"model {request.model!r}: Gemini names the model in the URL "
+                "(/v1beta/models/MODEL:generateContent), not the body"
+            )
+        if request.stream:
+            notes.append(
+                "stream: Gemini asks for a stream in the URL (:streamGenerateContent?alt=sse), "
+                "not the body"
+            )
+        if request.parallel_tool_calls is not None:
+            notes.append(
+                f"parallel_tool_calls {request.parallel_tool_calls}: Gemini has no switch for "
+                "parallel calls"
+            )
+        for m, message in enumerate(request.messages):
+            for block in message.content:
+                if isinstance(block, ToolUseBlock) and codec.is_invented(block.id):
+                    notes.append(
+                        f"$.messages[{m}]: call id {block.id} is one fc invented for a call "
+                        "Gemini sent without one: not sent back"
+                    )
+                if isinstance(block, ThinkingBlock) and block.signature is not None:
+                    notes.append(
+                        f"$.messages[{m}]: a thinking block's signature is another provider's; "
+                        "Gemini signs its thinking with thoughtSignature parts"
+                    )
+        return notes
+
+    def output_warnings(self, messages: Any, base: str) -> list[str]:
+        """A model turn with calls whose first call has no thoughtSignature (history from
+        another provider): Gemini 3 refuses it (fc check's FC121)."""
+        out = []
+        for i, content in enumerate(messages if isinstance(messages, list) else []):
+            parts = content.get("parts") if isinstance(content, dict) else None
+            calls = [
+                (k, p)
+                for k, p in enumerate(parts if isinstance(parts, list) else [])
+                if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)
+            ]
+            if calls and codec.SIGNATURE not in calls[0][1]:
+                k = calls[0][0]
+                out.append(
+                    f"{base}[{i}].parts[{k}]: a function call without its thoughtSignature, "
+                    "which Gemini 3 refuses (HTTP 400: Function call is missing a "
+                    "thought_signature in functionCall parts); "
+                    '"skip_thought_signature_validator" is the documented stand-in for '
+                    "history made elsewhere"
+                )
+        return out
