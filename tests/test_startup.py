@@ -44,18 +44,23 @@ def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
     ids=["providers", "tools", "offline-run"],
 )
 def test_offline_commands_never_import_the_http_client(args: list[str], tmp_path) -> None:
+    loaded = _loaded(args, ("httpx", "fccli.transport"), tmp_path)
+    assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
+
+
+def _loaded(args: list[str], modules: tuple[str, ...], cwd: Path) -> str:
+    """Which of `modules` `fc ARGS` imported, comma-separated, in a fresh process."""
     from tests.conftest import clean_env
 
     out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(args=args, heavy=("httpx", "fccli.transport"))],
+        [sys.executable, "-c", PROBE.format(args=args, heavy=modules)],
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=tmp_path,
+        cwd=cwd,
         env=clean_env(),
     ).stdout
-    loaded = out.rsplit("LOADED:", 1)[1].strip()
-    assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
+    return out.rsplit("LOADED:", 1)[1].strip()
 
 
 EXAMPLE = sorted(
@@ -76,15 +81,5 @@ EXAMPLE = sorted(
 def test_run_and_show_import_only_what_they_use(
     args: list[str], unused: tuple[str, ...], tmp_path: Path
 ) -> None:
-    from tests.conftest import clean_env
-
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(args=args, heavy=unused)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-        env=clean_env(),
-    ).stdout
-    loaded = out.rsplit("LOADED:", 1)[1].strip()
+    loaded = _loaded(args, unused, tmp_path)
     assert loaded == "", f"fc {args[0]} imported {loaded}"
