@@ -270,11 +270,18 @@ class Trace:
 
     def results(self) -> dict[str, ToolResultBlock]:
         """Every tool result handed back in any request of the trace, by the id it answers."""
+        # The latest request's block for an id wins. Read from the last step back, the first
+        # found wins, and a message already read (each request repeats the one before's, the
+        # same objects) is skipped: its ids are all taken.
         out: dict[str, ToolResultBlock] = {}
-        for s in self.steps:
-            for message in s.request.messages if s.request else []:
-                for block in message.tool_results():
-                    out[block.tool_use_id] = block
+        seen: set[int] = set()
+        for s in reversed(self.steps):
+            for message in reversed(s.request.messages) if s.request else []:
+                if id(message) in seen:
+                    continue
+                seen.add(id(message))
+                for block in reversed(message.tool_results()):
+                    out.setdefault(block.tool_use_id, block)
         return out
 
     def runs(self) -> dict[str, dict[str, Any]]:
