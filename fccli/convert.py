@@ -87,11 +87,13 @@ def convert(doc: Document, target: str) -> Converted:
             assert request is not None
             wire = fmt.to_wire_request(request)
             back = fmt.from_wire_request(wire).to_json_dict()
+            # A messages array is written as the target's history (Responses: `input` items).
+            history = fmt.history_field
             prefix: tuple[str, ...] = ("messages",) if doc.kind == "messages" else ()
-            out.output = wire["messages"] if doc.kind == "messages" else wire
+            out.output = wire[history] if doc.kind == "messages" else wire
             _round_trip(out, request.to_json_dict(), back, fmt.holder, prefix, target=fmt)
             out.notes += fmt.written_notes(request)
-            out.warnings += fmt.output_warnings(*_messages_of(out.output))
+            out.warnings += fmt.output_warnings(*_messages_of(out.output, history))
             if not request.model and fmt.model_in_body and not _names_model(doc.format):
                 # A body read from a format that names the model in the URL (Gemini) has none.
                 out.warnings.append(
@@ -112,10 +114,11 @@ def _names_model(name: str) -> bool:
     return name not in FORMATS or FORMATS[name].model_in_body
 
 
-def _messages_of(body: Any) -> tuple[Any, str]:
-    """A request's messages (or a messages array itself), and their JSON path."""
+def _messages_of(body: Any, history: str = "messages") -> tuple[Any, str]:
+    """A request's history (or a messages array itself), and its JSON path; `history` is the
+    format's key for it (wire/base.py's history_field)."""
     if isinstance(body, dict):
-        return body.get("messages"), "$.messages"
+        return body.get(history), f"$.{history}"
     return body, "$"
 
 
@@ -258,4 +261,5 @@ def explain_added(change: Change, target: WireFormat | None) -> str:
 def _source_notes(doc: Document) -> list[str]:
     if doc.format == INTERNAL_NAME or not isinstance(doc.internal, (Request, list)):
         return []
-    return _format(doc.format).read_notes(*_messages_of(doc.data))
+    fmt = _format(doc.format)
+    return fmt.read_notes(*_messages_of(doc.data, fmt.history_field))

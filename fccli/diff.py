@@ -238,6 +238,7 @@ _STRING_KEYS = frozenset(
         "tool_use_id",
         "description",
         "raw_arguments",
+        "item_id",
         # Gemini's signature, kept in a provider block: it lands on the part after it.
         "thoughtSignature",
     }
@@ -481,11 +482,10 @@ class _Mapper:
                 self._block((*content, j), block, level + 1)
         inner = self._wire_locs(start)
         if loc[:1] == ("messages",):
-            # A message is one or more whole wire messages (chat: one per tool result).
-            # (Gemini's history is `contents`.)
-            wire_locs = sorted(
-                {w[:2] for w in inner if w[:1] in (("messages",), ("contents",))}, key=_order
-            )
+            # A message is one or more whole wire messages (chat: one per tool result;
+            # Responses: one item per block, in its `input`; Gemini: `contents`).
+            history = (self.fmt.history_field,)
+            wire_locs = sorted({w[:2] for w in inner if w[:1] == history}, key=_order)
         else:
             wire_locs = self._response_message(inner)
         header.b, header.b_locs = [path_str(w) for w in wire_locs], wire_locs
@@ -592,6 +592,13 @@ class _Mapper:
         """Where a field the markers cannot follow (a flag, a stop reason, a choice) went."""
         key = str(loc[-1])
         parent = self._parent_wire(loc)
+        if key == "format" and loc[-2:-1] != ("response_format",) and len(loc) > 1:
+            return None, "fc's own: the format the kept block came from (sent back there only)"
+        if key == "block" and isinstance(value, dict):
+            # A provider's own item kept verbatim (Responses' reasoning): where it stands whole.
+            at = _find_value(self.expected, value, ())
+            if at is not None:
+                return at, "the provider's own item, verbatim"
         if key == "raw_arguments":
             at = next((w for w, raw in self.raw.items() if raw == value), None)
             if at is not None and _get(self.wire, at)[1] == value:
@@ -690,6 +697,20 @@ class _Mapper:
                 continue  # under a place already shown (by its prefixes: a set lookup each)
             out.append((path_str(loc), value))
         return out
+
+
+def _find_value(doc: Any, value: Any, loc: Loc) -> Loc | None:
+    """Where `value` stands whole in `doc`, if it does."""
+    if doc == value:
+        return loc
+    children = (
+        doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    )
+    for key, child in children:
+        found = _find_value(child, value, (*loc, key))
+        if found is not None:
+            return found
+    return None
 
 
 def _loads_or(text: str) -> Any:
@@ -860,8 +881,9 @@ def _other_step(a: Document, b: Document) -> str | None:
         return f"these look like different steps ({n_a} vs {n_b} messages)"
     internal_doc, wire_doc = (a, b) if a.format == "internal" else (b, a)
     assert isinstance(internal_doc.internal, Request)
-    translated = get_format(wire_doc.format).to_wire_request(internal_doc.internal).get("messages")
-    held = wire_doc.data.get("messages") if isinstance(wire_doc.data, dict) else None
+    fmt = get_format(wire_doc.format)
+    translated = fmt.to_wire_request(internal_doc.internal).get(fmt.history_field)
+    held = wire_doc.data.get(fmt.history_field) if isinstance(wire_doc.data, dict) else None
     if isinstance(translated, list) and isinstance(held, list) and len(translated) != len(held):
         return (
             f"these look like different steps ({internal_doc.name} translates to "

@@ -102,12 +102,13 @@ def _a(word: str) -> str:
 
 def provider_for(file: RequestFile, asked: str | None) -> str:
     """`-p`, else the provider of the file's format; refused across format families."""
+    from fccli.providers.profiles import provider_of_format
     from fccli.providers.registry import KNOWN, wire_format_of
     from fccli.wire.registry import family
 
-    # A format's own provider bears its name; formats of one family (DeepSeek and OpenAI chat)
-    # may go to any provider of the family.
-    name = asked or file.format
+    # A format's own provider bears its name (Responses': openai, through --api responses);
+    # formats of one family (DeepSeek and OpenAI chat) may go to any provider of the family.
+    name = asked or provider_of_format(file.format)
     if name not in KNOWN:
         raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
     takes = wire_format_of(name)

@@ -7,7 +7,9 @@ talks to it exactly as it would to the real service:
   `/beta/chat/completions`, `Authorization: Bearer KEY` (no auth when `key` is None, as
   Ollama), DeepSeek's thinking mode (`reasoning_content`, `reasoning_tokens`);
 - Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks;
-  also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to).
+  also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to);
+- OpenAI Responses: `POST /responses`, `/v1/responses`, OpenAI's auth and errors, reasoning items
+  that must come back (tests/fake_responses.py).
 
 Each as a JSON answer or, with `stream: true`, as a server-sent event stream whose assembled
 content is identical to the JSON answer.
@@ -62,6 +64,7 @@ CHAT_PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat
 ANTHROPIC_PATH = "/v1/messages"
 # DeepSeek's Anthropic format: base URL https://api.deepseek.com/anthropic (guides/anthropic_api).
 ANTHROPIC_PATHS = frozenset({ANTHROPIC_PATH, "/anthropic" + ANTHROPIC_PATH})
+RESPONSES_PATHS = frozenset({"/responses", "/v1/responses"})  # tests/fake_responses.py
 TOOL_ID_PATTERN = "^[a-zA-Z0-9_-]+$"
 FAULTS = frozenset({"bad_json_args", "unknown_tool", "wrong_type"})
 STREAM_QUIRKS = frozenset(
@@ -216,11 +219,14 @@ class FakeProvider:
         self._record(Received(h.path, headers, raw, parsed))
 
         route = h.path.split("?", 1)[0]
+        # OpenAI's Responses API (tests/fake_responses.py): OpenAI's auth and error bodies.
+        h.responses_api = route in RESPONSES_PATHS
         gemini = GEMINI_ROUTE.match(route)
         if gemini is not None and h.command == "POST":
             self._serve_gemini_safely(h, gemini, headers, parsed if is_json else _NOT_JSON)
             return
-        if h.command != "POST" or (route not in CHAT_PATHS and route not in ANTHROPIC_PATHS):
+        known = CHAT_PATHS | ANTHROPIC_PATHS | RESPONSES_PATHS
+        if h.command != "POST" or route not in known:
             # OpenAI's own wording for an unknown route.
             message = f"Invalid URL ({h.command} {h.path})"
             if route == ANTHROPIC_PATH or route.startswith("/v1/messages"):
@@ -267,17 +273,27 @@ class FakeProvider:
         self._check_auth(fmt, headers)
         if request is _NOT_JSON or not isinstance(request, dict):
             raise _HttpError(400, _error_body(fmt, _NOT_JSON_MESSAGE[fmt], 400))
-        problem = _chat_problem(request) if fmt == "chat" else _anthropic_problem(request)
+        if h.responses_api:
+            from tests import fake_responses
+
+            problem = fake_responses.problem(request)
+        elif fmt == "chat":
+            problem = _chat_problem(request)
+        else:
+            problem = _anthropic_problem(request)
         if problem is not None:
-            raise _HttpError(400, _error_body(fmt, problem, 400))
+            code = fake_responses.status(problem) if h.responses_api else 400
+            raise _HttpError(code, _error_body(fmt, problem, code))
 
         if isinstance(entry, dict) and "answer" in entry:
-            if request.get("stream") is True and fmt == "anthropic":
+            if request.get("stream") is True and h.responses_api:
+                self._write_stream(h, fake_responses.events(entry["answer"], self), "")
+            elif request.get("stream") is True and fmt == "anthropic":
                 self._write_stream(h, _anthropic_events(entry["answer"], self), "")
             else:
                 _send_json(h, 200, entry["answer"])
             return
-        model = _Model(request, fmt)
+        model = _Model(fake_responses.as_chat(request) if h.responses_api else request, fmt)
         reply = model.reply()
         if fault is not None:
             reply = _apply_fault(reply, fault, model.offered_names)
@@ -292,13 +308,19 @@ class FakeProvider:
             h.duplicate_ids = True
         if isinstance(entry, dict) and entry.get("escape"):
             h.escape = _auth_value(fmt, headers)
-        cached = self._cache_hit(fmt, request)
-        if fmt == "chat":
-            response = _chat_response(request, reply, cached)
+        if h.responses_api:
+            cached = self._cache_hit("responses", fake_responses.as_chat(request))
+            response = fake_responses.response(request, reply, cached)
+        elif fmt == "chat":
+            response = _chat_response(request, reply, self._cache_hit(fmt, request))
         else:
-            response = _anthropic_response(request, reply, cached)
+            response = _anthropic_response(request, reply, self._cache_hit(fmt, request))
 
         if request.get("stream") is True and "ignore_stream" not in self.stream_quirks:
+            if h.responses_api:
+                events = fake_responses.events(response, self)
+                self._write_stream(h, events, fake_responses.STREAM_ERROR)
+                return
             if fmt == "chat":
                 opts = request.get("stream_options")
                 usage = isinstance(opts, dict) and opts.get("include_usage") is True
@@ -583,6 +605,8 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     escape: str | None = None
     """This answer writes the credential JSON-escaped (set per request by a script entry)."""
+    responses_api = False
+    """This request came to the Responses API (set per request from its path)."""
     duplicate_ids = False
     """This answer gives its calls one id (set per request by a script entry)."""
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fccli.check import check_outgoing, check_request, check_trace
+from fccli.check.history import history_field
 from fccli.check.schema import validate
 from fccli.check.traces import first_difference
 from fccli.core.errors import ConversionError, InputFileError, UsageError
@@ -155,7 +156,8 @@ _message = st.dictionaries(
 def test_any_history_is_reported_never_a_crash(
     messages: list[Any], tools: Any, choice: Any, fmt: str
 ) -> None:
-    doc = {"model": "m", "messages": messages, "tools": tools, "tool_choice": choice}
+    # The history under the format's own key (Responses: `input`).
+    doc = {"model": "m", history_field(fmt): messages, "tools": tools, "tool_choice": choice}
     for finding in check_request(doc, fmt):
         assert finding.rule.startswith("FC1")
         assert finding.path.startswith("$")

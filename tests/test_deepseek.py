@@ -52,7 +52,8 @@ def test_fc_providers_shows_models_apis_and_effort(fc) -> None:
     )
     rows = json.loads(fc("providers", "--json").stdout)
     assert {r["name"]: r["effort"] for r in rows}["openai"] == (
-        "reasoning_effort (reasoning models): low, high"
+        "reasoning_effort (reasoning models) (--api chat), reasoning.effort (--api responses): "
+        "low, high"
     )
 
 
@@ -164,9 +165,9 @@ def test_api_anthropic_is_deepseeks_anthropic_endpoint() -> None:
     [
         (
             ["-p", "deepseek", "--api", "responses"],
-            "--api responses: fc does not speak the Responses format yet",
+            "--api responses: fc speaks to deepseek in chat or anthropic only",
         ),
-        (["-p", "openai", "--api", "anthropic"], "fc speaks to openai in chat only"),
+        (["-p", "openai", "--api", "anthropic"], "fc speaks to openai in chat or responses only"),
         (
             ["-p", "demo", "--api", "anthropic"],
             "the offline demo model speaks DeepSeek's chat format only",
@@ -183,7 +184,7 @@ def test_api_refusals(fc, tmp_path: Path, args, message) -> None:
 
 
 def test_api_responses_is_refused_before_the_key_is_read() -> None:
-    with pytest.raises(UsageError, match="comes with issue #15"):
+    with pytest.raises(UsageError, match="deepseek in chat or anthropic only"):
         prepare_run(RunSettings(question="杭州？", provider="deepseek", api="responses"))
 
 

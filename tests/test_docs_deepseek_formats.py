@@ -144,10 +144,10 @@ def test_show_says_the_cache_hit_the_page_quotes(ran) -> None:
     assert quoted in result.stdout, result.stdout[-600:]
 
 
-def test_the_responses_format_is_refused_with_its_issue(ran) -> None:
+def test_deepseek_in_the_responses_format_is_refused(ran) -> None:
     line = ["fc", "run", "杭州今天适合跑步吗？", "-p", "deepseek", "--api", "responses"]
     result, _ = ran[shlex.join(line)]
-    assert "issue #15" in result.stderr
+    assert "fc speaks to deepseek in chat or anthropic only" in result.stderr
 
 
 def test_the_fake_provider_runs_by_hand_as_the_page_says(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from fccli.wire.base import WireFormat
 from fccli.wire.registry import FORMATS
 from tests.builders import json_objects, json_paths, json_values, tool_specs
 from tests.fake_provider import FakeProvider, _anthropic_events, _chat_events, gemini_events
+from tests.fake_responses import events as _responses_events
 
 CONTRACT = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = sorted(FORMATS)
@@ -215,7 +216,12 @@ def test_any_damage_to_a_wire_body_is_a_conversion_error_or_nothing(name: str, d
             read(damaged)
 
 
-STREAMS = {"chat": _chat_events, "blocks": _anthropic_events, "gemini": gemini_events}
+STREAMS = {
+    "chat": _chat_events,
+    "blocks": _anthropic_events,
+    "items": _responses_events,
+    "gemini": gemini_events,
+}
 """How the fake provider streams an answer of each family (tests/fake_provider.py)."""
 
 
@@ -236,6 +242,8 @@ def test_a_stream_cut_anywhere_assembles_to_the_answer(
     fake = FakeProvider()
     if fmt.family == "chat":
         events = _chat_events(wire, fake, include_usage=True)
+    elif fmt.family == "items":
+        events = _responses_events(wire, fake)
     elif fmt.family == "blocks":
         events = _anthropic_events(wire, fake)
     else:
@@ -269,6 +277,11 @@ def _as_sent(wire: dict[str, Any], family: str) -> dict[str, Any] | None:
         message = wire["choices"][0]["message"]
         if message.get("content") is None and not message.get("tool_calls"):
             return None
+        return wire
+    if family == "items":
+        wire.setdefault("id", "resp_1")
+        for k, item in enumerate(wire["output"]):
+            item.setdefault("id", f"item_{k}")  # OpenAI gives every output item its id
         return wire
     wire.setdefault("id", "msg_1")
     wire.setdefault("model", "m")

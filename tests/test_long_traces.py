@@ -107,7 +107,9 @@ def _grown(doc: Any) -> tuple[list[Any], Any]:
     """The messages of a corpus case, and the document with the first k of them."""
     if isinstance(doc, list):
         return doc, lambda k: doc[:k]
-    key = "messages" if "messages" in doc else "contents"  # Gemini's history
+    key = next(k for k in ("messages", "contents", "input") if k in doc)  # Gemini, Responses
+    if not isinstance(doc[key], list):
+        return [], lambda k: doc  # Responses' short form: a string, nothing to grow
     return doc[key], lambda k: {**doc, key: doc[key][:k]}
 
 

@@ -593,7 +593,7 @@ def test_a_folder_of_traces_lists_them(fc, tmp_path: Path) -> None:
     ]
     # columns as wide as the longest name
     assert (
-        "  traces/examples/hangzhou         ok          2 steps   demo       杭州今天适合跑步吗？"
+        "  traces/examples/hangzhou            ok          2 steps   demo       杭州今天适合跑步吗？"
         in lines
     )
     data = json.loads(fc("show", "traces", "--json").stdout)

@@ -1132,7 +1132,13 @@ def test_a_wire_request_reads_back_to_the_same_wire_request(internal: Request) -
 # ---------------------------------------------------------------------------------------------
 # the committed example traces: internal -> anthropic -> internal
 
-EXAMPLE_STEPS = sorted(EXAMPLES.glob("*/[0-9]-request.json"))
+# The demo's traces; hangzhou-responses keeps a Responses reasoning item Anthropic has no place
+# for (tests/test_wire_responses.py says what converting it loses).
+EXAMPLE_STEPS = sorted(
+    p
+    for p in EXAMPLES.glob("*/[0-9]-request.json")
+    if (p.parent / "1-request.deepseek.json").exists()
+)
 
 
 def _load(path: Path) -> Any:

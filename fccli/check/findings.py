@@ -18,7 +18,7 @@ from fccli.wire.registry import FORMATS, family, format_names, refusals
 
 Severity = Literal["error", "warning", "note"]
 """A note is neither: something worth knowing that breaks no rule (exit 0, even --strict)."""
-Applies = Literal["all", "chat", "blocks", "quoted", "trace", "json_mode"]
+Applies = Literal["all", "chat", "blocks", "items", "quoted", "trace", "json_mode", "strings"]
 
 
 def _without_place(name: str) -> tuple[str, ...]:
@@ -34,7 +34,8 @@ class Rule:
     """Which formats the rule reads: all, a layout family (the internal format's is blocks),
     only those whose providers refuse the mistake (`quoted`), those with a JSON-mode field that
     wants the word "json" in the prompt (`json_mode`: the internal format and the chat family),
-    or none (a trace-only rule)."""
+    those whose calls carry their arguments as a JSON string (`strings`: chat and items), or
+    none (a trace-only rule)."""
     title: str
     """The mistake, in a few words (the rule table of `fc check --help` and the README)."""
 
@@ -50,6 +51,7 @@ class Rule:
             or family(name) == self.applies
             or (self.applies == "quoted" and self.id in refusals(name))
             or (self.applies == "json_mode" and (family(name) == "chat" or name not in FORMATS))
+            or (self.applies == "strings" and family(name) in ("chat", "items"))
         )
 
     @property
@@ -74,7 +76,7 @@ RULES: dict[str, Rule] = {
         Rule("FC105", "error", "chat", "tool messages not directly after their assistant message"),
         Rule("FC106", "error", "all", "the same id on two calls, or two results for one call"),
         Rule("FC107", "error", "quoted", "a tool id outside Anthropic's pattern ^[a-zA-Z0-9_-]+$"),
-        Rule("FC108", "error", "chat", "arguments that are not valid JSON"),
+        Rule("FC108", "error", "strings", "arguments that are not valid JSON"),
         Rule("FC109", "error", "all", "arguments that are valid JSON but not an object"),
         Rule(
             "FC110",
@@ -103,6 +105,13 @@ RULES: dict[str, Rule] = {
         ),
         Rule("FC120", "warning", "trace", "a trace step whose internal and wire requests disagree"),
         Rule("FC121", "error", "quoted", "a thinking block sent back without its signature"),
+        Rule(
+            "FC123",
+            "error",
+            "quoted",
+            "a reasoning model's function_call sent back without the reasoning item before it",
+        ),
+        Rule("FC124", "error", "quoted", "a reasoning item sent back without the item it led to"),
         Rule(
             "FC122",
             "note",

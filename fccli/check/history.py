@@ -7,9 +7,11 @@ So each format is read here into the same small view, keeping every piece's JSON
 reading never fails: what cannot be read is skipped, and fc's own reader for the format (run
 beside the rules, FC100) says what it refuses.
 
-Two families: content blocks (internal, Anthropic: calls and results are blocks of user and
-assistant messages) and chat (DeepSeek, OpenAI: calls in `tool_calls`, each result its own
-`role: "tool"` message).
+Three families: content blocks (internal, Anthropic: calls and results are blocks of user and
+assistant messages), chat (DeepSeek, OpenAI: calls in `tool_calls`, each result its own
+`role: "tool"` message) and items (OpenAI Responses: one flat `input` list, where every call,
+result, reasoning item and message is its own item; each is read as a turn of one part, the
+calls and reasoning the assistant's, the results the user's).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from fccli.wire.chat.codec import ERROR_MARKER
 from fccli.wire.gemini.codec import SIGNATURE, invented_id
 from fccli.wire.gemini.format import FAMILY as PARTS_FAMILY
 from fccli.wire.registry import FORMATS, family, refusals
+
+ITEMS = "items"
+"""The family whose history is a flat list of items (wire/base.py)."""
 
 
 @dataclass
@@ -153,6 +158,15 @@ class History:
         return family(self.format) == "chat"
 
     @property
+    def items(self) -> bool:
+        return family(self.format) == ITEMS
+
+    @property
+    def string_arguments(self) -> bool:
+        """Calls carry their arguments as a JSON string (chat, items), not as an object."""
+        return self.chat or self.items
+
+    @property
     def wire(self) -> WireFormat | None:
         """The wire format (None for the internal format)."""
         return FORMATS.get(self.format)
@@ -175,20 +189,36 @@ class History:
         return [t.name for t in self.tools]
 
 
+def history_field(fmt: str) -> str:
+    """The request's key holding the history in format `fmt` (`messages`; Responses: `input`;
+    Gemini: `contents`)."""
+    wire = FORMATS.get(fmt)
+    return wire.history_field if wire is not None else "messages"
+
+
 def read_history(
-    doc: dict[str, Any], fmt: str, root: str = "$.messages", *, after: History | None = None
+    doc: dict[str, Any], fmt: str, root: str | None = None, *, after: History | None = None
 ) -> History:
     """The view of `doc`. `after`: the history of the request before it in a trace, whose
     messages `doc` repeats as the very same objects (fccli/core/series.py): their turns are
     taken as they are, only the new messages are read."""
+    key = history_field(fmt)
+    root = root if root is not None else f"$.{key}"
+    raw_messages = doc.get(key)
+    if isinstance(raw_messages, str):  # Responses' short form: one user message
+        raw_messages = [{"role": "user", "content": raw_messages}]
+    messages = raw_messages if isinstance(raw_messages, list) else []
     parts = family(fmt) == PARTS_FAMILY
-    messages = _messages(doc, fmt)
-    read = _chat_turn if family(fmt) == "chat" else _parts_turn if parts else _blocks_turn
-    turns = _repeated(after, messages, fmt, root)
-    new = [
-        read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
-        for i, m in enumerate(messages[len(turns) :], start=len(turns))
-    ]
+    if family(fmt) == ITEMS:
+        # Items are grouped into turns across their boundaries: read whole every time.
+        after, turns, new = None, [], _item_turns(messages, root)
+    else:
+        read = _chat_turn if family(fmt) == "chat" else _parts_turn if parts else _blocks_turn
+        turns = _repeated(after, messages, fmt, root)
+        new = [
+            read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
+            for i, m in enumerate(messages[len(turns) :], start=len(turns))
+        ]
     if parts:
         # A result is paired with the turn before it only: the repeated turns were paired.
         _pair_by_name(turns[-1:] + new)
@@ -208,8 +238,8 @@ def read_history(
 
 
 def _messages(doc: dict[str, Any], fmt: str) -> list[Any]:
-    """The history: `messages`, or Gemini's `contents`."""
-    history = doc.get("contents" if family(fmt) == PARTS_FAMILY else "messages")
+    """The history as a list (history_field), or nothing."""
+    history = doc.get(history_field(fmt))
     return history if isinstance(history, list) else []
 
 
@@ -292,6 +322,20 @@ def _blocks_turn(message: dict[str, Any], index: int, path: str) -> Turn:
         else:
             turn.kinds.append("other")
     return turn
+
+
+def _text_result(call_id: Any, content: Any, message: int, position: int, path: str) -> Result:
+    """A result of a format without an error flag (chat, items): an error is marked in its text."""
+    marked = isinstance(content, str) and content.startswith(ERROR_MARKER)
+    return Result(_id(call_id), content, marked, message, position, path)
+
+
+def _string_call(
+    call_id: Any, name: Any, raw: Any, message: int, position: int, path: str, args_path: str
+) -> Call:
+    """A call whose arguments travel as a JSON string (chat, items), parsed leniently."""
+    parses, arguments = _parse(raw)
+    return Call(_id(call_id), name, arguments, raw, parses, message, position, path, args_path)
 
 
 def _parts_turn(content: dict[str, Any], index: int, path: str) -> Turn:
@@ -386,17 +430,9 @@ def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
     role = message.get("role")
     turn = Turn(index, role, path, raw=message)
     if role == "tool":
-        content = message.get("content")
         turn.kinds.append("result")
         turn.results.append(
-            Result(
-                _id(message.get("tool_call_id")),
-                content,
-                isinstance(content, str) and content.startswith(ERROR_MARKER),
-                index,
-                0,
-                path,
-            )
+            _text_result(message.get("tool_call_id"), message.get("content"), index, 0, path)
         )
         return turn
     if message.get("reasoning_content"):
@@ -410,16 +446,12 @@ def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
             continue
         where = f"{path}.tool_calls[{k}]"
         function = _object(call.get("function"))
-        raw = function.get("arguments")
-        parses, arguments = _parse(raw)
         turn.kinds.append("call")
         turn.calls.append(
-            Call(
-                _id(call.get("id")),
+            _string_call(
+                call.get("id"),
                 function.get("name"),
-                arguments,
-                raw,
-                parses,
+                function.get("arguments"),
                 index,
                 k,
                 where,
@@ -427,6 +459,60 @@ def _chat_turn(message: dict[str, Any], index: int, path: str) -> Turn:
             )
         )
     return turn
+
+
+def _item_role(item: Any) -> Any:
+    """Whose turn an item is: the user's (its messages, the results), the assistant's (its
+    messages, calls, reasoning and other output items), or a system message's."""
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type", "message")
+    if kind == "message":
+        return item.get("role")
+    return "user" if kind == "function_call_output" else "assistant"
+
+
+def _item_turns(items: list[Any], root: str) -> list[Turn]:
+    """Items read as turns: consecutive items of one role make one turn (an assistant's text,
+    reasoning and calls; the user's results and question), as messages do in the other
+    layouts. A turn's path is its first item's; each call and result keeps its own."""
+    turns: list[Turn] = []
+    for k, item in enumerate(items):
+        path = f"{root}[{k}]"
+        role = _item_role(item)
+        if not turns or role is None or turns[-1].role != role or role not in ("user", "assistant"):
+            turns.append(Turn(len(turns), role, path, raw=item if isinstance(item, dict) else {}))
+        if isinstance(item, dict):
+            _add_item(turns[-1], item, path)
+    return turns
+
+
+def _add_item(turn: Turn, item: dict[str, Any], path: str) -> None:
+    kind = item.get("type", "message")
+    position = len(turn.kinds)
+    if kind == "message":
+        turn.kinds.append("text")
+        turn.text += _texts(item.get("content"))
+    elif kind == "function_call_output":
+        turn.kinds.append("result")
+        turn.results.append(
+            _text_result(item.get("call_id"), item.get("output"), turn.index, position, path)
+        )
+    elif kind == "function_call":
+        turn.kinds.append("call")
+        turn.calls.append(
+            _string_call(
+                item.get("call_id"),
+                item.get("name"),
+                item.get("arguments"),
+                turn.index,
+                position,
+                path,
+                f"{path}.arguments",
+            )
+        )
+    else:
+        turn.kinds.append("thinking" if kind == "reasoning" else "other")
 
 
 def _parse(raw: Any) -> tuple[bool, Any]:
@@ -445,7 +531,9 @@ def _tools(tools: Any, fmt: str) -> list[OfferedTool]:
         if not isinstance(tool, dict):
             continue
         path = f"$.tools[{k}]"
-        if family(fmt) == "chat":
+        if family(fmt) == ITEMS:
+            spec, schema_key = tool, "parameters"
+        elif family(fmt) == "chat":
             spec = _object(tool.get("function"))
             path += ".function"
             schema_key = "parameters"
@@ -470,6 +558,12 @@ def _choice(choice: Any, fmt: str) -> tuple[str, str | None] | None:
         return (choice, None) if choice in ("auto", "none", "required") else None
     if not isinstance(choice, dict):
         return None
+    if family(fmt) == ITEMS:
+        kind = choice.get("type")
+        if kind == "function" and isinstance(choice.get("name"), str):
+            return ("tool", choice["name"])
+        mode = choice.get("mode")
+        return (mode, None) if kind == "allowed_tools" and isinstance(mode, str) else None
     if family(fmt) == "chat":
         function = choice.get("function")
         name = function.get("name") if isinstance(function, dict) else None

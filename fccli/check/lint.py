@@ -16,15 +16,13 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from fccli.check.findings import Finding, finding
-from fccli.check.history import History, read_history
+from fccli.check.history import History, history_field, read_history
 from fccli.check.rules import ALL, CONTEXT_ONLY, PER_TURN, WINDOWED, RuleFunction
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
 from fccli.core.series import validate_after
 from fccli.wire.registry import format_names, get_format
-
-CONTENTS = "contents"
 
 MAX_READER_FINDINGS = 5
 
@@ -93,15 +91,14 @@ def inspect(
     every format's reader to read that back, so it is not read again here."""
     if fmt not in format_names():
         raise UsageError(f"unknown format {fmt!r}", hint=f"formats: {', '.join(format_names())}")
+    key = history_field(fmt)
     if isinstance(request_doc, list):
-        doc, root = {"messages": request_doc}, "$"
-    elif isinstance(request_doc, dict) and isinstance(request_doc.get("messages"), list):
-        doc, root = request_doc, "$.messages"
-    elif isinstance(request_doc, dict) and isinstance(request_doc.get(CONTENTS), list):
-        doc, root = request_doc, f"$.{CONTENTS}"  # Gemini's history
+        doc, root = {key: request_doc}, "$"
+    elif isinstance(request_doc, dict) and isinstance(request_doc.get(key), (list, str)):
+        doc, root = request_doc, f"$.{key}"
     else:
         raise ConversionError(
-            "not a request: expected an object with a `messages` array, or a messages array"
+            f"not a request: expected an object with a `{key}` array, or a messages array"
         )
     history = read_history(doc, fmt, root, after=after.history if after else None)
     context = _context(doc, fmt, root)
@@ -138,7 +135,7 @@ def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
     """What the rules read besides the messages (tools, tool_choice, thinking...), as exact
     text: two requests with the same give the same findings about the same messages."""
     try:
-        rest = json.dumps({k: v for k, v in doc.items() if k != "messages"})
+        rest = json.dumps({k: v for k, v in doc.items() if k != history_field(fmt)})
     except (TypeError, ValueError, RecursionError):
         return None
     return f"{fmt} {root} {rest}"
@@ -182,8 +179,9 @@ def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
                 return [], Request.model_validate(request_doc)
         else:
             # A bare messages array gets a stand-in model name: only the messages are read.
-            get_format(fmt).from_wire_request(
-                {"model": "-", "messages": request_doc} if bare else request_doc
+            wire = get_format(fmt)
+            wire.from_wire_request(
+                {"model": "-", wire.history_field: request_doc} if bare else request_doc
             )
     except ValidationError as e:
         return [
@@ -211,7 +209,7 @@ def _refused(fmt: str, problem: str, path: str) -> Finding:
     )
 
 
-_MESSAGE = re.compile(r"\$(\.messages)?\[\d+\]")
+_MESSAGE = re.compile(r"\$(\.messages|\.input)?\[\d+\]")
 
 
 def _said(refused: Finding, findings: list[Finding]) -> bool:

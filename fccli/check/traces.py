@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
+from fccli.check.history import ITEMS, history_field
 from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
@@ -111,7 +112,9 @@ def _unread_stop(root: Path, last: _Step) -> list[Finding]:
         return []  # stopped by --max-steps, or by an error: said in the manifest
     response, fmt, name = read
     ids = ", ".join(c.id for c in response.tool_uses())
-    where = "$.choices[0].finish_reason" if family(fmt) == "chat" else "$.stop_reason"
+    where = {"chat": "$.choices[0].finish_reason", ITEMS: "$.status"}.get(
+        family(fmt), "$.stop_reason"
+    )
     return [
         Finding(
             "FC130",
@@ -136,7 +139,7 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
     for fmt, (doc, _) in after.read.items():
         if fmt == INTERNAL or fmt not in before.read:
             continue
-        where = _first_change(before.read[fmt][0], doc)
+        where = _first_change(before.read[fmt][0], doc, history_field(fmt))
         if where is None:
             continue
         earlier = before.requests[fmt].name
@@ -153,24 +156,25 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
     return out
 
 
-def _first_change(earlier: Any, later: Any) -> str | None:
+def _first_change(earlier: Any, later: Any, history: str = "messages") -> str | None:
     """The first place where `later` does not repeat `earlier`: the parts a prompt begins with
-    (system, tools), then each earlier message; new messages at the end are no change."""
+    (system or instructions, tools), then each earlier message (or item, `history` naming the
+    field); new messages at the end are no change."""
     if not isinstance(earlier, dict) or not isinstance(later, dict):
         return None
-    for key in ("system", "tools"):
+    for key in ("system", "instructions", "tools"):
         if earlier.get(key) != later.get(key):
             return f"$.{key}"
-    old, new = earlier.get("messages"), later.get("messages")
+    old, new = earlier.get(history), later.get(history)
     if not isinstance(old, list) or not isinstance(new, list):
         return None
     if old == new[: len(old)]:
         return None  # what it repeats are mostly the same objects: compared in C at once
     for i, message in enumerate(old):
         if i >= len(new):
-            return f"$.messages[{len(new)}]"
+            return f"$.{history}[{len(new)}]"
         if message != new[i]:
-            return first_difference(message, new[i], f"$.messages[{i}]")
+            return first_difference(message, new[i], f"$.{history}[{i}]")
     return None
 
 
@@ -298,7 +302,7 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
         return []
     if not may_answer_unasked(h):
         return []
-    where = "$.choices[0].message" if family(fmt) == "chat" else "$.content"
+    where = {"chat": "$.choices[0].message", ITEMS: "$.output"}.get(family(fmt), "$.content")
     return [finding("FC119", h.format, where, made_up_message(h)).in_file(name)]
 
 

@@ -70,7 +70,7 @@ def run(
         "--api",
         metavar="chat|anthropic|responses",
         help="The format to speak to the provider in: -p deepseek --api anthropic uses "
-        "https://api.deepseek.com/anthropic (responses: not yet). Default: the provider's own.",
+        "https://api.deepseek.com/anthropic; -p openai --api responses uses OpenAI's /v1/responses. Default: the provider's own.",
     ),
     tool_choice: str | None = typer.Option(
         None, "--tool-choice", help="auto, none, required, or a tool name."

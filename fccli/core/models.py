@@ -50,6 +50,9 @@ class ToolUseBlock(_Model):
     raw_arguments: str | None = None
     """The arguments exactly as the model sent them, kept only when they were not a JSON object
     (`input` is then `{}`, so validation can say what is missing)."""
+    item_id: str | None = None
+    """The provider's own id of the call's item, where it has one beside the call id that
+    results name (OpenAI Responses: `id` fc_… beside `call_id`); it travels back unchanged."""
 
 
 class ToolResultBlock(_Model):

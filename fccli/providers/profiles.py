@@ -1,6 +1,7 @@
 """The real providers, as data (ARCHITECTURE.md, habit 4: a provider is configuration, not a mapper).
 
-DeepSeek, OpenAI and Ollama share the chat wire module; Anthropic has its own. What differs
+DeepSeek, OpenAI and Ollama share the chat wire module; Anthropic has its own; OpenAI is also
+reached in its Responses format (`--api responses`). What differs
 (endpoint, key variable, default model, what each supports) is written down here once, read by
 the HTTP provider, `fc run`'s checks and `fc providers`.
 """
@@ -47,7 +48,7 @@ class Profile:
     """Thinking is on unless `--no-thinking`, and then a forcing `--tool-choice` is refused
     (DeepSeek in the Anthropic format; in chat its dialect knows it)."""
     api: str = "chat"
-    """The API (`--api`) this profile speaks: chat or anthropic."""
+    """The API (`--api`) this profile speaks: chat, anthropic or responses."""
     model_in_url: bool = False
     """The model's name goes in the path (`{model}` in `path`), not the body (Gemini); a stream
     is asked for by the path too (`stream_path`)."""
@@ -193,7 +194,30 @@ DEEPSEEK_ANTHROPIC = replace(
     forcing_needs_no_thinking=True,
 )
 
-VARIANTS: dict[tuple[str, str], Profile] = {("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC}
+OPENAI_RESPONSES = replace(
+    # OpenAI's Responses API (platform.openai.com/docs/api-reference/responses), the one its own
+    # SDK and agents default to: the same key and base URL, `/responses` for the endpoint, and a
+    # reasoning model by default, whose reasoning items travel back with the calls.
+    PROFILES["openai"],
+    wire_format="responses",
+    default_model="gpt-5-mini",
+    path="/responses",
+    thinking='reasoning models reason unasked; --no-thinking sends reasoning {"effort": "none"}',
+    tool_choices=("auto", "none", "required", "NAME"),
+    strict="yes (tool strict: true; fc writes strict: false otherwise, as omitted means strict)",
+    parallel_control="parallel_tool_calls: false",
+    streaming="SSE events: response.output_item.added, function_call_arguments.delta by "
+    "item_id, output_item.done, response.completed",
+    other_models=("gpt-5", "gpt-4.1-mini"),
+    efforts=("low", "high"),
+    effort_field="reasoning.effort",
+    api="responses",
+)
+
+VARIANTS: dict[tuple[str, str], Profile] = {
+    ("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC,
+    ("openai", "responses"): OPENAI_RESPONSES,
+}
 """Profiles reached with `--api` other than a provider's own."""
 
 
@@ -213,13 +237,20 @@ def profile_for(name: str, api: str | None = None) -> Profile:
         return variant
     if api not in API_NAMES:
         raise UsageError(f"unknown --api {api!r}", hint=f"known: {', '.join(API_NAMES)}")
-    if api == "responses":
-        raise UsageError(
-            "--api responses: fc does not speak the Responses format yet; it comes with "
-            "issue #15 (Responses and Gemini)",
-            hint=f"{name} takes --api {' or '.join(apis_of(name))}",
-        )
     raise UsageError(
         f"--api {api}: fc speaks to {name} in {' or '.join(apis_of(name))} only",
-        hint="-p deepseek --api anthropic reaches DeepSeek in the Anthropic format",
+        hint="-p deepseek --api anthropic reaches DeepSeek in the Anthropic format; "
+        "-p openai --api responses reaches OpenAI's Responses API",
     )
+
+
+def provider_of_format(fmt: str) -> str:
+    """The provider a file of format `fmt` goes to by default: the one whose own format it is
+    (`deepseek`, `openai`, `anthropic`), else the one reaching it through `--api` (Responses:
+    openai); the format's name when none does (the caller says it is unknown)."""
+    if fmt in PROFILES:
+        return fmt
+    for (name, _), profile in VARIANTS.items():
+        if profile.wire_format == fmt:
+            return name
+    return fmt

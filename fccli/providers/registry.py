@@ -197,13 +197,19 @@ def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
                 "streaming": profile.streaming,
                 "other_models": list(profile.other_models),
                 "effort": _effort_text(profile.name),
-                "apis": [
-                    f"{api} ({profile_for(profile.name, api).base_url})"
-                    for api in apis_of(profile.name)
-                ],
+                "apis": [_api_text(profile.name, api) for api in apis_of(profile.name)],
             }
         )
     return rows
+
+
+def _api_text(name: str, api: str) -> str:
+    """`responses (https://api.openai.com/v1, model gpt-5-mini)`: where an --api goes, and its
+    default model when it is not the provider's own."""
+    spoken = profile_for(name, api)
+    model = spoken.default_model
+    own = PROFILES[name].default_model
+    return f"{api} ({spoken.base_url}{'' if model == own else f', model {model}'})"
 
 
 def _effort_text(name: str) -> str:

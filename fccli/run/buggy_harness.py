@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fccli.core.models import Message, ThinkingBlock, ToolResultBlock
+from fccli.core.models import Block, Message, ProviderBlock, ThinkingBlock, ToolResultBlock
 from fccli.tools.execute import ToolRun
 
 
@@ -47,9 +47,14 @@ def _label(run: ToolRun) -> str:
 
 
 def without_reasoning(message: Message) -> Message:
-    """drop-reasoning: the assistant turn goes back without its thinking."""
-    return Message(
-        role=message.role, content=[b for b in message.content if not isinstance(b, ThinkingBlock)]
+    """drop-reasoning: the assistant turn goes back without its thinking (a thinking block, or
+    a provider's own reasoning item kept verbatim, as OpenAI Responses' `reasoning`)."""
+    return Message(role=message.role, content=[b for b in message.content if not _is_reasoning(b)])
+
+
+def _is_reasoning(block: Block) -> bool:
+    return isinstance(block, ThinkingBlock) or (
+        isinstance(block, ProviderBlock) and block.kind() == "reasoning"
     )
 
 

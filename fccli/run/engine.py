@@ -261,8 +261,8 @@ class RoundTrip:
         body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
         self.trace.write_json(f"{step}-request.json", request.to_json_dict())
         self._refuse_broken(step, request, wire_request)
-        # The history on the wire: `messages`, or Gemini's `contents`.
-        history = wire_request.get("messages", wire_request.get("contents"))
+        # The history on the wire: `messages`, Responses' `input`, Gemini's `contents`.
+        history = wire_request.get(self.wire.history_field)
         on_wire = len(history) if isinstance(history, list) else len(request.messages)
         self.emit(StepStarted(step, request, on_wire))
         if self._bug_said:

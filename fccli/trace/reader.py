@@ -407,12 +407,21 @@ def _step_files(path: Path) -> list[tuple[int, str, str | None, str]]:
     return sorted(out, key=lambda f: (f[0], f[1], f[2] or "", f[3]))
 
 
+def _history_field(wire_format: str | None) -> str:
+    """The wire request's key holding the history (`messages`; Responses: `input`)."""
+    from fccli.wire.registry import FORMATS
+
+    fmt = FORMATS.get(wire_format or "")
+    return fmt.history_field if fmt is not None else "messages"
+
+
 def _read_step(
     step: Step, wire_format: str | None, http_status: int | None, series: dict[str, Series]
 ) -> None:
     wire_request = _read_quietly(step, "wire_request", series["wire_request"])
-    if isinstance(wire_request, dict) and isinstance(wire_request.get("messages"), list):
-        step.wire_messages = len(wire_request["messages"])
+    history = _history_field(wire_format)
+    if isinstance(wire_request, dict) and isinstance(wire_request.get(history), list):
+        step.wire_messages = len(wire_request[history])
     request: Request | Response | None = _read_request(step, series["request"])
     if request is None and wire_request is not None and wire_format:
         request = _from_wire(step, "wire_request", wire_request, wire_format)

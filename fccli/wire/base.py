@@ -6,14 +6,15 @@ registry and asks them, so adding a format is one new package plus one registry 
 
 Formats come in families of one layout: `chat` (a call's arguments as a JSON string, one
 `role: "tool"` message per result) and `blocks` (calls and results are content blocks, as in
-fc's internal format). A family decides how `fc check` reads a history leniently and which
+fc's internal format), `items` (OpenAI Responses: calls, results and reasoning are items of one
+flat list, paired by call_id). A family decides how `fc check` reads a history leniently and which
 formats `fc diff` compares field by field; a format of a new layout names its own family.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -121,6 +122,11 @@ class WireFormat(Protocol):
         ...
 
     @property
+    def history_field(self) -> str:
+        """The request's key holding the history (`messages`; Responses: `input`)."""
+        ...
+
+    @property
     def stop_field(self) -> str:
         """The wire name of the stop reason's field (chat: `finish_reason`)."""
         ...
@@ -217,6 +223,7 @@ class FormatDefaults:
     wire messages of the request's first messages, then those of the rest, and nothing else in
     it depends on the messages. `fc check` then translates only a trace's new messages at each
     step (tests/test_format_contract.py holds a format that says so to it)."""
+    history_field = "messages"
     model_in_body = True
     rules_without_place: tuple[str, ...] = ()
 
@@ -240,3 +247,30 @@ class FormatDefaults:
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
         return []
+
+
+def marker_read_notes(
+    entries: Any, base: str, marker: str, key: str, is_result: Callable[[dict[str, Any]], bool]
+) -> list[str]:
+    """`fc convert`'s notes on reading a format without an error flag (chat, Responses): each
+    result (`is_result`) whose text (`key`) starts with `marker` is read as an error."""
+    out = []
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        text = entry.get(key) if isinstance(entry, dict) else None
+        if isinstance(text, str) and text.startswith(marker) and is_result(entry):
+            out.append(
+                f"{base}[{i}].{key}: read as an error result (is_error: true), since the "
+                f"text starts with {marker!r}"
+            )
+    return out
+
+
+def marker_written_notes(request: Request, marker: str, how: str) -> list[str]:
+    """`fc convert`'s notes on writing error results where the format has no flag: `how` says
+    where the marker goes."""
+    return [
+        f"$.messages[{i}].content[{j}].is_error: {how} as {marker!r} (read back as is_error: true)"
+        for i, message in enumerate(request.messages)
+        for j, block in enumerate(message.content)
+        if block.type == "tool_result" and block.is_error
+    ]

@@ -15,6 +15,7 @@ from fccli.wire.base import Refusal, StreamFolder, WireFormat
 from fccli.wire.chat import format as chat
 from fccli.wire.chat.dialects import DEEPSEEK, OPENAI
 from fccli.wire.gemini import format as gemini
+from fccli.wire.responses import format as responses
 
 __all__ = ["DEEPSEEK_DIALECT", "FORMATS", "INTERNAL", "StreamFolder", "WireFormat", "get_format"]
 
@@ -30,6 +31,7 @@ FORMATS: dict[str, WireFormat] = {
         chat.ChatFormat(DEEPSEEK, chat.DEEPSEEK_REFUSALS),
         chat.ChatFormat(OPENAI),
         anthropic.AnthropicFormat(),
+        responses.ResponsesFormat(),
         gemini.GeminiFormat(),
     )
 }

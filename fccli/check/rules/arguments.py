@@ -36,24 +36,24 @@ def arguments_shape(h: History) -> Iterator[Finding]:
                 n=call.message,
                 k=call.position,
             )
-        elif h.chat and not isinstance(call.raw, str):
+        elif h.string_arguments and not isinstance(call.raw, str):
             yield finding(
                 "FC109",
                 h.format,
                 call.args_path,
                 f"the arguments of call {call_label(call)} are {describe(call.raw)}, not a string: "
-                "chat carries them as a JSON object *string*",
+                "the format carries them as a JSON object *string*",
                 n=call.message,
                 k=call.position,
             )
         elif not isinstance(call.arguments, dict):
-            if h.chat:
+            if h.string_arguments:
                 what = f"the arguments of call {call_label(call)} are valid JSON but"
             else:
                 what = f"the input of call {call_label(call)} is"
             hint = (
                 " (a JSON string? content blocks carry the object itself)"
-                if not h.chat and isinstance(call.arguments, str)
+                if not h.string_arguments and isinstance(call.arguments, str)
                 else ""
             )
             yield finding(

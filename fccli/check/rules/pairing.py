@@ -3,6 +3,7 @@
 Content blocks (internal, Anthropic): the results of one assistant turn are `tool_result`
 blocks of the ONE user message right after it, leading that message. Chat (DeepSeek, OpenAI):
 one `role: "tool"` message per result, all right after the assistant message that made the calls.
+Items (Responses): a function_call_output anywhere after the function_call with its call_id.
 
 FC101 a call with no result · FC102 a result with no call · FC103 results of one turn split
 over several user messages · FC104 results not leading their user message · FC105 chat tool
@@ -74,7 +75,7 @@ def blocks_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], in
 
 
 def _blocks(h: History, start: int) -> Iterator[tuple[int, Finding]]:
-    if h.chat:
+    if h.chat or h.items:
         return
     turns = h.turns
     handled: set[tuple[int, str]] = (
@@ -251,4 +252,32 @@ def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, F
         )
 
 
-RULES = (blocks_pairing, chat_pairing)
+def items_pairing(h: History) -> Iterator[Finding]:
+    """Responses: every function_call needs a function_call_output with its call_id later in
+    the list, and every output a call before it; where they stand otherwise is free."""
+    if not h.items:
+        return
+    turns = h.turns
+    for a, turn in enumerate(turns):
+        for call in turn.calls:
+            if call.id is not None and h.result_of(call) is None:
+                yield _no_result(h, turn, [call], "in a function_call_output item after it")
+        if turn.role == "assistant" and turn.calls and a + 1 < len(turns):
+            after = turns[a + 1]
+            yield from _out_of_order(h, after, turn.calls, [r.call_id for r in after.results])
+    made: set[str | None] = set()
+    for turn in h.turns:
+        made.update(c.id for c in turn.calls)
+        for result in turn.results:
+            if result.call_id is not None and result.call_id not in made:
+                yield finding(
+                    "FC102",
+                    h.format,
+                    result.path,
+                    f"this function_call_output answers {result.call_id}, but no function_call "
+                    "before it has that call_id: an output follows the call it answers",
+                    ids=result.call_id,
+                )
+
+
+RULES = (blocks_pairing, chat_pairing, items_pairing)

@@ -4,7 +4,9 @@ where fc keeps it as data (the chat dialect), else named here.
 FC112 DeepSeek thinking mode: a tool-calling assistant turn without `reasoning_content` ·
 FC113 DeepSeek: a tool message whose content is not a string · FC114 a tool_choice thinking
 mode refuses (DeepSeek: only auto or none; Anthropic: no forced tool with thinking on) · FC121
-Anthropic: a thinking block sent back without the signature it came with.
+Anthropic: a thinking block sent back without the signature it came with · FC123 OpenAI
+Responses: a reasoning model's function_call without the reasoning item it came with · FC124 a
+reasoning item with no item after it.
 """
 
 from __future__ import annotations
@@ -108,6 +110,56 @@ def thinking_signature(h: History) -> Iterator[Finding]:
                 )
 
 
+def reasoning_items(h: History) -> Iterator[Finding]:
+    """Responses, stateless (store false): a reasoning model's calls go back with the reasoning
+    item they came with, right before them, and a reasoning item goes back with what follows it.
+    A call without an item id (made elsewhere, converted) is not paired by the API: not said."""
+    if not h.refuses("FC123"):
+        return
+    raw = h.doc.get(h.root.removeprefix("$."))
+    items = [i if isinstance(i, dict) else {} for i in raw] if isinstance(raw, list) else []
+    if not (h.thinking or any(i.get("type") == "reasoning" for i in items)):
+        return  # a model that does not reason (a reasoning item in the history says it does)
+    calls = {c.path: c for c in h.calls()}
+    for k, item in enumerate(items):
+        path = f"{h.root}[{k}]"
+        kind = item.get("type")
+        if kind == "reasoning":
+            after = items[k + 1] if k + 1 < len(items) else {}
+            if after.get("type", "message") in ("function_call_output", "message") and (
+                after.get("role") != "assistant"
+            ):
+                rid = item.get("id")
+                yield finding(
+                    "FC124",
+                    h.format,
+                    path,
+                    f"reasoning item {rid} is not followed by the item it led to (a call or a "
+                    "message): send it back together with that item, or leave both out",
+                    ids=rid,
+                )
+            continue
+        item_id = item.get("id")
+        if kind != "function_call" or not isinstance(item_id, str):
+            continue
+        before = k - 1
+        while before >= 0 and items[before].get("type") == "function_call":
+            before -= 1
+        if before >= 0 and items[before].get("type") == "reasoning":
+            continue
+        call = calls.get(path)
+        yield finding(
+            "FC123",
+            h.format,
+            path,
+            f"function_call {item_id} ({call_label(call) if call else '?'}) has no reasoning "
+            "item before it: a reasoning model's calls go back with the reasoning item they "
+            "came with (encrypted; with store false OpenAI keeps no copy)",
+            ids=item_id,
+            reasoning="rs_…",
+        )
+
+
 def _unsigned_calls(h: History) -> Iterator[Finding]:
     """Gemini: the signature rides on the first call's part. Gemini 3 refuses a turn without
     it; 2.x models take it: a warning, since the body does not name the model."""
@@ -127,4 +179,10 @@ def _unsigned_calls(h: History) -> Iterator[Finding]:
             )
 
 
-RULES = (reasoning_passed_back, tool_content_is_text, thinking_tool_choice, thinking_signature)
+RULES = (
+    reasoning_passed_back,
+    tool_content_is_text,
+    thinking_tool_choice,
+    thinking_signature,
+    reasoning_items,
+)

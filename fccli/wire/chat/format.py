@@ -12,7 +12,13 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.wire.base import FormatDefaults, Refusal, StreamFolder
+from fccli.wire.base import (
+    FormatDefaults,
+    Refusal,
+    StreamFolder,
+    marker_read_notes,
+    marker_written_notes,
+)
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
 
@@ -129,25 +135,10 @@ class ChatFormat(FormatDefaults):
         return kind == "enabled" or (kind != "disabled" and self.dialect.thinking_default)
 
     def read_notes(self, messages: Any, base: str) -> list[str]:
-        marker = codec.ERROR_MARKER
-        out = []
-        for i, m in enumerate(messages if isinstance(messages, list) else []):
-            content = m.get("content") if isinstance(m, dict) else None
-            if m.get("role") == "tool" and isinstance(content, str) and content.startswith(marker):
-                out.append(
-                    f"{base}[{i}].content: read as an error result (is_error: true), since the "
-                    f"text starts with {marker!r}"
-                )
-        return out
+        return marker_read_notes(
+            messages, base, codec.ERROR_MARKER, "content", lambda m: m.get("role") == "tool"
+        )
 
     def written_notes(self, request: Request) -> list[str]:
-        marker = codec.ERROR_MARKER
-        out = []
-        for i, message in enumerate(request.messages):
-            for j, block in enumerate(message.content):
-                if block.type == "tool_result" and block.is_error:
-                    out.append(
-                        f"$.messages[{i}].content[{j}].is_error: is_error has no place in chat: "
-                        f"marked in the text as {marker!r} (read back as is_error: true)"
-                    )
-        return out
+        how = "is_error has no place in chat: marked in the text"
+        return marker_written_notes(request, codec.ERROR_MARKER, how)

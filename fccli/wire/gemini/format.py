@@ -51,6 +51,7 @@ class GeminiFormat(FormatDefaults):
     family = FAMILY
     holder = "gemini"
     stop_field = "finishReason"
+    history_field = "contents"
     results_layout = (
         "all functionResponse parts in one user content, paired by id or by name and order"
     )

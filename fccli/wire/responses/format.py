@@ -1,0 +1,133 @@
+"""The OpenAI Responses format as the registry lists it (wire/base.py).
+
+A layout of its own (family `items`): calls, results, reasoning and messages are the items of one
+flat list, paired by `call_id` wherever they stand. The 400 sentences are OpenAI's, as quoted in
+the public threads named beside each (all with `"param": "input"`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli.core.models import Request, Response
+from fccli.core.stream import OnDelta
+from fccli.wire.base import (
+    Detected,
+    FormatDefaults,
+    Refusal,
+    StreamFolder,
+    marker_read_notes,
+    marker_written_notes,
+)
+from fccli.wire.responses import codec
+
+_WHO = "OpenAI Responses"
+
+REFUSALS: dict[str, Refusal] = {
+    # router-for-me/CLIProxyAPI#2368, openai/codex#620
+    "FC101": (_WHO, "No tool output found for function call {ids}."),
+    # continuedev/continue#10092, microsoft/vscode#320060
+    "FC102": (_WHO, "No tool call found for function call output with call_id {ids}."),
+    # cline/cline#12242, mastra-ai/mastra#8738, continuedev/continue#10018
+    "FC123": (
+        _WHO,
+        "Item '{ids}' of type 'function_call' was provided without its required "
+        "'reasoning' item: '{reasoning}'.",
+    ),
+    # vercel/ai#7099
+    "FC124": (
+        _WHO,
+        "Item '{ids}' of type 'reasoning' was provided without its required following item.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ResponsesFormat(FormatDefaults):
+    name: str = codec.NAME
+    family = "items"
+    holder = "openai responses"
+    stop_field = "status"
+    results_layout = "one function_call_output item per result, paired by call_id"
+    reasoning_field = None
+    thinking_tool_choices = None
+    # Reasoning goes back as the item it came in, encrypted; none is made for another's thinking.
+    signed_thinking = True
+    history_field = "input"
+    model_prefixes = ()
+
+    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return codec.to_wire_request(request)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return codec.from_wire_request(body)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return codec.to_wire_response(response)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return codec.from_wire_response(body)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        return codec.wire_stop_reason(body)
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
+        from fccli.wire.responses.stream import ResponsesStreamFolder
+
+        return ResponsesStreamFolder(on_delta)
+
+    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
+        if not isinstance(doc, dict) or "messages" in doc or "choices" in doc:
+            return None
+        if doc.get("object") == "response":
+            return Detected(self.name, "response", 'it has `"object": "response"`')
+        if isinstance(doc.get("output"), list) and isinstance(doc.get("status"), str):
+            return Detected(self.name, "response", "it has `output` items and a `status`")
+        if "model" in doc and isinstance(doc.get("input"), (list, str)):
+            return Detected(self.name, "request", "it has `input` (the Responses history)")
+        return None
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        reasoning = body.get("reasoning")
+        effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
+        if effort == "none":
+            return False
+        model = body.get("model")
+        return effort is not None or (
+            isinstance(model, str) and codec.REASONING_MODELS.match(model) is not None
+        )
+
+    def added_note(self, key: str, value: Any) -> str | None:
+        if key == "store":
+            return (
+                f"set to {value}: fc keeps no state at OpenAI, so every request carries the "
+                "whole history"
+            )
+        if key == "include":
+            return (
+                f"set to {value}: with store false, a reasoning model's reasoning comes back "
+                "encrypted, to be sent again with the calls it led to"
+            )
+        if key == "strict":
+            return f"set to {value} (an omitted strict means strict on this API)"
+        return None
+
+    def read_notes(self, messages: Any, base: str) -> list[str]:
+        return marker_read_notes(
+            messages,
+            base,
+            codec.ERROR_MARKER,
+            "output",
+            lambda item: item.get("type") == "function_call_output",
+        )
+
+    def written_notes(self, request: Request) -> list[str]:
+        how = "is_error has no field in Responses: marked in the function_call_output"
+        return marker_written_notes(request, codec.ERROR_MARKER, how)
+
+    def output_warnings(self, messages: Any, base: str) -> list[str]:
+        return []
