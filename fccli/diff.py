@@ -444,6 +444,9 @@ class _Mapper:
     response carries it; a history sent back carries the parsed `input`)."""
     rows: list[Link] = field(default_factory=list)
     covered: list[Loc] = field(default_factory=list)
+    _by_parent: dict[Loc, list[Loc]] | None = None
+    """The wire places of `places`, by the internal parent of their element (made once: a long
+    request has thousands of elements, each asking for its siblings)."""
 
     # ---- rows
 
@@ -637,7 +640,11 @@ class _Mapper:
         """Where the element holding `loc` is on the wire, found from its marked siblings."""
         if len(loc) == 1:
             return ()
-        siblings = [p.loc for k, ps in self.places.items() if k[:-1] == loc[:-1] for p in ps]
+        if self._by_parent is None:
+            self._by_parent = {}
+            for k, ps in self.places.items():
+                self._by_parent.setdefault(k[:-1], []).extend(p.loc for p in ps)
+        siblings = self._by_parent.get(loc[:-1], [])
         if not siblings:
             return None
         common = _common(siblings)
@@ -686,8 +693,8 @@ class _Mapper:
         for loc, value in _leaves(self.wire, ()):
             if loc and isinstance(loc[-1], str) and loc[-1] in _STRUCTURAL_KEYS:
                 continue
-            if any(loc[: len(c)] == c for c in covered):
-                continue
+            if any(loc[:n] in covered for n in range(len(loc) + 1)):
+                continue  # under a place already shown (by its prefixes: a set lookup each)
             out.append((path_str(loc), value))
         return out
 

@@ -20,7 +20,7 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -167,7 +167,12 @@ class Transport:
             attempts.append(record)
             start = time.perf_counter()
             try:
-                request = self._client.build_request("POST", url, content=body, headers=headers)
+                request = self._client.build_request(
+                    "POST",
+                    url,
+                    content=_pieces(body),
+                    headers={**headers, "content-length": str(len(body))},
+                )
                 response = self._client.send(request, stream=True)
             except httpx.TimeoutException as e:
                 record["error"] = type(e).__name__
@@ -339,6 +344,17 @@ class Transport:
         ceiling = min(self.settings.backoff_cap, self.settings.backoff_base * 2.0 ** (number - 1))
         # "Equal jitter": at least half the step, so waits still grow, plus a random half.
         return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+_PIECE = 1 << 20
+
+
+def _pieces(body: bytes) -> Iterator[bytes]:
+    """The body a megabyte at a time: the HTTP library joins what it sends before writing it
+    to the socket, which for a whole body (a request carrying a 20 MB tool result) is a copy of
+    it all. The length is given, so the body still goes as one, not chunked."""
+    for at in range(0, len(body), _PIECE):
+        yield body[at : at + _PIECE]
 
 
 @dataclass

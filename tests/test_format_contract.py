@@ -128,6 +128,35 @@ def test_a_request_translates_stably(name: str, request: Request) -> None:
     assert again == wire
 
 
+APPENDING = [n for n in NAMES if getattr(FORMATS[n], "appends_messages", False)]
+
+
+@pytest.mark.parametrize("name", APPENDING)
+@given(request=requests(), data=st.data())
+@CONTRACT
+def test_a_format_that_appends_messages_writes_the_added_ones_alone(
+    name: str, request: Request, data: Any
+) -> None:
+    """`appends_messages` (fc check translates a trace's new messages only): the wire body of a
+    request is that of its first messages, followed by the wire messages of the rest translated
+    alone, and nothing besides the messages depends on them."""
+    fmt = FORMATS[name]
+    cut = data.draw(st.integers(min_value=0, max_value=len(request.messages)))
+
+    def wire(messages: list[Message]) -> dict[str, Any]:
+        return fmt.to_wire_request(request.model_copy(update={"messages": messages}))
+
+    if not _writable(fmt, request):
+        return
+    try:
+        whole, head = wire(request.messages), wire(request.messages[:cut])
+        empty, rest = wire([]), wire(request.messages[cut:])
+    except ConversionError:
+        return  # check translates the whole request then, and says where it fails
+    added = rest["messages"][len(empty["messages"]) :]
+    assert whole == {**rest, "messages": [*head["messages"], *added]}
+
+
 @pytest.mark.parametrize("name", NAMES)
 @given(response=responses())
 @CONTRACT

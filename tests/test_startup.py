@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -43,15 +44,42 @@ def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
     ids=["providers", "tools", "offline-run"],
 )
 def test_offline_commands_never_import_the_http_client(args: list[str], tmp_path) -> None:
+    loaded = _loaded(args, ("httpx", "fccli.transport"), tmp_path)
+    assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
+
+
+def _loaded(args: list[str], modules: tuple[str, ...], cwd: Path) -> str:
+    """Which of `modules` `fc ARGS` imported, comma-separated, in a fresh process."""
     from tests.conftest import clean_env
 
     out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(args=args, heavy=("httpx", "fccli.transport"))],
+        [sys.executable, "-c", PROBE.format(args=args, heavy=modules)],
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=tmp_path,
+        cwd=cwd,
         env=clean_env(),
     ).stdout
-    loaded = out.rsplit("LOADED:", 1)[1].strip()
-    assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
+    return out.rsplit("LOADED:", 1)[1].strip()
+
+
+EXAMPLE = sorted(
+    p for p in (Path(__file__).parent.parent / "traces" / "examples").iterdir() if p.is_dir()
+)[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "unused"),
+    [
+        # asyncio only runs async tools (~17 ms of every run otherwise)
+        (["run", "杭州今天适合跑步吗？", "-o", "t"], ("asyncio", "httpx")),
+        # a transcript needs neither the linter nor the network nor asyncio
+        (["show", str(EXAMPLE)], ("asyncio", "httpx", "fccli.check", "fccli.run.engine")),
+    ],
+    ids=["offline-run", "show"],
+)
+def test_run_and_show_import_only_what_they_use(
+    args: list[str], unused: tuple[str, ...], tmp_path: Path
+) -> None:
+    loaded = _loaded(args, unused, tmp_path)
+    assert loaded == "", f"fc {args[0]} imported {loaded}"

@@ -17,7 +17,10 @@ calls and reasoning the assistant's, the results the user's).
 from __future__ import annotations
 
 import json
+import operator
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from fccli.core.jsonio import reject_constant
@@ -47,6 +50,9 @@ class Call:
     """Index in `tool_calls` (chat) or in the message's content blocks."""
     path: str
     args_path: str
+    reports: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The arguments' schema report by the schema's JSON text (rules/arguments.py): a call is
+    checked once, not again in every later request of a trace that repeats it."""
 
 
 @dataclass
@@ -85,6 +91,46 @@ class OfferedTool:
     path: str
     schema_path: str
 
+    @cached_property
+    def schema_text(self) -> str | None:
+        """The schema as exact JSON text (None when it has none): the same text is the same
+        schema, so a call's report against it is kept (Call.reports)."""
+        try:
+            return json.dumps(self.schema if self.schema is not None else {})
+        except (TypeError, ValueError, RecursionError):
+            return None
+
+
+@dataclass
+class Index:
+    """Calls and results by the id they carry, so that the rules look them up rather than walk
+    a long history again for each call. A trace's next request extends its request before's
+    index with its new turns (the lists are copied where they grow, never changed)."""
+
+    first_calls: dict[str, Call] = field(default_factory=dict)
+    """The first call with each id."""
+    results: dict[str, list[Result]] = field(default_factory=dict)
+    """Every result naming each id, in the order of the history."""
+
+    def extended(self, turns: list[Turn]) -> Index:
+        first_calls, results = dict(self.first_calls), dict(self.results)
+        for turn in turns:
+            for call in turn.calls:
+                if call.id is not None and call.id not in first_calls:
+                    first_calls[call.id] = call
+            for result in turn.results:
+                if result.call_id is not None:
+                    results[result.call_id] = [*results.get(result.call_id, ()), result]
+        return Index(first_calls, results)
+
+    def result_after(self, call_id: str | None, message: int) -> Result | None:
+        """The first result naming `call_id` in a message after `message`."""
+        if call_id is None:
+            return None
+        found = self.results.get(call_id, [])
+        at = bisect_right(found, message, key=lambda r: r.message)
+        return found[at] if at < len(found) else None
+
 
 @dataclass
 class History:
@@ -98,6 +144,14 @@ class History:
     thinking: bool
     """Thinking mode on, as the format's provider reads the request (DeepSeek: on by default)."""
     doc: dict[str, Any]
+    index: Index | None = field(default=None, repr=False, compare=False)
+    """Calls and results by id (see `ids`), made along with the turns."""
+
+    @property
+    def ids(self) -> Index:
+        if self.index is None:
+            self.index = Index().extended(self.turns)
+        return self.index
 
     @property
     def chat(self) -> bool:
@@ -129,11 +183,7 @@ class History:
 
     def result_of(self, call: Call) -> Result | None:
         """The first result after the call that names its id."""
-        for turn in self.turns[call.message + 1 :]:
-            for result in turn.results:
-                if call.id is not None and result.call_id == call.id:
-                    return result
-        return None
+        return self.ids.result_after(call.id, call.message)
 
     def tool_names(self) -> list[Any]:
         return [t.name for t in self.tools]
@@ -146,7 +196,12 @@ def history_field(fmt: str) -> str:
     return wire.history_field if wire is not None else "messages"
 
 
-def read_history(doc: dict[str, Any], fmt: str, root: str | None = None) -> History:
+def read_history(
+    doc: dict[str, Any], fmt: str, root: str | None = None, *, after: History | None = None
+) -> History:
+    """The view of `doc`. `after`: the history of the request before it in a trace, whose
+    messages `doc` repeats as the very same objects (fccli/core/series.py): their turns are
+    taken as they are, only the new messages are read."""
     key = history_field(fmt)
     root = root if root is not None else f"$.{key}"
     raw_messages = doc.get(key)
@@ -155,26 +210,49 @@ def read_history(doc: dict[str, Any], fmt: str, root: str | None = None) -> Hist
     messages = raw_messages if isinstance(raw_messages, list) else []
     parts = family(fmt) == PARTS_FAMILY
     if family(fmt) == ITEMS:
-        turns = _item_turns(messages, root)
+        # Items are grouped into turns across their boundaries: read whole every time.
+        after, turns, new = None, [], _item_turns(messages, root)
     else:
         read = _chat_turn if family(fmt) == "chat" else _parts_turn if parts else _blocks_turn
-        turns = [
+        turns = _repeated(after, messages, fmt, root)
+        new = [
             read(m, i, f"{root}[{i}]") if isinstance(m, dict) else Turn(i, None, f"{root}[{i}]")
-            for i, m in enumerate(messages)
+            for i, m in enumerate(messages[len(turns) :], start=len(turns))
         ]
     if parts:
-        _pair_by_name(turns)
+        # A result is paired with the turn before it only: the repeated turns were paired.
+        _pair_by_name(turns[-1:] + new)
+    index = after.ids.extended(new) if turns and after is not None else None
     return History(
         format=fmt,
         root=root,
-        turns=turns,
+        turns=turns + new,
         tools=_parts_tools(doc.get("tools")) if parts else _tools(doc.get("tools"), fmt),
         choice=_parts_choice(doc.get("toolConfig"))
         if parts
         else _choice(doc.get("tool_choice"), fmt),
         thinking=_thinking(doc, fmt),
         doc=doc,
+        index=index,
     )
+
+
+def _messages(doc: dict[str, Any], fmt: str) -> list[Any]:
+    """The history as a list (history_field), or nothing."""
+    history = doc.get(history_field(fmt))
+    return history if isinstance(history, list) else []
+
+
+def _repeated(after: History | None, messages: list[Any], fmt: str, root: str) -> list[Turn]:
+    """The turns of `after` whose messages lead `messages`, the same objects."""
+    if after is None or after.format != fmt or after.root != root:
+        return []
+    before = _messages(after.doc, fmt)
+    if not before or len(before) > len(messages):
+        return []
+    if not all(map(operator.is_, before, messages)):
+        return []
+    return list(after.turns)
 
 
 def _object(value: Any) -> dict[str, Any]:

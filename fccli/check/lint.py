@@ -8,18 +8,20 @@ already said it about the same place.
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from fccli.check.findings import Finding, finding
 from fccli.check.history import History, history_field, read_history
-from fccli.check.rules import ALL
-from fccli.core.errors import ConversionError, FcError, UsageError
+from fccli.check.rules import ALL, CONTEXT_ONLY, PER_TURN, WINDOWED, RuleFunction
+from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
+from fccli.core.series import validate_after
 from fccli.wire.registry import format_names, get_format
 
 MAX_READER_FINDINGS = 5
@@ -29,6 +31,14 @@ MAX_READER_FINDINGS = 5
 class Checked:
     findings: list[Finding]
     history: History
+    request: Request | None = None
+    """An internal request as its reader read it (None for another format, or when refused)."""
+    by_rule: dict[RuleFunction, list[Finding]] = field(default_factory=dict)
+    """Each rule's findings, for the next request of a trace to build on."""
+    context: str | None = None
+    """The request besides its messages, as text (see _context)."""
+    windows: dict[RuleFunction, tuple[list[tuple[int, Finding]], int]] = field(default_factory=dict)
+    """The WINDOWED rules' findings, each with its message, and their cuts."""
 
 
 def check_request(request_doc: Any, fmt: str) -> list[Finding]:
@@ -68,7 +78,17 @@ def _demoted(f: Finding) -> Finding:
     )
 
 
-def inspect(request_doc: Any, fmt: str) -> Checked:
+def inspect(
+    request_doc: Any, fmt: str, *, after: Checked | None = None, translated: bool = False
+) -> Checked:
+    """The findings for one request. `after`: the check of the request before it in a trace,
+    whose messages this one repeats as the same objects (fccli/core/series.py); what was read of
+    them is taken, not read again, and the rules that speak of one message at a time (PER_TURN)
+    read only the new ones. The findings are the same either way.
+
+    `translated`: the document is exactly what fc's translator writes for a valid internal
+    request the format can send; the format contract (tests/test_format_contract.py) holds
+    every format's reader to read that back, so it is not read again here."""
     if fmt not in format_names():
         raise UsageError(f"unknown format {fmt!r}", hint=f"formats: {', '.join(format_names())}")
     key = history_field(fmt)
@@ -80,21 +100,83 @@ def inspect(request_doc: Any, fmt: str) -> Checked:
         raise ConversionError(
             f"not a request: expected an object with a `{key}` array, or a messages array"
         )
-    history = read_history(doc, fmt, root)
-    findings = [f for rule in ALL for f in rule(history)]
-    findings += [f for f in _reader(request_doc, fmt) if not _said(f, findings)]
-    return Checked(sorted(findings, key=_order), history)
+    history = read_history(doc, fmt, root, after=after.history if after else None)
+    context = _context(doc, fmt, root)
+    repeats = _repeats(after, history, context)
+    by_rule: dict[RuleFunction, list[Finding]] = {}
+    windows: dict[RuleFunction, tuple[list[tuple[int, Finding]], int]] = {}
+    for rule in ALL:
+        if after is not None and repeats and rule in CONTEXT_ONLY:
+            by_rule[rule] = after.by_rule[rule]
+        elif after is not None and repeats and rule in PER_TURN:
+            tail = replace(history, turns=history.turns[repeats:])
+            by_rule[rule] = [*after.by_rule[rule], *rule(tail)]
+        elif rule in WINDOWED:
+            kept: list[tuple[int, Finding]] = []
+            cut = 0
+            if after is not None and repeats:
+                found, cut = after.windows[rule]
+                kept = [(n, f) for n, f in found if n < cut]
+            found, cut = WINDOWED[rule](history, cut)
+            windows[rule] = ([*kept, *found], cut)
+            by_rule[rule] = [f for _, f in windows[rule][0]]
+        else:
+            by_rule[rule] = list(rule(history))
+    findings = [f for out in by_rule.values() for f in out]
+    request = _internal_after(request_doc, fmt, after, history)
+    refused: list[Finding] = []
+    if request is None and not translated:
+        refused, request = _reader(request_doc, fmt)
+    findings += [f for f in refused if not _said(f, findings)]
+    return Checked(sorted(findings, key=_order), history, request, by_rule, context, windows)
 
 
-def _reader(request_doc: Any, fmt: str) -> list[Finding]:
-    """What fc's reader for the format refuses in the document."""
+def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
+    """What the rules read besides the messages (tools, tool_choice, thinking...), as exact
+    text: two requests with the same give the same findings about the same messages."""
+    try:
+        rest = json.dumps({k: v for k, v in doc.items() if k != history_field(fmt)})
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return f"{fmt} {root} {rest}"
+
+
+def _repeats(after: Checked | None, history: History, context: str | None) -> int:
+    """How many leading turns of `history` are those `after` read (the same objects), in the
+    same context; 0 when the request must be read whole."""
+    if after is None or context is None or context != after.context:
+        return 0
+    repeated = len(after.history.turns)
+    if not repeated or len(history.turns) < repeated:
+        return 0
+    return repeated if history.turns[repeated - 1] is after.history.turns[-1] else 0
+
+
+def _internal_after(
+    request_doc: Any, fmt: str, after: Checked | None, history: History
+) -> Request | None:
+    """An internal request whose messages lead with those of the request checked before it:
+    only the new ones validated (None when anything is refused: _reader says what)."""
+    if fmt != "internal" or after is None or after.request is None:
+        return None
+    reused = len(after.history.turns)
+    if not reused or history.turns[0] is not after.history.turns[0]:
+        return None  # not the same Turn object: the messages were read afresh
+    try:
+        return validate_after(request_doc, after.request, reused, "request")
+    except InputFileError:
+        return None
+
+
+def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
+    """What fc's reader for the format refuses in the document; and an internal request as read."""
     bare = isinstance(request_doc, list)
     try:
         if fmt == "internal":
             if bare:
                 TypeAdapter(list[Message]).validate_python(request_doc)
             else:
-                Request.model_validate(request_doc)
+                return [], Request.model_validate(request_doc)
         else:
             # A bare messages array gets a stand-in model name: only the messages are read.
             wire = get_format(fmt)
@@ -105,17 +187,17 @@ def _reader(request_doc: Any, fmt: str) -> list[Finding]:
         return [
             _refused(fmt, err["msg"], json_path(tuple(err["loc"])))
             for err in e.errors()[:MAX_READER_FINDINGS]
-        ]
+        ], None
     except ConversionError as e:
         path = e.json_path or "$"
         if bare and path.startswith("$.messages"):
             path = "$" + path[len("$.messages") :]
-        return [_refused(fmt, e.problem, path)]
+        return [_refused(fmt, e.problem, path)], None
     except (FcError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
         # The translators are meant to raise ConversionError only; a document that trips one
         # is reported, not a crash of the linter.
-        return [_refused(fmt, f"{type(e).__name__}: {e}", "$")]
-    return []
+        return [_refused(fmt, f"{type(e).__name__}: {e}", "$")], None
+    return [], None
 
 
 def _refused(fmt: str, problem: str, path: str) -> Finding:

@@ -9,19 +9,20 @@ first difference, and the wire file is what was (or will be) sent.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
-from fccli.check.history import ITEMS, History, history_field
-from fccli.check.lint import inspect
+from fccli.check.history import ITEMS, history_field
+from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
-from fccli.core.jsonio import read_json
-from fccli.core.models import Request, Response
+from fccli.core.jsonio import read_bytes, read_json
+from fccli.core.models import Response
+from fccli.core.series import Series, quiet_collector
 from fccli.trace.names import STEP_FILE
 from fccli.wire.registry import family, format_names, get_format
 
@@ -39,7 +40,18 @@ class TraceCheck:
 class _Step:
     requests: dict[str, Path] = field(default_factory=dict)
     responses: dict[str, Path] = field(default_factory=dict)
-    read: dict[str, tuple[Any, History]] = field(default_factory=dict)
+    read: dict[str, tuple[Any, Checked]] = field(default_factory=dict)
+    agreement: dict[str, Agreement] = field(default_factory=dict)
+    """Per wire format: what the internal request translates to, and whether the file is it."""
+
+
+@dataclass
+class _Before:
+    """What the step before left for the next to build on, per format."""
+
+    series: dict[str, Series] = field(default_factory=dict)
+    checked: dict[str, Checked] = field(default_factory=dict)
+    agreed: dict[str, Agreed | None] = field(default_factory=dict)
 
 
 def check_trace(path: str | Path) -> list[Finding]:
@@ -63,18 +75,26 @@ def inspect_trace(path: str | Path) -> TraceCheck:
         raise InputFileError(str(path), "no request files (1-request.json, ...): not an fc trace")
     out = TraceCheck()
     bugs = _harness_bugs(root)
-    recorded = _recorded(root)
-    for number in sorted(steps):
-        step = steps[number]
-        for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
-            out.files.append(file.name)
-            out.findings += _request(step, fmt, file)
-        agreement = _read_agreement if recorded else _agreement
-        out.findings += agreement(step, bugs.get(number))
-        out.findings += _answer(step, out.files)
-    numbers = sorted(steps)
-    for before, after in pairwise(numbers):
-        out.findings += _cache_break(steps[before], steps[after])
+    # Each request is read against the one before in its format (fccli/core/series.py): the
+    # messages it repeats are neither parsed nor read again. Only the step before is kept.
+    kept = _Before()
+    # A trace fc proxy recorded is read the other way: its wire requests are the agent's.
+    agreement = _read_agreement if _recorded(root) else _agreement
+    breaks: list[Finding] = []
+    with quiet_collector():
+        previous: _Step | None = None
+        for number in sorted(steps):
+            step = steps[number]
+            for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
+                out.files.append(file.name)
+                out.findings += _request(step, fmt, file, kept)
+            out.findings += agreement(step, bugs.get(number))
+            out.findings += _answer(step, out.files)
+            if previous is not None:
+                breaks += _cache_break(previous, step)
+                previous.read.clear()
+            previous = step
+    out.findings += breaks
     if steps:
         out.findings += _unread_stop(root, steps[max(steps)])
     return out
@@ -150,6 +170,8 @@ def _first_change(earlier: Any, later: Any, history: str = "messages") -> str | 
     old, new = earlier.get(history), later.get(history)
     if not isinstance(old, list) or not isinstance(new, list):
         return None
+    if old == new[: len(old)]:
+        return None  # what it repeats are mostly the same objects: compared in C at once
     for i, message in enumerate(old):
         if i >= len(new):
             return f"$.{history}[{len(new)}]"
@@ -158,19 +180,31 @@ def _first_change(earlier: Any, later: Any, history: str = "messages") -> str | 
     return None
 
 
-def _request(step: _Step, fmt: str, file: Path) -> list[Finding]:
+def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding]:
     if fmt not in format_names():
         return [
             finding(
                 "FC100", fmt, "$", f"fc cannot check the {fmt} format yet; this file was skipped"
             ).in_file(file.name)
         ]
-    doc = read_json(file)
+    doc = before.series.setdefault(fmt, Series()).read(read_bytes(file), str(file)).data
+    translated = False
+    internal = step.read.get(INTERNAL)
+    request = internal[1].request if internal is not None and fmt != INTERNAL else None
+    if request is not None:
+        wire = get_format(fmt)
+        agreement = agree(wire, request, doc, before.agreed.get(fmt))
+        step.agreement[fmt] = agreement
+        before.agreed[fmt] = agreement.agreed
+        # What fc's translator writes for a request the format can send, its reader reads back
+        # (the format contract): the file need not be read by it again.
+        translated = agreement.same and wire.request_problem(request) is None
     try:
-        checked = inspect(doc, fmt)
+        checked = inspect(doc, fmt, after=before.checked.get(fmt), translated=translated)
     except ConversionError as e:
         raise InputFileError(str(file), e.problem, json_path=e.json_path) from None
-    step.read[fmt] = (doc, checked.history)
+    step.read[fmt] = (doc, checked)
+    before.checked[fmt] = checked
     return [f.in_file(file.name) for f in checked.findings]
 
 
@@ -234,18 +268,18 @@ def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:
 def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
     if INTERNAL not in step.read:
         return []
-    try:
-        request = Request.model_validate(step.read[INTERNAL][0])
-    except ValidationError:
+    request = step.read[INTERNAL][1].request
+    if request is None:
         return []  # FC100 has said what is wrong with it
     out = []
     for fmt, (doc, _) in step.read.items():
         if fmt == INTERNAL:
             continue
         name = step.requests[fmt].name
-        try:
-            expected = get_format(fmt).to_wire_request(request)
-        except ConversionError as e:
+        agreement = step.agreement.get(fmt) or agree(get_format(fmt), request, doc, None)
+        expected = agreement.expected
+        if isinstance(expected, ConversionError):
+            e = expected
             out.append(
                 finding(
                     "FC120",
@@ -256,7 +290,7 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
                 ).in_file(name)
             )
             continue
-        where = first_difference(expected, doc)
+        where = None if agreement.same else first_difference(expected, doc)
         if where is not None:
             why = (
                 f"--harness-bug {bug} wrote it so on purpose (the manifest says so)"
@@ -304,7 +338,7 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
         return []
     response, fmt, name = read
     files.append(name)
-    h = history[1]
+    h = history[1].history
     if response.stop_reason != "end_turn" or response.tool_uses() or h.calls():
         return []
     if not may_answer_unasked(h):

@@ -11,6 +11,8 @@ import json
 import re
 import stat
 import sys
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,7 +24,11 @@ from fccli.core.models import BLOCK_TYPES
 M = TypeVar("M", bound=BaseModel)
 
 
-_ESCAPED = re.compile("[\x7f-\x9f\ud800-\udfff]")
+@cache
+def _escaped() -> re.Pattern[str]:
+    # Compiled when first needed: a class with the surrogate range takes ~4 ms to compile,
+    # and most commands never write JSON.
+    return re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 
 def dumps(obj: Any) -> str:
@@ -32,11 +38,41 @@ def dumps(obj: Any) -> str:
     lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
     every JSON output is valid UTF-8 and safe to print. They can stand only inside strings."""
     text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _escaped().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def encode(obj: Any) -> bytes:
     return dumps(obj).encode("utf-8")
+
+
+_PIECE = 1 << 20
+
+
+def encoded_pieces(obj: Any) -> Iterator[bytes]:
+    """`encode(obj)`, the same bytes, in pieces of about a megabyte: a file written from them
+    never holds the whole text at once, nor its UTF-8 copy (a 20 MB tool result in a request
+    would otherwise be there four times: the escaped string, the joined text, the text with its
+    newline, and the bytes)."""
+    pending: list[str] = []
+    size = 0
+    for chunk in json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(obj):
+        if len(chunk) > _PIECE:
+            yield from _encoded("".join(pending))
+            pending, size = [], 0
+            yield from _encoded(chunk)
+            continue
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= _PIECE:
+            yield from _encoded("".join(pending))
+            pending, size = [], 0
+    yield from _encoded("".join(pending) + "\n")
+
+
+def _encoded(text: str) -> Iterator[bytes]:
+    for at in range(0, len(text), _PIECE):
+        piece = text[at : at + _PIECE]
+        yield _escaped().sub(lambda m: f"\\u{ord(m.group()):04x}", piece).encode("utf-8")
 
 
 MAX_DEPTH = 100
@@ -67,7 +103,32 @@ def parse_json(text: str | bytes, source: str) -> Any:
 def check_depth(value: Any, source: str, base: str = "$") -> None:
     """Refuse a value nested deeper than MAX_DEPTH, naming the path where it goes too deep.
 
-    Iterative, so that the check cannot itself run out of stack."""
+    Iterative, so that the check cannot itself run out of stack. The path is built only when
+    the limit is hit: keeping one per node cost twice what json.loads did."""
+    if is_too_deep(value):
+        raise InputFileError(source, too_deep(), json_path=base + _deep_path(value) + "…")
+
+
+def is_too_deep(value: Any, depth: int = 0) -> bool:
+    """Whether `value`, itself at `depth`, holds an array or object deeper than MAX_DEPTH."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack: list[tuple[Any, int]] = [(value, depth)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, at = pop()
+        if at >= MAX_DEPTH:
+            return True
+        at += 1
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, (dict, list)):
+                push((child, at))
+    return False
+
+
+def _deep_path(value: Any) -> str:
+    """Where a value too deep starts to go deep: its first 8 keys, in the order check_depth
+    has always walked (the last child first)."""
     Trail = tuple[Any, int | str] | None  # (the parent's trail, the key or index), or None
     stack: list[tuple[Any, int, Trail]] = [(value, 0, None)]
     while stack:
@@ -83,10 +144,9 @@ def check_depth(value: Any, source: str, base: str = "$") -> None:
             while trail is not None:
                 trail, key = trail
                 keys.append(key)
-            shown = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys[::-1][:8])
-            # Where it starts to go deep, not the hundred steps down: one line.
-            raise InputFileError(source, too_deep(), json_path=f"{base}{shown}…")
+            return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys[::-1][:8])
         stack.extend((v, depth + 1, (trail, k)) for k, v in items)
+    return ""
 
 
 def too_long_number(error: ValueError) -> str:

@@ -20,7 +20,7 @@ SCHEMA_VERSION = 1
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="allow", defer_build=True)  # built when first used
 
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON written: set fields in declared order, then unknown ones as read."""

@@ -312,6 +312,7 @@ def render_trace(
     error = m.get("error") if isinstance(m.get("error"), dict) else None
     said_where = False  # the reason the run stopped, said under its step (then not again)
     previous_tools: tuple[int, list[Any]] | None = None
+    last_asked = max((later.number for later in trace.steps if later.request), default=0)
     for s in trace.steps:
         tools_json = [t.to_json_dict() for t in s.request.tools] if s.request else []
         same_as = (
@@ -325,7 +326,7 @@ def render_trace(
             continue
         if step is not None:
             same_as = None
-        answered_later = any(later.number > s.number and later.request for later in trace.steps)
+        answered_later = last_asked > s.number  # a later step's request carries the results
         _step(view, s, same_as, results, runs, answered_later)
         if error is not None and error.get("step") == s.number:
             _stopped_here(view, error, s, interrupted=m.get("status") == "interrupted")

@@ -8,7 +8,6 @@ arguments are input from outside, as untrusted as anything a user types.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import re
 import typing
@@ -63,6 +62,9 @@ class Tool:
 def settled(value: Any) -> Any:
     if inspect.isawaitable(value):
         # An async tool: each call runs in its own thread, so a fresh loop per call is fine.
+        # asyncio is imported here, for async tools only: ~17 ms of every `fc run` otherwise.
+        import asyncio
+
         value = asyncio.run(_awaited(value))
     return value
 

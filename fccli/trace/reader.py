@@ -18,8 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
-from fccli.core.jsonio import check_depth, dumps, parse_json, read_json, too_deep, validate
+from fccli.core.jsonio import (
+    check_depth,
+    dumps,
+    parse_json,
+    read_bytes,
+    read_json,
+    too_deep,
+    validate,
+)
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
+from fccli.core.series import Series, quiet_collector, validate_request
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 
 if TYPE_CHECKING:
@@ -261,11 +270,18 @@ class Trace:
 
     def results(self) -> dict[str, ToolResultBlock]:
         """Every tool result handed back in any request of the trace, by the id it answers."""
+        # The latest request's block for an id wins. Read from the last step back, the first
+        # found wins, and a message already read (each request repeats the one before's, the
+        # same objects) is skipped: its ids are all taken.
         out: dict[str, ToolResultBlock] = {}
-        for s in self.steps:
-            for message in s.request.messages if s.request else []:
-                for block in message.tool_results():
-                    out[block.tool_use_id] = block
+        seen: set[int] = set()
+        for s in reversed(self.steps):
+            for message in reversed(s.request.messages) if s.request else []:
+                if id(message) in seen:
+                    continue
+                seen.add(id(message))
+                for block in reversed(message.tool_results()):
+                    out.setdefault(block.tool_use_id, block)
         return out
 
     def runs(self) -> dict[str, dict[str, Any]]:
@@ -371,9 +387,11 @@ def read_trace(path: Path) -> Trace:
             step.notes.append(f"{name} is not in the trace's wire format ({wire_format})")
     error = manifest.get("error")
     error = error if isinstance(error, dict) else {}
-    for step in steps:
-        status = error.get("http_status") if error.get("step") == step.number else None
-        _read_step(step, wire_format, status if isinstance(status, int) else None)
+    series = {"request": Series(), "wire_request": Series()}
+    with quiet_collector():
+        for step in steps:
+            status = error.get("http_status") if error.get("step") == step.number else None
+            _read_step(step, wire_format, status if isinstance(status, int) else None, series)
     return Trace(path, manifest, wire_format, steps)
 
 
@@ -397,12 +415,14 @@ def _history_field(wire_format: str | None) -> str:
     return fmt.history_field if fmt is not None else "messages"
 
 
-def _read_step(step: Step, wire_format: str | None, http_status: int | None = None) -> None:
-    wire_request = _read_quietly(step, "wire_request")
+def _read_step(
+    step: Step, wire_format: str | None, http_status: int | None, series: dict[str, Series]
+) -> None:
+    wire_request = _read_quietly(step, "wire_request", series["wire_request"])
     history = _history_field(wire_format)
     if isinstance(wire_request, dict) and isinstance(wire_request.get(history), list):
         step.wire_messages = len(wire_request[history])
-    request = _read_model(step, "request", Request)
+    request: Request | Response | None = _read_request(step, series["request"])
     if request is None and wire_request is not None and wire_format:
         request = _from_wire(step, "wire_request", wire_request, wire_format)
     step.request = request if isinstance(request, Request) else None
@@ -448,15 +468,36 @@ def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
     return True
 
 
-def _read_quietly(step: Step, role: str) -> Any:
-    """A step file's JSON, or None with a note saying why it could not be read."""
+def _read_quietly(step: Step, role: str, series: Series | None = None) -> Any:
+    """A step file's JSON, or None with a note saying why it could not be read. A request file
+    is read against the step before's (`series`): only its new messages are parsed."""
     path = step.files.get(role)
     if path is None:
         return None
     try:
-        return read_json(path)
+        if series is None:
+            return read_json(path)
+        return series.read(read_bytes(path), str(path)).data
     except InputFileError as e:
         step.notes.append(str(e) if role != "wire_response" else f"{e} (what the provider sent)")
+        return None
+
+
+def _read_request(step: Step, series: Series) -> Request | None:
+    """The step's internal request; only the messages the step before did not have are
+    validated (series.validate_request)."""
+    path = step.files.get("request")
+    if path is None:
+        return None
+    try:
+        parsed = series.read(read_bytes(path), str(path))
+    except InputFileError as e:
+        step.notes.append(str(e))
+        return None
+    try:
+        return validate_request(parsed, path.name)
+    except InputFileError as e:
+        step.notes.append(str(e))
         return None
 
 

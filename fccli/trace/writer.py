@@ -12,13 +12,14 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from fccli import __version__
 from fccli.core.errors import FcError, UsageError
-from fccli.core.jsonio import dumps
+from fccli.core.jsonio import encoded_pieces
 from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
 from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
@@ -32,8 +33,9 @@ def _umask() -> int:
 _FILE_MODE = 0o666 & ~_umask()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write all or nothing: a reader never sees half a file, a crash never leaves one."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write all or nothing: a reader never sees half a file, a crash never leaves one. `data`
+    may come in pieces (a large JSON file is never held whole)."""
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
@@ -42,7 +44,10 @@ def write_atomic(path: Path, data: bytes) -> None:
         # mkstemp makes the file private (0600); a trace is meant to be shared and read.
         os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, bytes):
+                f.write(data)
+            else:
+                f.writelines(data)
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
@@ -197,9 +202,9 @@ class TraceWriter:
         self.save_manifest()
 
     def write_json(self, name: str, obj: Any) -> Path:
-        return self.write_bytes(name, dumps(obj).encode("utf-8"))
+        return self.write_bytes(name, encoded_pieces(obj))
 
-    def write_bytes(self, name: str, data: bytes) -> Path:
+    def write_bytes(self, name: str, data: bytes | Iterable[bytes]) -> Path:
         target = self.path / name
         write_atomic(target, data)
         return target

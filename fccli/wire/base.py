@@ -276,6 +276,11 @@ class FormatDefaults:
     errors in OpenAI's shape. A format class derives
     from it and overrides what it knows."""
 
+    appends_messages = False
+    """True when the wire body of a request is made message by message: its `messages` are the
+    wire messages of the request's first messages, then those of the rest, and nothing else in
+    it depends on the messages. `fc check` then translates only a trace's new messages at each
+    step (tests/test_format_contract.py holds a format that says so to it)."""
     history_field = "messages"
     model_in_body = True
     rules_without_place: tuple[str, ...] = ()

@@ -71,31 +71,58 @@ def _offered(h: History, name: object) -> OfferedTool | None:
 
 
 def answered_as_fine(h: History) -> Iterator[Finding]:
+    for _, f in _answered(h, 0, []):
+        yield f
+
+
+def answered_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
+    """The findings about calls from message `start` on, each with its message; and where the
+    next request, repeating these messages, must start again: at the first call with no result
+    yet (a later message may bring it)."""
+    unanswered: list[int] = []
+    found = list(_answered(h, start, unanswered))
+    return found, min(unanswered, default=len(h.turns))
+
+
+def _answered(h: History, start: int, unanswered: list[int]) -> Iterator[tuple[int, Finding]]:
     if not h.tools:
         return  # without the tools, what was offered is unknown
-    for call in h.calls():
+    for call in (c for turn in h.turns[start:] for c in turn.calls):
         if not isinstance(call.arguments, dict):
             continue  # FC108 / FC109
         result = h.result_of(call)
+        if result is None:
+            unanswered.append(call.message)
         if result is None or result.is_error:
             continue  # no result (FC101), or the harness refused it as it should
         tool = _offered(h, call.name)
         if tool is None:
             offered = ", ".join(str(n) for n in h.tool_names())
-            yield finding(
-                "FC111",
-                h.format,
-                f"{call.path}.name" if not h.chat else f"{call.path}.function.name",
-                f"call {call_label(call)} asks for a tool not offered ({offered}), yet its "
-                "result is not an error: answer an unknown tool with an error result that names "
-                "the tools offered",
+            yield (
+                call.message,
+                finding(
+                    "FC111",
+                    h.format,
+                    f"{call.path}.name" if not h.chat else f"{call.path}.function.name",
+                    f"call {call_label(call)} asks for a tool not offered ({offered}), yet its "
+                    "result is not an error: answer an unknown tool with an error result that names "
+                    "the tools offered",
+                ),
             )
             continue
-        yield from _schema(h, call, tool)
+        for f in _schema(h, call, tool):
+            yield call.message, f
 
 
 def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
-    report = validate(call.arguments, tool.schema if tool.schema is not None else {})
+    # A call is read once in a trace (its Call repeats in every later request, the same
+    # object), and so is its report: the schema's exact text tells the same schema again.
+    key = tool.schema_text
+    report = call.reports.get(key) if key is not None else None
+    if report is None:
+        report = validate(call.arguments, tool.schema if tool.schema is not None else {})
+        if key is not None:
+            call.reports[key] = report
     if not report.errors:
         return
     errors = "; ".join(report.errors[:SHOWN_ERRORS])

@@ -25,7 +25,21 @@ def _values(call: Call) -> set[str]:
 
 
 def results_swapped(h: History) -> Iterator[Finding]:
-    for turn in h.turns:
+    for _, f in _swapped(h, 0, []):
+        yield f
+
+
+def swapped_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
+    """The findings about messages from `start` on, each with its message; and where the next
+    request, repeating these messages, must start again: at the first message with a call that
+    has no result yet."""
+    unanswered: list[int] = []
+    found = list(_swapped(h, start, unanswered))
+    return found, min(unanswered, default=len(h.turns))
+
+
+def _swapped(h: History, start: int, unanswered: list[int]) -> Iterator[tuple[int, Finding]]:
+    for turn in h.turns[start:]:
         if len(turn.calls) < 2:
             continue
         ids = [c.id for c in turn.calls]
@@ -34,6 +48,8 @@ def results_swapped(h: History) -> Iterator[Finding]:
                 continue  # FC106's mistake: which result is whose cannot be told
             own = _values(call)
             result = h.result_of(call)
+            if result is None:
+                unanswered.append(turn.index)
             if result is None or not own or not isinstance(result.content, str):
                 continue
             if any(v in result.content for v in own):
@@ -47,13 +63,16 @@ def results_swapped(h: History) -> Iterator[Finding]:
             ]
             if others:
                 other, value = others[0]
-                yield finding(
-                    "FC131",
-                    h.format,
-                    result.path,
-                    f"the result handed back for {call_label(call)} speaks of {value!r}, an "
-                    f"argument of {call_label(other)}, and not of its own: were the results "
-                    "paired by position instead of by id? The model will believe the pairing",
+                yield (
+                    turn.index,
+                    finding(
+                        "FC131",
+                        h.format,
+                        result.path,
+                        f"the result handed back for {call_label(call)} speaks of {value!r}, an "
+                        f"argument of {call_label(other)}, and not of its own: were the results "
+                        "paired by position instead of by id? The model will believe the pairing",
+                    ),
                 )
 
 

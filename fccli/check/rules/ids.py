@@ -7,54 +7,70 @@ FC106 the same id on two calls, or two results for one call · FC107 an id outsi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from collections.abc import Iterator
 
 from fccli.check.findings import Finding, finding
-from fccli.check.history import Call, History, Result
+from fccli.check.history import History
 from fccli.check.rules.common import call_label
 from fccli.wire.anthropic.codec import ID_PATTERN
 
 _ID = re.compile(ID_PATTERN)
-T = TypeVar("T", Call, Result)
-
-
-def _repeats(items: Iterable[T], key: Callable[[T], str | None]) -> Iterator[tuple[T, int]]:
-    """Each item whose key an earlier item had, with the earlier one's message index."""
-    first: dict[str, int] = {}
-    for item in items:
-        k = key(item)
-        if k is not None and k in first:
-            yield item, first[k]
-        elif k is not None:
-            first[k] = item.message
 
 
 def duplicate_ids(h: History) -> Iterator[Finding]:
-    for call, first in _repeats(h.calls(), lambda c: c.id):
-        yield finding(
-            "FC106",
-            h.format,
-            f"{call.path}.id",
-            f"call {call_label(call)} has the same id as an earlier call (in message {first}): "
-            "a result names its call by id, so ids must be unique in the whole history",
-            # Anthropic's message is about tool_use ids; chat's about tool messages.
-            quote=not h.chat,
-            n=call.message,
-            k=call.position,
+    for _, f in duplicates_window(h, 0)[0]:
+        yield f
+
+
+def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
+    """The findings about messages from `start` on, each with its message. A repeat is told by
+    what came before it only, so nothing is left to read again (the cut is the end)."""
+    calls = [c for turn in h.turns[start:] for c in turn.calls]
+    results = [r for turn in h.turns[start:] for r in turn.results]
+    found = []
+    for call in calls:
+        first_call = h.ids.first_calls.get(call.id) if call.id is not None else None
+        if first_call is None or first_call is call:
+            continue
+        found.append(
+            (
+                call.message,
+                finding(
+                    "FC106",
+                    h.format,
+                    f"{call.path}.id",
+                    f"call {call_label(call)} has the same id as an earlier call (in message "
+                    f"{first_call.message}): a result names its call by id, so ids must be unique "
+                    "in the whole history",
+                    # Anthropic's message is about tool_use ids; chat's about tool messages.
+                    quote=not h.chat,
+                    n=call.message,
+                    k=call.position,
+                ),
+            )
         )
-    for result, first in _repeats(h.results(), lambda r: r.call_id):
-        yield finding(
-            "FC106",
-            h.format,
-            result.path,
-            f"a second result for {result.call_id} (the first is in message {first}): each call "
-            "gets exactly one result",
-            quote=h.chat,
-            ids=result.call_id,
-            first=first,
-            n=result.message,
+    for result in results:
+        same = h.ids.results.get(result.call_id, []) if result.call_id is not None else []
+        if not same or same[0] is result:
+            continue
+        first = same[0].message
+        found.append(
+            (
+                result.message,
+                finding(
+                    "FC106",
+                    h.format,
+                    result.path,
+                    f"a second result for {result.call_id} (the first is in message {first}): "
+                    "each call gets exactly one result",
+                    quote=h.chat,
+                    ids=result.call_id,
+                    first=first,
+                    n=result.message,
+                ),
+            )
         )
+    return found, len(h.turns)
 
 
 def anthropic_id_pattern(h: History) -> Iterator[Finding]:

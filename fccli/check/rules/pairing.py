@@ -22,12 +22,10 @@ from fccli.check.rules.common import call_label, ids_of, plural
 
 def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
     """The messages of `role` from `start` on, up to the first of another role."""
-    run = []
-    for turn in turns[start:]:
-        if turn.role != role:
-            break
-        run.append(turn)
-    return run
+    end = start
+    while end < len(turns) and turns[end].role == role:
+        end += 1
+    return turns[start:end]
 
 
 def _no_result(h: History, turn: Turn, lost: list[Call], where: str) -> Finding:
@@ -61,13 +59,30 @@ def _out_of_order(
 
 
 def blocks_pairing(h: History) -> Iterator[Finding]:
+    for _, f in _blocks(h, 0):
+        yield f
+
+
+def blocks_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
+    """The findings about messages from `start` on, each with its message; and where the next
+    request, repeating these messages, must start again: at the last assistant message, whose
+    results a new message may still join (those before have their results settled)."""
+    found = list(_blocks(h, start))
+    last = next(
+        (i for i in range(len(h.turns) - 1, start - 1, -1) if h.turns[i].role == "assistant"), start
+    )
+    return found, last
+
+
+def _blocks(h: History, start: int) -> Iterator[tuple[int, Finding]]:
     if h.chat or h.items:
         return
     turns = h.turns
     handled: set[tuple[int, str]] = (
         set()
     )  # (message, id) of results reported from their call's side
-    for a, turn in enumerate(turns):
+    for a in range(start, len(turns)):
+        turn = turns[a]
         if turn.role != "assistant" or not turn.calls:
             continue
         users = _run(turns, a + 1, "user")
@@ -83,33 +98,41 @@ def blocks_pairing(h: History) -> Iterator[Finding]:
             handled.add((later[c.id].message, str(c.id)))
         if moved and any(c.id in first for c in turn.calls):
             where = later[moved[0].id]
-            yield finding(
-                "FC103",
-                h.format,
-                where.path,
-                f"the results of message {a}'s calls are split: {ids_of(moved)} answered in "
-                f"message {where.message}, apart from the others in message {a + 1}; all results "
-                "of one turn go in ONE user message",
-                ids=ids_of(moved),
+            yield (
+                a,
+                finding(
+                    "FC103",
+                    h.format,
+                    where.path,
+                    f"the results of message {a}'s calls are split: {ids_of(moved)} answered in "
+                    f"message {where.message}, apart from the others in message {a + 1}; all results "
+                    "of one turn go in ONE user message",
+                    ids=ids_of(moved),
+                ),
             )
         elif moved:
             where = later[moved[0].id]
-            yield finding(
-                "FC104",
-                h.format,
-                users[0].path,
-                f"message {a + 1} stands between the calls of message {a} and their results in "
-                f"message {where.message}: the results must lead the user message right after "
-                "the calls",
-                n=a,
-                ids=ids_of(moved),
+            yield (
+                a,
+                finding(
+                    "FC104",
+                    h.format,
+                    users[0].path,
+                    f"message {a + 1} stands between the calls of message {a} and their results in "
+                    f"message {where.message}: the results must lead the user message right after "
+                    "the calls",
+                    n=a,
+                    ids=ids_of(moved),
+                ),
             )
         if lost:
-            yield _no_result(h, turn, lost, "in the user message right after it")
+            yield a, _no_result(h, turn, lost, "in the user message right after it")
         if users:
-            yield from _out_of_order(h, users[0], turn.calls, first)
+            for f in _out_of_order(h, users[0], turn.calls, first):
+                yield a, f
 
-    for u, turn in enumerate(turns):
+    for u in range(start, len(turns)):
+        turn = turns[u]
         before = turns[u - 1] if u > 0 and turns[u - 1].role == "assistant" else None
         asked = {c.id for c in before.calls} if before is not None else set()
         for result in turn.results:
@@ -117,17 +140,21 @@ def blocks_pairing(h: History) -> Iterator[Finding]:
                 continue
             if (u, result.call_id) in handled:
                 continue
-            yield finding(
-                "FC102",
-                h.format,
-                result.path,
-                f"the result for {result.call_id} answers no call in the message before it: a "
-                "result goes right after the assistant message holding the call with its id",
-                n=u,
-                k=result.position,
-                ids=result.call_id,
+            yield (
+                u,
+                finding(
+                    "FC102",
+                    h.format,
+                    result.path,
+                    f"the result for {result.call_id} answers no call in the message before it: a "
+                    "result goes right after the assistant message holding the call with its id",
+                    n=u,
+                    k=result.position,
+                    ids=result.call_id,
+                ),
             )
-        yield from _leading(h, turn)
+        for f in _leading(h, turn):
+            yield u, f
 
 
 def _leading(h: History, turn: Turn) -> Iterator[Finding]:
@@ -149,49 +176,79 @@ def _leading(h: History, turn: Turn) -> Iterator[Finding]:
 
 
 def chat_pairing(h: History) -> Iterator[Finding]:
+    for _, f in _chat(h, 0, []):
+        yield f
+
+
+def chat_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
+    """The findings about messages from `start` on, each with its message; and where the next
+    request, repeating these messages, must start again: at the first assistant message whose
+    findings a new message may change (its tool messages run to the end, or a call of it has
+    no result yet)."""
+    unsettled: list[int] = []
+    found = list(_chat(h, start, unsettled))
+    return found, min(unsettled, default=len(h.turns))
+
+
+def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, Finding]]:
     if not h.chat:
         return
     turns = h.turns
-    for a, turn in enumerate(turns):
+    for a in range(start, len(turns)):
+        turn = turns[a]
         if turn.role != "assistant" or not turn.calls:
             continue
         run = _run(turns, a + 1, "tool")
         answered = [t.results[0].call_id for t in run]
         missing = [c for c in turn.calls if c.id is not None and c.id not in answered]
+        after = a + 1 + len(run)
+        # The first tool message after the run answering each missing call (looked up).
         stray: dict[str, Turn] = {}
-        for later in turns[a + 1 + len(run) :]:
-            if later.role == "tool" and later.results[0].call_id is not None:
-                stray.setdefault(later.results[0].call_id, later)
+        for c in missing:
+            later = h.ids.result_after(c.id, after - 1)
+            if later is not None:
+                stray[str(c.id)] = turns[later.message]
         for c in missing:
             if c.id in stray:
                 between = turns[a + 1 + len(run)]
-                yield finding(
-                    "FC105",
-                    h.format,
-                    stray[c.id].path,
-                    f"the result of call {call_label(c)}, made in message {a}, is in message "
-                    f"{stray[c.id].index}, but a {between.role} message (message {between.index}) "
-                    "stands between: tool messages come right after their assistant message",
-                    ids=ids_of(missing),
+                yield (
+                    a,
+                    finding(
+                        "FC105",
+                        h.format,
+                        stray[c.id].path,
+                        f"the result of call {call_label(c)}, made in message {a}, is in message "
+                        f"{stray[c.id].index}, but a {between.role} message (message {between.index}) "
+                        "stands between: tool messages come right after their assistant message",
+                        ids=ids_of(missing),
+                    ),
                 )
         lost = [c for c in missing if c.id not in stray]
+        if after >= len(turns) or lost:
+            unsettled.append(a)
         if lost:
-            yield _no_result(h, turn, lost, 'in a role:"tool" message right after this message')
+            yield a, _no_result(h, turn, lost, 'in a role:"tool" message right after this message')
         if run:
-            yield from _out_of_order(h, run[0], turn.calls, answered)
+            for f in _out_of_order(h, run[0], turn.calls, answered):
+                yield a, f
 
-    for t, turn in enumerate(turns):
+    for t in range(start, len(turns)):
+        turn = turns[t]
         if turn.role != "tool" or turn.results[0].call_id is None:
             continue
         call_id = turn.results[0].call_id
-        if any(c.id == call_id for earlier in turns[:t] for c in earlier.calls):
+        first = h.ids.first_calls.get(call_id)
+        if first is not None and first.message < t:
             continue  # answered out of place: said from the call's side (FC105)
-        yield finding(
-            "FC102",
-            h.format,
-            turn.path,
-            f"this tool message answers {call_id}, but no assistant message before it made a "
-            "call with that id: a tool message follows the assistant message holding its call",
+        yield (
+            t,
+            finding(
+                "FC102",
+                h.format,
+                turn.path,
+                f"this tool message answers {call_id}, but no assistant message before it made a "
+                "call with that id: a tool message follows the assistant message holding its call",
+            ),
         )
 
 

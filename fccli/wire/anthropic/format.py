@@ -65,6 +65,7 @@ ERROR_TYPES = {
 class AnthropicFormat(FormatDefaults):
     name: str = codec.NAME
     family = "blocks"
+    appends_messages = True
     holder = "anthropic"
     stop_field = "stop_reason"
     results_layout = "all tool_result blocks in one user message"

@@ -75,6 +75,7 @@ class ChatFormat(FormatDefaults):
     """The dialect's own 400 sentences, beside the chat format's."""
 
     family = "chat"
+    appends_messages = True
     stop_field = "finish_reason"
     results_layout = 'one role:"tool" message per result'
     signed_thinking = False

@@ -345,7 +345,7 @@ def _tool_choice_from_wire(config: Any) -> ToolChoice:
             json_path=f"{path}.allowedFunctionNames",
         )
     kinds = {"AUTO": "auto", "NONE": "none", "ANY": "required"}
-    if mode not in kinds:
+    if not isinstance(mode, str) or mode not in kinds:  # a list or an object is no mode either
         raise ConversionError(f"unknown mode {mode!r}", json_path=f"{path}.mode")
     return ToolChoice(type=kinds[mode])  # type: ignore[arg-type]
 

@@ -1,0 +1,174 @@
+"""Request files read against the one before (fccli/core/series.py): the same JSON as
+json.loads gives, the same errors as parse_json words, and the repeated messages not read again."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fccli.core.errors import InputFileError
+from fccli.core.jsonio import MAX_DEPTH, dumps, parse_json, validate
+from fccli.core.models import Request
+from fccli.core.series import Series, validate_request
+
+
+def _message(n: int) -> dict[str, Any]:
+    role = "user" if n % 2 == 0 else "assistant"
+    return {"role": role, "content": [{"type": "text", "text": f"message {n} 杭州"}]}
+
+
+def _request(messages: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "system": "s",
+        "messages": [_message(n) for n in range(messages)],
+        "tools": [],
+        **extra,
+    }
+
+
+def _read_all(files: list[bytes]) -> list[Any]:
+    series = Series()
+    return [series.read(raw, f"{n + 1}-request.json") for n, raw in enumerate(files)]
+
+
+def test_each_file_repeats_the_one_before_only_its_new_messages_are_read() -> None:
+    files = [dumps(_request(n)).encode() for n in (1, 3, 5)]
+    read = _read_all(files)
+    assert [p.data for p in read] == [json.loads(f) for f in files]
+    assert [p.reused for p in read] == [0, 1, 3]
+    # the very same objects, not copies: the prefix was neither parsed nor stored again
+    assert read[2].messages[0] is read[0].messages[0]
+    assert read[2].messages[2] is read[1].messages[2]
+
+
+def test_a_message_edited_by_hand_is_read_afresh() -> None:
+    first = _request(3)
+    edited = _request(5)
+    edited["messages"][1]["content"][0]["text"] = "changed"
+    spaced = dumps(_request(5)).replace('"role": "user"', '"role":  "user"', 1)
+    read = _read_all([dumps(first).encode(), dumps(edited).encode(), spaced.encode()])
+    assert read[1].reused == 0 and read[1].data == edited
+    assert read[2].reused == 0 and read[2].data == _request(5)
+
+
+def test_keys_after_the_messages_and_compact_files_are_read_too() -> None:
+    files = [
+        json.dumps(_request(2, tool_choice={"type": "auto"})).encode(),
+        json.dumps(_request(4, tool_choice={"type": "auto"}, stream=True)).encode(),
+    ]
+    read = _read_all(files)
+    assert read[1].reused == 2
+    assert [p.data for p in read] == [json.loads(f) for f in files]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        b"x",  # garbage after the object
+        b",",  # a trailing comma
+        b'{"a": 1}',
+    ],
+)
+def test_a_broken_file_fails_as_parse_json_says(tail: bytes) -> None:
+    good = dumps(_request(2)).encode()
+    broken = dumps(_request(4)).encode().rstrip() + tail
+    series = Series()
+    series.read(good, "1-request.json")
+    with pytest.raises(InputFileError) as got:
+        series.read(broken, "2-request.json")
+    with pytest.raises(InputFileError) as expected:
+        parse_json(broken, "2-request.json")
+    assert str(got.value) == str(expected.value)
+
+
+def test_a_trailing_comma_in_the_messages_is_refused() -> None:
+    series = Series()
+    series.read(dumps(_request(2)).encode(), "1")
+    text = dumps(_request(3))
+    broken = text.replace("\n  ],", ",\n  ],", 1).encode()
+    with pytest.raises(InputFileError, match="not valid JSON"):
+        series.read(broken, "2")
+
+
+def test_a_repeated_messages_key_reads_as_json_loads_does() -> None:
+    text = '{"model": "m", "messages": [{"role": "user", "content": "a"}], "messages": []}'
+    series = Series()
+    assert series.read(text.encode(), "f").data == json.loads(text)
+
+
+def test_a_new_message_nested_too_deeply_is_refused_with_its_path() -> None:
+    deep: Any = "x"
+    for _ in range(MAX_DEPTH):
+        deep = [deep]
+    later = _request(3)
+    later["messages"][2]["content"] = deep
+    raw = dumps(later).encode()
+    series = Series()
+    series.read(dumps(_request(2)).encode(), "1")
+    with pytest.raises(InputFileError) as got:
+        series.read(raw, "2")
+    with pytest.raises(InputFileError) as expected:
+        parse_json(raw, "2")
+    assert str(got.value) == str(expected.value)
+    assert "$.messages[2].content" in str(got.value)
+
+
+def test_validated_requests_share_the_messages_they_repeat() -> None:
+    series = Series()
+    first = validate_request(series.read(dumps(_request(2)).encode(), "1"), "1")
+    second = validate_request(series.read(dumps(_request(4)).encode(), "2"), "2")
+    assert second == validate(Request, _request(4), "2")
+    assert second.messages[1] is first.messages[1]
+
+
+def test_a_bad_new_message_is_worded_as_validating_the_whole() -> None:
+    series = Series()
+    validate_request(series.read(dumps(_request(2)).encode(), "1"), "1")
+    bad = _request(4)
+    bad["messages"][3]["content"][0]["type"] = "nope"
+    with pytest.raises(InputFileError) as got:
+        validate_request(series.read(dumps(bad).encode(), "2"), "2")
+    with pytest.raises(InputFileError) as expected:
+        validate(Request, bad, "2")
+    assert str(got.value) == str(expected.value)
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    messages=st.lists(_json, max_size=6),
+    cuts=st.lists(st.integers(0, 6), min_size=1, max_size=4),
+    after=st.dictionaries(st.sampled_from(["tools", "x", "stream"]), _json, max_size=2),
+    compact=st.booleans(),
+)
+def test_any_series_reads_as_json_loads(
+    messages: list[Any], cuts: list[int], after: dict[str, Any], compact: bool
+) -> None:
+    files = []
+    for cut in sorted(cuts):
+        doc = {"model": "m", "messages": messages[:cut], **after}
+        files.append((json.dumps(doc) if compact else dumps(doc)).encode())
+    assert [p.data for p in _read_all(files)] == [json.loads(f) for f in files]
+
+
+def test_a_history_under_contents_is_reused_too() -> None:
+    """Gemini keeps its history in `contents`, after nothing that changes."""
+
+    def gemini(n: int) -> bytes:
+        contents = [{"role": "user", "parts": [{"text": f"part {k}"}]} for k in range(n)]
+        return dumps({"contents": contents, "tools": [], "messages": ["not the history"]}).encode()
+
+    read = _read_all([gemini(2), gemini(4)])
+    assert read[1].reused == 2 and read[1].key == "contents"
+    assert read[1].data == json.loads(gemini(4))
