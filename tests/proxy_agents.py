@@ -186,3 +186,41 @@ def _uses_httpx2() -> bool:
     from importlib.util import find_spec
 
     return find_spec("httpx2") is not None
+
+
+def responses_agent(
+    base_url: str,
+    api_key: str,
+    question: str,
+    tools: list[dict[str, Any]],
+    run_tool: RunTool,
+    *,
+    model: str = "gpt-5-mini",
+    stream: bool = False,
+    max_steps: int = 4,
+) -> tuple[Received, list[Any]]:
+    """A Responses API tool loop with the `openai` SDK: the output items go back as they came,
+    one function_call_output per call."""
+    import openai
+
+    received = Received()
+    client = openai.OpenAI(base_url=base_url, api_key=api_key, http_client=tee_client(received))
+    items: list[Any] = [{"role": "user", "content": question}]
+    for _ in range(max_steps):
+        if stream:
+            with client.responses.stream(model=model, input=items, tools=tools) as events:
+                answer = events.get_final_response()
+        else:
+            answer = client.responses.create(model=model, input=items, tools=tools)
+        output = [item.model_dump(exclude_none=True) for item in answer.output]
+        items += output
+        calls = [item for item in output if item["type"] == "function_call"]
+        if not calls:
+            break
+        for call in calls:
+            result = run_tool(call["name"], json.loads(call["arguments"]))
+            items.append(
+                {"type": "function_call_output", "call_id": call["call_id"], "output": result}
+            )
+    client.close()
+    return received, items

@@ -296,3 +296,32 @@ def test_an_agent_sending_fc_runs_requests_leaves_fc_runs_trace(
     assert load(trace / "manifest.json")["model"] == model  # Gemini's: read from the path
     assert_same_trace(direct, trace, fmt)
     assert_key_nowhere(tmp_path / "px", px.printed)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_the_responses_api_through_the_proxy_gets_the_same_bytes(
+    tmp_path: Path, stream: bool
+) -> None:
+    from tests.proxy_agents import responses_agent
+
+    def talk(url: str) -> Any:
+        return responses_agent(
+            url + "/v1", DEFAULT_KEY, QUESTION, wire_tools("responses"), run_tool, stream=stream
+        )
+
+    with FakeProvider() as server:
+        alone, _ = talk(server.url)
+        server.cache.clear()
+        with proxy(tmp_path / "px", "openai", base_url=server.url) as px:
+            through, items = talk(px.url)
+    assert through.statuses == [200, 200] and through.bodies == alone.bodies
+    assert "北京" in json.dumps(items[-1], ensure_ascii=False)
+    (trace,) = px.traces()
+    manifest = load(trace / "manifest.json")
+    assert (manifest["status"], manifest["wire_format"], len(manifest["steps"])) == (
+        "ok",
+        "responses",
+        2,
+    )
+    assert (trace / "1-response.responses.sse").exists() == stream
+    assert_key_nowhere(tmp_path / "px", px.printed)
