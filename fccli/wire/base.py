@@ -13,6 +13,7 @@ formats `fc diff` compares field by field; a format of a new layout names its ow
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -27,6 +28,34 @@ Kind = Literal["request", "response", "messages"]
 Refusal = tuple[str, str]
 """(who answers, what they answer with HTTP 400): a provider's sentence for an `fc check` rule.
 `{n}`, `{k}`, `{ids}` and other names in it are filled in with the place of the finding."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """A request path a format's providers answer at, for `fc proxy` and `fc serve`: which
+    format a request to a local server is in, read from its path alone."""
+
+    pattern: str
+    """The path, `{name}` standing for one path segment (`/v1beta/models/{model}:generateContent`:
+    the model's name, up to the next `/` or `:`)."""
+    streams: bool | None = None
+    """Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`); None: the
+    body's `stream` field says."""
+
+    def matches(self, path: str) -> bool:
+        return _route_regex(self.pattern).fullmatch(path) is not None
+
+
+def _route_regex(pattern: str) -> re.Pattern[str]:
+    parts = re.split(r"\{[a-z_]+\}", pattern)
+    return re.compile("[^/:]+".join(re.escape(part) for part in parts))
+
+
+def openai_error_body(status: int, message: str) -> dict[str, Any]:
+    """OpenAI's error JSON (platform.openai.com, API reference "Error codes"): `type` is
+    `invalid_request_error` for the client's mistakes, `server_error` for the server's."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
 
 @dataclass(frozen=True)
@@ -151,6 +180,17 @@ class WireFormat(Protocol):
         """The provider takes a thinking block back only with the signature it gave it."""
         ...
 
+    @property
+    def routes(self) -> tuple[Route, ...]:
+        """The request paths this format's providers answer at (`fc proxy`, `fc serve`); a
+        path two formats share (chat dialects) goes to the one the server is told to speak."""
+        ...
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        """An error as this format's providers answer one (HTTP `status`), so that a client's
+        SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the provider's."""
+        ...
+
     def to_wire_request(self, request: Request) -> dict[str, Any]: ...
     def from_wire_request(self, body: Any) -> Request: ...
     def to_wire_response(self, response: Response) -> dict[str, Any]: ...
@@ -198,8 +238,15 @@ class WireFormat(Protocol):
 
 class FormatDefaults:
     """The hooks a format may leave as they are: no refusal known before sending, recognised
-    by its family's data only, thinking off, nothing to note in convert. A format class derives
+    by its family's data only, thinking off, nothing to note in convert, no local server paths,
+    errors in OpenAI's shape. A format class derives
     from it and overrides what it knows."""
+
+    routes: tuple[Route, ...] = ()
+    """No local server answers in the format until it declares its paths."""
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        return openai_error_body(status, message)
 
     def request_problem(self, request: Request) -> str | None:
         return None

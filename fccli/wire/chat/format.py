@@ -12,7 +12,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.wire.base import FormatDefaults, Refusal, StreamFolder
+from fccli.wire.base import FormatDefaults, Refusal, Route, StreamFolder
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
 
@@ -71,6 +71,13 @@ class ChatFormat(FormatDefaults):
     stop_field = "finish_reason"
     results_layout = 'one role:"tool" message per result'
     signed_thinking = False
+    # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
+    # mode is a beta under /beta (api-docs.deepseek.com, guides/function_calling).
+    routes = (
+        Route("/v1/chat/completions"),
+        Route("/chat/completions"),
+        Route("/beta/chat/completions"),
+    )
 
     @property
     def name(self) -> str:
