@@ -62,3 +62,8 @@ app.command("send")(send.send)
 from fccli.cli import export  # noqa: E402
 
 app.add_typer(export.app, name="export")
+
+# Playing traces back as the provider that answered them.
+from fccli.cli import serve  # noqa: E402
+
+app.command("serve")(serve.serve)

@@ -1,0 +1,39 @@
+"""`fc serve`: read the traces, bind, say where to point the agent, serve until Ctrl-C."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from fccli.serve.recordings import Recorded, load_recordings
+
+
+def serve_traces(paths: list[Path], host: str, port: int, say: Callable[[str], None]) -> None:
+    from fccli.server.launch import bind, exposure_warning, run
+
+    recordings = load_recordings(paths)
+    bound = bind(host, port)
+    for line in opening(recordings, paths, bound.url):
+        say(line)
+    warning = exposure_warning(host)
+    if warning:
+        say(f"warning: {warning}")
+    from fccli.serve.app import make_app
+
+    run(make_app(recordings, say), bound)
+
+
+def opening(recordings: list[Recorded], paths: list[Path], url: str) -> list[str]:
+    """What fc serve says once it listens: what it plays, and the line to give the agent."""
+    from fccli.core.controls import escape_controls
+    from fccli.server.clients import agent_setting
+
+    formats = list(dict.fromkeys(r.format for r in recordings))
+    what = (
+        f"{len(recordings)} step(s) of {len(paths)} trace(s)"
+        if len(paths) > 1
+        else (f"{len(recordings)} step(s) of {paths[0]}")
+    )
+    lines = [escape_controls(f"fc serve: playing {what} ({', '.join(formats)}) on {url}")]
+    lines += [f"point the agent at it: {agent_setting(name, url)}" for name in formats]
+    return [*lines, "Ctrl-C stops"]
