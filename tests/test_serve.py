@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from fccli.serve.app import make_app
@@ -159,3 +160,177 @@ def test_a_changed_tool_result_in_anthropics_shape(traces, serve, monkeypatch) -
         "fc serve: no recorded step matches this request; step 2 came closest: "
         'messages[2].content[0].content differs: recorded \'{"city": "杭州", "temp_c": 21'
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# several traces, recorded errors, and what no provider would be asked
+
+
+def test_several_traces_of_two_formats_answer_both_agents(traces: Path, serve) -> None:
+    served = serve(traces / "openai-json", traces / "anthropic-stream")
+    for provider, stream in (("openai", False), ("anthropic", True)):
+        bodies: list[bytearray] = []
+        AGENTS[provider](base_url(provider, served.url), stream=stream, bodies=bodies)
+        trace = traces / case_id(provider, stream)
+        assert [bytes(b) for b in bodies] == recorded_answers(trace, provider, stream)
+    assert served.lines[0] == f"POST /v1/chat/completions: step 1 of {traces / 'openai-json'}"
+
+
+def post(url: str, body: bytes | str) -> httpx.Response:
+    return httpx.post(url, content=body, timeout=10)
+
+
+def test_requests_no_provider_would_answer_get_its_error_shape(traces: Path, serve) -> None:
+    served = serve(traces / "openai-json")
+    chat, messages = served.url + "/v1/chat/completions", served.url + "/v1/messages"
+
+    answer = post(chat, b"{not json")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["message"].startswith("fc serve: the request body is not JSON")
+    assert post(chat, b"[1, 2]").json()["error"]["message"] == (
+        "fc serve: the request body is not a JSON object"
+    )
+    models = httpx.get(served.url + "/v1/models", timeout=10)
+    assert models.status_code == 404
+    assert models.json()["error"]["message"] == (
+        "fc serve: no GET /v1/models here: it answers POST /v1/chat/completions"
+    )
+    # Anthropic's path, while only chat steps are served: Anthropic's shape, and why.
+    answer = post(messages, json.dumps({"model": "claude-haiku-4-5", "messages": []}))
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": "fc serve: no step of the served traces is in the anthropic format "
+            "(they hold openai steps)",
+        },
+    }
+    # A stream the provider never sent is not made up.
+    recorded = json.loads((traces / "openai-json" / "1-request.openai.json").read_bytes())
+    answer = post(chat, json.dumps({**recorded, "stream": True}))
+    assert answer.status_code == 400
+    assert answer.json()["error"]["message"] == (
+        "fc serve: step 1 matches, but it was recorded without a stream, and fc serve plays "
+        "only what the provider sent: ask without `stream`, or record with streaming "
+        "(fc run --stream)"
+    )
+    # Control characters in the path reach the terminal escaped.
+    httpx.get(served.url + "/v1/%1b[2J", timeout=10)
+    assert served.lines[-1].startswith("GET /v1/\\x1b[2J: HTTP 404")
+
+
+def test_a_step_that_failed_answers_its_recorded_error_again(serve, tmp_path: Path) -> None:
+    with FakeProvider() as fake:
+        fake.script = [{"status": 400, "message": "scripted refusal"}]
+        ran = run_in_process(
+            ["run", QUESTION, "-p", "openai", "--base-url", fake.url, "-o", "failed"],
+            cwd=tmp_path,
+            env=clean_env(OPENAI_API_KEY=DEFAULT_KEY),
+            input=None,
+            terminal=False,
+        )
+    assert ran.returncode == 3
+    trace = tmp_path / "failed"
+    served = serve(trace)
+    answer = post(
+        served.url + "/v1/chat/completions", (trace / "1-request.openai.json").read_bytes()
+    )
+    assert answer.status_code == 400
+    assert answer.content == (trace / "1-response.openai.json").read_bytes()
+    assert served.lines == ["POST /v1/chat/completions: step 1, its recorded error (HTTP 400)"]
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input to the command: one line, exit 2, nothing served
+
+
+def test_what_is_not_a_playable_trace_is_one_line_and_exit_2(fc, tmp_path: Path) -> None:
+    (tmp_path / "file.json").write_text("{}", "utf-8")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "manifest.json").write_text('{"steps": []}', "utf-8")
+    internal = tmp_path / "internal"
+    internal.mkdir()
+    (internal / "manifest.json").write_text('{"steps": [{"step": 1}]}', "utf-8")
+    (internal / "1-request.json").write_text('{"model": "m", "messages": []}', "utf-8")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "manifest.json").write_text('{"wire_format": "openai", "steps": []}', "utf-8")
+    (broken / "1-request.openai.json").write_text("{oops", "utf-8")
+    cases = {
+        "missing": "missing: no such file or directory",
+        "file.json": "file.json: is not a trace directory",
+        "empty": "empty has no steps: there is nothing to play back",
+        "internal": "internal has no wire files: fc serve answers with the bytes the provider sent",
+        "broken": "broken/1-request.openai.json",
+    }
+    for name, said in cases.items():
+        result = fc("serve", name)
+        assert result.returncode == 2, (name, result.stderr)
+        assert said in result.stderr
+        assert "Traceback" not in result.stderr
+        assert result.stdout == ""
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(fc, traces: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = fc("serve", str(traces / "openai-json"), "--port", str(port))
+    assert result.returncode == 2
+    assert f"port {port} on 127.0.0.1 is in use" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# the command as a process: what it says at start, Ctrl-C
+
+
+def test_the_command_says_where_to_point_the_agent_and_stops_at_ctrl_c(traces: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    trace = traces / "openai-json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fccli", "serve", str(trace), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(),
+    )
+    try:
+        assert process.stdout is not None
+        opening = [process.stdout.readline().rstrip("\n") for _ in range(3)]
+        url = opening[0].rsplit(" on ", 1)[1]
+        assert opening == [
+            f"fc serve: playing 2 step(s) of {trace} (openai) on {url}",
+            f"point the agent at it: OPENAI_BASE_URL={url}/v1",
+            "Ctrl-C stops",
+        ]
+        answer = post(url + "/v1/chat/completions", (trace / "1-request.openai.json").read_bytes())
+        assert answer.content == (trace / "1-response.openai.json").read_bytes()
+        assert answer.headers["content-type"] == "application/json"
+        assert process.stdout.readline() == "POST /v1/chat/completions: step 1\n"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert err.strip() == "fc: error: interrupted"
+    assert "Traceback" not in out + err
+
+
+def test_the_line_for_the_agent_follows_the_traces_format(traces: Path) -> None:
+    from fccli.serve.run import opening
+    from fccli.server.clients import agent_setting
+
+    recordings = load_recordings([traces / "anthropic-json"])
+    assert opening(recordings, [traces / "anthropic-json"], "http://127.0.0.1:9")[1] == (
+        "point the agent at it: ANTHROPIC_BASE_URL=http://127.0.0.1:9"
+    )
+    assert agent_setting("deepseek", "http://h:1") == "OPENAI_BASE_URL=http://h:1/v1"

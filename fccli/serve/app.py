@@ -61,7 +61,8 @@ class Player:
         speaker = speaker or (formats[0] if formats else self.served[0])
         fmt = get_format(speaker)
         if not at or request.method != "POST":
-            return self._refuse(fmt, 404, shown, f"fc serve answers no {shown}")
+            where = fmt.routes[0].pattern if fmt.routes else "the model's endpoint"
+            return self._refuse(fmt, 404, shown, f"no {shown} here: it answers POST {where}")
         raw = await request.body()
         try:
             body = json.loads(raw)
