@@ -290,14 +290,39 @@ def test_a_port_in_use_is_one_line_and_exit_2(fc, traces: Path) -> None:
 # the command as a process: what it says at start, Ctrl-C
 
 
-def test_the_command_says_where_to_point_the_agent_and_stops_at_ctrl_c(traces: Path) -> None:
+README_SECTION = "## Play a trace back: `fc serve`"
+
+
+def readme_section() -> tuple[list[list[str]], str, str]:
+    """The section's bash blocks (their command lines, comments cut), the output it shows, and
+    its prose on one line."""
+    import re
+
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text("utf-8")
+    section = text.split(README_SECTION, 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```bash\n")[1:]]
+    commands = [[line.split("  #")[0].strip() for line in b.splitlines() if line] for b in blocks]
+    shown = re.search(r"\n\n```\n(.*?)```", section, re.S)
+    assert shown is not None
+    return commands, shown[1], " ".join(section.split())
+
+
+def test_the_readme_commands_do_what_it_says(fc, tmp_path: Path) -> None:
+    """The section run as shown (a free port for 8787): fc run, fc serve in a process (what it
+    prints, what it answers), the two curls, then Ctrl-C."""
+    import re
+    import shlex
     import signal
     import subprocess
     import sys
 
-    trace = traces / "openai-json"
+    ((record, start), curls), shown, prose = readme_section()
+    assert fc(*shlex.split(record)[1:]).returncode == 0
     process = subprocess.Popen(
-        [sys.executable, "-m", "fccli", "serve", str(trace), "--port", "0"],
+        [sys.executable, "-m", "fccli", *shlex.split(start)[1:], "--port", "0"],
+        cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -305,22 +330,31 @@ def test_the_command_says_where_to_point_the_agent_and_stops_at_ctrl_c(traces: P
     )
     try:
         assert process.stdout is not None
-        opening = [process.stdout.readline().rstrip("\n") for _ in range(3)]
-        url = opening[0].rsplit(" on ", 1)[1]
-        assert opening == [
-            f"fc serve: playing 2 step(s) of {trace} (openai) on {url}",
-            f"point the agent at it: OPENAI_BASE_URL={url}/v1",
-            "Ctrl-C stops",
-        ]
-        answer = post(url + "/v1/chat/completions", (trace / "1-request.openai.json").read_bytes())
-        assert answer.content == (trace / "1-response.openai.json").read_bytes()
-        assert answer.headers["content-type"] == "application/json"
-        assert process.stdout.readline() == "POST /v1/chat/completions: step 1\n"
+        opening = "".join(process.stdout.readline() for _ in range(3))
+        address = opening.split(" on http://", 1)[1].split()[0]
+        assert opening == shown.replace("127.0.0.1:8787", address)
+        said = []
+        for line in curls:
+            ran = subprocess.run(
+                ["bash", "-c", line.replace("127.0.0.1:8787", address)],
+                cwd=tmp_path,
+                capture_output=True,
+                timeout=30,
+            )
+            said.append(ran.stdout)
+            said.append(process.stdout.readline().encode())
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=20)
     finally:
         process.kill()
-    assert process.returncode == 130
+    answered, line_1, refused, line_2 = said
+    assert answered == (tmp_path / "hangzhou" / "1-response.deepseek.json").read_bytes()
+    assert line_1 == b"POST /v1/chat/completions: step 1\n"
+    words = re.search(r"the terminal prints the same words: `(.*?)`", prose)
+    assert words is not None
+    assert json.loads(refused)["error"]["message"] == "fc serve: " + words[1]
+    assert line_2.decode() == f"POST /v1/chat/completions: HTTP 400: {words[1]}\n"
+    assert process.returncode == 130  # Ctrl-C stops it
     assert err.strip() == "fc: error: interrupted"
     assert "Traceback" not in out + err
 

@@ -224,6 +224,8 @@ def _at(doc: Any, loc: tuple[str | int, ...], normal: Any) -> Any:
 
 def _around_difference(old: str, new: str) -> tuple[str, str]:
     """Two long strings cut to start a little before where they part."""
+    if max(len(old), len(new)) <= SHOWN:
+        return old, new
     start = 0
     while start < min(len(old), len(new)) and old[start] == new[start]:
         start += 1
