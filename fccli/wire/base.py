@@ -186,6 +186,12 @@ class WireFormat(Protocol):
         path two formats share (chat dialects) goes to the one the server is told to speak."""
         ...
 
+    @property
+    def sdk_base_url(self) -> tuple[str, str] | None:
+        """How the format's official SDK is pointed elsewhere: (its environment variable, the
+        path to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
+        ...
+
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """An error as this format's providers answer one (HTTP `status`), so that a client's
         SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the provider's."""
@@ -244,6 +250,7 @@ class FormatDefaults:
 
     routes: tuple[Route, ...] = ()
     """No local server answers in the format until it declares its paths."""
+    sdk_base_url: tuple[str, str] | None = None
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return openai_error_body(status, message)

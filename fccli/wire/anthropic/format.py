@@ -74,6 +74,7 @@ class AnthropicFormat(FormatDefaults):
     signed_thinking = True
     model_prefixes = ("claude",)
     routes = (Route("/v1/messages"),)
+    sdk_base_url = ("ANTHROPIC_BASE_URL", "")
 
     refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
 

@@ -78,6 +78,7 @@ class ChatFormat(FormatDefaults):
         Route("/chat/completions"),
         Route("/beta/chat/completions"),
     )
+    sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
     @property
     def name(self) -> str:
