@@ -19,10 +19,48 @@ from fccli.server.launch import InThread, bind
 from tests.conftest import clean_env
 from tests.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.inprocess import run_in_process
-from tests.sdk_agents import AGENTS, QUESTION
+from tests.proxy_agents import Received, anthropic_agent, openai_agent
 
+QUESTION = "杭州今天适合跑步吗？"
 KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+TOOL = {
+    "name": "get_weather",
+    "description": "查询某个城市当前的天气。返回温度（摄氏度）、天气状况和空气质量指数。",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "城市名，例如：杭州"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+}
+"""The weather tool, defined as fc's built-in one is (the agents offer what fc run offered)."""
 CASES = [(p, s) for p in ("openai", "anthropic") for s in (False, True)]
+
+
+def weather(name: str, arguments: dict) -> str:
+    from fccli.tools.weather import get_weather
+
+    return json.dumps(get_weather(**arguments), ensure_ascii=False)
+
+
+def agent(
+    provider: str, url: str, *, stream: bool, run_tool=weather, key: str = "sk-agent"
+) -> tuple[Received, str]:
+    """tests/proxy_agents.py's SDK agent of `provider`, pointed at `url` (a server's root) with
+    fc run's model and limits; what the SDK received, and the model's last words."""
+    if provider == "openai":
+        tools = [{"type": "function", "function": TOOL}]
+        got, messages = openai_agent(url + "/v1", key, QUESTION, tools, run_tool, stream=stream)
+        return got, str(messages[-1]["content"])
+    spec = {
+        "name": TOOL["name"],
+        "description": TOOL["description"],
+        "input_schema": TOOL["parameters"],
+    }
+    got, messages = anthropic_agent(
+        url, key, QUESTION, [spec], run_tool, stream=stream, max_tokens=4096
+    )
+    return got, "".join(b.get("text", "") for b in messages[-1]["content"])
 
 
 def case_id(provider: str, stream: bool) -> str:
@@ -73,10 +111,6 @@ def serve() -> Iterator[object]:
         served.server.stop()
 
 
-def base_url(provider: str, url: str) -> str:
-    return url + "/v1" if provider == "openai" else url
-
-
 def recorded_answers(trace: Path, provider: str, stream: bool) -> list[bytes]:
     suffix = "sse" if stream else "json"
     return [(trace / f"{n}-response.{provider}.{suffix}").read_bytes() for n in (1, 2)]
@@ -86,10 +120,9 @@ def recorded_answers(trace: Path, provider: str, stream: bool) -> list[bytes]:
 def test_an_sdk_agent_gets_the_recorded_bytes(traces: Path, serve, provider, stream) -> None:
     trace = traces / case_id(provider, stream)
     served = serve(trace)
-    bodies: list[bytearray] = []
-    answer = AGENTS[provider](base_url(provider, served.url), stream=stream, bodies=bodies)
+    got, answer = agent(provider, served.url, stream=stream)
     assert "21" in answer  # the answer quotes the tool's result: the round trip went through
-    assert [bytes(b) for b in bodies] == recorded_answers(trace, provider, stream)
+    assert got.bodies == recorded_answers(trace, provider, stream)
     how = ", streamed as recorded" if stream else ""
     path = "/v1/chat/completions" if provider == "openai" else "/v1/messages"
     assert served.lines == [f"POST {path}: step 1{how}", f"POST {path}: step 2{how}"]
@@ -99,34 +132,25 @@ def test_an_sdk_agent_gets_the_recorded_bytes(traces: Path, serve, provider, str
 def test_a_streamed_trace_answers_an_agent_that_does_not_stream(traces, serve, provider) -> None:
     trace = traces / case_id(provider, True)
     served = serve(trace)
-    bodies: list[bytearray] = []
-    AGENTS[provider](base_url(provider, served.url), stream=False, bodies=bodies)
+    got, _ = agent(provider, served.url, stream=False)
     # The answer assembled from the stream, as fc wrote it beside the raw bytes.
-    assert [bytes(b) for b in bodies] == recorded_answers(trace, provider, False)
+    assert got.bodies == recorded_answers(trace, provider, False)
     assert served.lines[0].endswith("step 1 (assembled from its recorded stream)")
 
 
-def changed_result(monkeypatch: pytest.MonkeyPatch) -> None:
+def hotter(name: str, arguments: dict) -> str:
     """The agent's tool now says 35 °C where the recorded run said 21."""
-    from tests import sdk_agents
-
-    def hotter(arguments: dict) -> str:
-        return json.dumps(
-            {"city": "杭州", "temp_c": 35, "condition": "多云", "aqi": 38}, ensure_ascii=False
-        )
-
-    monkeypatch.setattr(sdk_agents, "result_text", hotter)
+    return weather(name, arguments).replace("21", "35")
 
 
 def test_a_changed_tool_result_is_the_sdks_bad_request_naming_step_path_and_values(
-    traces: Path, serve, monkeypatch: pytest.MonkeyPatch
+    traces: Path, serve
 ) -> None:
     import openai
 
-    changed_result(monkeypatch)
     served = serve(traces / case_id("openai", False))
     with pytest.raises(openai.BadRequestError) as raised:
-        AGENTS["openai"](served.url + "/v1", stream=False, bodies=[])
+        agent("openai", served.url, stream=False, run_tool=hotter)
     expected = (
         "fc serve: no recorded step matches this request; step 2 came closest: "
         "messages[2].content differs: "
@@ -146,13 +170,12 @@ def test_a_changed_tool_result_is_the_sdks_bad_request_naming_step_path_and_valu
     )
 
 
-def test_a_changed_tool_result_in_anthropics_shape(traces, serve, monkeypatch) -> None:
+def test_a_changed_tool_result_in_anthropics_shape(traces, serve) -> None:
     import anthropic
 
-    changed_result(monkeypatch)
     served = serve(traces / case_id("anthropic", True))
     with pytest.raises(anthropic.BadRequestError) as raised:
-        AGENTS["anthropic"](served.url, stream=True, bodies=[])
+        agent("anthropic", served.url, stream=True, run_tool=hotter)
     body = raised.value.body
     assert isinstance(body, dict) and body["type"] == "error"
     assert body["error"]["type"] == "invalid_request_error"
@@ -162,6 +185,26 @@ def test_a_changed_tool_result_in_anthropics_shape(traces, serve, monkeypatch) -
     )
 
 
+@pytest.mark.parametrize(("provider", "stream"), [("openai", True), ("anthropic", False)])
+def test_the_same_sdk_agent_against_fc_serve_of_the_proxys_trace(
+    serve, tmp_path: Path, provider: str, stream: bool
+) -> None:
+    """Recorded by fc proxy from the agent itself, then played back with nothing upstream:
+    the agent gets the same bytes it got through the proxy."""
+    from fccli.proxy.run import ProxyOptions, build
+    from fccli.trace.reader import traces_in
+
+    with FakeProvider() as fake:
+        app, out = build(ProxyOptions(to=fake.url, out=tmp_path / "proxied"))
+        with InThread(app, bind("127.0.0.1", 0)) as proxy:
+            through, answer = agent(provider, proxy.url, stream=stream, key=DEFAULT_KEY)
+    [trace] = traces_in(out)
+    served = serve(trace)
+    played, again = agent(provider, served.url, stream=stream)
+    assert played.bodies == through.bodies and len(played.bodies) == 2
+    assert again == answer
+
+
 # ---------------------------------------------------------------------------------------------
 # several traces, recorded errors, and what no provider would be asked
 
@@ -169,10 +212,9 @@ def test_a_changed_tool_result_in_anthropics_shape(traces, serve, monkeypatch) -
 def test_several_traces_of_two_formats_answer_both_agents(traces: Path, serve) -> None:
     served = serve(traces / "openai-json", traces / "anthropic-stream")
     for provider, stream in (("openai", False), ("anthropic", True)):
-        bodies: list[bytearray] = []
-        AGENTS[provider](base_url(provider, served.url), stream=stream, bodies=bodies)
+        got, _ = agent(provider, served.url, stream=stream)
         trace = traces / case_id(provider, stream)
-        assert [bytes(b) for b in bodies] == recorded_answers(trace, provider, stream)
+        assert got.bodies == recorded_answers(trace, provider, stream)
     assert served.lines[0] == f"POST /v1/chat/completions: step 1 of {traces / 'openai-json'}"
 
 
@@ -361,10 +403,14 @@ def test_the_readme_commands_do_what_it_says(fc, tmp_path: Path) -> None:
 
 def test_the_line_for_the_agent_follows_the_traces_format(traces: Path) -> None:
     from fccli.serve.run import opening
-    from fccli.server.clients import agent_setting
 
     recordings = load_recordings([traces / "anthropic-json"])
     assert opening(recordings, [traces / "anthropic-json"], "http://127.0.0.1:9")[1] == (
         "point the agent at it: ANTHROPIC_BASE_URL=http://127.0.0.1:9"
     )
-    assert agent_setting("deepseek", "http://h:1") == "OPENAI_BASE_URL=http://h:1/v1"
+    both = [traces / "openai-json", traces / "anthropic-json"]
+    assert opening(load_recordings(both), both, "http://h:1")[1:] == [
+        "point the agent at it: OPENAI_BASE_URL=http://h:1/v1",
+        "point the agent at it: ANTHROPIC_BASE_URL=http://h:1",
+        "Ctrl-C stops",
+    ]

@@ -26,7 +26,7 @@ def serve_traces(paths: list[Path], host: str, port: int, say: Callable[[str], N
 def opening(recordings: list[Recorded], paths: list[Path], url: str) -> list[str]:
     """What fc serve says once it listens: what it plays, and the line to give the agent."""
     from fccli.core.controls import escape_controls
-    from fccli.server.clients import agent_setting
+    from fccli.wire.registry import get_format
 
     formats = list(dict.fromkeys(r.format for r in recordings))
     what = (
@@ -35,5 +35,9 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str) -> list[str
         else (f"{len(recordings)} step(s) of {paths[0]}")
     )
     lines = [escape_controls(f"fc serve: playing {what} ({', '.join(formats)}) on {url}")]
-    lines += [f"point the agent at it: {agent_setting(name, url)}" for name in formats]
+    for name in formats:
+        sdk = get_format(name).sdk_base_url
+        setting = f"{sdk[0]}={url}{sdk[1]}" if sdk else f"base URL {url}"
+        if f"point the agent at it: {setting}" not in lines:
+            lines.append(f"point the agent at it: {setting}")
     return [*lines, "Ctrl-C stops"]
