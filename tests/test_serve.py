@@ -414,3 +414,44 @@ def test_the_line_for_the_agent_follows_the_traces_format(traces: Path) -> None:
         "point the agent at it: ANTHROPIC_BASE_URL=http://h:1",
         "Ctrl-C stops",
     ]
+
+
+def test_hostile_bodies_get_a_400_and_one_line(traces: Path, serve) -> None:
+    served = serve(traces / "openai-json")
+    chat = served.url + "/v1/chat/completions"
+    cases = {
+        b"": "the request body is empty: no JSON request",
+        b"[" * 100_000: "the request body is not JSON (nested too deeply",
+        b'{"n": '
+        + b"9" * 5000
+        + b"}": "the request body is not JSON (a number with more than 4300 digits",
+        b"\xff\xfe{": "the request body is not JSON (not UTF-8 text)",
+    }
+    for body, said in cases.items():
+        answer = post(chat, body)
+        assert answer.status_code == 400, said
+        assert answer.json()["error"]["message"].startswith("fc serve: " + said)
+    # What the terminal shows of a request's values is escaped: no sequence reaches it raw.
+    recorded = json.loads((traces / "openai-json" / "1-request.openai.json").read_bytes())
+    recorded["messages"][0]["content"] = "\x1b]52;c;aGk=\x07 \ud800"
+    answer = post(chat, json.dumps(recorded))
+    assert answer.status_code == 400
+    assert "got '\\x1b]52;c;aGk=\\x07 \\ud800'" in served.lines[-1]
+    assert not any(c in "".join(served.lines) for c in "\x1b\x07\ud800")
+
+
+def test_a_bug_in_fc_is_one_line_and_a_500_in_the_providers_shape(traces, serve, monkeypatch):
+    from fccli.serve.match import Matcher
+
+    def broken(*args: object) -> None:
+        raise KeyError("oops")
+
+    served = serve(traces / "anthropic-json")
+    monkeypatch.setattr(Matcher, "find", broken)
+    answer = post(served.url + "/v1/messages", "{}")
+    assert answer.status_code == 500
+    assert answer.json()["error"] == {
+        "type": "api_error",
+        "message": "fc serve: internal error: KeyError: 'oops'",
+    }
+    assert served.lines == ["internal error: KeyError: 'oops' (a bug in fc)"]

@@ -15,13 +15,15 @@ Every request is said on the terminal in one line, and a miss with the same word
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.controls import escape_controls
+from fccli.core.errors import InputFileError
+from fccli.core.jsonio import parse_json
 from fccli.serve.match import Matcher, Miss
 from fccli.serve.recordings import Recorded
+from fccli.wire.registry import get_format
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -49,7 +51,18 @@ class Player:
         """The formats of the served traces, in the order given."""
 
     async def answer(self, request: Request) -> Response:
-        from fccli.wire.registry import formats_at, get_format, route_at
+        try:
+            return await self._answer(request)
+        except Exception as e:  # a bug in fc: one line on the terminal, a 500 to the client
+            from starlette.responses import JSONResponse
+
+            said = escape_controls(f"internal error: {type(e).__name__}: {e}")
+            self.say(f"{said} (a bug in fc)")
+            body = get_format(self.served[0]).error_body(500, f"fc serve: {said}")
+            return JSONResponse(body, 500)
+
+    async def _answer(self, request: Request) -> Response:
+        from fccli.wire.registry import formats_at, route_at
 
         path = request.url.path
         shown = escape_controls(f"{request.method} {path}")
@@ -64,10 +77,12 @@ class Player:
             where = fmt.routes[0].pattern if fmt.routes else "the model's endpoint"
             return self._refuse(fmt, 404, shown, f"no {shown} here: it answers POST {where}")
         raw = await request.body()
+        if not raw.strip():
+            return self._refuse(fmt, 400, shown, "the request body is empty: no JSON request")
         try:
-            body = json.loads(raw)
-        except ValueError as e:
-            return self._refuse(fmt, 400, shown, f"the request body is not JSON ({e})")
+            body = parse_json(raw, "the request body")
+        except InputFileError as e:
+            return self._refuse(fmt, 400, shown, f"the request body is not JSON ({e.problem})")
         if not isinstance(body, dict):
             return self._refuse(fmt, 400, shown, "the request body is not a JSON object")
         route = route_at(fmt, path)
