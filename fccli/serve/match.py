@@ -180,7 +180,9 @@ class Matcher:
         scored = []
         for order, c in enumerate(pool):
             found = changes(c.request, request)
-            scored.append((-_shared(c.history, history), len(found), order, c, found))
+            pairs = enumerate(zip(c.history, history, strict=False))
+            shared = next((i for i, (x, y) in pairs if x != y), min(len(c.history), len(history)))
+            scored.append((-shared, len(found), order, c, found))
         *_, best, found = min(scored, key=lambda s: s[:3])
         differences = [_said(change, best.recorded.request, body) for change in found]
         more = len(differences) - 1
@@ -190,15 +192,6 @@ class Matcher:
             + (f" (and {more} more difference{'s' * (more > 1)})" if more else "")
         )
         return Miss(best.recorded, differences, message)
-
-
-def _shared(a: list[str], b: list[str]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _said(change: Change, recorded: Any, received: Any) -> str:
