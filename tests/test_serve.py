@@ -257,6 +257,13 @@ def test_requests_no_provider_would_answer_get_its_error_shape(traces: Path, ser
         "only what the provider sent: ask without `stream`, or record with streaming "
         "(fc run --stream)"
     )
+    # As a provider sends them: JSON, or a stream (from the streamed trace).
+    assert post(chat, json.dumps(recorded)).headers["content-type"] == "application/json"
+    streamed = serve(traces / "openai-stream")
+    first = (traces / "openai-stream" / "1-request.openai.json").read_bytes()
+    answer = post(streamed.url + "/v1/chat/completions", first)
+    assert answer.headers["content-type"] == "text/event-stream; charset=utf-8"
+    assert answer.content == (traces / "openai-stream" / "1-response.openai.sse").read_bytes()
     # Control characters in the path reach the terminal escaped.
     httpx.get(served.url + "/v1/%1b[2J", timeout=10)
     assert served.lines[-1].startswith("GET /v1/\\x1b[2J: HTTP 404")

@@ -67,6 +67,17 @@ def test_what_the_model_reads_counts() -> None:
     assert normalised(chat_request()) != normalised(crossed)
 
 
+def test_an_id_inside_a_calls_arguments_is_the_tools_data_and_counts() -> None:
+    def call(order: str) -> dict[str, Any]:
+        block = {"type": "tool_use", "id": "toolu_1", "name": "refund", "input": {"id": order}}
+        return {"model": "m", "messages": [{"role": "assistant", "content": [block]}]}
+
+    assert normalised(call("ORD-1")) != normalised(call("ORD-2"))
+    renamed = call("ORD-1")
+    renamed["messages"][0]["content"][0]["id"] = "toolu_mine"
+    assert normalised(renamed) == normalised(call("ORD-1"))
+
+
 def test_a_request_gets_the_step_it_equals() -> None:
     one, two = recorded("step 1", first_request()), recorded("step 2", chat_request())
     matcher = Matcher([one, two])

@@ -100,7 +100,9 @@ class Player:
             return Response(step.response, step.status, media_type="application/json")
         if stream and step.stream is not None:
             self.say(f"{shown}: {step.label}, streamed as recorded")
-            return StreamingResponse(_events(step.stream), media_type=SSE_TYPE)
+            return StreamingResponse(
+                _events(step.stream), media_type=SSE_TYPE, headers={"Cache-Control": "no-cache"}
+            )
         if stream:
             return self._refuse(
                 fmt,

@@ -8,9 +8,10 @@ honest senders of the same conversation (README, "Play a trace back"):
 - a field set to `null` counts as a field left out;
 - a message `content` (and a `system`) of one plain text block counts as that text;
 - a call's `arguments` string counts as the JSON it holds (clients re-serialise it);
-- ids of calls and results (`id`, `tool_call_id`, `tool_use_id`, `call_id` in the history)
-  count by their order of first appearance, so ids a client makes up itself still match, as
-  long as each result names the call it answers.
+- ids of calls and results (`id`, `tool_call_id`, `tool_use_id`, `call_id` in the history,
+  not inside a call's arguments or a result's payload) count by their order of first
+  appearance, so ids a client makes up itself still match, as long as each result names the
+  call it answers.
 
 Headers never count (no key is ever read). The step that came closest is, among the steps of
 the formats answering at the request's path: the one sharing the longest prefix of the history
@@ -30,6 +31,9 @@ from fccli.serve.recordings import Recorded
 IGNORED = ("stream", "stream_options")
 """Top-level request fields that say how to answer, not what: never compared."""
 ID_KEYS = frozenset({"id", "tool_call_id", "tool_use_id", "call_id"})
+PAYLOAD_KEYS = frozenset({"input", "args", "arguments", "response", "output"})
+"""A call's arguments and a result's payload (Anthropic, Gemini, chat, Responses): the tool's
+own data, where an `id` is an order number or the like, compared as it is."""
 HISTORY_KEYS = ("messages", "contents", "input")
 """Where a format keeps the conversation (chat and Anthropic, Gemini, Responses)."""
 SHOWN = 60
@@ -84,6 +88,8 @@ def _history_value(value: Any, ids: dict[str, str]) -> Any:
                 out[key] = ids.setdefault(item, f"#{len(ids) + 1}")
             elif key == "arguments" and isinstance(item, str):
                 out[key] = _parsed(item)
+            elif key in PAYLOAD_KEYS:
+                out[key] = item
             else:
                 out[key] = _history_value(item, ids)
         return out
