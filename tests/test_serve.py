@@ -248,6 +248,15 @@ def test_requests_no_provider_would_answer_get_its_error_shape(traces: Path, ser
             "(they hold openai steps)",
         },
     }
+    # The terminal lists the differences after the first, which the client hears counted.
+    other = json.loads((traces / "openai-json" / "1-request.openai.json").read_bytes())
+    other.update(model="gpt-other", temperature=0)
+    answer = post(chat, json.dumps(other))
+    assert answer.json()["error"]["message"].endswith(
+        "step 1 came closest: model differs: recorded 'gpt-4.1-mini', got 'gpt-other' "
+        "(and 1 more difference)"
+    )
+    assert served.lines[-1] == "  also temperature was not recorded: got 0"
     # A stream the provider never sent is not made up.
     recorded = json.loads((traces / "openai-json" / "1-request.openai.json").read_bytes())
     answer = post(chat, json.dumps({**recorded, "stream": True}))

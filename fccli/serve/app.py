@@ -10,7 +10,8 @@ What it answers (README, "Play a trace back"):
 - a request that matches no step: HTTP 400 in the provider's error shape, saying which step came
   closest and what differs; a body that is not JSON: HTTP 400; a path no format answers at: 404.
 
-Every request is said on the terminal in one line, and a miss with the same words the client got.
+Every request is said on the terminal in one line, a miss with the same words the client got
+(and its next differences below).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+MORE_SHOWN = 5
+"""Differences after the first that the terminal lists under a miss."""
 SSE_TYPE = "text/event-stream; charset=utf-8"
 """What OpenAI, DeepSeek and Anthropic send a stream as."""
 
@@ -89,7 +92,10 @@ class Player:
         stream = route.streams if route and route.streams is not None else body.get("stream")
         found = self.matcher.find(formats, body, stream is True)
         if isinstance(found, Miss):
-            return self._refuse(fmt, 400, shown, found.message)
+            refused = self._refuse(fmt, 400, shown, found.message)
+            for difference in found.differences[1 : 1 + MORE_SHOWN]:
+                self.say(f"  also {difference}")  # the terminal has room for more than the SDK
+            return refused
         return self._play(fmt, found, stream is True, shown)
 
     def _play(self, fmt: Any, step: Recorded, stream: bool, shown: str) -> Response:
