@@ -95,6 +95,13 @@ def openai_agent(
         if not message["tool_calls"]:
             messages.append({"role": "assistant", "content": message["content"]})
             break
+        for call in message["tool_calls"]:
+            # Handed back as fc's own harness does (compact JSON of what it parsed), so that
+            # the history, and with it the whole trace, can be compared with `fc run`'s.
+            parsed = json.loads(call["function"]["arguments"])
+            call["function"]["arguments"] = json.dumps(
+                parsed, ensure_ascii=False, separators=(",", ":")
+            )
         messages.append(message)
         for call in message["tool_calls"]:
             args = json.loads(call["function"]["arguments"])
@@ -115,7 +122,8 @@ def _assembled(chunks: Any) -> dict[str, Any]:
                 text.append(delta.content)
             for part in delta.tool_calls or []:
                 call = calls.setdefault(
-                    part.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                    part.index,
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
                 )
                 if part.id:
                     call["id"] = part.id
@@ -140,7 +148,7 @@ def anthropic_agent(
     model: str = "claude-haiku-4-5",
     stream: bool = False,
     max_steps: int = 4,
-    max_tokens: int = 1024,
+    max_tokens: int = 4096,
 ) -> tuple[Received, list[dict[str, Any]]]:
     """A Messages tool loop with the `anthropic` SDK: all results in one user message."""
     import anthropic
@@ -150,7 +158,9 @@ def anthropic_agent(
     client = anthropic.Anthropic(
         base_url=base_url, api_key=api_key, http_client=tee_client(received, http)
     )
-    messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": question}]}
+    ]
     for _ in range(max_steps):
         ask = {"model": model, "max_tokens": max_tokens, "messages": messages, "tools": tools}
         if stream:

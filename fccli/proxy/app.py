@@ -382,7 +382,9 @@ def _query_values(query: bytes) -> list[str]:
 
 
 def _reason(error: Exception) -> str:
+    import httpx
+
     text = str(error) or type(error).__name__
-    if "refused" in text.lower():
-        return "connection refused (is it running, and is the address right?)"
+    if isinstance(error, httpx.ConnectError):
+        return f"no connection ({text}): is it running, and is the address right?"
     return text

@@ -6,11 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fccli.core.errors import UsageError
 from fccli.proxy.app import ProxyApp, Settings
 from fccli.proxy.target import resolve
 from fccli.trace.names import TRACES_ROOT
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @dataclass
@@ -29,8 +33,9 @@ def default_out(now: datetime | None = None) -> Path:
     return TRACES_ROOT / f"proxy-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}"
 
 
-def build(options: ProxyOptions) -> tuple[ProxyApp, Path]:
-    """The app for `options`, and where its traces go; nothing is bound or printed yet."""
+def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyApp, Path]:
+    """The app for `options`, and where its traces go; nothing is bound or printed yet.
+    `console`: where it prints (a test's), else stdout."""
     from fccli.render.console import make_console
     from fccli.render.proxy_view import ProxyView
 
@@ -38,7 +43,7 @@ def build(options: ProxyOptions) -> tuple[ProxyApp, Path]:
     out = options.out or default_out()
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a directory")
-    view = ProxyView(make_console(), target.name)
+    view = ProxyView(console or make_console(), target.name)
     settings = Settings(
         out=out,
         strict_check=options.strict_check,

@@ -93,7 +93,8 @@ def quiet_uvicorn() -> None:
 
 
 def make_server(app: Any) -> Any:
-    """A uvicorn server for `app`, fc's settings: no logs, no lifespan, a short grace at Ctrl-C."""
+    """A uvicorn server for `app`, fc's settings: no logs, a short grace at Ctrl-C. The app's
+    lifespan shutdown (where it has one) closes what it holds, in its own event loop."""
     import uvicorn
 
     quiet_uvicorn()
@@ -101,7 +102,7 @@ def make_server(app: Any) -> Any:
         app,
         log_config=None,
         access_log=False,
-        lifespan="off",
+        lifespan="auto",
         timeout_graceful_shutdown=GRACE_SECONDS,
         # Default limits: keep-alive as clients expect; h11, a pure-Python HTTP/1.1 parser.
         http="h11",
