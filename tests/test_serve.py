@@ -417,17 +417,22 @@ def test_the_readme_commands_do_what_it_says(fc, tmp_path: Path) -> None:
     assert "Traceback" not in out + err
 
 
-def test_the_line_for_the_agent_follows_the_traces_format(traces: Path) -> None:
+def test_the_line_for_the_agent_follows_the_traces_format_and_another_host_is_warned_about(
+    traces: Path,
+) -> None:
     from fccli.serve.run import opening
 
     recordings = load_recordings([traces / "anthropic-json"])
-    assert opening(recordings, [traces / "anthropic-json"], "http://127.0.0.1:9")[1] == (
+    assert opening(recordings, [traces / "anthropic-json"], "http://127.0.0.1:9", "::1")[1] == (
         "point the agent at it: ANTHROPIC_BASE_URL=http://127.0.0.1:9"
     )
     both = [traces / "openai-json", traces / "anthropic-json"]
-    assert opening(load_recordings(both), both, "http://h:1")[1:] == [
-        "point the agent at it: OPENAI_BASE_URL=http://h:1/v1",
-        "point the agent at it: ANTHROPIC_BASE_URL=http://h:1",
+    assert opening(load_recordings(both), both, "http://10.0.0.2:1", "0.0.0.0") == [
+        "fc serve: playing 4 step(s) of 2 trace(s) (openai, anthropic) on http://10.0.0.2:1",
+        "point the agent at it: OPENAI_BASE_URL=http://10.0.0.2:1/v1",
+        "point the agent at it: ANTHROPIC_BASE_URL=http://10.0.0.2:1",
+        "warning: listening on 0.0.0.0, not only this machine: anyone who can reach it gets "
+        "the traces' answers",
         "Ctrl-C stops",
     ]
 
