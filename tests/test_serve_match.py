@@ -56,6 +56,11 @@ def test_volatile_fields_do_not_count() -> None:
     other["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"city": "杭州"}'
     other = dict(reversed(list(other.items())))
     assert normalised(sent) == normalised(other)
+    # Numbers by value, not spelling.
+    assert Matcher([recorded("s", chat_request(temperature=1))]).find(
+        ["openai"], chat_request(temperature=1.0), stream=False
+    ) == recorded("s", chat_request(temperature=1))
+    assert normalised(chat_request(temperature=0.5)) != normalised(chat_request(temperature=1))
 
 
 def test_what_the_model_reads_counts() -> None:

@@ -54,11 +54,13 @@ def normalised(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """Nulls left out of objects, at every depth."""
+    """Nulls left out of objects, and whole numbers written as `1.0` read as `1`, at every depth."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
         return [_plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 
@@ -100,7 +102,7 @@ def _history_value(value: Any, ids: dict[str, str]) -> Any:
 
 def _parsed(text: str) -> Any:
     try:
-        return json.loads(text)
+        return _plain(json.loads(text))
     except ValueError:
         return text  # not JSON: compared as the text it is
 
