@@ -452,6 +452,12 @@ def test_hostile_bodies_get_a_400_and_one_line(traces: Path, serve) -> None:
         answer = post(chat, body)
         assert answer.status_code == 400, said
         assert answer.json()["error"]["message"].startswith("fc serve: " + said)
+    # Arguments strings nested past what fc reads are compared as text, not parsed.
+    deep = json.loads((traces / "openai-json" / "2-request.openai.json").read_bytes())
+    deep["messages"][1]["tool_calls"][0]["function"]["arguments"] = "[" * 100_000
+    answer = post(chat, json.dumps(deep))
+    assert answer.status_code == 400
+    assert "came closest: messages[1].tool_calls[0].function.arguments differs" in answer.text
     # What the terminal shows of a request's values is escaped: no sequence reaches it raw.
     recorded = json.loads((traces / "openai-json" / "1-request.openai.json").read_bytes())
     recorded["messages"][0]["content"] = "\x1b]52;c;aGk=\x07 \ud800"

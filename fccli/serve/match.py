@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.controls import escape_controls
+from fccli.core.errors import InputFileError
+from fccli.core.jsonio import check_depth
 from fccli.diff import Change, changes, value_at
 from fccli.serve.recordings import Recorded
 
@@ -102,9 +104,11 @@ def _history_value(value: Any, ids: dict[str, str]) -> Any:
 
 def _parsed(text: str) -> Any:
     try:
-        return _plain(json.loads(text))
-    except ValueError:
-        return text  # not JSON: compared as the text it is
+        value = json.loads(text)
+        check_depth(value, "arguments")
+    except (ValueError, RecursionError, InputFileError):
+        return text  # not JSON, or nested past what fc reads: compared as the text it is
+    return _plain(value)
 
 
 def _history(request: dict[str, Any]) -> list[Any]:
