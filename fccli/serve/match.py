@@ -162,7 +162,7 @@ class Matcher:
 
     def find(self, formats: list[str], body: dict[str, Any], stream: bool) -> Recorded | Miss:
         """The step `body` is, among the steps of `formats` (the formats answering at the
-        request's path); a streaming request prefers a recording that has the stream."""
+        request's path); among equal recordings, those streamed as the request asks come first."""
         request = normalised(body)
         key = _canon(request)
         pool = [c for c in self.candidates if c.recorded.format in formats]
