@@ -31,9 +31,12 @@ class Running:
 
     @property
     def printed(self) -> str:
+        self.app.flush()
         return self.screen.getvalue()
 
     def traces(self) -> list[Path]:
+        """The trace directories so far, every file handed to the journal written."""
+        self.app.flush()
         return sorted(p for p in self.out.iterdir() if p.is_dir()) if self.out.exists() else []
 
 

@@ -230,3 +230,22 @@ def test_a_key_the_server_echoes_is_masked_in_the_trace(tmp_path: Path) -> None:
     (trace,) = px.traces()
     assert load(trace / "manifest.json")["steps"][0]["masked"]
     assert_key_nowhere(tmp_path / "px", px.printed)
+
+
+def test_fc_check_reads_a_proxy_trace_from_its_wire_files(fc, tmp_path: Path) -> None:
+    """In a recorded trace the wire request is the agent's and the internal one fc's reading of
+    it: the agent's own spelling is no finding, an edit of the internal file is."""
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
+        _agent("openai", px.url)
+    (trace,) = px.traces()
+    wire = load(trace / "2-request.openai.json")
+    wire["messages"][1]["content"] = ""  # as some agents write it; fc writes null
+    (trace / "2-request.openai.json").write_text(json.dumps(wire), "utf-8")
+    clean = fc("check", str(trace))
+    assert clean.returncode == 0 and "FC120" not in clean.stdout, clean.stdout
+    internal = load(trace / "2-request.json")
+    internal["messages"][0]["content"][0]["text"] = "edited"
+    (trace / "2-request.json").write_text(json.dumps(internal), "utf-8")
+    edited = fc("check", str(trace))
+    assert "FC120" in edited.stdout and "2-request.json" in edited.stdout
+    assert "$.messages[0].content[0].text" in edited.stdout

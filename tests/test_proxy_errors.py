@@ -220,7 +220,10 @@ def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path)
             )
             assert answer.status_code == 200
             process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=20)
+            process.wait(timeout=20)
+            # read through the file objects: readline() above may hold more than its line
+            out = process.stdout.read() if process.stdout else ""
+            err = process.stderr.read() if process.stderr else ""
         finally:
             if process.poll() is None:
                 process.kill()

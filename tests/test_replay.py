@@ -107,6 +107,8 @@ def test_set_makes_the_answer_follow_and_leaves_the_original_untouched(
     assert wire[2] == {"role": "tool", "tool_call_id": call_id, "content": HOT}
 
     assert "was:" in result.stdout and "now:" in result.stdout
+    # the new trace numbers its files from 1; the view says which old step that one replays
+    assert "step 1 (replays step 2 of t)" in result.stdout
     end = result.stdout.split("the answer, before and after", 1)[1]
     assert end.index("original (t):") < end.index("21°C") < end.index("replayed (t.replay-1):")
     assert end.index("replayed (t.replay-1):") < end.index("39°C")

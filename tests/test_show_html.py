@@ -213,6 +213,15 @@ def test_check_goes_with_html(fc) -> None:
     )
 
 
+def test_an_option_after_html_is_not_taken_for_the_page_name(fc, tmp_path: Path) -> None:
+    """`--html -o page.html`, another tool's habit, would otherwise write a page named `-o`."""
+    result = fc("show", str(EXAMPLES / "hangzhou"), "--html", "-o", "page.html", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "takes the page's file name, not an option ('-o')" in result.stderr
+    assert "--html page.html" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_unwritable_page_is_exit_2(fc, tmp_path: Path) -> None:
     result = fc("show", str(EXAMPLES / "hangzhou"), "--html", str(tmp_path / "no" / "t.html"))
     assert result.returncode == 2

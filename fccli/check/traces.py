@@ -63,12 +63,14 @@ def inspect_trace(path: str | Path) -> TraceCheck:
         raise InputFileError(str(path), "no request files (1-request.json, ...): not an fc trace")
     out = TraceCheck()
     bugs = _harness_bugs(root)
+    recorded = _recorded(root)
     for number in sorted(steps):
         step = steps[number]
         for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
             out.files.append(file.name)
             out.findings += _request(step, fmt, file)
-        out.findings += _agreement(step, bugs.get(number))
+        agreement = _read_agreement if recorded else _agreement
+        out.findings += agreement(step, bugs.get(number))
         out.findings += _answer(step, out.files)
     numbers = sorted(steps)
     for before, after in pairwise(numbers):
@@ -184,6 +186,45 @@ def _harness_bugs(root: Path) -> dict[int, str]:
         number, bug = entry.get("step"), entry.get("harness_bug")
         if isinstance(number, int) and isinstance(bug, str) and bug:
             out[number] = bug.split(":", 1)[0]
+    return out
+
+
+def _recorded(root: Path) -> bool:
+    """A trace `fc proxy` recorded: its wire requests are the agent's, its internal ones fc's
+    reading of them (not the other way round, as in a trace fc made)."""
+    try:
+        manifest = read_json(root / "manifest.json")
+    except FcError:
+        return False
+    return isinstance(manifest, dict) and isinstance(manifest.get("recorded_by"), str)
+
+
+def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:
+    """A recorded step: the internal request must be what the wire request reads as (the
+    agent's own spelling, `"content": ""` for `null`, is no difference)."""
+    if INTERNAL not in step.read:
+        return []
+    internal = step.read[INTERNAL][0]
+    out = []
+    for fmt, (doc, _) in step.read.items():
+        if fmt == INTERNAL:
+            continue
+        try:
+            read = get_format(fmt).from_wire_request(doc).to_json_dict()
+        except FcError:
+            continue  # FC100 has said what is wrong with it
+        where = first_difference(read, internal)
+        if where is not None:
+            name = step.requests[fmt].name
+            out.append(
+                finding(
+                    "FC120",
+                    INTERNAL,
+                    where,
+                    f"this is not what {name} reads as (first difference here): one of the two "
+                    f"was edited; {name} is what the agent sent",
+                ).in_file(step.requests[INTERNAL].name)
+            )
     return out
 
 

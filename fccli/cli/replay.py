@@ -85,7 +85,7 @@ def replay(
     answers from whatever it is handed. Writes a new trace; the old one is never touched."""
     from fccli.cli.otlp import exported_on_close, prepare
     from fccli.cli.watch import watch
-    from fccli.render.replay_view import render_answers, render_plan
+    from fccli.render.replay_view import render_answers, render_plan, replayed_step_origin
     from fccli.replay.edits import EditsAsked
     from fccli.replay.prepare import ReplaySettings, prepare_replay
 
@@ -117,6 +117,7 @@ def replay(
             json_output=json_output,
             execute=prepared.execute,
             before=lambda c: render_plan(c, prepared.plan),
+            step_origin=lambda n: replayed_step_origin(prepared.plan, n),
         )
     if console is not None:
         render_answers(console, prepared.plan, result)

@@ -31,6 +31,7 @@ def show(
         None,
         "--html",
         metavar="FILE",
+        callback=lambda value: _page_name(value),
         help="Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
         "timeline, calls linked to their results, each step's four files side by side.",
     ),
@@ -119,6 +120,17 @@ def show(
     else:
         transcript.render_trace(console, trace, step=step, thinking=thinking, full=full)
     _save_html(console, html)
+
+
+def _page_name(value: Path | None) -> Path | None:
+    """`--html -o page.html` (another command's habit) would write a page named `-o`."""
+    text = str(value) if value is not None else ""
+    if text.startswith("-") and text != "-":
+        raise typer.BadParameter(
+            f"takes the page's file name, not an option ({text!r}): "
+            "`--html page.html`, or `--html -` for standard output"
+        )
+    return value
 
 
 def _save_html(console: Console, html: Path | None) -> None:

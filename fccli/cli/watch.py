@@ -21,10 +21,12 @@ def watch(
     json_output: bool,
     execute: Execute | None = None,
     before: Callable[[Console], None] | None = None,
+    step_origin: Callable[[int], str] | None = None,
 ) -> tuple[RunResult, Console | None]:
     """Run it, showing each step as it happens (or, with --json, the summary at the end); the
     console it printed on is returned for what the command adds after (None with --json).
-    `execute` stands in for `prepared.execute`; `before` prints ahead of the first step."""
+    `execute` stands in for `prepared.execute`; `before` prints ahead of the first step; `step_origin` says, for a replay, which step of the
+    old trace a new step stands for (the new trace numbers its files from 1)."""
     from fccli.core.errors import FcError
     from fccli.render.console import make_console
     from fccli.render.run_view import RunView, print_json_summary
@@ -41,6 +43,7 @@ def watch(
             prepared.wire.stop_field,
             # a key a server echoes, cut in pieces as they arrive
             mask=getattr(prepared.provider, "mask", None),
+            step_origin=step_origin,
         )
     )
     if view is not None:

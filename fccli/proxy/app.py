@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import FcError, FindingsError, ProviderError
 from fccli.core.manifest import Manifest, Options
-from fccli.core.models import Request
+from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
+from fccli.proxy.journal import Journal
 from fccli.proxy.recorder import Step, header_secrets, question_of
 from fccli.proxy.target import Target
 from fccli.wire.base import openai_error_body
@@ -63,7 +64,10 @@ class ProxyApp:
         self.settings = settings
         self.view = view
         self.conversations = Conversations()
+        self.journal = Journal(view.bug)
+        """Writes the traces and prints, in order, off the requests' path (journal.py)."""
         self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped = False
 
     # the ASGI entry
@@ -77,7 +81,7 @@ class ProxyApp:
         try:
             await self._http(scope, receive, send)
         except Exception as e:  # a bug in fc: one line on the terminal, a 500 to the client
-            self.view.bug(e)
+            self.journal(self.view.bug, e)
             with contextlib.suppress(Exception):
                 await _answer(send, 500, openai_error_body(500, f"fc proxy: internal error: {e}"))
 
@@ -92,15 +96,19 @@ class ProxyApp:
                 return
 
     def close(self) -> None:
-        """Ctrl-C: every trace still open is closed as `interrupted` (said once)."""
-        from fccli.core.errors import Interrupted
-
+        """Stopped (Ctrl-C): every trace still open is closed as `interrupted`, said once,
+        and the journal is written out."""
         if self._stopped:
             return
         self._stopped = True
-        closed = self.conversations.close_all(
-            "interrupted", Interrupted("fc proxy stopped before the conversation ended")
-        )
+        self.journal(self._close_open, list(self.conversations.open))
+        self.journal.close()
+
+    def _close_open(self, conversations: list[Conversation]) -> None:
+        from fccli.core.errors import Interrupted
+
+        stopped = Interrupted("fc proxy stopped before the conversation ended")
+        closed = [c for c in conversations if c.finish("interrupted", stopped)]
         self.view.stopped(closed)
 
     async def aclose(self) -> None:
@@ -109,9 +117,23 @@ class ProxyApp:
             await self._client.aclose()
             self._client = None
 
+    def flush(self) -> None:
+        """Wait until every trace file and line so far is written (tests)."""
+        self.journal.flush()
+
+    def _settle(self, conversation: Conversation, answer: Message | None, closed: bool) -> None:
+        """From the journal's thread: a step is recorded; the loop learns its outcome."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            conversation.settle(answer, closed)
+            return
+        with contextlib.suppress(RuntimeError):  # the loop has just stopped
+            loop.call_soon_threadsafe(conversation.settle, answer, closed)
+
     # one request
 
     async def _http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self._loop = self._loop or asyncio.get_running_loop()
         body = await _read_body(receive)
         if body is None:  # the client left before its request was complete
             return
@@ -127,8 +149,8 @@ class ProxyApp:
         step: Step | None = None
         if fmt is not None:
             prepared = await self._prepare(fmt, path, body, secrets)
-            if isinstance(prepared, tuple):  # --strict-check: not forwarded
-                await _answer(send, 400, fmt.error_body(400, prepared[1]))
+            if isinstance(prepared, str):  # --strict-check: not forwarded
+                await _answer(send, 400, fmt.error_body(400, prepared))
                 return
             step = prepared
         client = self._http_client()
@@ -143,34 +165,36 @@ class ProxyApp:
 
             if not isinstance(e, httpx.HTTPError):
                 raise
-            said = secrets.text(_reason(e))
-            why = f"cannot reach {self.target.shown}: {said}"
-            self.view.refused(method, path, 502, why)
+            why = f"cannot reach {self.target.shown}: {secrets.text(_reason(e))}"
+            self.journal(self.view.refused, method, path, 502, why)
             if step is not None:
-                step.unreachable(ProviderError(why, status=502))
-                self.view.failed(step.conversation, step.number, why)
+                self.journal(step.unreachable, self.view, ProviderError(why, status=502))
             shape = fmt.error_body if fmt is not None else openai_error_body
             await _answer(send, 502, shape(502, f"fc proxy: {why}"))
             return
         relay = _Relay(upstream, send, step)
-        outcome = await relay.run(receive)
+        outcome = await relay.run(receive, self)
         if step is not None:
+            step.ended()
             if outcome == "done":
-                step.done()
+                self.journal(step.done, self.view)
             elif outcome == "disconnected":
-                step.cut("the client disconnected before the answer ended")
+                self.journal(step.cut, self.view, "the client disconnected before the answer ended")
             elif outcome == "broken":
-                step.cut(f"the upstream's answer broke off: {secrets.text(relay.broken)}")
+                why = f"the upstream's answer broke off: {secrets.text(relay.broken)}"
+                self.journal(step.cut, self.view, why)
             self.conversations.forget_closed()
         elif fmt is None:
-            self.view.passed(method, path, upstream.status_code, "not a model request")
+            self.journal(
+                self.view.passed, method, path, upstream.status_code, "not a model request"
+            )
 
     async def _prepare(
         self, fmt: WireFormat, path: str, body: bytes, secrets: Secrets
-    ) -> Step | tuple[str, str] | None:
-        """The request read, checked and matched to its trace, its files written; None when it
-        is forwarded without a record (said on the terminal); (`blocked`, why) when
-        --strict-check stops it."""
+    ) -> Step | str | None:
+        """The request read, checked and matched to its trace, its recording handed to the
+        journal; None when it is forwarded without a record (said on the terminal); what to
+        answer when --strict-check stops it."""
         limit = self.settings.max_record_bytes
         if len(body) > limit:
             self._pass(path, f"its body is {len(body):,} bytes, above the limit of {limit:,}")
@@ -195,49 +219,36 @@ class ProxyApp:
         )
         keys = keys_of(request.messages)
         conversation = await self.conversations.continued(fmt.name, keys)
-        try:
-            if conversation is None:
-                conversation = self._open(fmt, request, wire)
-                self.conversations.add(conversation)
-                conversation.begin(keys)
-            step = Step(
-                conversation,
-                conversation.steps,
-                fmt,
-                request,
-                body,
-                wire,
-                stream=stream,
-                checks=[text for _, text in findings],
-                view=self.view,
-                secrets=secrets,
-            )
-        except FcError as e:  # the trace cannot be written (a full disk...): forwarded anyway
-            if conversation is not None:
-                conversation.close("error", e)
-            self._pass(path, f"the trace cannot be written: {e.said()}")
-            return None
+        if conversation is None:
+            conversation = Conversation(fmt.name, (fmt.results_layout, fmt.stop_field))
+            self.conversations.add(conversation)
+            conversation.begin(keys)
+            self.journal(self._open, conversation, self._header(fmt, request, wire))
+        step = Step(
+            conversation,
+            conversation.steps,
+            fmt,
+            request,
+            body,
+            wire,
+            stream=stream,
+            checks=[text for _, text in findings],
+            secrets=secrets,
+            settle=self._settle,
+        )
+        self.journal(step.opened, self.view)
         errors = [text for severity, text in findings if severity == "error"]
         if self.settings.strict_check and errors:
             why = f"fc proxy --strict-check: not forwarded: {errors[0]}"
-            self.view.refused("POST", path, 400, why)
-            step.conversation.writer.save_manifest()
-            step.conversation.close("error", FindingsError(why, step=step.number))
-            self.view.closed(step.conversation)
+            self.journal(self.view.refused, "POST", path, 400, why)
+            self.journal(step.blocked, self.view, FindingsError(why))
+            conversation.closed = True
             self.conversations.forget_closed()
-            return ("blocked", why)
+            return why
         return step
 
-    def _open(self, fmt: WireFormat, request: Request, wire: dict[str, Any]) -> Conversation:
-        from fccli.cities import cities
-        from fccli.slug import slugify
-        from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
-
-        question = question_of(request.messages)
-        names = {c["zh"]: c["en"] for c in cities()}
-        path = prepare_dir(
-            default_dir(self.settings.out, slugify(question or "agent", names)), force=False
-        )
+    def _header(self, fmt: WireFormat, request: Request, wire: dict[str, Any]) -> Manifest:
+        """What a new trace's manifest says before its first step, read from its first request."""
         choice = request.tool_choice
         options = Options(
             tools_offered=[t.name for t in request.tools],
@@ -248,23 +259,35 @@ class ProxyApp:
             parallel_tool_calls=request.parallel_tool_calls,
             max_tokens=request.max_tokens,
         )
-        manifest = Manifest(
+        return Manifest(
             provider=self.target.name,
             wire_format=fmt.name,
             model=request.model,
             base_url=self.target.shown_for(fmt),
-            question=question,
+            question=question_of(request.messages),
             options=options,
             recorded_by="fc proxy",
         )
-        conversation = Conversation(
-            TraceWriter(path, manifest), fmt.name, (fmt.results_layout, fmt.stop_field)
-        )
+
+    def _open(self, conversation: Conversation, header: Manifest) -> None:
+        """(In the journal) the trace's directory, claimed, and its first manifest. One that
+        cannot be written leaves the conversation unrecorded, and says so."""
+        from fccli.cities import cities
+        from fccli.slug import slugify
+        from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
+
+        names = {c["zh"]: c["en"] for c in cities()}
+        slug = slugify(header.question or "agent", names)
+        try:
+            path = prepare_dir(default_dir(self.settings.out, slug), force=False)
+            conversation.writer = TraceWriter(path, header)
+        except FcError as e:
+            self.view.passed("POST", "", None, f"the trace cannot be written: {e.said()}")
+            return
         self.view.opened(conversation)
-        return conversation
 
     def _pass(self, path: str, why: str) -> None:
-        self.view.passed("POST", path, None, why)
+        self.journal(self.view.passed, "POST", path, None, why)
 
     def _http_client(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -289,7 +312,7 @@ class _Relay:
         self.finished = False
         self.broken = ""
 
-    async def run(self, receive: Any) -> str:
+    async def run(self, receive: Any, app: ProxyApp) -> str:
         """`done`, `disconnected` (the client left), or `broken` (the upstream did)."""
         relay = asyncio.ensure_future(self._relay())
         watch = asyncio.ensure_future(_disconnected(receive))
@@ -304,7 +327,8 @@ class _Relay:
         except asyncio.CancelledError:  # fc proxy stops: the step is cut, the task goes on ending
             relay.cancel()
             if self.step is not None:
-                self.step.cut("fc proxy stopped before the answer ended")
+                self.step.ended()
+                app.journal(self.step.cut, app.view, "fc proxy stopped before the answer ended")
             raise
         finally:
             watch.cancel()

@@ -40,9 +40,12 @@ def keys_of(messages: list[Message]) -> list[str]:
 
 @dataclass(eq=False)
 class Conversation:
-    """One agent's conversation, recorded as one trace."""
+    """One agent's conversation, recorded as one trace.
 
-    writer: TraceWriter
+    Two threads share it, each its own fields: the event loop matches requests (`steps` to
+    `closed`, changed only on the loop), the journal writes the trace (`writer` to `finished`,
+    changed only in the journal's thread; journal.py)."""
+
     fmt: str
     layout: tuple[str, str] = ("", "")
     """The format's results layout and stop field, in its words (for the run view)."""
@@ -53,13 +56,18 @@ class Conversation:
     """What the next request must begin with: the last request's history and its answer;
     None while that answer is in flight (or when it never came)."""
     in_flight: asyncio.Event | None = None
+    closed: bool = False
+    """No further step: it ended (an answer without calls, an error), or fc proxy stopped."""
+
+    writer: TraceWriter | None = None
+    """The trace, once its first step is written; None before, or when it cannot be."""
     calls: dict[str, ToolUseBlock] = field(default_factory=dict)
     """The last answer's tool calls by id: the next request's results are paired with them."""
-    closed: bool = False
+    finished: bool = False
 
     @property
     def path(self) -> Path:
-        return self.writer.path
+        return self.writer.path if self.writer is not None else Path("?")
 
     def begin(self, keys: list[str]) -> int:
         """Claim the next step for a request of history `keys`; returns its number."""
@@ -69,21 +77,23 @@ class Conversation:
         self.in_flight = asyncio.Event()
         return self.steps
 
-    def answered(self, answer: Message | None) -> None:
-        """The step in flight is recorded: its answer (None: none came) is the history's next."""
-        if answer is not None:
+    def settle(self, answer: Message | None, closed: bool) -> None:
+        """(On the loop) the step in flight is recorded: its answer is the history's next; an
+        answer that ends the conversation (or none at all) closes it."""
+        if answer is not None and not closed:
             self.history_keys = [*self.request_keys, message_key(answer)]
-            self.calls = {call.id: call for call in answer.tool_uses()}
+        self.closed = self.closed or closed
         if self.in_flight is not None:
             self.in_flight.set()
             self.in_flight = None
 
-    def close(self, status: str, error: BaseException | None = None) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        self.answered(None)
+    def finish(self, status: str, error: BaseException | None = None) -> bool:
+        """(In the journal) close the trace with `status`; False when it was already closed."""
+        if self.finished or self.writer is None:
+            return False
+        self.finished = True
         self.writer.finish(status, error=error, step=self.steps or None)
+        return True
 
 
 class Conversations:
@@ -125,11 +135,3 @@ class Conversations:
 
     def forget_closed(self) -> None:
         self.open = [c for c in self.open if not c.closed]
-
-    def close_all(self, status: str, error: BaseException | None = None) -> list[Conversation]:
-        """Close every trace still open (Ctrl-C: `interrupted`); returns those it closed."""
-        closing = [c for c in self.open if not c.closed]
-        for c in closing:
-            c.close(status, error)
-        self.open = []
-        return closing

@@ -13,15 +13,17 @@ masking is for what is written.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import zlib
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
 from fccli.core.errors import FcError, Interrupted, ProviderError
 from fccli.core.jsonio import parse_json
 from fccli.core.manifest import StepRecord, StreamRecord, ToolRunRecord
-from fccli.core.models import FINAL_STOPS, Message, Request, Response
+from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
 from fccli.proxy.conversations import Conversation
 from fccli.run.events import Note, ResponseReceived, StepStarted
@@ -68,7 +70,10 @@ class Decoder:
 
 
 class Step:
-    """A step from the request's arrival to its answer's last byte."""
+    """One step, from the request's arrival to its answer's last byte. The event loop builds it
+    and adds the answer's pieces (`on_bytes`, cheap); everything that writes or prints runs in
+    the journal's thread (`opened`, then one of `done`, `cut`, `unreachable`, `blocked`), which
+    hands the outcome back to the loop through `settle`."""
 
     def __init__(
         self,
@@ -81,30 +86,29 @@ class Step:
         *,
         stream: bool,
         checks: list[str],
-        view: Any,
         secrets: Secrets,
+        settle: Callable[[Conversation, Message | None, bool], None],
     ) -> None:
         self.conversation = conversation
         self.number = number
         self.fmt = fmt
         self.request = request
+        self.body = body
+        self.wire = wire
         self.stream = stream
-        self.view = view
+        self.checks = checks
         self.secrets = secrets
+        self.settle = settle
+        self.started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        self.start = time.perf_counter()
         self.pieces: list[bytes] = []
-        self.size = 0
         self.first_byte: float | None = None
+        self.end: float | None = None
         self.status = 0
-        self.decoder = Decoder("")
-        self.folder = fmt.stream_folder() if stream else None
-        self.failure: FcError | None = None
-        writer = conversation.writer
-        writer.write_bytes(step_file(number, "request", fmt.name), body)
-        writer.write_json(step_file(number, "request"), request.to_json_dict())
-        self._results_of_last_step()
+        self.encoding = ""
         self.record = StepRecord(
             step=number,
-            started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            started_at=self.started_at,
             stop_reason=None,
             wire_stop_reason=None,
             duration_ms=None,
@@ -113,18 +117,49 @@ class Step:
         )
         if checks:
             self.record.checks = checks
-        writer.add_step(self.record)
-        messages = wire.get("messages")
-        shown = len(messages) if isinstance(messages, list) else len(request.messages)
-        view.event(conversation, StepStarted(number, request, shown))
-        for text in checks:
-            view.event(conversation, Note(number, "fc check: " + text))
-        self.start = time.perf_counter()
+
+    # on the event loop
+
+    def answered(self, status: int, encoding: str) -> None:
+        """The answer's head came: its status, and how its body is compressed."""
+        self.status = status
+        self.encoding = encoding
+
+    def on_bytes(self, chunk: bytes) -> None:
+        """A piece of the answer, after it went on to the client."""
+        if self.first_byte is None:
+            self.first_byte = time.perf_counter()
+        self.pieces.append(chunk)
+
+    def ended(self) -> None:
+        self.end = time.perf_counter()
+
+    # in the journal's thread
+
+    def opened(self, view: Any) -> None:
+        """The request's files and record, and the step on the terminal."""
+        c = self.conversation
+        writer = c.writer
+        if writer is None:
+            return
+        fmt = self.fmt.name
+        writer.write_bytes(step_file(self.number, "request", fmt), self.body)
+        writer.write_json(step_file(self.number, "request"), self.request.to_json_dict())
+        self._results_of_last_step()
+        # On record with the answer's save: one manifest write per step less, on a path that
+        # runs for every request (the files above already say a request went out).
+        writer.manifest.steps.append(self.record)
+        messages = self.wire.get("messages")
+        shown = len(messages) if isinstance(messages, list) else len(self.request.messages)
+        view.event(c, StepStarted(self.number, self.request, shown))
+        for text in self.checks:
+            view.event(c, Note(self.number, "fc check: " + text))
 
     def _results_of_last_step(self) -> None:
         """The agent ran the last step's calls: their results, read from this request, go on
         that step's record as `fc run` writes its own tool runs (without durations: the agent
         timed them, not fc)."""
+        assert self.conversation.writer is not None
         calls = self.conversation.calls
         steps = self.conversation.writer.manifest.steps
         if not calls or not steps:
@@ -146,104 +181,97 @@ class Step:
                 )
         steps[-1].tool_runs = runs
 
-    def answered(self, status: int, encoding: str) -> None:
-        """The answer's head came: its status, and how its body is compressed."""
-        self.status = status
-        self.decoder = Decoder(encoding)
-        if status >= 400:
-            self.folder = None  # an error is a JSON body, streamed or not
-
-    def on_bytes(self, chunk: bytes) -> None:
-        """A piece of the answer, after it went on to the client."""
-        if self.first_byte is None:
-            self.first_byte = time.perf_counter()
-        piece = self.decoder.feed(chunk)
-        self.pieces.append(piece)
-        self.size += len(piece)
-        if self.folder is not None and self.failure is None:
-            try:
-                self.folder.feed(piece)
-            except FcError as e:  # a bad event: the bytes are still kept, folding stops
-                self.failure = e
-
-    def done(self) -> None:
-        """The answer's last byte went to the client: write it, and show it."""
+    def done(self, view: Any) -> None:
+        """The answer's last byte went to the client: write it, show it, settle the step."""
         c = self.conversation
-        raw = b"".join(self.pieces)
-        duration_ms = (time.perf_counter() - self.start) * 1000
-        self.record.duration_ms = round(duration_ms, 1)
-        if self.stream and self.status < 400:
-            self.record.stream = StreamRecord(
-                bytes=self.size, pieces=len(self.pieces), first_byte_ms=self._first_byte_ms()
-            )
-        if self.decoder.unknown:
-            c.writer.note(f"step {self.number}: the answer's encoding is not one fc reads")
-            c.close("error", ProviderError("the answer's content encoding cannot be read"))
+        if c.writer is None:
+            self.settle(c, None, True)
             return
-        stored = self.secrets.stream(raw) if self.folder is not None else self.secrets.raw(raw)
+        decoder = Decoder(self.encoding)
+        try:
+            raw = b"".join(decoder.feed(piece) for piece in self.pieces)
+        except zlib.error as e:
+            raw, decoder.unknown = b"", True
+            c.writer.note(f"step {self.number}: the answer cannot be decompressed ({e})")
+        streamed = self.stream and self.status < 400
+        self._timing(raw, streamed)
+        if decoder.unknown:
+            self._failed(view, ProviderError("the answer's content encoding cannot be read"))
+            return
+        stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
         if stored != raw:
             self.record.masked = "the response echoed a secret; fc keeps and reads it as ***"
-        fmt = self.fmt.name
-        if self.folder is not None:
-            c.writer.write_bytes(step_file(self.number, "response", fmt, "sse"), stored)
         try:
-            wire = self._wire_answer(stored)
+            wire = self._wire_answer(stored, streamed)
             if self.status >= 400:
                 raise self._http_error(stored)
             response = self.fmt.from_wire_response(wire)
         except FcError as e:
-            c.writer.save_manifest()
-            c.close("error", e.at(step=self.number))
-            self.view.failed(c, self.number, e.said())
+            self._failed(view, e)
             return
         c.writer.write_json(step_file(self.number, "response"), response.to_json_dict())
         self.record.stop_reason = response.stop_reason
         self.record.wire_stop_reason = self.fmt.wire_stop_reason(wire)
         self.record.usage = response.usage.to_json_dict() if response.usage else None
-        c.writer.save_manifest()
-        self.view.event(
+        if response.stop_reason == "tool_use":  # otherwise finish() below saves it
+            c.writer.save_manifest()
+        view.event(
             c,
             ResponseReceived(
                 self.number,
                 response,
-                duration_ms,
+                self.record.duration_ms or 0.0,
                 self.record.wire_stop_reason,
                 [],
                 self.record.stream.to_json_dict() if self.record.stream else None,
             ),
         )
-        self._after(response)
-
-    def _after(self, response: Response) -> None:
-        """A tool_use answer waits for the agent's next step; any other ends the trace."""
-        c = self.conversation
+        answer = response.as_message()
         if response.stop_reason == "tool_use" and response.tool_uses():
-            c.answered(response.as_message())
+            c.calls = {call.id: call for call in response.tool_uses()}
+            self.settle(c, answer, False)
             return
-        if response.stop_reason in FINAL_STOPS or response.stop_reason == "max_tokens":
-            c.writer.manifest.final_answer = response.text()
-        c.answered(response.as_message())
-        c.close("ok")
-        self.view.closed(c)
+        # Any other answer ends the conversation, as it ends `fc run`'s loop.
+        c.writer.manifest.final_answer = response.text()
+        c.finish("ok")  # which saves the manifest
+        view.closed(c)
+        self.settle(c, answer, True)
 
-    def _wire_answer(self, stored: bytes) -> Any:
-        """The answer in the non-streamed shape (a stream: assembled), written beside the raw."""
+    def _timing(self, raw: bytes, streamed: bool) -> None:
+        end = self.end or time.perf_counter()
+        self.record.duration_ms = round((end - self.start) * 1000, 1)
+        if streamed:
+            first = None
+            if self.first_byte is not None:
+                first = round((self.first_byte - self.start) * 1000, 1)
+            self.record.stream = StreamRecord(
+                bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first
+            )
+
+    def _failed(self, view: Any, error: FcError) -> None:
+        c = self.conversation
+        assert c.writer is not None
+        c.finish("error", error.at(step=self.number))
+        view.failed(c, self.number, error.said())
+        self.settle(c, None, True)
+
+    def _wire_answer(self, stored: bytes, streamed: bool) -> Any:
+        """The answer in the non-streamed shape (a stream: assembled, beside its raw bytes)."""
+        writer = self.conversation.writer
+        assert writer is not None
         fmt = self.fmt.name
-        if self.folder is None:
-            json_file = step_file(self.number, "response", fmt)
+        json_file = step_file(self.number, "response", fmt)
+        if not streamed:
             if self.status < 400 or _looks_json(stored):
-                self.conversation.writer.write_bytes(json_file, stored)
+                writer.write_bytes(json_file, stored)
             return parse_json(stored, json_file) if self.status < 400 else None
-        if self.failure is not None:
-            raise self.failure
-        folder = self.folder
-        if stored != b"".join(self.pieces):  # a key the server echoed: read as kept, masked
-            folder = self.fmt.stream_folder()
-            folder.feed(stored)
+        writer.write_bytes(step_file(self.number, "response", fmt, "sse"), stored)
+        folder = self.fmt.stream_folder()
+        folder.feed(stored)
         wire = folder.finish()
-        self.conversation.writer.write_json(step_file(self.number, "response", fmt), wire)
+        writer.write_json(json_file, wire)
         for text in folder.notes:
-            self.conversation.writer.note(f"step {self.number}: {text}")
+            writer.note(f"step {self.number}: {text}")
         return wire
 
     def _http_error(self, stored: bytes) -> ProviderError:
@@ -255,34 +283,42 @@ class Step:
             f"the provider answered HTTP {self.status}: {said}", status=self.status, body=text
         )
 
-    def _first_byte_ms(self) -> float | None:
-        if self.first_byte is None:
-            return None
-        return round((self.first_byte - self.start) * 1000, 1)
-
-    def cut(self, why: str) -> None:
+    def cut(self, view: Any, why: str) -> None:
         """The exchange ended before the answer did (the client went away, fc proxy stopped):
         what came is kept, and the trace says `interrupted`."""
         c = self.conversation
-        if self.pieces:
-            ext = "sse" if self.folder is not None else "json"
-            raw = b"".join(self.pieces)
-            stored = self.secrets.stream(raw) if ext == "sse" else self.secrets.raw(raw)
+        if c.writer is None:
+            self.settle(c, None, True)
+            return
+        streamed = self.stream and self.status < 400
+        raw = b"".join(self.pieces)
+        if raw:
+            decoder = Decoder(self.encoding)
+            with contextlib.suppress(zlib.error):
+                raw = b"".join(decoder.feed(piece) for piece in self.pieces)
+            stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
+            ext = "sse" if streamed else "json"
             c.writer.write_bytes(step_file(self.number, "response", self.fmt.name, ext), stored)
-        self.record.duration_ms = round((time.perf_counter() - self.start) * 1000, 1)
-        if self.stream and self.pieces:
-            self.record.stream = StreamRecord(
-                bytes=self.size, pieces=len(self.pieces), first_byte_ms=self._first_byte_ms()
-            )
-        c.writer.save_manifest()
-        c.close("interrupted", Interrupted(why, step=self.number))
-        self.view.failed(c, self.number, why)
+        self._timing(raw, streamed and bool(raw))
+        c.finish("interrupted", Interrupted(why, step=self.number))
+        view.failed(c, self.number, why)
+        self.settle(c, None, True)
 
-    def unreachable(self, error: ProviderError) -> None:
+    def unreachable(self, view: Any, error: ProviderError) -> None:
         """No answer at all: the upstream could not be reached."""
         c = self.conversation
-        c.writer.save_manifest()
-        c.close("error", error.at(step=self.number))
+        if c.writer is not None:
+            c.finish("error", error.at(step=self.number))
+            view.failed(c, self.number, error.said())
+        self.settle(c, None, True)
+
+    def blocked(self, view: Any, error: FcError) -> None:
+        """--strict-check stopped the request: on record, not sent."""
+        c = self.conversation
+        if c.writer is not None:
+            c.finish("error", error.at(step=self.number))
+            view.closed(c)
+        self.settle(c, None, True)
 
 
 def _looks_json(data: bytes) -> bool:

@@ -54,8 +54,10 @@ def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyA
 
 
 def serve(options: ProxyOptions) -> None:
+    from fccli.proxy.journal import quick_handoff
     from fccli.server import launch
 
+    quick_handoff()
     app, out = build(options)
     bound = launch.bind(options.host, options.port)
     view = app.view

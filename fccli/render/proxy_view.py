@@ -46,8 +46,10 @@ class ProxyView:
         view(event)
 
     def closed(self, conversation: Any) -> None:
-        manifest = conversation.writer.manifest
         self._runs.pop(id(conversation), None)
+        if conversation.writer is None:
+            return
+        manifest = conversation.writer.manifest
         self.console.print(
             f"[dim]trace {escape(str(conversation.path))}: {escape(str(manifest.status))}, "
             f"{len(manifest.steps)} step(s)[/]"

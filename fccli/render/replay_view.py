@@ -97,3 +97,10 @@ def _answer(c: Console, label: str, text: str | None, missing: str) -> None:
         c.print(f"  [dim]({escape(missing)})[/]")
         return
     c.print(Text("  " + text.replace("\n", "\n  ")))
+
+
+def replayed_step_origin(plan: ReplayPlan, step: int) -> str:
+    """The new trace numbers its steps from 1: beside each, its number in the original trace."""
+    if step == 1:
+        return f"replays step {plan.step} of {plan.origin}"
+    return f"step {plan.step + step - 1} by {plan.origin}'s count"

@@ -91,8 +91,11 @@ class RunView:
         stop_field: str = "finish_reason",
         *,
         mask: Callable[[str], str] | None = None,
+        step_origin: Callable[[int], str] | None = None,
     ) -> None:
         self.console = console
+        self.step_origin = step_origin
+        """For a replay: where a step of the new trace stands in the old one, said beside its number."""
         self.stop_field = stop_field
         """The wire name of the stop reason's field, said beside the internal one."""
         self.mask = mask
@@ -169,8 +172,11 @@ class RunView:
                 what = f"the last message from the {last.role}"
             tools = ", ".join(t.name for t in req.tools) or "none"
             c.print()
+            origin = (
+                f" [dim]({escape(self.step_origin(event.step))})[/]" if self.step_origin else ""
+            )
             label = f" [dim]{escape(self.label)}[/]" if self.label else ""
-            c.rule(f"[bold]step {event.step}[/]{label}", align="left", style="dim")
+            c.rule(f"[bold]step {event.step}[/]{origin}{label}", align="left", style="dim")
             count = f"{len(req.messages)} message(s)"
             if event.wire_messages != len(req.messages):
                 count += f" ({event.wire_messages} on the wire)"

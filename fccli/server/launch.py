@@ -104,8 +104,8 @@ def make_server(app: Any) -> Any:
         access_log=False,
         lifespan="auto",
         timeout_graceful_shutdown=GRACE_SECONDS,
-        # Default limits: keep-alive as clients expect; h11, a pure-Python HTTP/1.1 parser.
-        http="h11",
+        # h11 (pure Python, which uvicorn needs anyway), or httptools where it is installed.
+        http="auto",
         ws="none",
     )
     return uvicorn.Server(config)

@@ -1,5 +1,5 @@
 // A tool-calling agent in another language: Node's built-in fetch, no packages.
-// Usage: OPENAI_BASE_URL=http://127.0.0.1:8787/v1 OPENAI_API_KEY=... node agent.mjs "question" [stream]
+// Usage: OPENAI_BASE_URL=http://127.0.0.1:8787/v1 OPENAI_API_KEY=... [MODEL=...] node agent.mjs "question" [stream]
 const base = process.env.OPENAI_BASE_URL;
 const key = process.env.OPENAI_API_KEY;
 const [question, mode] = process.argv.slice(2);
@@ -17,7 +17,7 @@ async function ask(messages) {
   const response = await fetch(`${base}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify({ model: "gpt-4.1-mini", messages, tools, stream }),
+    body: JSON.stringify({ model: process.env.MODEL ?? "gpt-4.1-mini", messages, tools, stream }),
   });
   if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
   if (!stream) return (await response.json()).choices[0].message;
