@@ -20,45 +20,24 @@ from tests.conftest import clean_env
 from tests.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.inprocess import run_in_process
 from tests.proxy_agents import Received, anthropic_agent, openai_agent
+from tests.proxy_harness import proxy, run_tool, wire_tools
 
 QUESTION = "杭州今天适合跑步吗？"
 KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-TOOL = {
-    "name": "get_weather",
-    "description": "查询某个城市当前的天气。返回温度（摄氏度）、天气状况和空气质量指数。",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string", "description": "城市名，例如：杭州"}},
-        "required": ["city"],
-        "additionalProperties": False,
-    },
-}
-"""The weather tool, defined as fc's built-in one is (the agents offer what fc run offered)."""
 CASES = [(p, s) for p in ("openai", "anthropic") for s in (False, True)]
 
 
-def weather(name: str, arguments: dict) -> str:
-    from fccli.tools.weather import get_weather
-
-    return json.dumps(get_weather(**arguments), ensure_ascii=False)
-
-
 def agent(
-    provider: str, url: str, *, stream: bool, run_tool=weather, key: str = "sk-agent"
+    provider: str, url: str, *, stream: bool, run_tool=run_tool, key: str = "sk-agent"
 ) -> tuple[Received, str]:
-    """tests/proxy_agents.py's SDK agent of `provider`, pointed at `url` (a server's root) with
-    fc run's model and limits; what the SDK received, and the model's last words."""
+    """tests/proxy_agents.py's SDK agent of `provider`, pointed at `url` (a server's root), with
+    fc run's question, tools, model and limits; what the SDK received, and the model's last words."""
+    tools = wire_tools(provider)
     if provider == "openai":
-        tools = [{"type": "function", "function": TOOL}]
         got, messages = openai_agent(url + "/v1", key, QUESTION, tools, run_tool, stream=stream)
         return got, str(messages[-1]["content"])
-    spec = {
-        "name": TOOL["name"],
-        "description": TOOL["description"],
-        "input_schema": TOOL["parameters"],
-    }
     got, messages = anthropic_agent(
-        url, key, QUESTION, [spec], run_tool, stream=stream, max_tokens=4096
+        url, key, QUESTION, tools, run_tool, stream=stream, max_tokens=4096
     )
     return got, "".join(b.get("text", "") for b in messages[-1]["content"])
 
@@ -140,7 +119,7 @@ def test_a_streamed_trace_answers_an_agent_that_does_not_stream(traces, serve, p
 
 def hotter(name: str, arguments: dict) -> str:
     """The agent's tool now says 35 °C where the recorded run said 21."""
-    return weather(name, arguments).replace("21", "35")
+    return run_tool(name, arguments).replace("21", "35")
 
 
 def test_a_changed_tool_result_is_the_sdks_bad_request_naming_step_path_and_values(
@@ -191,14 +170,9 @@ def test_the_same_sdk_agent_against_fc_serve_of_the_proxys_trace(
 ) -> None:
     """Recorded by fc proxy from the agent itself, then played back with nothing upstream:
     the agent gets the same bytes it got through the proxy."""
-    from fccli.proxy.run import ProxyOptions, build
-    from fccli.trace.reader import traces_in
-
-    with FakeProvider() as fake:
-        app, out = build(ProxyOptions(to=fake.url, out=tmp_path / "proxied"))
-        with InThread(app, bind("127.0.0.1", 0)) as proxy:
-            through, answer = agent(provider, proxy.url, stream=stream, key=DEFAULT_KEY)
-    [trace] = traces_in(out)
+    with FakeProvider() as fake, proxy(tmp_path / "proxied", fake.url) as proxied:
+        through, answer = agent(provider, proxied.url, stream=stream, key=DEFAULT_KEY)
+        [trace] = proxied.traces()
     served = serve(trace)
     played, again = agent(provider, served.url, stream=stream)
     assert played.bodies == through.bodies and len(played.bodies) == 2
