@@ -107,6 +107,28 @@ def test_a_client_gone_mid_stream_leaves_what_came_and_status_interrupted(tmp_pa
     assert "client disconnected" in px.printed
 
 
+def test_the_upstream_gets_the_clients_headers_as_they_were(tmp_path: Path) -> None:
+    import http.client
+
+    def send(port: int) -> None:  # a bare client: no Accept-Encoding, no User-Agent
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        body = json.dumps(ASK).encode()
+        connection.putrequest("POST", "/v1/chat/completions", skip_accept_encoding=True)
+        for name, value in [*BEARER.items(), ("Content-Type", "application/json")]:
+            connection.putheader(name, value)
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        assert connection.getresponse().status == 200
+        connection.close()
+
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
+        send(server.port)
+        send(int(px.url.rsplit(":", 1)[1]))
+    direct, proxied = (dict(r.headers) for r in server.received[-2:])
+    assert proxied == direct  # the Host too: the upstream's own
+    assert "accept-encoding" not in proxied and "user-agent" not in proxied
+
+
 def test_a_body_that_is_not_json_is_forwarded_and_said(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
         answer = httpx.post(px.url + "/v1/chat/completions", content=b"{not json", headers=BEARER)

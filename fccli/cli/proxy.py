@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from fccli.cli.limits import TIMEOUT, megabytes
+from fccli.cli.limits import megabytes
 
 
 def proxy(
@@ -46,7 +46,13 @@ def proxy(
         min=0.001,
         help="A request body above this is forwarded and not recorded (said on the terminal).",
     ),
-    timeout: float = TIMEOUT,
+    timeout: float = typer.Option(
+        600.0,
+        "--timeout",
+        min=1.0,
+        help="Seconds the provider may stay silent (before its answer, or within a stream); "
+        "past it the agent gets a 502, or its stream cut, and the trace says so.",
+    ),
 ) -> None:
     """Forward an agent's requests to a provider unchanged, recording each as a trace step."""
     from fccli.proxy.run import ProxyOptions, serve

@@ -67,6 +67,7 @@ class ProxyApp:
         self.journal = Journal(view.bug)
         """Writes the traces and prints, in order, off the requests' path (journal.py)."""
         self._client: httpx.AsyncClient | None = None
+        self._timeout: dict[str, float | None] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped = False
 
@@ -125,10 +126,10 @@ class ProxyApp:
         """From the journal's thread: a step is recorded; the loop learns its outcome."""
         loop = self._loop
         if loop is None or loop.is_closed():
-            conversation.settle(answer, closed)
+            self.conversations.settle(conversation, answer, closed)
             return
         with contextlib.suppress(RuntimeError):  # the loop has just stopped
-            loop.call_soon_threadsafe(conversation.settle, answer, closed)
+            loop.call_soon_threadsafe(self.conversations.settle, conversation, answer, closed)
 
     # one request
 
@@ -157,15 +158,19 @@ class ProxyApp:
         url = self.target.upstream(fmt, path_and_query)
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in NOT_FORWARDED]
         try:
-            upstream = await client.send(
-                client.build_request(method, url, headers=headers, content=body), stream=True
-            )
-        except Exception as e:
             import httpx
 
+            # Built as it is, not by the client, which would add its own Accept,
+            # Accept-Encoding and User-Agent where the agent sent none (and an upstream would
+            # then compress an answer for an agent that never asked for it).
+            request = httpx.Request(
+                method, url, headers=headers, content=body, extensions={"timeout": self._timeout}
+            )
+            upstream = await client.send(request, stream=True)
+        except Exception as e:
             if not isinstance(e, httpx.HTTPError):
                 raise
-            why = f"cannot reach {self.target.shown}: {secrets.text(_reason(e))}"
+            why = secrets.text(_unanswered(self.target.shown, e))
             self.journal(self.view.refused, method, path, 502, why)
             if step is not None:
                 self.journal(step.unreachable, self.view, ProviderError(why, status=502))
@@ -183,7 +188,6 @@ class ProxyApp:
             elif outcome == "broken":
                 why = f"the upstream's answer broke off: {secrets.text(relay.broken)}"
                 self.journal(step.cut, self.view, why)
-            self.conversations.forget_closed()
         elif fmt is None:
             self.journal(
                 self.view.passed, method, path, upstream.status_code, "not a model request"
@@ -221,8 +225,7 @@ class ProxyApp:
         conversation = await self.conversations.continued(fmt.name, keys)
         if conversation is None:
             conversation = Conversation(fmt.name, (fmt.results_layout, fmt.stop_field))
-            self.conversations.add(conversation)
-            conversation.begin(keys)
+            self.conversations.start(conversation, keys)
             self.journal(self._open, conversation, self._header(fmt, request, wire))
         step = Step(
             conversation,
@@ -231,10 +234,10 @@ class ProxyApp:
             request,
             body,
             wire,
-            stream=stream,
-            checks=[text for _, text in findings],
-            secrets=secrets,
-            settle=self._settle,
+            stream,
+            [text for _, text in findings],
+            secrets,
+            self._settle,
         )
         self.journal(step.opened, self.view)
         errors = [text for severity, text in findings if severity == "error"]
@@ -242,8 +245,6 @@ class ProxyApp:
             why = f"fc proxy --strict-check: not forwarded: {errors[0]}"
             self.journal(self.view.refused, "POST", path, 400, why)
             self.journal(step.blocked, self.view, FindingsError(why))
-            conversation.closed = True
-            self.conversations.forget_closed()
             return why
         return step
 
@@ -293,8 +294,10 @@ class ProxyApp:
         if self._client is None:
             import httpx
 
+            timeout = httpx.Timeout(self.settings.timeout, connect=30.0)
+            self._timeout = timeout.as_dict()
             self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.settings.timeout, connect=30.0),
+                timeout=timeout,
                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
                 follow_redirects=False,
             )
@@ -406,9 +409,15 @@ def _query_values(query: bytes) -> list[str]:
 
 
 def _reason(error: Exception) -> str:
+    return str(error) or type(error).__name__
+
+
+def _unanswered(upstream: str, error: Exception) -> str:
+    """Why a request got no answer from `upstream`, in one line."""
     import httpx
 
-    text = str(error) or type(error).__name__
     if isinstance(error, httpx.ConnectError):
-        return f"no connection ({text}): is it running, and is the address right?"
-    return text
+        return f"cannot reach {upstream}: no connection ({_reason(error)}): is it running, and is the address right?"
+    if isinstance(error, httpx.TimeoutException):
+        return f"no answer from {upstream} in time ({type(error).__name__})"
+    return f"no answer from {upstream}: {_reason(error)}"

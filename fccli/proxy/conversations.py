@@ -10,6 +10,10 @@ then reports) still continues its trace.
 An agent asks for its next step only after the answer came, but the last bytes of a stream reach
 it about when the proxy reads them: a request that could continue a step still in flight waits
 for that step to be recorded before it is matched (requests of other conversations do not wait).
+
+Conversations are found by the hashes of their histories' prefixes, not by scanning them all:
+a proxy that has seen thousands of conversations matches a request as fast as one that has seen
+one (a chain hash per message: each message's text is hashed once per request).
 """
 
 from __future__ import annotations
@@ -38,6 +42,15 @@ def keys_of(messages: list[Message]) -> list[str]:
     return [message_key(m) for m in messages]
 
 
+def prefix_hashes(keys: list[str]) -> list[int]:
+    """`out[n]` is the hash of `keys[:n]` (a chain: each from the one before and one key)."""
+    out, h = [0], 0
+    for key in keys:
+        h = hash((h, key))
+        out.append(h)
+    return out
+
+
 @dataclass(eq=False)
 class Conversation:
     """One agent's conversation, recorded as one trace.
@@ -55,6 +68,8 @@ class Conversation:
     history_keys: list[str] | None = None
     """What the next request must begin with: the last request's history and its answer;
     None while that answer is in flight (or when it never came)."""
+    request_hash: int = 0
+    history_hash: int = 0
     in_flight: asyncio.Event | None = None
     closed: bool = False
     """No further step: it ended (an answer without calls, an error), or fc proxy stopped."""
@@ -69,24 +84,6 @@ class Conversation:
     def path(self) -> Path:
         return self.writer.path if self.writer is not None else Path("?")
 
-    def begin(self, keys: list[str]) -> int:
-        """Claim the next step for a request of history `keys`; returns its number."""
-        self.steps += 1
-        self.request_keys = keys
-        self.history_keys = None
-        self.in_flight = asyncio.Event()
-        return self.steps
-
-    def settle(self, answer: Message | None, closed: bool) -> None:
-        """(On the loop) the step in flight is recorded: its answer is the history's next; an
-        answer that ends the conversation (or none at all) closes it."""
-        if answer is not None and not closed:
-            self.history_keys = [*self.request_keys, message_key(answer)]
-        self.closed = self.closed or closed
-        if self.in_flight is not None:
-            self.in_flight.set()
-            self.in_flight = None
-
     def finish(self, status: str, error: BaseException | None = None) -> bool:
         """(In the journal) close the trace with `status`; False when it was already closed."""
         if self.finished or self.writer is None:
@@ -97,41 +94,69 @@ class Conversation:
 
 
 class Conversations:
-    """The traces open under one `--out`."""
+    """The conversations not closed yet, indexed by what their next request must begin with.
+    Changed on the event loop only."""
 
     def __init__(self) -> None:
-        self.open: list[Conversation] = []
+        self.open: dict[Conversation, None] = {}
+        """In the order they began (a dict as an ordered set)."""
+        self._waiting: dict[int, list[Conversation]] = {}
+        """By their history's hash: those whose answer came, waiting for the next step."""
+        self._flying: dict[int, list[Conversation]] = {}
+        """By their last request's hash: those whose answer is in flight."""
 
     async def continued(self, fmt: str, keys: list[str]) -> Conversation | None:
         """The open conversation that a request of history `keys` continues, its next step
         claimed; None: the request starts a conversation of its own."""
-        for waiting in [c for c in self.open if c.in_flight and self._may_continue(c, fmt, keys)]:
-            if waiting.in_flight is not None:
-                await waiting.in_flight.wait()
-        best: Conversation | None = None
-        for c in self.open:
-            history = c.history_keys
-            if (
-                c.fmt == fmt
-                and not c.closed
-                and c.in_flight is None
-                and history is not None
-                and len(keys) > len(history)
-                and keys[: len(history)] == history
-                and (best is None or len(history) > len(best.history_keys or ()))
-            ):
-                best = c
-        if best is not None:  # claimed before anything else runs: no await from the match on
-            best.begin(keys)
-        return best
+        hashes = prefix_hashes(keys)
+        # A step in flight whose request this one extends by its answer and more: wait for it.
+        for n in range(len(keys) - 2, 0, -1):
+            for c in list(self._flying.get(hashes[n], ())):
+                if c.fmt == fmt and c.in_flight is not None and c.request_keys == keys[:n]:
+                    await c.in_flight.wait()
+        # The longest history this request goes on from (more than an answer: results).
+        for n in range(len(keys) - 1, 0, -1):
+            for c in self._waiting.get(hashes[n], ()):
+                if c.fmt == fmt and not c.closed and c.history_keys == keys[:n]:
+                    self.begin(c, keys, hashes[-1])  # claimed at once: no await from here
+                    return c
+        return None
 
-    @staticmethod
-    def _may_continue(c: Conversation, fmt: str, keys: list[str]) -> bool:
-        n = len(c.request_keys)
-        return c.fmt == fmt and not c.closed and len(keys) > n + 1 and keys[:n] == c.request_keys
+    def start(self, conversation: Conversation, keys: list[str]) -> None:
+        """A new conversation, its first step in flight."""
+        self.open[conversation] = None
+        self.begin(conversation, keys, prefix_hashes(keys)[-1])
 
-    def add(self, conversation: Conversation) -> None:
-        self.open.append(conversation)
+    def begin(self, c: Conversation, keys: list[str], request_hash: int) -> None:
+        """Claim the next step of `c` for a request of history `keys`."""
+        if c.history_keys is not None:
+            _drop(self._waiting, c.history_hash, c)
+        c.steps += 1
+        c.request_keys, c.request_hash = keys, request_hash
+        c.history_keys = None
+        c.in_flight = asyncio.Event()
+        self._flying.setdefault(request_hash, []).append(c)
 
-    def forget_closed(self) -> None:
-        self.open = [c for c in self.open if not c.closed]
+    def settle(self, c: Conversation, answer: Message | None, closed: bool) -> None:
+        """The step in flight is recorded: its answer is the history's next, unless the
+        conversation ended with it (or got none)."""
+        _drop(self._flying, c.request_hash, c)
+        c.closed = c.closed or closed or answer is None
+        if c.closed:
+            self.open.pop(c, None)
+        elif answer is not None:
+            key = message_key(answer)
+            c.history_keys = [*c.request_keys, key]
+            c.history_hash = hash((c.request_hash, key))
+            self._waiting.setdefault(c.history_hash, []).append(c)
+        if c.in_flight is not None:
+            c.in_flight.set()
+            c.in_flight = None
+
+
+def _drop(index: dict[int, list[Conversation]], key: int, c: Conversation) -> None:
+    found = index.get(key)
+    if found and c in found:
+        found.remove(c)
+        if not found:
+            del index[key]

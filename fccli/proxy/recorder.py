@@ -14,9 +14,11 @@ masking is for what is written.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -42,6 +44,12 @@ def header_secrets(headers: list[tuple[bytes, bytes]], query_values: list[str]) 
         if name.decode("latin-1").lower() in KEY_HEADERS:
             text = value.decode("latin-1")
             values += [text, text.partition(" ")[2]]
+    return _maskers(tuple(values))
+
+
+@functools.lru_cache(maxsize=64)
+def _maskers(values: tuple[str, ...]) -> Secrets:
+    """One agent sends one key again and again: its patterns are compiled once."""
     return Secrets(values)
 
 
@@ -69,54 +77,46 @@ class Decoder:
             raise
 
 
+@dataclass(eq=False)
 class Step:
     """One step, from the request's arrival to its answer's last byte. The event loop builds it
     and adds the answer's pieces (`on_bytes`, cheap); everything that writes or prints runs in
     the journal's thread (`opened`, then one of `done`, `cut`, `unreachable`, `blocked`), which
     hands the outcome back to the loop through `settle`."""
 
-    def __init__(
-        self,
-        conversation: Conversation,
-        number: int,
-        fmt: WireFormat,
-        request: Request,
-        body: bytes,
-        wire: dict[str, Any],
-        *,
-        stream: bool,
-        checks: list[str],
-        secrets: Secrets,
-        settle: Callable[[Conversation, Message | None, bool], None],
-    ) -> None:
-        self.conversation = conversation
-        self.number = number
-        self.fmt = fmt
-        self.request = request
-        self.body = body
-        self.wire = wire
-        self.stream = stream
-        self.checks = checks
-        self.secrets = secrets
-        self.settle = settle
-        self.started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        self.start = time.perf_counter()
-        self.pieces: list[bytes] = []
-        self.first_byte: float | None = None
-        self.end: float | None = None
-        self.status = 0
-        self.encoding = ""
+    conversation: Conversation
+    number: int
+    fmt: WireFormat
+    request: Request
+    body: bytes
+    """The request as the client sent it, byte for byte."""
+    wire: dict[str, Any]
+    stream: bool
+    checks: list[str]
+    """What `fc check` found in the request, as said on the terminal and in the manifest."""
+    secrets: Secrets
+    settle: Callable[[Conversation, Message | None, bool], None]
+    """Hands the step's outcome back to the event loop (its answer; whether it closed)."""
+    start: float = field(default_factory=time.perf_counter)
+    pieces: list[bytes] = field(default_factory=list)
+    first_byte: float | None = None
+    end: float | None = None
+    status: int = 0
+    encoding: str = ""
+    record: StepRecord = field(init=False)
+
+    def __post_init__(self) -> None:
         self.record = StepRecord(
-            step=number,
-            started_at=self.started_at,
+            step=self.number,
+            started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
             stop_reason=None,
             wire_stop_reason=None,
             duration_ms=None,
             usage=None,
             tool_runs=[],
         )
-        if checks:
-            self.record.checks = checks
+        if self.checks:
+            self.record.checks = self.checks
 
     # on the event loop
 

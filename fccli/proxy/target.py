@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
-from fccli.providers.urls import shown_url
+from fccli.providers.urls import http_url, shown_url
 from fccli.wire.registry import FORMATS, WireFormat, formats_at
 
 _VERSION = re.compile(r"/v\d+(?:(?:alpha|beta)\d*)?$")
@@ -101,16 +101,7 @@ def resolve(to: str, base_url: str | None = None) -> Target:
 
 
 def _checked_url(url: str, option: str) -> str:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 (reading it validates it)
-    except ValueError as e:
-        raise UsageError(f"{option} {shown_url(url)} cannot be read: {e}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(
-            f"{option} {shown_url(url)} is not an http:// or https:// URL with a host",
-            hint=f"e.g. {option} http://127.0.0.1:8000",
-        )
+    parts = http_url(url, option, option)
     if parts.query or parts.fragment:
         raise UsageError(f"{option} {shown_url(url)}: give the root, without ?query or #fragment")
     return root_of(url)
