@@ -456,3 +456,21 @@ def test_a_bug_in_fc_is_one_line_and_a_500_in_the_providers_shape(traces, serve,
         "message": "fc serve: internal error: KeyError: 'oops'",
     }
     assert served.lines == ["internal error: KeyError: 'oops' (a bug in fc)"]
+
+
+def test_a_model_named_in_the_url_is_matched_too(serve) -> None:
+    """Gemini names the model in the path, not the body: another model's path gets a 400 naming
+    both, as a different `model` field would in the other formats."""
+    example = Path(__file__).parent.parent / "traces" / "examples" / "hangzhou-gemini"
+    model = json.loads((example / "manifest.json").read_text("utf-8"))["model"]
+    body = (example / "2-request.gemini.json").read_bytes()
+    served = serve(example)
+    same = post(f"{served.url}/v1beta/models/{model}:generateContent", body)
+    assert same.status_code == 200, same.text
+    assert same.content == (example / "2-response.gemini.json").read_bytes()
+    other = post(f"{served.url}/v1beta/models/gemini-2.5-flash:generateContent", body)
+    assert other.status_code == 400
+    message = other.json()["error"]["message"]
+    assert f"step 2 came closest: model differs: recorded '{model}', got 'gemini-2.5-flash'" in (
+        message
+    )

@@ -89,6 +89,9 @@ class Player:
         if not isinstance(body, dict):
             return self._refuse(fmt, 400, shown, "the request body is not a JSON object")
         route = route_at(fmt, path)
+        url_model = route.captured(path).get("model") if route else None
+        if url_model and "model" not in body:  # compared as the recording's (recordings.py)
+            body = {"model": url_model, **body}
         stream = route.streams if route and route.streams is not None else body.get("stream")
         found = self.matcher.find(formats, body, stream is True)
         if isinstance(found, Miss):

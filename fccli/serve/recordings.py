@@ -54,6 +54,9 @@ def _trace_steps(path: Path, several: bool) -> list[Recorded]:
     if not trace.steps:
         raise UsageError(f"{path} has no steps: there is nothing to play back")
     fmt = trace.wire_format
+    # A format that names the model in the URL (Gemini) has none in the body: the manifest's
+    # stands in, so a request to another model's path does not match.
+    url_model = trace.manifest.get("model") if fmt and not get_format(fmt).model_in_body else None
     played = [s for s in trace.steps if "wire_request" in s.files]
     if fmt is None or not played:
         raise UsageError(
@@ -73,7 +76,7 @@ def _trace_steps(path: Path, several: bool) -> list[Recorded]:
             Recorded(
                 label=label,
                 format=fmt,
-                request=_request(step.files["wire_request"]),
+                request=_with_url_model(_request(step.files["wire_request"]), url_model),
                 response=_bytes(step.files.get("wire_response")),
                 stream=_bytes(step.files.get("wire_stream")),
                 status=status if failed and isinstance(status, int) else 200,
@@ -87,6 +90,12 @@ def _request(path: Path) -> Any:
     if not isinstance(data, dict):
         raise InputFileError(str(path), "is not a request: expected a JSON object")
     return data
+
+
+def _with_url_model(request: Any, model: Any) -> Any:
+    if isinstance(model, str) and model and "model" not in request:
+        return {"model": model, **request}
+    return request
 
 
 def _bytes(path: Path | None) -> bytes | None:
