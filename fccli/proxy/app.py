@@ -22,7 +22,7 @@ from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
 from fccli.proxy.journal import Journal
-from fccli.proxy.recorder import Step, header_secrets, question_of
+from fccli.proxy.recorder import Step, checks_of, header_secrets, question_of
 from fccli.proxy.target import Target
 from fccli.wire.base import openai_error_body
 from fccli.wire.registry import WireFormat, route_at
@@ -231,7 +231,9 @@ class ProxyApp:
         said: dict[str, Any] = {"model": route.captured(path).get("model") if route else None}
         said["stream"] = True if stream and not request.stream else None
         request = request.model_copy(update={k: v for k, v in said.items() if v})
-        findings = _checks(wire, fmt)
+        # `fc check` blocks only with --strict-check; otherwise it runs in the journal, off the
+        # request's path (its findings still go with the step: Step.opened).
+        findings = checks_of(wire, fmt) if self.settings.strict_check else None
         keys = keys_of(request.messages)
         conversation = await self.conversations.continued(fmt.name, keys)
         if conversation is None:
@@ -246,13 +248,13 @@ class ProxyApp:
             body,
             wire,
             stream,
-            [text for _, text in findings],
+            None if findings is None else [text for _, text in findings],
             secrets,
             self._settle,
         )
         self.journal(step.opened, self.view)
-        errors = [text for severity, text in findings if severity == "error"]
-        if self.settings.strict_check and errors:
+        errors = [text for severity, text in findings or () if severity == "error"]
+        if errors:
             why = f"fc proxy --strict-check: not forwarded: {errors[0]}"
             self.journal(self.view.refused, "POST", path, 400, why)
             self.journal(step.blocked, self.view, FindingsError(why))
@@ -396,25 +398,6 @@ async def _answer(send: Any, status: int, body: dict[str, Any]) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
-
-
-def _checks(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
-    """(severity, said) of what `fc check` finds in the request: errors and warnings."""
-    from fccli.check.lint import check_request
-
-    try:
-        findings = check_request(wire, fmt.name)
-    except FcError:
-        return []
-    out: list[tuple[str, str]] = []
-    for f in findings:
-        if f.severity not in ("error", "warning"):
-            continue
-        said = f"{f.rule} {f.severity} at {f.path}: {f.message}"
-        if f.provider_message:
-            said += f" ({f.provider} answers HTTP 400: {f.provider_message})"
-        out.append((f.severity, said))
-    return out
 
 
 def _query_values(query: bytes) -> list[str]:

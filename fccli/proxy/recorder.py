@@ -92,8 +92,9 @@ class Step:
     """The request as the client sent it, byte for byte."""
     wire: dict[str, Any]
     stream: bool
-    checks: list[str]
-    """What `fc check` found in the request, as said on the terminal and in the manifest."""
+    checks: list[str] | None
+    """What `fc check` found in the request, as said on the terminal and in the manifest; None
+    until it is read (in the journal, unless --strict-check read it before forwarding)."""
     secrets: Secrets
     settle: Callable[[Conversation, Message | None, bool], None]
     """Hands the step's outcome back to the event loop (its answer; whether it closed)."""
@@ -115,8 +116,6 @@ class Step:
             usage=None,
             tool_runs=[],
         )
-        if self.checks:
-            self.record.checks = self.checks
 
     # on the event loop
 
@@ -142,6 +141,10 @@ class Step:
         writer = c.writer
         if writer is None:
             return
+        if self.checks is None:
+            self.checks = [text for _, text in checks_of(self.wire, self.fmt)]
+        if self.checks:
+            self.record.checks = self.checks
         fmt = self.fmt.name
         writer.write_bytes(step_file(self.number, "request", fmt), self.body)
         writer.write_json(step_file(self.number, "request"), self.request.to_json_dict())
@@ -319,6 +322,25 @@ class Step:
             c.finish("error", error.at(step=self.number))
             view.closed(c)
         self.settle(c, None, True)
+
+
+def checks_of(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
+    """(severity, said) of what `fc check` finds in the request: errors and warnings."""
+    from fccli.check.lint import check_request
+
+    try:
+        findings = check_request(wire, fmt.name)
+    except FcError:
+        return []
+    out: list[tuple[str, str]] = []
+    for f in findings:
+        if f.severity not in ("error", "warning"):
+            continue
+        said = f"{f.rule} {f.severity} at {f.path}: {f.message}"
+        if f.provider_message:
+            said += f" ({f.provider} answers HTTP 400: {f.provider_message})"
+        out.append((f.severity, said))
+    return out
 
 
 def _looks_json(data: bytes) -> bool:
