@@ -24,6 +24,7 @@ from fccli.proxy.conversations import Conversation, Conversations, keys_of
 from fccli.proxy.journal import Journal
 from fccli.proxy.recorder import Step, checks_of, header_secrets, question_of
 from fccli.proxy.target import Target
+from fccli.proxy.upstreams import Upstreams
 from fccli.wire.base import openai_error_body
 from fccli.wire.registry import WireFormat, route_at
 
@@ -70,8 +71,7 @@ class ProxyApp:
         self.conversations = Conversations()
         self.journal = Journal(view.bug)
         """Writes the traces and prints, in order, off the requests' path (journal.py)."""
-        self._client: httpx.AsyncClient | None = None
-        self._timeout: dict[str, float | None] = {}
+        self.upstreams = Upstreams(settings.timeout)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped = False
         self.stopping: Callable[[], bool] = lambda: False
@@ -120,9 +120,7 @@ class ProxyApp:
 
     async def aclose(self) -> None:
         self.close()
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self.upstreams.aclose()
 
     def flush(self) -> None:
         """Wait until every trace file and line so far is written (tests)."""
@@ -146,11 +144,7 @@ class ProxyApp:
             return
         method: str = scope["method"]
         path: str = scope["path"]
-        raw_path = scope.get("raw_path") or path.encode("utf-8")
         query: bytes = scope.get("query_string", b"")
-        path_and_query = raw_path.decode("latin-1") + (
-            "?" + query.decode("latin-1") if query else ""
-        )
         fmt = self.target.format_at(path) if method == "POST" else None
         secrets = header_secrets(scope["headers"], _query_values(query))
         step: Step | None = None
@@ -160,7 +154,30 @@ class ProxyApp:
                 await _answer(send, 400, fmt.error_body(400, prepared))
                 return
             step = prepared
-        client = self._http_client()
+        client = self.upstreams.lend()
+        try:  # given back once the upstream's answer is closed (_Relay.run), however it ended
+            await self._forward(client, (scope, receive, send), body, fmt, step, secrets)
+        finally:
+            self.upstreams.give_back(client)
+
+    async def _forward(
+        self,
+        client: httpx.AsyncClient,
+        asgi: tuple[dict[str, Any], Any, Any],
+        body: bytes,
+        fmt: WireFormat | None,
+        step: Step | None,
+        secrets: Secrets,
+    ) -> None:
+        """The request sent upstream with `client`, its answer relayed to the client."""
+        scope, receive, send = asgi
+        method: str = scope["method"]
+        path: str = scope["path"]
+        raw_path = scope.get("raw_path") or path.encode("utf-8")
+        query: bytes = scope.get("query_string", b"")
+        path_and_query = raw_path.decode("latin-1") + (
+            "?" + query.decode("latin-1") if query else ""
+        )
         url = self.target.upstream(fmt, path_and_query)
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in NOT_FORWARDED]
         try:
@@ -170,7 +187,11 @@ class ProxyApp:
             # Accept-Encoding and User-Agent where the agent sent none (and an upstream would
             # then compress an answer for an agent that never asked for it).
             request = httpx.Request(
-                method, url, headers=headers, content=body, extensions={"timeout": self._timeout}
+                method,
+                url,
+                headers=headers,
+                content=body,
+                extensions={"timeout": self.upstreams.timeout},
             )
             upstream = await client.send(request, stream=True)
         except Exception as e:
@@ -306,19 +327,6 @@ class ProxyApp:
 
     def _pass(self, path: str, why: str) -> None:
         self.journal(self.view.passed, "POST", path, None, why)
-
-    def _http_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            import httpx
-
-            timeout = httpx.Timeout(self.settings.timeout, connect=30.0)
-            self._timeout = timeout.as_dict()
-            self._client = httpx.AsyncClient(
-                timeout=timeout,
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-                follow_redirects=False,
-            )
-        return self._client
 
 
 class _Relay:
