@@ -3,7 +3,7 @@ and Anthropic formats in tests/fake_provider.py; stdlib only, as that module.
 
 The same deterministic model answers (the request's items are read as the chat history they
 mean), in Responses' own shapes: a flat list of output items, `function_call` items with an
-`fc_…` id beside the `call_id`, and for a reasoning model (`o…`, `gpt-5…`, unless
+`fc_…` id beside the `call_id`, and for a reasoning model (`o…`, `gpt-5…`, `deepseek…`, unless
 `reasoning.effort` is `"none"`) a `reasoning` item first. Its `encrypted_content` is given only
 when `include` asks for it, and must come back unchanged, right before the calls it led to.
 
@@ -36,7 +36,7 @@ from tests.fake_provider import (
 
 PATHS = frozenset({"/responses", "/v1/responses"})
 ENCRYPTED = "reasoning.encrypted_content"
-_REASONING_MODEL = re.compile(r"^(o\d|gpt-5(?!-chat))")
+_REASONING_MODEL = re.compile(r"^(o\d|gpt-5(?!-chat)|deepseek)")
 STREAM_ERROR = (
     'event: error\ndata: {"type": "error", "code": "server_error", "message": "An error '
     'occurred while processing your request.", "param": null, "sequence_number": 999}\n\n'

@@ -46,9 +46,10 @@ def test_fc_providers_shows_models_apis_and_effort(fc) -> None:
     text = " ".join(result.stdout.split())  # the table folds long cells
     assert "deepseek-flash (the default), deepseek-v4-pro" in text
     assert "anthropic (https://api.deepseek.com/anthropic)" in text
+    assert "responses (https://api.deepseek.com)" in text
     assert (
-        "reasoning_effort (--api chat), output_config.effort (--api anthropic): low, high, max"
-        in text
+        "reasoning_effort (--api chat), output_config.effort (--api anthropic), "
+        "reasoning.effort (--api responses): low, high, max" in text
     )
     rows = json.loads(fc("providers", "--json").stdout)
     assert {r["name"]: r["effort"] for r in rows}["openai"] == (
@@ -164,8 +165,8 @@ def test_api_anthropic_is_deepseeks_anthropic_endpoint() -> None:
     ("args", "message"),
     [
         (
-            ["-p", "deepseek", "--api", "responses"],
-            "--api responses: fc speaks to deepseek in chat or anthropic only",
+            ["-p", "deepseek", "--api", "gemini"],
+            "--api gemini: fc speaks to deepseek in chat or anthropic or responses only",
         ),
         (["-p", "openai", "--api", "anthropic"], "fc speaks to openai in chat or responses only"),
         (
@@ -183,9 +184,27 @@ def test_api_refusals(fc, tmp_path: Path, args, message) -> None:
     _refused(fc, tmp_path, args, message)
 
 
-def test_api_responses_is_refused_before_the_key_is_read() -> None:
-    with pytest.raises(UsageError, match="deepseek in chat or anthropic only"):
-        prepare_run(RunSettings(question="杭州？", provider="deepseek", api="responses"))
+def test_an_api_deepseek_does_not_speak_is_refused_before_the_key_is_read() -> None:
+    with pytest.raises(UsageError, match="deepseek in chat or anthropic or responses only"):
+        prepare_run(RunSettings(question="杭州？", provider="deepseek", api="gemini"))
+
+
+def test_deepseek_in_the_responses_format(fc, fake_provider, tmp_path: Path) -> None:
+    """Its models think unless told not to: reasoning items asked for, carried back whole."""
+    profile = profile_for("deepseek", "responses")
+    assert profile.base_url == "https://api.deepseek.com" and profile.path == "/responses"
+    assert profile.key_env == "DEEPSEEK_API_KEY" and profile.default_model == "deepseek-flash"
+    for extra, reasons in (([], True), (["--no-thinking"], False)):
+        result = fc(
+            "run", QUESTION, "-p", "deepseek", "--api", "responses", *extra, "--force",
+            "--base-url", fake_provider.url, "-o", "t", env=deepseek_env(),
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        sent = json.loads((tmp_path / "t" / "2-request.responses.json").read_text("utf-8"))
+        kinds = [item.get("type") for item in sent["input"]]
+        assert ("reasoning" in kinds) is reasons, kinds
+        assert ("include" in sent) is reasons
+        assert sent.get("reasoning") == (None if reasons else {"effort": "none"})
 
 
 def test_deepseek_in_the_anthropic_format_end_to_end(fc, fake_provider, tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ def load(path: Path) -> Any:
 
 def test_the_page_runs_and_its_files_are_where_it_says(ran, workdir: Path) -> None:
     tmp_path = workdir
-    assert len(ran) == 6
+    assert len(ran) == 7
     chat = load(tmp_path / "ds-chat/2-request.deepseek.json")
     anthropic = load(tmp_path / "ds-anthropic/2-request.anthropic.json")
     assert (tmp_path / "ds-chat/2-request.json").exists()
@@ -144,10 +144,19 @@ def test_show_says_the_cache_hit_the_page_quotes(ran) -> None:
     assert quoted in result.stdout, result.stdout[-600:]
 
 
-def test_deepseek_in_the_responses_format_is_refused(ran) -> None:
+def test_deepseek_in_the_responses_format_is_laid_out_as_the_page_says(ran, workdir) -> None:
     line = ["fc", "run", "杭州今天适合跑步吗？", "-p", "deepseek", "--api", "responses"]
-    result, _ = ran[shlex.join(line)]
-    assert "fc speaks to deepseek in chat or anthropic only" in result.stderr
+    line += ["--effort", "high", "-o", "ds-responses"]
+    assert shlex.join(line) in ran
+    sent = json.loads((workdir / "ds-responses" / "2-request.responses.json").read_text("utf-8"))
+    assert sent["store"] is False and sent["reasoning"] == {"effort": "high"}
+    kinds = [item.get("type") for item in sent["input"]]
+    assert kinds == [None, "reasoning", "function_call", "function_call_output"], kinds
+    reasoning, call, result = sent["input"][1:]
+    assert reasoning["encrypted_content"]  # sent back whole, before the call it led to
+    assert isinstance(call["arguments"], str) and result["call_id"] == call["call_id"]
+    diffed, _ = ran["fc diff ds-chat/2-request.deepseek.json ds-responses/2-request.responses.json"]
+    assert "compared by meaning" in diffed.stdout
 
 
 def test_the_fake_provider_runs_by_hand_as_the_page_says(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The real providers, as data (ARCHITECTURE.md, habit 4: a provider is configuration, not a mapper).
 
 DeepSeek, OpenAI and Ollama share the chat wire module; Anthropic has its own; OpenAI is also
-reached in its Responses format (`--api responses`). What differs
+reached in its Responses format (`--api responses`), DeepSeek in Anthropic's and Responses. What differs
 (endpoint, key variable, default model, what each supports) is written down here once, read by
 the HTTP provider, `fc run`'s checks and `fc providers`.
 """
@@ -214,9 +214,28 @@ OPENAI_RESPONSES = replace(
     api="responses",
 )
 
+DEEPSEEK_RESPONSES = replace(
+    # The same models in the Responses format (issue 21: DeepSeek answers in chat, Anthropic's
+    # Messages and Responses). Its path beside chat's at the API's root, as DeepSeek serves
+    # OpenAI's paths there; thinking on by default, `reasoning.effort` low | high | max, and
+    # `none` turning it off (as `{"type": "disabled"}` does in chat).
+    OPENAI_RESPONSES,
+    name="deepseek",
+    default_model="deepseek-flash",
+    base_url="https://api.deepseek.com",
+    key_env="DEEPSEEK_API_KEY",
+    thinking='on by default; --no-thinking sends reasoning {"effort": "none"}',
+    strict="not documented for this endpoint: fc sends it; the server may ignore it",
+    other_models=("deepseek-v4-pro",),
+    efforts=("low", "high", "max"),
+    effort_is_thinking=True,
+)
+
 VARIANTS: dict[tuple[str, str], Profile] = {
-    ("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC,
+    # OpenAI's first: a Responses file goes to OpenAI unless -p says otherwise (provider_of_format).
     ("openai", "responses"): OPENAI_RESPONSES,
+    ("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC,
+    ("deepseek", "responses"): DEEPSEEK_RESPONSES,
 }
 """Profiles reached with `--api` other than a provider's own."""
 

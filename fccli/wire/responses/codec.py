@@ -67,10 +67,11 @@ ERROR_MARKER = "[tool error] "
 (the same marker fc writes in chat, which has no flag either)."""
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
 """What `include` asks for, so a stateless request gets its reasoning back to send again."""
-REASONING_MODELS = re.compile(r"^(o\d|gpt-5(?!-chat)|codex)")
+REASONING_MODELS = re.compile(r"^(o\d|gpt-5(?!-chat)|codex|deepseek)")
 """Models that reason: the ones that take `include: ["reasoning.encrypted_content"]`; others
 answer 400 "Encrypted content is not supported with this model." (ShishirPatil/gorilla#1148,
-gpt-4o and gpt-4.1-mini; gpt-5-chat-latest does not reason either: pydantic/pydantic-ai#3331)."""
+gpt-4o and gpt-4.1-mini; gpt-5-chat-latest does not reason either: pydantic/pydantic-ai#3331).
+DeepSeek's models think unless told not to, in this format as in chat."""
 
 
 def asks_reasoning(request: Request) -> bool:
