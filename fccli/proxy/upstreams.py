@@ -48,6 +48,11 @@ class Upstreams:
         self._all.append(client)
         return client
 
+    @property
+    def made(self) -> int:
+        """How many clients there are: the most requests in flight at once so far."""
+        return len(self._all)
+
     def give_back(self, client: httpx.AsyncClient) -> None:
         self._free.append(client)
 
