@@ -62,3 +62,9 @@ app.command("send")(send.send)
 from fccli.cli import export  # noqa: E402
 
 app.add_typer(export.app, name="export")
+
+# Local servers: an agent's requests recorded on their way, and traces played back.
+from fccli.cli import proxy, serve  # noqa: E402
+
+app.command("proxy")(proxy.proxy)
+app.command("serve")(serve.serve)
