@@ -365,7 +365,7 @@ class FakeProvider:
         if entry == "close":
             h.close_connection = True
             return
-        if entry in FAULTS:
+        if isinstance(entry, str) and entry in FAULTS:  # a dict entry is not hashable
             fault = entry
         if self.key is not None:
             given = headers.get("x-goog-api-key")
@@ -403,6 +403,11 @@ class FakeProvider:
             reply = fake.reply()
             if fault is not None:
                 reply = _apply_fault(reply, fault, fake.offered_names)
+            echo = entry.get("echo_auth") if isinstance(entry, dict) else None
+            if echo:
+                reply = _echo_auth(reply, _auth_value("gemini", headers), echo)
+            if isinstance(entry, dict) and entry.get("escape"):
+                h.escape = _auth_value("gemini", headers)
             cached = self._cache_hit(
                 "gemini", {"model": model, "messages": request.get("contents")}
             )
@@ -688,8 +693,13 @@ def _send_json(
 
 def _auth_value(fmt: str, headers: dict[str, str]) -> str:
     """The credential as it arrived: the whole Authorization value (`Bearer sk-...`, `Basic
-    dXNl...`), else the x-api-key."""
-    return headers.get("authorization") or headers.get("x-api-key") or ""
+    dXNl...`), else the x-api-key (Gemini's x-goog-api-key)."""
+    return (
+        headers.get("authorization")
+        or headers.get("x-api-key")
+        or headers.get("x-goog-api-key")
+        or ""
+    )
 
 
 def _echo_auth(reply: _Reply, value: str, places: list[str]) -> _Reply:
