@@ -257,11 +257,11 @@ class FakeProvider:
         if isinstance(entry, dict):
             if entry.get("delay"):
                 time.sleep(float(entry["delay"]))
-            if "status" in entry:
-                raise self._scripted_status(fmt, entry, headers, request)
-            if "hostile" in entry:
+            if "hostile" in entry:  # before "status": its `status` kind has one too
                 self._hostile(h, fmt, headers, entry)
                 return
+            if "status" in entry:
+                raise self._scripted_status(fmt, entry, headers, request)
         elif entry == "close":
             h.close_connection = True  # no answer at all: the client sees the connection close
             return
