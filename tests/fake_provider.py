@@ -1656,12 +1656,18 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
 # by hand: `python -m tests.fake_provider` serves until Ctrl-C (docs/deepseek-formats.md)
 
 
+FAKE_KEY_VARIABLES = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY")
+"""The keys the banner exports: one export line serves -p deepseek, -p openai (--api
+responses too), -p gemini and -p anthropic."""
+
+
 def main() -> None:
     import sys
 
     with FakeProvider() as server:
         print(f"fake provider at {server.url} (key {DEFAULT_KEY}); Ctrl-C stops it", flush=True)
-        print(f"export FC_BASE_URL={server.url} DEEPSEEK_API_KEY={DEFAULT_KEY}", flush=True)
+        keys = " ".join(f"{name}={DEFAULT_KEY}" for name in FAKE_KEY_VARIABLES)
+        print(f"export FC_BASE_URL={server.url} {keys}", flush=True)
         try:
             while True:
                 time.sleep(3600)
