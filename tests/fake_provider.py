@@ -503,6 +503,10 @@ class FakeProvider:
             return
         if self.key is not None:
             given = headers.get("x-api-key")
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            if not given and scheme.lower() == "bearer":
+                # The anthropic SDK from 2.x sends its api_key as a bearer token.
+                given = token.strip()
             if not given:
                 raise _HttpError(
                     401, _anthropic_error("x-api-key header is required", "authentication_error")

@@ -78,6 +78,8 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     # Each request is read against the one before in its format (fccli/core/series.py): the
     # messages it repeats are neither parsed nor read again. Only the step before is kept.
     kept = _Before()
+    # A trace fc proxy recorded is read the other way: its wire requests are the agent's.
+    agreement = _read_agreement if _recorded(root) else _agreement
     breaks: list[Finding] = []
     with quiet_collector():
         previous: _Step | None = None
@@ -86,7 +88,7 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             for fmt, file in sorted(step.requests.items(), key=lambda kv: kv[0] != INTERNAL):
                 out.files.append(file.name)
                 out.findings += _request(step, fmt, file, kept)
-            out.findings += _agreement(step, bugs.get(number))
+            out.findings += agreement(step, bugs.get(number))
             out.findings += _answer(step, out.files)
             if previous is not None:
                 breaks += _cache_break(previous, step)
@@ -221,6 +223,45 @@ def _harness_bugs(root: Path) -> dict[int, str]:
         number, bug = entry.get("step"), entry.get("harness_bug")
         if isinstance(number, int) and isinstance(bug, str) and bug:
             out[number] = bug.split(":", 1)[0]
+    return out
+
+
+def _recorded(root: Path) -> bool:
+    """A trace `fc proxy` recorded: its wire requests are the agent's, its internal ones fc's
+    reading of them (not the other way round, as in a trace fc made)."""
+    try:
+        manifest = read_json(root / "manifest.json")
+    except FcError:
+        return False
+    return isinstance(manifest, dict) and isinstance(manifest.get("recorded_by"), str)
+
+
+def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:
+    """A recorded step: the internal request must be what the wire request reads as (the
+    agent's own spelling, `"content": ""` for `null`, is no difference)."""
+    if INTERNAL not in step.read:
+        return []
+    internal = step.read[INTERNAL][0]
+    out = []
+    for fmt, (doc, _) in step.read.items():
+        if fmt == INTERNAL:
+            continue
+        try:
+            read = get_format(fmt).from_wire_request(doc).to_json_dict()
+        except FcError:
+            continue  # FC100 has said what is wrong with it
+        where = first_difference(read, internal)
+        if where is not None:
+            name = step.requests[fmt].name
+            out.append(
+                finding(
+                    "FC120",
+                    INTERNAL,
+                    where,
+                    f"this is not what {name} reads as (first difference here): one of the two "
+                    f"was edited; {name} is what the agent sent",
+                ).in_file(step.requests[INTERNAL].name)
+            )
     return out
 
 

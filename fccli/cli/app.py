@@ -62,3 +62,8 @@ app.command("send")(send.send)
 from fccli.cli import export  # noqa: E402
 
 app.add_typer(export.app, name="export")
+
+# Local servers: an agent's requests recorded on their way.
+from fccli.cli import proxy  # noqa: E402
+
+app.command("proxy")(proxy.proxy)

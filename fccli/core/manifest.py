@@ -117,6 +117,8 @@ class StepRecord(_Record):
     """Why a JSON answer was cut short (past --max-response-mb or --timeout)."""
     harness_bug: str | None = None
     """What --harness-bug changed in this step (only then written)."""
+    checks: list[str] | None = None
+    """`fc proxy`: what `fc check` found in the request before it was forwarded (only if any)."""
 
 
 class ErrorRecord(_Record):
@@ -163,6 +165,8 @@ class Manifest(_Record):
     final_answer: str | None = None
     notes: list[str] | None = None
     """What a learner should know about the run, in the order it happened (only if any)."""
+    recorded_by: str | None = None
+    """`fc proxy` for a trace of an agent's own requests, recorded on their way (only then)."""
 
     def note(self, text: str) -> None:
         if self.notes is None:

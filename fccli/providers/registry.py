@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
 from fccli.providers.base import Provider
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
-from fccli.providers.urls import shown_url
+from fccli.providers.urls import http_url, shown_url
 
 KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini")
 
@@ -71,16 +70,7 @@ def resolve_base_url(
 
 
 def _check_url(url: str, name: str) -> None:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 (reading it validates it)
-    except ValueError as e:
-        raise UsageError(f"base URL {shown_url(url)} cannot be read: {e}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(
-            f"base URL {shown_url(url)} is not an http:// or https:// URL with a host",
-            hint="e.g. --base-url http://127.0.0.1:8000",
-        )
+    parts = http_url(url, "base URL", "--base-url")
     if parts.password is not None and PROFILES[name].key_env is not None:
         # httpx would turn user:password into Basic auth, replacing the key's header.
         raise UsageError(

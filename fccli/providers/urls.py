@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 
 def shown_url(url: str) -> str:
@@ -34,3 +34,21 @@ def endpoint(base_url: str, path: str) -> str:
     `http://h/v1?k=1` + `/chat/completions` is `http://h/v1/chat/completions?k=1`."""
     parts = urlsplit(base_url)
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
+
+
+def http_url(url: str, label: str, option: str) -> SplitResult:
+    """`url` read as an http:// or https:// URL with a host, or a usage error that names it
+    as `label` (`base URL`, `--to`) and shows `option` with an example."""
+    from fccli.core.errors import UsageError
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (reading it validates it)
+    except ValueError as e:
+        raise UsageError(f"{label} {shown_url(url)} cannot be read: {e}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"{label} {shown_url(url)} is not an http:// or https:// URL with a host",
+            hint=f"e.g. {option} http://127.0.0.1:8000",
+        )
+    return parts

@@ -107,6 +107,10 @@ class RunView:
         self._live: LiveStream | None = None
         self.tools_spinner = True
         """False when a person answers for the tools (--ask): the prompt needs the line."""
+        self.waits = True
+        """Spinners while waiting; False where several runs share the terminal (fc proxy)."""
+        self.label = ""
+        """Said beside each step's number: which trace it is, where several share the terminal."""
 
     @property
     def live(self) -> bool:
@@ -115,7 +119,7 @@ class RunView:
 
     def _wait(self, text: str) -> None:
         """A spinner while nothing else moves: a terminal only (CLI.md: none in a pipe)."""
-        if self.console.is_terminal:
+        if self.console.is_terminal and self.waits:
             self._status = self.console.status(_Elapsed(text))
             self._status.start()
 
@@ -171,7 +175,8 @@ class RunView:
             origin = (
                 f" [dim]({escape(self.step_origin(event.step))})[/]" if self.step_origin else ""
             )
-            c.rule(f"[bold]step {event.step}[/]{origin}", align="left", style="dim")
+            label = f" [dim]{escape(self.label)}[/]" if self.label else ""
+            c.rule(f"[bold]step {event.step}[/]{origin}{label}", align="left", style="dim")
             count = f"{len(req.messages)} message(s)"
             if event.wire_messages != len(req.messages):
                 count += f" ({event.wire_messages} on the wire)"

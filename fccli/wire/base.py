@@ -13,7 +13,9 @@ formats `fc diff` compares field by field; a format of a new layout names its ow
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -28,6 +30,44 @@ Kind = Literal["request", "response", "messages"]
 Refusal = tuple[str, str]
 """(who answers, what they answer with HTTP 400): a provider's sentence for an `fc check` rule.
 `{n}`, `{k}`, `{ids}` and other names in it are filled in with the place of the finding."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """A request path a format's providers answer at, for `fc proxy` and `fc serve`: which
+    format a request to a local server is in, read from its path alone."""
+
+    pattern: str
+    """The path, `{name}` standing for one path segment (`/v1beta/models/{model}:generateContent`:
+    the model's name, up to the next `/` or `:`)."""
+    streams: bool | None = None
+    """Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`); None: the
+    body's `stream` field says."""
+
+    def matches(self, path: str) -> bool:
+        return _route_regex(self.pattern).fullmatch(path) is not None
+
+    def captured(self, path: str) -> dict[str, str]:
+        """What `path` has where the pattern names a segment (`{"model": "gemini-2.5-flash"}`)."""
+        found = _route_regex(self.pattern).fullmatch(path)
+        return found.groupdict() if found else {}
+
+
+@functools.lru_cache(maxsize=64)
+def _route_regex(pattern: str) -> re.Pattern[str]:
+    names = re.findall(r"\{([a-z_]+)\}", pattern)
+    parts = re.split(r"\{[a-z_]+\}", pattern)
+    regex = re.escape(parts[0])
+    for name, part in zip(names, parts[1:], strict=True):
+        regex += f"(?P<{name}>[^/:]+)" + re.escape(part)
+    return re.compile(regex)
+
+
+def openai_error_body(status: int, message: str) -> dict[str, Any]:
+    """OpenAI's error JSON (platform.openai.com, API reference "Error codes"): `type` is
+    `invalid_request_error` for the client's mistakes, `server_error` for the server's."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
 
 @dataclass(frozen=True)
@@ -168,6 +208,23 @@ class WireFormat(Protocol):
         """The request body names the model (Gemini's names it in the URL instead)."""
         ...
 
+    @property
+    def routes(self) -> tuple[Route, ...]:
+        """The request paths this format's providers answer at (`fc proxy`, `fc serve`); a
+        path two formats share (chat dialects) goes to the one the server is told to speak."""
+        ...
+
+    @property
+    def sdk_base_url(self) -> tuple[str, str] | None:
+        """How the format's official SDK is pointed elsewhere: (its environment variable, the
+        path to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
+        ...
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        """An error as this format's providers answer one (HTTP `status`), so that a client's
+        SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the provider's."""
+        ...
+
     def to_wire_request(self, request: Request) -> dict[str, Any]: ...
     def from_wire_request(self, body: Any) -> Request: ...
     def to_wire_response(self, response: Response) -> dict[str, Any]: ...
@@ -215,7 +272,8 @@ class WireFormat(Protocol):
 
 class FormatDefaults:
     """The hooks a format may leave as they are: no refusal known before sending, recognised
-    by its family's data only, thinking off, nothing to note in convert. A format class derives
+    by its family's data only, thinking off, nothing to note in convert, no local server paths,
+    errors in OpenAI's shape. A format class derives
     from it and overrides what it knows."""
 
     appends_messages = False
@@ -226,6 +284,12 @@ class FormatDefaults:
     history_field = "messages"
     model_in_body = True
     rules_without_place: tuple[str, ...] = ()
+    routes: tuple[Route, ...] = ()
+    """No local server answers in the format until it declares its paths."""
+    sdk_base_url: tuple[str, str] | None = None
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        return openai_error_body(status, message)
 
     def request_problem(self, request: Request) -> str | None:
         return None

@@ -11,13 +11,21 @@ from collections.abc import Mapping
 
 from fccli.core.errors import UsageError
 from fccli.wire.anthropic import format as anthropic
-from fccli.wire.base import Refusal, StreamFolder, WireFormat
+from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.chat import format as chat
 from fccli.wire.chat.dialects import DEEPSEEK, OPENAI
 from fccli.wire.gemini import format as gemini
 from fccli.wire.responses import format as responses
 
-__all__ = ["DEEPSEEK_DIALECT", "FORMATS", "INTERNAL", "StreamFolder", "WireFormat", "get_format"]
+__all__ = [
+    "DEEPSEEK_DIALECT",
+    "FORMATS",
+    "INTERNAL",
+    "Route",
+    "StreamFolder",
+    "WireFormat",
+    "get_format",
+]
 
 DEEPSEEK_DIALECT = DEEPSEEK
 """The old name of wire/chat/dialects.py's DEEPSEEK, kept importable."""
@@ -69,6 +77,17 @@ def family(name: str) -> str:
 
 def refusals(name: str) -> Mapping[str, Refusal]:
     return FORMATS[name].refusals if name in FORMATS else INTERNAL_REFUSALS
+
+
+def formats_at(path: str) -> list[WireFormat]:
+    """The formats whose providers answer at request path `path` (no query string), in the
+    registry's order: the chat dialects share theirs, the plain dialect last."""
+    return [f for f in FORMATS.values() if any(route.matches(path) for route in f.routes)]
+
+
+def route_at(fmt: WireFormat, path: str) -> Route | None:
+    """The route of `fmt` that `path` is (whether the path itself asks for a stream)."""
+    return next((route for route in fmt.routes if route.matches(path)), None)
 
 
 def hinted_format(name_hint: str | None) -> str | None:

@@ -13,7 +13,7 @@ from typing import Any
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.wire.anthropic import codec
-from fccli.wire.base import FormatDefaults, Refusal, StreamFolder
+from fccli.wire.base import FormatDefaults, Refusal, Route, StreamFolder
 
 _WHO = "Anthropic"
 NO_RESULT = (
@@ -49,6 +49,18 @@ REFUSALS: dict[str, Refusal] = {
 }
 
 
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+"""The error `type` per HTTP status (docs.claude.com, API "Errors"); any other 5xx is `api_error`."""
+
+
 @dataclass(frozen=True)
 class AnthropicFormat(FormatDefaults):
     name: str = codec.NAME
@@ -62,8 +74,15 @@ class AnthropicFormat(FormatDefaults):
     thinking_tool_choices = ("auto", "none")
     signed_thinking = True
     model_prefixes = ("claude",)
+    routes = (Route("/v1/messages"),)
+    sdk_base_url = ("ANTHROPIC_BASE_URL", "")
 
     refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        default = "api_error" if status >= 500 else "invalid_request_error"
+        kind = ERROR_TYPES.get(status, default)
+        return {"type": "error", "error": {"type": kind, "message": message}}
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request)

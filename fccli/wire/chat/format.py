@@ -15,6 +15,7 @@ from fccli.core.stream import OnDelta
 from fccli.wire.base import (
     FormatDefaults,
     Refusal,
+    Route,
     StreamFolder,
     marker_read_notes,
     marker_written_notes,
@@ -78,6 +79,14 @@ class ChatFormat(FormatDefaults):
     stop_field = "finish_reason"
     results_layout = 'one role:"tool" message per result'
     signed_thinking = False
+    # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
+    # mode is a beta under /beta (api-docs.deepseek.com, guides/function_calling).
+    routes = (
+        Route("/v1/chat/completions"),
+        Route("/chat/completions"),
+        Route("/beta/chat/completions"),
+    )
+    sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
     @property
     def name(self) -> str:

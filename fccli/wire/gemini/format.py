@@ -13,7 +13,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
-from fccli.wire.base import Detected, FormatDefaults, Refusal, StreamFolder
+from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
 from fccli.wire.gemini import codec
 
 FAMILY = "gemini"
@@ -45,6 +45,19 @@ REFUSALS: dict[str, Refusal] = {
 }
 
 
+ERROR_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+"""The RPC status Google's errors name per HTTP status (google.rpc.Code's HTTP mapping)."""
+
+
 @dataclass(frozen=True)
 class GeminiFormat(FormatDefaults):
     name: str = codec.NAME
@@ -62,10 +75,24 @@ class GeminiFormat(FormatDefaults):
     signed_thinking = False
     model_prefixes = ("gemini",)
     model_in_body = False
+    # The model is a segment of the path; the stream is asked for by the path, not the body.
+    routes = tuple(
+        Route(f"/{version}/models/{{model}}:{method}", streams=method.startswith("stream"))
+        for version in ("v1beta", "v1")
+        for method in ("generateContent", "streamGenerateContent")
+    )
+    # google-genai reads it (google/genai/_base_url.py); the SDK adds the version itself.
+    sdk_base_url = ("GOOGLE_GEMINI_BASE_URL", "")
     # No strict mode: a declaration has no `strict` for FC115 to check.
     rules_without_place = ("FC115",)
 
     refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        # Google's error JSON (ai.google.dev/gemini-api/docs/troubleshooting): the HTTP code,
+        # and the RPC status it stands for.
+        kind = ERROR_STATUSES.get(status, "UNAVAILABLE" if status >= 500 else "INVALID_ARGUMENT")
+        return {"error": {"code": status, "message": message, "status": kind}}
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request)

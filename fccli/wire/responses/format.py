@@ -17,6 +17,7 @@ from fccli.wire.base import (
     Detected,
     FormatDefaults,
     Refusal,
+    Route,
     StreamFolder,
     marker_read_notes,
     marker_written_notes,
@@ -57,6 +58,8 @@ class ResponsesFormat(FormatDefaults):
     signed_thinking = True
     history_field = "input"
     model_prefixes = ()
+    routes = (Route("/v1/responses"), Route("/responses"))
+    sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
     refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
 

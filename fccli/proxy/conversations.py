@@ -1,0 +1,162 @@
+"""Which trace a request belongs to: the next step of a conversation, or the first of a new one.
+
+A request continues a trace when its history begins with that trace's last request and the
+answer it got (the assistant turn), and goes on (the results): what an agent sends as its next
+step. Anything else starts a trace. Histories are compared in fc's internal form, so the client's
+own spelling (key order, `"content": null` or `""`, extra fields an SDK echoes) does not matter;
+thinking is left out of the comparison, so an agent that drops its reasoning (which `fc check`
+then reports) still continues its trace.
+
+An agent asks for its next step only after the answer came, but the last bytes of a stream reach
+it about when the proxy reads them: a request that could continue a step still in flight waits
+for that step to be recorded before it is matched (requests of other conversations do not wait).
+
+Conversations are found by the hashes of their histories' prefixes, not by scanning them all:
+a proxy that has seen thousands of conversations matches a request as fast as one that has seen
+one (a chain hash per message: each message's text is hashed once per request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fccli.core.models import Message, ThinkingBlock, ToolUseBlock
+from fccli.trace.writer import TraceWriter
+
+
+def message_key(message: Message) -> str:
+    """A message as the comparison sees it: its blocks but thinking, empty text left out."""
+    blocks = [
+        block.model_dump(mode="json", exclude_none=True)
+        for block in message.content
+        if not isinstance(block, ThinkingBlock)
+        and not (block.type == "text" and not getattr(block, "text", "").strip())
+    ]
+    return json.dumps([message.role, blocks], sort_keys=True, ensure_ascii=False)
+
+
+def keys_of(messages: list[Message]) -> list[str]:
+    return [message_key(m) for m in messages]
+
+
+def prefix_hashes(keys: list[str]) -> list[int]:
+    """`out[n]` is the hash of `keys[:n]` (a chain: each from the one before and one key)."""
+    out, h = [0], 0
+    for key in keys:
+        h = hash((h, key))
+        out.append(h)
+    return out
+
+
+@dataclass(eq=False)
+class Conversation:
+    """One agent's conversation, recorded as one trace.
+
+    Two threads share it, each its own fields: the event loop matches requests (`steps` to
+    `closed`, changed only on the loop), the journal writes the trace (`writer` to `finished`,
+    changed only in the journal's thread; journal.py)."""
+
+    fmt: str
+    layout: tuple[str, str] = ("", "")
+    """The format's results layout and stop field, in its words (for the run view)."""
+    steps: int = 0
+    request_keys: list[str] = field(default_factory=list)
+    """The last request's history."""
+    history_keys: list[str] | None = None
+    """What the next request must begin with: the last request's history and its answer;
+    None while that answer is in flight (or when it never came)."""
+    request_hash: int = 0
+    history_hash: int = 0
+    in_flight: asyncio.Event | None = None
+    closed: bool = False
+    """No further step: it ended (an answer without calls, an error), or fc proxy stopped."""
+
+    writer: TraceWriter | None = None
+    """The trace, once its first step is written; None before, or when it cannot be."""
+    calls: dict[str, ToolUseBlock] = field(default_factory=dict)
+    """The last answer's tool calls by id: the next request's results are paired with them."""
+    finished: bool = False
+
+    @property
+    def path(self) -> Path:
+        return self.writer.path if self.writer is not None else Path("?")
+
+    def finish(self, status: str, error: BaseException | None = None) -> bool:
+        """(In the journal) close the trace with `status`; False when it was already closed."""
+        if self.finished or self.writer is None:
+            return False
+        self.finished = True
+        self.writer.finish(status, error=error, step=self.steps or None)
+        return True
+
+
+class Conversations:
+    """The conversations not closed yet, indexed by what their next request must begin with.
+    Changed on the event loop only."""
+
+    def __init__(self) -> None:
+        self.open: dict[Conversation, None] = {}
+        """In the order they began (a dict as an ordered set)."""
+        self._waiting: dict[int, list[Conversation]] = {}
+        """By their history's hash: those whose answer came, waiting for the next step."""
+        self._flying: dict[int, list[Conversation]] = {}
+        """By their last request's hash: those whose answer is in flight."""
+
+    async def continued(self, fmt: str, keys: list[str]) -> Conversation | None:
+        """The open conversation that a request of history `keys` continues, its next step
+        claimed; None: the request starts a conversation of its own."""
+        hashes = prefix_hashes(keys)
+        # A step in flight whose request this one extends by its answer and more: wait for it.
+        for n in range(len(keys) - 2, 0, -1):
+            for c in list(self._flying.get(hashes[n], ())):
+                if c.fmt == fmt and c.in_flight is not None and c.request_keys == keys[:n]:
+                    await c.in_flight.wait()
+        # The longest history this request goes on from (more than an answer: results).
+        for n in range(len(keys) - 1, 0, -1):
+            for c in self._waiting.get(hashes[n], ()):
+                if c.fmt == fmt and not c.closed and c.history_keys == keys[:n]:
+                    self.begin(c, keys, hashes[-1])  # claimed at once: no await from here
+                    return c
+        return None
+
+    def start(self, conversation: Conversation, keys: list[str]) -> None:
+        """A new conversation, its first step in flight."""
+        self.open[conversation] = None
+        self.begin(conversation, keys, prefix_hashes(keys)[-1])
+
+    def begin(self, c: Conversation, keys: list[str], request_hash: int) -> None:
+        """Claim the next step of `c` for a request of history `keys`."""
+        if c.history_keys is not None:
+            _drop(self._waiting, c.history_hash, c)
+        c.steps += 1
+        c.request_keys, c.request_hash = keys, request_hash
+        c.history_keys = None
+        c.in_flight = asyncio.Event()
+        self._flying.setdefault(request_hash, []).append(c)
+
+    def settle(self, c: Conversation, answer: Message | None, closed: bool) -> None:
+        """The step in flight is recorded: its answer is the history's next, unless the
+        conversation ended with it (or got none)."""
+        _drop(self._flying, c.request_hash, c)
+        c.closed = c.closed or closed or answer is None
+        if c.closed:
+            self.open.pop(c, None)
+        elif answer is not None:
+            key = message_key(answer)
+            c.history_keys = [*c.request_keys, key]
+            c.history_hash = hash((c.request_hash, key))
+            self._waiting.setdefault(c.history_hash, []).append(c)
+        if c.in_flight is not None:
+            c.in_flight.set()
+            c.in_flight = None
+
+
+def _drop(index: dict[int, list[Conversation]], key: int, c: Conversation) -> None:
+    found = index.get(key)
+    if found and c in found:
+        found.remove(c)
+        if not found:
+            del index[key]

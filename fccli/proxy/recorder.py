@@ -1,0 +1,333 @@
+"""One forwarded model request, recorded as a step: the files `fc run` writes, in the same names.
+
+    N-request.<format>.json   the client's body, byte for byte (as it was forwarded)
+    N-request.json            the same in fc's internal format
+    N-response.<format>.json  the answer as it came (a stream: assembled from the .sse)
+    N-response.<format>.sse   a stream's raw bytes
+    N-response.json           the answer in fc's internal format
+
+The client's key travels in its headers, which are never written; a server that echoes it back
+gets it masked in every file, as `fc run` does. The bytes the client gets are never changed:
+masking is for what is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from fccli.core.errors import FcError, Interrupted, ProviderError
+from fccli.core.jsonio import parse_json
+from fccli.core.manifest import StepRecord, StreamRecord, ToolRunRecord
+from fccli.core.models import Message, Request
+from fccli.core.secrets import Secrets
+from fccli.proxy.conversations import Conversation
+from fccli.run.events import Note, ResponseReceived, StepStarted
+from fccli.trace.names import step_file
+from fccli.wire.registry import WireFormat
+
+KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
+"""Request headers that carry a key: their values are masked wherever an answer echoes them."""
+
+
+def header_secrets(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> Secrets:
+    """The client's key (as sent, and without its `Bearer `), and the values of its query
+    string (Gemini's `?key=`): what no file may hold."""
+    values = list(query_values)
+    for name, value in headers:
+        if name.decode("latin-1").lower() in KEY_HEADERS:
+            text = value.decode("latin-1")
+            values += [text, text.partition(" ")[2]]
+    return _maskers(tuple(values))
+
+
+@functools.lru_cache(maxsize=64)
+def _maskers(values: tuple[str, ...]) -> Secrets:
+    """One agent sends one key again and again: its patterns are compiled once."""
+    return Secrets(values)
+
+
+class Decoder:
+    """A response body as the client's `Accept-Encoding` had it compressed, decoded for the
+    record (the client gets the bytes as they came). gzip and deflate; another encoding is
+    recorded as nothing, and said."""
+
+    def __init__(self, encoding: str) -> None:
+        encoding = encoding.strip().lower()
+        self.unknown = encoding not in ("", "identity", "gzip", "deflate")
+        # wbits 47: gzip or zlib, by the header; raw deflate is retried below.
+        self._z = zlib.decompressobj(47) if encoding in ("gzip", "deflate") else None
+        self._encoding = encoding
+
+    def feed(self, chunk: bytes) -> bytes:
+        if self._z is None:
+            return b"" if self.unknown else chunk
+        try:
+            return self._z.decompress(chunk)
+        except zlib.error:
+            if self._encoding == "deflate" and not self._z.unused_data:
+                self._z = zlib.decompressobj(-15)  # deflate sent raw, as some servers do
+                return self._z.decompress(chunk)
+            raise
+
+
+@dataclass(eq=False)
+class Step:
+    """One step, from the request's arrival to its answer's last byte. The event loop builds it
+    and adds the answer's pieces (`on_bytes`, cheap); everything that writes or prints runs in
+    the journal's thread (`opened`, then one of `done`, `cut`, `unreachable`, `blocked`), which
+    hands the outcome back to the loop through `settle`."""
+
+    conversation: Conversation
+    number: int
+    fmt: WireFormat
+    request: Request
+    body: bytes
+    """The request as the client sent it, byte for byte."""
+    wire: dict[str, Any]
+    stream: bool
+    checks: list[str]
+    """What `fc check` found in the request, as said on the terminal and in the manifest."""
+    secrets: Secrets
+    settle: Callable[[Conversation, Message | None, bool], None]
+    """Hands the step's outcome back to the event loop (its answer; whether it closed)."""
+    start: float = field(default_factory=time.perf_counter)
+    pieces: list[bytes] = field(default_factory=list)
+    first_byte: float | None = None
+    end: float | None = None
+    status: int = 0
+    encoding: str = ""
+    record: StepRecord = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.record = StepRecord(
+            step=self.number,
+            started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            stop_reason=None,
+            wire_stop_reason=None,
+            duration_ms=None,
+            usage=None,
+            tool_runs=[],
+        )
+        if self.checks:
+            self.record.checks = self.checks
+
+    # on the event loop
+
+    def answered(self, status: int, encoding: str) -> None:
+        """The answer's head came: its status, and how its body is compressed."""
+        self.status = status
+        self.encoding = encoding
+
+    def on_bytes(self, chunk: bytes) -> None:
+        """A piece of the answer, after it went on to the client."""
+        if self.first_byte is None:
+            self.first_byte = time.perf_counter()
+        self.pieces.append(chunk)
+
+    def ended(self) -> None:
+        self.end = time.perf_counter()
+
+    # in the journal's thread
+
+    def opened(self, view: Any) -> None:
+        """The request's files and record, and the step on the terminal."""
+        c = self.conversation
+        writer = c.writer
+        if writer is None:
+            return
+        fmt = self.fmt.name
+        writer.write_bytes(step_file(self.number, "request", fmt), self.body)
+        writer.write_json(step_file(self.number, "request"), self.request.to_json_dict())
+        self._results_of_last_step()
+        # On record with the answer's save: one manifest write per step less, on a path that
+        # runs for every request (the files above already say a request went out).
+        writer.manifest.steps.append(self.record)
+        messages = self.wire.get("messages")
+        shown = len(messages) if isinstance(messages, list) else len(self.request.messages)
+        view.event(c, StepStarted(self.number, self.request, shown))
+        for text in self.checks:
+            view.event(c, Note(self.number, "fc check: " + text))
+
+    def _results_of_last_step(self) -> None:
+        """The agent ran the last step's calls: their results, read from this request, go on
+        that step's record as `fc run` writes its own tool runs (without durations: the agent
+        timed them, not fc)."""
+        assert self.conversation.writer is not None
+        calls = self.conversation.calls
+        steps = self.conversation.writer.manifest.steps
+        if not calls or not steps:
+            return
+        runs = []
+        for message in self.request.messages[-2:]:
+            for result in message.tool_results():
+                call = calls.get(result.tool_use_id)
+                if call is None:
+                    continue
+                runs.append(
+                    ToolRunRecord(
+                        id=call.id,
+                        name=call.name,
+                        arguments=call.input,
+                        is_error=result.is_error,
+                        error=result.content if result.is_error else None,
+                    )
+                )
+        steps[-1].tool_runs = runs
+
+    def done(self, view: Any) -> None:
+        """The answer's last byte went to the client: write it, show it, settle the step."""
+        c = self.conversation
+        if c.writer is None:
+            self.settle(c, None, True)
+            return
+        decoder = Decoder(self.encoding)
+        try:
+            raw = b"".join(decoder.feed(piece) for piece in self.pieces)
+        except zlib.error as e:
+            raw, decoder.unknown = b"", True
+            c.writer.note(f"step {self.number}: the answer cannot be decompressed ({e})")
+        streamed = self.stream and self.status < 400
+        self._timing(raw, streamed)
+        if decoder.unknown:
+            self._failed(view, ProviderError("the answer's content encoding cannot be read"))
+            return
+        stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
+        if stored != raw:
+            self.record.masked = "the response echoed a secret; fc keeps and reads it as ***"
+        try:
+            wire = self._wire_answer(stored, streamed)
+            if self.status >= 400:
+                raise self._http_error(stored)
+            response = self.fmt.from_wire_response(wire)
+        except FcError as e:
+            self._failed(view, e)
+            return
+        c.writer.write_json(step_file(self.number, "response"), response.to_json_dict())
+        self.record.stop_reason = response.stop_reason
+        self.record.wire_stop_reason = self.fmt.wire_stop_reason(wire)
+        self.record.usage = response.usage.to_json_dict() if response.usage else None
+        if response.stop_reason == "tool_use":  # otherwise finish() below saves it
+            c.writer.save_manifest()
+        view.event(
+            c,
+            ResponseReceived(
+                self.number,
+                response,
+                self.record.duration_ms or 0.0,
+                self.record.wire_stop_reason,
+                [],
+                self.record.stream.to_json_dict() if self.record.stream else None,
+            ),
+        )
+        answer = response.as_message()
+        if response.stop_reason == "tool_use" and response.tool_uses():
+            c.calls = {call.id: call for call in response.tool_uses()}
+            self.settle(c, answer, False)
+            return
+        # Any other answer ends the conversation, as it ends `fc run`'s loop.
+        c.writer.manifest.final_answer = response.text()
+        c.finish("ok")  # which saves the manifest
+        view.closed(c)
+        self.settle(c, answer, True)
+
+    def _timing(self, raw: bytes, streamed: bool) -> None:
+        end = self.end or time.perf_counter()
+        self.record.duration_ms = round((end - self.start) * 1000, 1)
+        if streamed:
+            first = None
+            if self.first_byte is not None:
+                first = round((self.first_byte - self.start) * 1000, 1)
+            self.record.stream = StreamRecord(
+                bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first
+            )
+
+    def _failed(self, view: Any, error: FcError) -> None:
+        c = self.conversation
+        assert c.writer is not None
+        c.finish("error", error.at(step=self.number))
+        view.failed(c, self.number, error.said())
+        self.settle(c, None, True)
+
+    def _wire_answer(self, stored: bytes, streamed: bool) -> Any:
+        """The answer in the non-streamed shape (a stream: assembled, beside its raw bytes)."""
+        writer = self.conversation.writer
+        assert writer is not None
+        fmt = self.fmt.name
+        json_file = step_file(self.number, "response", fmt)
+        if not streamed:
+            if self.status < 400 or _looks_json(stored):
+                writer.write_bytes(json_file, stored)
+            return parse_json(stored, json_file) if self.status < 400 else None
+        writer.write_bytes(step_file(self.number, "response", fmt, "sse"), stored)
+        folder = self.fmt.stream_folder()
+        folder.feed(stored)
+        wire = folder.finish()
+        writer.write_json(json_file, wire)
+        for text in folder.notes:
+            writer.note(f"step {self.number}: {text}")
+        return wire
+
+    def _http_error(self, stored: bytes) -> ProviderError:
+        from fccli.transport import provider_message
+
+        text = stored.decode("utf-8", errors="replace")
+        said = provider_message(text) or " ".join(text.split())[:200]
+        return ProviderError(
+            f"the provider answered HTTP {self.status}: {said}", status=self.status, body=text
+        )
+
+    def cut(self, view: Any, why: str) -> None:
+        """The exchange ended before the answer did (the client went away, fc proxy stopped):
+        what came is kept, and the trace says `interrupted`."""
+        c = self.conversation
+        if c.writer is None:
+            self.settle(c, None, True)
+            return
+        streamed = self.stream and self.status < 400
+        raw = b"".join(self.pieces)
+        if raw:
+            decoder = Decoder(self.encoding)
+            with contextlib.suppress(zlib.error):
+                raw = b"".join(decoder.feed(piece) for piece in self.pieces)
+            stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
+            ext = "sse" if streamed else "json"
+            c.writer.write_bytes(step_file(self.number, "response", self.fmt.name, ext), stored)
+        self._timing(raw, streamed and bool(raw))
+        c.finish("interrupted", Interrupted(why, step=self.number))
+        view.failed(c, self.number, why)
+        self.settle(c, None, True)
+
+    def unreachable(self, view: Any, error: ProviderError) -> None:
+        """No answer at all: the upstream could not be reached."""
+        c = self.conversation
+        if c.writer is not None:
+            c.finish("error", error.at(step=self.number))
+            view.failed(c, self.number, error.said())
+        self.settle(c, None, True)
+
+    def blocked(self, view: Any, error: FcError) -> None:
+        """--strict-check stopped the request: on record, not sent."""
+        c = self.conversation
+        if c.writer is not None:
+            c.finish("error", error.at(step=self.number))
+            view.closed(c)
+        self.settle(c, None, True)
+
+
+def _looks_json(data: bytes) -> bool:
+    return data.lstrip()[:1] in (b"{", b"[")
+
+
+def question_of(messages: list[Message]) -> str | None:
+    """The conversation's first user text: the trace's question, as `fc run` names it."""
+    for message in messages:
+        if message.role == "user" and message.text():
+            return message.text()
+    return None

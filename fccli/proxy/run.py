@@ -1,0 +1,68 @@
+"""`fc proxy` from its options to a running server: the target resolved, the port bound, the
+line for the agent printed, then served until Ctrl-C."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fccli.core.errors import UsageError
+from fccli.proxy.app import ProxyApp, Settings
+from fccli.proxy.target import resolve
+from fccli.trace.names import TRACES_ROOT
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+@dataclass
+class ProxyOptions:
+    to: str
+    port: int = 8787
+    host: str = "127.0.0.1"
+    out: Path | None = None
+    base_url: str | None = None
+    strict_check: bool = False
+    max_record_bytes: int = 16 * 1024 * 1024
+    timeout: float = 600.0
+
+
+def default_out(now: datetime | None = None) -> Path:
+    return TRACES_ROOT / f"proxy-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}"
+
+
+def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyApp, Path]:
+    """The app for `options`, and where its traces go; nothing is bound or printed yet.
+    `console`: where it prints (a test's), else stdout."""
+    from fccli.render.console import make_console
+    from fccli.render.proxy_view import ProxyView
+
+    target = resolve(options.to, options.base_url)
+    out = options.out or default_out()
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a directory")
+    view = ProxyView(console or make_console(), target.name)
+    settings = Settings(
+        out=out,
+        strict_check=options.strict_check,
+        max_record_bytes=options.max_record_bytes,
+        timeout=options.timeout,
+    )
+    return ProxyApp(target, settings, view), out
+
+
+def serve(options: ProxyOptions) -> None:
+    from fccli.proxy.journal import quick_handoff
+    from fccli.server import launch
+
+    quick_handoff()
+    app, out = build(options)
+    bound = launch.bind(options.host, options.port)
+    view = app.view
+    view.banner(bound.url, app.target.agent_lines(bound.url), app.target.shown, str(out))
+    warning = launch.exposure_warning(options.host)
+    if warning is not None:
+        view.warn(warning)
+    launch.run(app, bound, on_close=app.close)

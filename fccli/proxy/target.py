@@ -1,0 +1,107 @@
+"""Where `fc proxy --to` forwards: a provider's name or a URL, and the line to give the agent.
+
+A client's request path is appended to the target's root as it is: an OpenAI SDK whose base URL
+is `http://127.0.0.1:8787/v1` asks for `/v1/chat/completions`, forwarded to
+`https://api.openai.com/v1/chat/completions`. The root is the provider's base URL without a
+trailing version (`/v1`, `/v1beta`), since the client's path carries it; DeepSeek's Anthropic
+format keeps its `/anthropic`. A URL given with `--to` or `--base-url` is read the same way.
+
+Which format a request is in comes from its path (the routes each format declares in wire/).
+Two chat dialects share their paths: the target's own is taken (`--to deepseek`: DeepSeek's,
+with reasoning_content); for a URL, the plain dialect (the registry lists it last).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from fccli.core.errors import UsageError
+from fccli.providers.profiles import PROFILES, apis_of, profile_for
+from fccli.providers.urls import http_url, shown_url
+from fccli.wire.registry import FORMATS, WireFormat, formats_at
+
+_VERSION = re.compile(r"/v\d+(?:(?:alpha|beta)\d*)?$")
+
+
+def root_of(base_url: str) -> str:
+    """`https://api.openai.com/v1` -> `https://api.openai.com`: the client's path has the version."""
+    return _VERSION.sub("", base_url.rstrip("/"))
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    """The provider's name (`--to deepseek`), or the URL's host:port."""
+    roots: dict[str, str] = field(default_factory=dict)
+    """Per format the target speaks: the root its requests go to (DeepSeek: two)."""
+    default_root: str = ""
+    """Where other formats and paths it does not know go (models list, embeddings)."""
+
+    def format_at(self, path: str) -> WireFormat | None:
+        """The format of a request to `path`; None for a path no format declares."""
+        claimants = formats_at(path)
+        own = [f for f in claimants if f.name in self.roots]
+        if own:
+            return own[0]
+        return claimants[-1] if claimants else None
+
+    def upstream(self, fmt: WireFormat | None, path_and_query: str) -> str:
+        root = self.roots.get(fmt.name, self.default_root) if fmt else self.default_root
+        return root + path_and_query
+
+    @property
+    def shown(self) -> str:
+        return shown_url(self.default_root)
+
+    def shown_for(self, fmt: WireFormat) -> str:
+        """Where requests of `fmt` go, as a trace's manifest says it (a password masked)."""
+        return shown_url(self.roots.get(fmt.name, self.default_root))
+
+    def agent_lines(self, local: str) -> list[str]:
+        """The environment lines that point the official SDKs of the formats it speaks at
+        `local` (the proxy's URL)."""
+        names = list(self.roots) or list(FORMATS)
+        lines: list[str] = []
+        for name in names:
+            sdk = FORMATS[name].sdk_base_url
+            if sdk is not None:
+                line = f"{sdk[0]}={local}{sdk[1]}"
+                if line not in lines:
+                    lines.append(line)
+        return lines
+
+
+def resolve(to: str, base_url: str | None = None) -> Target:
+    """`--to NAME|URL` and `--base-url URL` (where a named provider is, a local server of its
+    kind); a bad value is a usage error (exit 2)."""
+    if "://" in to:
+        if base_url is not None:
+            raise UsageError("--base-url goes with --to NAME; --to URL already says where")
+        root = _checked_url(to, "--to")
+        host = urlsplit(root).netloc.rpartition("@")[2]
+        return Target(name=host, roots={}, default_root=root)
+    if to not in PROFILES:
+        known = ", ".join(PROFILES)
+        raise UsageError(
+            f"unknown --to {to!r}",
+            hint=f"give a provider ({known}) or a URL, e.g. --to http://127.0.0.1:8000",
+        )
+    roots: dict[str, str] = {}
+    for api in apis_of(to):
+        profile = profile_for(to, api)
+        roots.setdefault(profile.wire_format, root_of(profile.base_url))
+    own = PROFILES[to].wire_format
+    if base_url is not None:
+        # A local stand-in for the provider: every format it speaks goes there.
+        given = _checked_url(base_url, "--base-url")
+        roots = {name: given for name in roots}
+    return Target(name=to, roots=roots, default_root=roots[own])
+
+
+def _checked_url(url: str, option: str) -> str:
+    parts = http_url(url, option, option)
+    if parts.query or parts.fragment:
+        raise UsageError(f"{option} {shown_url(url)}: give the root, without ?query or #fragment")
+    return root_of(url)

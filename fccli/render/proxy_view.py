@@ -1,0 +1,89 @@
+"""What `fc proxy` prints: where to point the agent, then each conversation's steps as `fc run`
+shows its own (the run view, one per trace, its steps labelled with the trace's name), and one
+line for each request it forwards without recording, or cannot forward."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from fccli.render.run_view import RunView
+from fccli.run.events import Event
+
+
+class ProxyView:
+    def __init__(self, console: Console, provider: str) -> None:
+        self.console = console
+        self.provider = provider
+        self._runs: dict[int, RunView] = {}
+
+    def banner(self, local: str, lines: list[str], upstream: str, out: str) -> None:
+        c = self.console
+        c.print(f"[bold]fc proxy[/] on {escape(local)} → {escape(upstream)}")
+        c.print("point your agent here:")
+        for line in lines:
+            c.print(f"  [bold]export {escape(line)}[/]")
+        c.print(f"[dim]traces go under {escape(out)}; Ctrl-C stops (open traces: interrupted)[/]")
+
+    def warn(self, text: str) -> None:
+        self.console.print(f"[yellow]warning:[/] {escape(text)}")
+
+    def opened(self, conversation: Any) -> None:
+        self.console.print()
+        self.console.print(f"[bold]new trace[/] {escape(str(conversation.path))}")
+
+    def event(self, conversation: Any, event: Event) -> None:
+        view = self._runs.get(id(conversation))
+        if view is None:
+            fmt = conversation.writer.manifest.wire_format or ""
+            layout, stop_field = conversation.layout
+            view = RunView(self.console, self.provider, fmt, layout, stop_field)
+            view.waits = False  # several conversations share the terminal: no spinners
+            view.label = conversation.path.name
+            self._runs[id(conversation)] = view
+        view(event)
+
+    def closed(self, conversation: Any) -> None:
+        self._runs.pop(id(conversation), None)
+        if conversation.writer is None:
+            return
+        manifest = conversation.writer.manifest
+        self.console.print(
+            f"[dim]trace {escape(str(conversation.path))}: {escape(str(manifest.status))}, "
+            f"{len(manifest.steps)} step(s)[/]"
+        )
+
+    def failed(self, conversation: Any, step: int, why: str) -> None:
+        self.console.print(
+            f"[red]{escape(conversation.path.name)} step {step}:[/] {escape(why)}", soft_wrap=True
+        )
+        self.closed(conversation)
+
+    def passed(self, method: str, path: str, status: int | None, why: str) -> None:
+        """A request forwarded and not recorded."""
+        answer = f" → {status}" if status is not None else ""
+        self.console.print(
+            f"[dim]{escape(method)} {escape(path)}{answer}: forwarded, not recorded ({escape(why)})[/]"
+        )
+
+    def refused(self, method: str, path: str, status: int, why: str) -> None:
+        """A request fc answered itself: the upstream could not be reached, or a check blocked it."""
+        self.console.print(f"[red]{escape(method)} {escape(path)} → {status}:[/] {escape(why)}")
+
+    def stopped(self, closed: list[Any]) -> None:
+        c = self.console
+        c.print()
+        if not closed:
+            c.print("[dim]fc proxy stopped; no trace was open[/]")
+            return
+        c.print(f"fc proxy stopped; {len(closed)} open trace(s) closed as interrupted:")
+        for conversation in closed:
+            c.print(f"  {escape(str(conversation.path))}")
+
+    def bug(self, error: BaseException) -> None:
+        self.console.print(
+            f"[red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))} "
+            "(a bug in fc proxy; the client got HTTP 500)"
+        )

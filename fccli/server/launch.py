@@ -1,0 +1,170 @@
+"""Running an ASGI app on host:port for `fc proxy` and `fc serve`, with fc's own lines.
+
+The socket is bound here, before uvicorn starts, so that a port in use is one clear line
+(exit 2) instead of uvicorn's log, and `--port 0` can say which port the system chose. uvicorn's
+loggers are silenced: the app prints what the user should see. Ctrl-C (and SIGTERM) stop the
+server as uvicorn does (open answers get a moment to finish, then are cancelled); `on_close` then
+closes what is still open, and the signal goes on to the CLI's one catch (exit 130, or 143).
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fccli.core.errors import UsageError
+
+LOOPBACK_NAMES = ("localhost",)
+GRACE_SECONDS = 1
+"""How long answers still streaming at Ctrl-C may go on before they are cancelled."""
+
+
+@dataclass
+class Bound:
+    """A listening socket, and the address to give clients."""
+
+    sock: socket.socket
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def exposure_warning(host: str) -> str | None:
+    """What to say when `--host` makes the server reachable from other machines."""
+    if is_loopback(host):
+        return None
+    return (
+        f"listening on {host}, not only this machine: anyone who can reach it can use it, "
+        "and through fc proxy spend the key your agent sends"
+    )
+
+
+def bind(host: str, port: int) -> Bound:
+    """A socket listening on host:port; a port in use or a host that is not here is one line."""
+    try:
+        infos = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except (socket.gaierror, UnicodeError) as e:
+        raise UsageError(f"cannot listen on {host!r}: {e}", hint="e.g. --host 127.0.0.1") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"port {port} on {host} is in use (another fc proxy or serve?)",
+                hint="choose another with --port, or stop what listens there",
+            ) from None
+        raise UsageError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    sock.setblocking(False)
+    return Bound(sock, host, sock.getsockname()[1])
+
+
+def quiet_uvicorn() -> None:
+    """uvicorn's own log lines (start-up, shutdown, access) are not shown: fc prints its own."""
+    import logging
+
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+        logger = logging.getLogger(name)
+        logger.handlers = [logging.NullHandler()]
+        logger.propagate = False
+
+
+def make_server(app: Any) -> Any:
+    """A uvicorn server for `app`, fc's settings: no logs, a short grace at Ctrl-C. The app's
+    lifespan shutdown (where it has one) closes what it holds, in its own event loop."""
+    import uvicorn
+
+    quiet_uvicorn()
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="auto",
+        timeout_graceful_shutdown=GRACE_SECONDS,
+        # h11 (pure Python, which uvicorn needs anyway), or httptools where it is installed.
+        http="auto",
+        ws="none",
+    )
+    return uvicorn.Server(config)
+
+
+def _tell_stopping(app: Any, server: Any) -> None:
+    """An app with a `stopping` attribute gets a callable that says whether the server is
+    shutting down: a client's connection closed by fc itself is not a client that went away."""
+    if hasattr(app, "stopping"):
+        app.stopping = lambda: bool(server.should_exit)
+
+
+def run(app: Any, bound: Bound, on_close: Callable[[], None] = lambda: None) -> None:
+    """Serve `app` on `bound` until Ctrl-C or SIGTERM; `on_close` runs on every way out, before
+    the signal is raised again for the CLI (KeyboardInterrupt: exit 130)."""
+    server = make_server(app)
+    _tell_stopping(app, server)
+    try:
+        server.run(sockets=[bound.sock])
+    finally:
+        try:
+            on_close()
+        finally:
+            bound.sock.close()
+
+
+class InThread:
+    """A server run in a thread of this process (tests, benchmarks): no signals, stopped by
+    `stop()`, which waits for it to end."""
+
+    def __init__(self, app: Any, bound: Bound) -> None:
+        import threading
+
+        self.bound = bound
+        self.url = bound.url
+        self._server = make_server(app)
+        _tell_stopping(app, self._server)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [bound.sock]}, daemon=True
+        )
+
+    def start(self) -> InThread:
+        import time
+
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started and self._thread.is_alive():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not start within 10 s")
+            time.sleep(0.005)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self.bound.sock.close()
+
+    def __enter__(self) -> InThread:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
