@@ -40,3 +40,51 @@ def test_a_key_echoed_by_the_server_is_masked(
     assert any("***" in p.read_text(encoding="utf-8") for p in trace.glob("1-response*"))
     shown = fc("show", str(trace), env=clean_env())
     assert_nowhere(DEFAULT_KEY, shown.stdout, shown.stderr)
+
+
+PROXIED = {
+    "responses": ("/v1/responses", {"authorization": f"Bearer {DEFAULT_KEY}"}),
+    "gemini": (
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        {"x-goog-api-key": DEFAULT_KEY},
+    ),
+}
+
+
+@pytest.mark.parametrize("escape", [False, True], ids=["plain", "json-escaped"])
+@pytest.mark.parametrize("api", list(PROXIED))
+def test_fc_proxy_masks_a_key_echoed_in_a_stream_of_the_newer_formats(
+    tmp_path: Path, api: str, escape: bool
+) -> None:
+    import httpx
+
+    from tests.proxy_harness import proxy
+
+    path, headers = PROXIED[api]
+    question = {"role": "user", "content": QUESTION}
+    body: dict[str, object] = (
+        {"model": "gpt-4.1", "input": [question], "stream": True, "tools": _responses_tools()}
+        if api == "responses"
+        else {"contents": [{"role": "user", "parts": [{"text": QUESTION}]}], **_gemini_tools()}
+    )
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
+        server.text_fragment_size = 7
+        server.script = [{"echo_auth": ["content", "arguments"], "escape": escape}]
+        answer = httpx.post(px.url + path, json=body, headers=headers, timeout=30)
+        assert answer.status_code == 200, answer.text
+    assert server.errors == []
+    (trace,) = px.traces()
+    assert_nowhere(DEFAULT_KEY, px.printed, trace=trace)
+    assert any("***" in p.read_text(encoding="utf-8") for p in trace.glob("1-response*"))
+
+
+def _responses_tools() -> list[dict[str, object]]:
+    from tests.proxy_harness import wire_tools
+
+    return wire_tools("responses")
+
+
+def _gemini_tools() -> dict[str, object]:
+    from tests.proxy_harness import wire_tools
+
+    return {"tools": wire_tools("gemini")}
