@@ -358,6 +358,9 @@ class FakeProvider:
         model, method = route.group(1), route.group(2)
         stream = method == "streamGenerateContent"
         fault: str | None = None
+        if isinstance(entry, dict) and "hostile" in entry:
+            self._hostile(h, "gemini", headers, entry)
+            return
         if isinstance(entry, dict) and "status" in entry:
             status = int(entry["status"])
             message = entry.get("message") or f"HTTP {status} (scripted by the fake provider)"

@@ -100,3 +100,31 @@ def _is_json(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+ESCAPES = "\x1b[31mX\x1b]0;t\x07"
+
+
+@pytest.mark.parametrize(
+    ("chunks", "said"),
+    [
+        ([{"candidates": [{"content": {"parts": [{"text": "a"}]}, "finishReason": "NEW"}]}], "NEW"),
+        ([{"candidates": "x"}], "unexpected shape"),
+        ([{"error": {"code": 400, "message": ESCAPES}}], "\\x1b[31mX"),
+        ([[]], "not a JSON object"),
+    ],
+    ids=["unknown-finish-reason", "candidates-a-string", "escapes-in-an-error", "a-list"],
+)
+def test_a_hostile_gemini_stream_is_exit_3_in_one_escaped_line(
+    fc: Any, fake_provider: FakeProvider, tmp_path: Path, chunks: list[Any], said: str
+) -> None:
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+    fake_provider.script = [
+        {"hostile": "status", "status": 200, "body": body, "content_type": "text/event-stream"}
+    ]
+    result = fc(
+        "run", "杭州？", "-p", "gemini", "--stream", "--base-url", fake_provider.url, "-o", "t",
+        env=clean_env(GEMINI_API_KEY=DEFAULT_KEY),
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert said in result.stderr and "\x1b" not in result.stderr
