@@ -366,7 +366,8 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _get(doc: Any, loc: Loc) -> tuple[bool, Any]:
+def value_at(doc: Any, loc: Loc) -> tuple[bool, Any]:
+    """Whether `loc` leads somewhere in `doc`, and the value there."""
     node = doc
     for seg in loc:
         ok, node = _child(node, seg)
@@ -410,7 +411,7 @@ def _order(loc: Loc) -> tuple[tuple[int, int, str], ...]:
 
 def _find_key(doc: Any, names: tuple[str, ...], within: Loc, depth: int) -> Loc | None:
     """The first field named one of `names` under `within`, at most `depth` segments down."""
-    ok, start = _get(doc, within)
+    ok, start = value_at(doc, within)
     if not ok:
         return None
     level: list[tuple[Loc, Any]] = [(within, start)]
@@ -575,7 +576,7 @@ class _Mapper:
         inner = wire_locs[0]
         if isinstance(loc[-1], str) and inner[-1] == loc[-1]:
             return None
-        ok, wrapper = _get(self.expected, inner[:-1])
+        ok, wrapper = value_at(self.expected, inner[:-1])
         if (
             not ok
             or not isinstance(wrapper, dict)
@@ -601,7 +602,7 @@ class _Mapper:
                 return at, "the provider's own item, verbatim"
         if key == "raw_arguments":
             at = next((w for w, raw in self.raw.items() if raw == value), None)
-            if at is not None and _get(self.wire, at)[1] == value:
+            if at is not None and value_at(self.wire, at)[1] == value:
                 return at, "the text as the model sent it (not a JSON object)"
             return None, _no_place(key, value, self.fmt.name)
         if key == "is_error":
@@ -662,13 +663,13 @@ class _Mapper:
 
     @staticmethod
     def _value(doc: Any, loc: Loc) -> Any:
-        return _get(doc, loc)[1]
+        return value_at(doc, loc)[1]
 
     # ---- status
 
     def _status(self, wire_locs: list[Loc], how: str) -> str:
         for loc in wire_locs:
-            ok, got = _get(self.wire, loc)
+            ok, got = value_at(self.wire, loc)
             if not ok:
                 return "missing"
             want = self._value(self.expected, loc)
@@ -681,7 +682,7 @@ class _Mapper:
         return "same" if wire_locs else ""
 
     def _container_status(self, wire_locs: list[Loc]) -> str:
-        if any(not _get(self.wire, w)[0] for w in wire_locs):
+        if any(not value_at(self.wire, w)[0] for w in wire_locs):
             return "missing"
         return ""
 
@@ -949,7 +950,7 @@ def _raw_arguments(internal: dict[str, Any], places: dict[Loc, list[_Place]]) ->
     for loc, found in places.items():
         if loc[-1] != "input":
             continue
-        ok, block = _get(internal, loc[:-1])
+        ok, block = value_at(internal, loc[:-1])
         if ok and isinstance(block, dict) and isinstance(block.get("raw_arguments"), str):
             out.update({p.loc: block["raw_arguments"] for p in found if p.how == "json"})
     return out

@@ -63,7 +63,8 @@ from fccli.cli import export  # noqa: E402
 
 app.add_typer(export.app, name="export")
 
-# Local servers: an agent's requests recorded on their way.
-from fccli.cli import proxy  # noqa: E402
+# Local servers: an agent's requests recorded on their way, and traces played back.
+from fccli.cli import proxy, serve  # noqa: E402
 
 app.command("proxy")(proxy.proxy)
+app.command("serve")(serve.serve)

@@ -1,0 +1,146 @@
+"""The ASGI application of `fc serve`: each request answered with the bytes of the step it is.
+
+What it answers (README, "Play a trace back"):
+
+- a request that matches a step: the step's response file exactly as recorded, with the status
+  it came with (a step that failed answers its error again); asked to stream, the step's raw
+  stream (`.sse`) event by event; not asked to stream, a streamed step's assembled answer;
+- asked to stream a step that was recorded without a stream: HTTP 400 saying so (fc does not
+  make up a stream the provider never sent);
+- a request that matches no step: HTTP 400 in the provider's error shape, saying which step came
+  closest and what differs; a body that is not JSON: HTTP 400; a path no format answers at: 404.
+
+Every request is said on the terminal in one line, a miss with the same words the client got
+(and its next differences below).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from fccli.core.controls import escape_controls
+from fccli.core.errors import InputFileError
+from fccli.core.jsonio import parse_json
+from fccli.serve.match import Matcher, Miss
+from fccli.serve.recordings import Recorded
+from fccli.wire.registry import get_format
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+MORE_SHOWN = 5
+"""Differences after the first that the terminal lists under a miss."""
+SSE_TYPE = "text/event-stream; charset=utf-8"
+"""What OpenAI, DeepSeek and Anthropic send a stream as."""
+
+
+def make_app(recordings: list[Recorded], say: Callable[[str], None]) -> Any:
+    """The Starlette app serving `recordings`; `say` prints one line on the terminal."""
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    player = Player(recordings, say)
+    methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    return Starlette(routes=[Route("/{path:path}", player.answer, methods=methods)])
+
+
+class Player:
+    def __init__(self, recordings: list[Recorded], say: Callable[[str], None]) -> None:
+        self.matcher = Matcher(recordings)
+        self.say = say
+        self.served = list(dict.fromkeys(r.format for r in recordings))
+        """The formats of the served traces, in the order given."""
+
+    async def answer(self, request: Request) -> Response:
+        try:
+            return await self._answer(request)
+        except Exception as e:  # a bug in fc: one line on the terminal, a 500 to the client
+            from starlette.responses import JSONResponse
+
+            said = escape_controls(f"internal error: {type(e).__name__}: {e}")
+            self.say(f"{said} (a bug in fc)")
+            body = get_format(self.served[0]).error_body(500, f"fc serve: {said}")
+            return JSONResponse(body, 500)
+
+    async def _answer(self, request: Request) -> Response:
+        from fccli.wire.registry import formats_at, route_at
+
+        path = request.url.path
+        shown = escape_controls(f"{request.method} {path}")
+        at = formats_at(path)
+        formats = [f.name for f in at]
+        # The error shape: the served format answering here, else any answering here, else the
+        # first served (a path no provider has: its clients read errors of the traces' format).
+        speaker = next((n for n in self.served if n in formats), None)
+        speaker = speaker or (formats[0] if formats else self.served[0])
+        fmt = get_format(speaker)
+        if not at or request.method != "POST":
+            where = fmt.routes[0].pattern if fmt.routes else "the model's endpoint"
+            return self._refuse(fmt, 404, shown, f"no {shown} here: it answers POST {where}")
+        raw = await request.body()
+        if not raw.strip():
+            return self._refuse(fmt, 400, shown, "the request body is empty: no JSON request")
+        try:
+            body = parse_json(raw, "the request body")
+        except InputFileError as e:
+            return self._refuse(fmt, 400, shown, f"the request body is not JSON ({e.problem})")
+        if not isinstance(body, dict):
+            return self._refuse(fmt, 400, shown, "the request body is not a JSON object")
+        route = route_at(fmt, path)
+        url_model = route.captured(path).get("model") if route else None
+        if url_model and "model" not in body:  # compared as the recording's (recordings.py)
+            body = {"model": url_model, **body}
+        stream = route.streams if route and route.streams is not None else body.get("stream")
+        found = self.matcher.find(formats, body, stream is True)
+        if isinstance(found, Miss):
+            refused = self._refuse(fmt, 400, shown, found.message)
+            for difference in found.differences[1 : 1 + MORE_SHOWN]:
+                self.say(f"  also {difference}")  # the terminal has room for more than the SDK
+            return refused
+        return self._play(fmt, found, stream is True, shown)
+
+    def _play(self, fmt: Any, step: Recorded, stream: bool, shown: str) -> Response:
+        from starlette.responses import Response, StreamingResponse
+
+        if step.status != 200 and step.response is not None:
+            self.say(f"{shown}: {step.label}, its recorded error (HTTP {step.status})")
+            return Response(step.response, step.status, media_type="application/json")
+        if stream and step.stream is not None:
+            self.say(f"{shown}: {step.label}, streamed as recorded")
+            return StreamingResponse(
+                _events(step.stream), media_type=SSE_TYPE, headers={"Cache-Control": "no-cache"}
+            )
+        if stream:
+            return self._refuse(
+                fmt,
+                400,
+                shown,
+                f"{step.label} matches, but it was recorded without a stream, and fc serve plays "
+                "only what the provider sent: ask without `stream`, or record with streaming "
+                "(fc run --stream)",
+            )
+        if step.response is None:
+            return self._refuse(
+                fmt, 400, shown, f"{step.label} matches, but the trace has no answer for it"
+            )
+        assembled = " (assembled from its recorded stream)" if step.stream is not None else ""
+        self.say(f"{shown}: {step.label}{assembled}")
+        return Response(step.response, media_type="application/json")
+
+    def _refuse(self, fmt: Any, status: int, shown: str, message: str) -> Response:
+        from starlette.responses import JSONResponse
+
+        self.say(f"{shown}: HTTP {status}: {message}")
+        return JSONResponse(fmt.error_body(status, f"fc serve: {message}"), status)
+
+
+async def _events(stream: bytes) -> AsyncIterator[bytes]:
+    """The recorded stream, one event at a time (its blank lines kept), as a server sends it."""
+    start = 0
+    while start < len(stream):
+        end = stream.find(b"\n\n", start)
+        end = len(stream) if end < 0 else end + 2
+        yield stream[start:end]
+        start = end

@@ -1,0 +1,252 @@
+"""Which recorded step a request is, or which came closest and what differs.
+
+A request matches a step when the two are equal after normalising what differs between two
+honest senders of the same conversation (README, "Play a trace back"):
+
+- JSON, not bytes: key order, whitespace and number spelling (`1.0`, `1`) do not count;
+- `stream` and `stream_options` are left out (they say how to answer, not what);
+- a field set to `null` counts as a field left out;
+- a message `content` (and a `system`) of one plain text block counts as that text;
+- a call's `arguments` string counts as the JSON it holds (clients re-serialise it);
+- ids of calls and results (`id`, `tool_call_id`, `tool_use_id`, `call_id` in the history,
+  not inside a call's arguments or a result's payload) count by their order of first
+  appearance, so ids a client makes up itself still match, as long as each result names the
+  call it answers.
+
+Headers never count (no key is ever read). The step that came closest is, among the steps of
+the formats answering at the request's path: the one sharing the longest prefix of the history
+(whole messages from the first), then the one with the fewest differences, then the first.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from fccli.core.controls import escape_controls
+from fccli.core.errors import InputFileError
+from fccli.core.jsonio import check_depth
+from fccli.diff import Change, changes, value_at
+from fccli.serve.recordings import Recorded
+
+IGNORED = ("stream", "stream_options")
+"""Top-level request fields that say how to answer, not what: never compared."""
+ID_KEYS = frozenset({"id", "tool_call_id", "tool_use_id", "call_id"})
+PAYLOAD_KEYS = frozenset({"input", "args", "arguments", "response", "output"})
+"""A call's arguments and a result's payload (Anthropic, Gemini, chat, Responses): the tool's
+own data, where an `id` is an order number or the like, compared as it is."""
+HISTORY_KEYS = ("messages", "contents", "input")
+"""Where a format keeps the conversation (chat and Anthropic, Gemini, Responses)."""
+SHOWN = 60
+"""How many characters of a value a difference shows."""
+
+
+def normalised(body: dict[str, Any]) -> dict[str, Any]:
+    """The request as matching compares it (the module's docstring says what counts)."""
+    out = {k: _plain(v) for k, v in body.items() if k not in IGNORED and v is not None}
+    if "system" in out:
+        out["system"] = _one_text(out["system"])
+    ids: dict[str, str] = {}
+    for key in HISTORY_KEYS:
+        history = out.get(key)
+        if isinstance(history, list):
+            out[key] = [_message(m, ids) for m in history]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """Nulls left out of objects, and whole numbers written as `1.0` read as `1`, at every depth."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _one_text(content: Any) -> Any:
+    if (
+        isinstance(content, list)
+        and len(content) == 1
+        and isinstance(content[0], dict)
+        and set(content[0]) == {"type", "text"}
+        and content[0]["type"] == "text"
+    ):
+        return content[0]["text"]
+    return content
+
+
+def _message(message: Any, ids: dict[str, str]) -> Any:
+    if isinstance(message, dict) and "content" in message:
+        message = {**message, "content": _one_text(message["content"])}
+    return _history_value(message, ids)
+
+
+def _history_value(value: Any, ids: dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in ID_KEYS and isinstance(item, str):
+                out[key] = ids.setdefault(item, f"#{len(ids) + 1}")
+            elif key == "arguments" and isinstance(item, str):
+                out[key] = _parsed(item)
+            elif key in PAYLOAD_KEYS:
+                out[key] = item
+            else:
+                out[key] = _history_value(item, ids)
+        return out
+    if isinstance(value, list):
+        return [_history_value(v, ids) for v in value]
+    return value
+
+
+def _parsed(text: str) -> Any:
+    try:
+        value = json.loads(text)
+        check_depth(value, "arguments")
+    except (ValueError, RecursionError, InputFileError):
+        return text  # not JSON, or nested past what fc reads: compared as the text it is
+    return _plain(value)
+
+
+def _history(request: dict[str, Any]) -> list[Any]:
+    for key in HISTORY_KEYS:
+        if isinstance(request.get(key), list):
+            return list(request[key])
+    return []
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass
+class Candidate:
+    recorded: Recorded
+    key: str
+    """The normalised request, as canonical JSON: equal keys are equal requests."""
+    request: dict[str, Any]
+    history: list[str]
+    """Each message of the normalised history, as canonical JSON."""
+
+
+@dataclass
+class Miss:
+    """No step matched: the one that came closest and what differs, in words."""
+
+    closest: Recorded | None
+    differences: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+class Matcher:
+    """The recorded steps by their normalised request. A request recorded more than once (two
+    traces of the same question) is answered by each recording in turn, then from the first
+    again: a rerun of the agent hears the same answers in the same order."""
+
+    def __init__(self, recordings: list[Recorded]) -> None:
+        self.candidates: list[Candidate] = []
+        for recorded in recordings:
+            request = normalised(recorded.request)
+            self.candidates.append(
+                Candidate(
+                    recorded,
+                    _canon(request),
+                    request,
+                    [_canon(m) for m in _history(request)],
+                )
+            )
+        self._played: dict[tuple[str, bool], int] = {}
+
+    def find(self, formats: list[str], body: dict[str, Any], stream: bool) -> Recorded | Miss:
+        """The step `body` is, among the steps of `formats` (the formats answering at the
+        request's path); among equal recordings, those streamed as the request asks come first."""
+        request = normalised(body)
+        key = _canon(request)
+        pool = [c for c in self.candidates if c.recorded.format in formats]
+        same = [c.recorded for c in pool if c.key == key]
+        if same:
+            able = [r for r in same if (r.stream is not None) == stream] or same
+            turn = self._played.get((key, stream), 0)
+            self._played[(key, stream)] = turn + 1
+            return able[turn % len(able)]
+        return self._closest(pool, body, request, formats)
+
+    def _closest(
+        self,
+        pool: list[Candidate],
+        body: dict[str, Any],
+        request: dict[str, Any],
+        formats: list[str],
+    ) -> Miss:
+        if not pool:
+            held = sorted({c.recorded.format for c in self.candidates})
+            return Miss(
+                None,
+                message=f"no step of the served traces is in the {' or '.join(formats)} format "
+                f"(they hold {', '.join(held)} steps)",
+            )
+        history = [_canon(m) for m in _history(request)]
+        scored = []
+        for order, c in enumerate(pool):
+            found = changes(c.request, request)
+            pairs = enumerate(zip(c.history, history, strict=False))
+            shared = next((i for i, (x, y) in pairs if x != y), min(len(c.history), len(history)))
+            scored.append((-shared, len(found), order, c, found))
+        *_, best, found = min(scored, key=lambda s: s[:3])
+        differences = [_said(change, best.recorded.request, body) for change in found]
+        more = len(differences) - 1
+        message = (
+            f"no recorded step matches this request; {best.recorded.label} came closest: "
+            f"{differences[0]}"
+            + (f" (and {more} more difference{'s' * (more > 1)})" if more else "")
+        )
+        return Miss(best.recorded, differences, message)
+
+
+def _said(change: Change, recorded: Any, received: Any) -> str:
+    """One difference in words: its path and both values, shortened and escaped."""
+    path = change.path.removeprefix("$.").removeprefix("$")
+    old = _at(recorded, change.loc, change.old)
+    new = _at(received, change.b_loc or change.loc, change.new)
+    if change.kind == "removed":
+        return f"{path} is missing: recorded {shown(old)}"
+    if change.kind == "added":
+        return f"{path} was not recorded: got {shown(new)}"
+    if isinstance(old, str) and isinstance(new, str):
+        old, new = _around_difference(old, new)
+    return f"{path} differs: recorded {shown(old)}, got {shown(new)}"
+
+
+def _at(doc: Any, loc: tuple[str | int, ...], normal: Any) -> Any:
+    """The value at `loc` as the sender wrote it (an id as sent, not its number), where the
+    path leads there in the document as sent; else the normalised value."""
+    found, value = value_at(doc, loc)
+    return value if found else normal
+
+
+def _around_difference(old: str, new: str) -> tuple[str, str]:
+    """Two long strings cut to start a little before where they part."""
+    if max(len(old), len(new)) <= SHOWN:
+        return old, new
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    start = max(0, start - SHOWN // 3)
+    if start < 10:
+        return old, new
+    return "…" + old[start:], "…" + new[start:]
+
+
+def shown(value: Any) -> str:
+    """A value on one line for a message: a string in quotes, anything else as JSON; control
+    characters escaped, cut to SHOWN characters."""
+    if isinstance(value, str):
+        text = escape_controls(value).replace("\n", "\\n").replace("\t", "\\t")
+    else:
+        text = escape_controls(json.dumps(value, ensure_ascii=False))
+    if len(text) > SHOWN:
+        text = text[: SHOWN - 1] + "…"
+    return f"'{text}'" if isinstance(value, str) else text
