@@ -257,11 +257,11 @@ class FakeProvider:
         if isinstance(entry, dict):
             if entry.get("delay"):
                 time.sleep(float(entry["delay"]))
-            if "status" in entry:
-                raise self._scripted_status(fmt, entry, headers, request)
-            if "hostile" in entry:
+            if "hostile" in entry:  # before "status": its `status` kind has one too
                 self._hostile(h, fmt, headers, entry)
                 return
+            if "status" in entry:
+                raise self._scripted_status(fmt, entry, headers, request)
         elif entry == "close":
             h.close_connection = True  # no answer at all: the client sees the connection close
             return
@@ -358,6 +358,9 @@ class FakeProvider:
         model, method = route.group(1), route.group(2)
         stream = method == "streamGenerateContent"
         fault: str | None = None
+        if isinstance(entry, dict) and "hostile" in entry:
+            self._hostile(h, "gemini", headers, entry)
+            return
         if isinstance(entry, dict) and "status" in entry:
             status = int(entry["status"])
             message = entry.get("message") or f"HTTP {status} (scripted by the fake provider)"
@@ -365,7 +368,7 @@ class FakeProvider:
         if entry == "close":
             h.close_connection = True
             return
-        if entry in FAULTS:
+        if isinstance(entry, str) and entry in FAULTS:  # a dict entry is not hashable
             fault = entry
         if self.key is not None:
             given = headers.get("x-goog-api-key")
@@ -403,6 +406,11 @@ class FakeProvider:
             reply = fake.reply()
             if fault is not None:
                 reply = _apply_fault(reply, fault, fake.offered_names)
+            echo = entry.get("echo_auth") if isinstance(entry, dict) else None
+            if echo:
+                reply = _echo_auth(reply, _auth_value("gemini", headers), echo)
+            if isinstance(entry, dict) and entry.get("escape"):
+                h.escape = _auth_value("gemini", headers)
             cached = self._cache_hit(
                 "gemini", {"model": model, "messages": request.get("contents")}
             )
@@ -692,8 +700,13 @@ def _send_json(
 
 def _auth_value(fmt: str, headers: dict[str, str]) -> str:
     """The credential as it arrived: the whole Authorization value (`Bearer sk-...`, `Basic
-    dXNl...`), else the x-api-key."""
-    return headers.get("authorization") or headers.get("x-api-key") or ""
+    dXNl...`), else the x-api-key (Gemini's x-goog-api-key)."""
+    return (
+        headers.get("authorization")
+        or headers.get("x-api-key")
+        or headers.get("x-goog-api-key")
+        or ""
+    )
 
 
 def _echo_auth(reply: _Reply, value: str, places: list[str]) -> _Reply:
@@ -1650,12 +1663,18 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
 # by hand: `python -m tests.fake_provider` serves until Ctrl-C (docs/deepseek-formats.md)
 
 
+FAKE_KEY_VARIABLES = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY")
+"""The keys the banner exports: one export line serves -p deepseek, -p openai (--api
+responses too), -p gemini and -p anthropic."""
+
+
 def main() -> None:
     import sys
 
     with FakeProvider() as server:
         print(f"fake provider at {server.url} (key {DEFAULT_KEY}); Ctrl-C stops it", flush=True)
-        print(f"export FC_BASE_URL={server.url} DEEPSEEK_API_KEY={DEFAULT_KEY}", flush=True)
+        keys = " ".join(f"{name}={DEFAULT_KEY}" for name in FAKE_KEY_VARIABLES)
+        print(f"export FC_BASE_URL={server.url} {keys}", flush=True)
         try:
             while True:
                 time.sleep(3600)

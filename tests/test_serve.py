@@ -149,6 +149,20 @@ def test_a_changed_tool_result_is_the_sdks_bad_request_naming_step_path_and_valu
     )
 
 
+def test_a_key_the_agent_put_in_a_message_is_masked_in_the_refusal(traces: Path, serve) -> None:
+    """A miss quotes the request; the agent's own key (its auth header) never comes back in it."""
+    import openai
+
+    key = "sk-agent-secret-0123456789"
+    served = serve(traces / case_id("openai", False))
+    with pytest.raises(openai.BadRequestError) as raised:
+        agent("openai", served.url, stream=False, key=key, run_tool=lambda name, args: key)
+    message = raised.value.body["message"]  # type: ignore[index]
+    assert "step 2 came closest: messages[2].content differs" in message
+    assert key not in message and key not in "\n".join(served.lines)
+    assert "got '***'" in message
+
+
 def test_a_changed_tool_result_in_anthropics_shape(traces, serve) -> None:
     import anthropic
 

@@ -72,9 +72,13 @@ EXAMPLE = sorted(
     ("args", "unused"),
     [
         # asyncio only runs async tools (~17 ms of every run otherwise)
-        (["run", "杭州今天适合跑步吗？", "-o", "t"], ("asyncio", "httpx")),
+        # importlib.metadata: pydantic's plugin loader looks for plugins with it (entry.py)
+        (["run", "杭州今天适合跑步吗？", "-o", "t"], ("asyncio", "httpx", "importlib.metadata")),
         # a transcript needs neither the linter nor the network nor asyncio
-        (["show", str(EXAMPLE)], ("asyncio", "httpx", "fccli.check", "fccli.run.engine")),
+        (
+            ["show", str(EXAMPLE)],
+            ("asyncio", "httpx", "fccli.check", "fccli.run.engine", "importlib.metadata"),
+        ),
     ],
     ids=["offline-run", "show"],
 )

@@ -17,7 +17,8 @@ def check(
         None,
         "--format",
         "-f",
-        help="internal, deepseek, openai or anthropic: the file's format, instead of detecting it.",
+        help="internal, deepseek, openai, anthropic, responses or gemini: the file's format, "
+        "instead of detecting it.",
     ),
     json_output: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),

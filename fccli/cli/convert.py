@@ -10,7 +10,10 @@ import typer
 def convert(
     file: str = typer.Argument(..., metavar="FILE", help="A JSON file, or `-` for stdin."),
     to: str = typer.Option(
-        ..., "--to", "-t", help="Target format: internal, deepseek, openai or anthropic."
+        ...,
+        "--to",
+        "-t",
+        help="Target format: internal, deepseek, openai, anthropic, responses or gemini.",
     ),
     source: str | None = typer.Option(
         None,

@@ -27,6 +27,8 @@ def main() -> None:
     from fccli import interrupts
     from fccli.cli.app import app
 
+    _without_pydantic_plugins()
+
     interrupts.received.clear()
     restore = interrupts.install()
     try:
@@ -58,6 +60,23 @@ def main() -> None:
         sys.exit(1)
     finally:
         restore()
+
+
+def _without_pydantic_plugins() -> None:
+    """fc loads no third-party pydantic plugins (observers of every validation, found through
+    installed packages' entry points): they have no business in a CLI's process, and finding
+    them costs every command that validates a file ~10% of its start-up. pydantic asks its
+    plugin loader once, when it builds its first validator; importing the loader imports
+    importlib.metadata (and with it email, zipfile, csv, socket...), which
+    PYDANTIC_DISABLE_PLUGINS does not avoid. So the loader is one that finds none. Should
+    pydantic move or rename it, this does nothing and pydantic's own loader runs as before."""
+    import types
+
+    name = "pydantic.plugin._loader"
+    if name not in sys.modules:
+        loader = types.ModuleType(name, "fc: no pydantic plugins (fccli/cli/entry.py)")
+        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+        sys.modules[name] = loader
 
 
 def _interrupted(interrupts, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,8 @@ PROVIDER = typer.Option(
     None,
     "--provider",
     "-p",
-    help="Where to send it (default: by the file's format: deepseek, openai or anthropic; "
+    help="Where to send it (default: by the file's format: deepseek, openai, anthropic, "
+    "gemini; a responses file to openai; "
     "another provider of the same format family, e.g. ollama; demo answers offline, fc send only).",
 )
 BASE_URL = typer.Option(

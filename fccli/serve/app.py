@@ -65,6 +65,7 @@ class Player:
             return JSONResponse(body, 500)
 
     async def _answer(self, request: Request) -> Response:
+        from fccli.proxy.recorder import header_secrets
         from fccli.wire.registry import formats_at, route_at
 
         path = request.url.path
@@ -95,9 +96,11 @@ class Player:
         stream = route.streams if route and route.streams is not None else body.get("stream")
         found = self.matcher.find(formats, body, stream is True)
         if isinstance(found, Miss):
-            refused = self._refuse(fmt, 400, shown, found.message)
+            # A miss quotes the request: the agent's key, should a message hold it, is masked.
+            key = header_secrets(request.headers.raw, list(request.query_params.values()))
+            refused = self._refuse(fmt, 400, shown, key.text(found.message))
             for difference in found.differences[1 : 1 + MORE_SHOWN]:
-                self.say(f"  also {difference}")  # the terminal has room for more than the SDK
+                self.say(f"  also {key.text(difference)}")  # the terminal has room for more
             return refused
         return self._play(fmt, found, stream is True, shown)
 

@@ -32,7 +32,8 @@ Round trips: `from_wire_request(to_wire_request(r)) == r` except for: a tool's
 `strict: false` (comes back unset, which fc writes as false), a thinking block not made here
 (Responses takes back only its own reasoning items, with their encrypted content: it is
 dropped) and `thinking: false` with an effort (the effort becomes `none`; `thinking: true` is
-`reasoning.summary: "auto"` and comes back). Responses lose the stop reasons the format cannot
+`reasoning.summary: "auto"` and comes back), and `raw_arguments` (arguments that were not
+valid JSON go back as the parsed `input`, as chat's do). Responses lose the stop reasons the format cannot
 say (stop_sequence, ...) and an output message's `id`.
 """
 
@@ -182,11 +183,9 @@ def _block_to_wire(block: Block, role: str, path: str) -> dict[str, Any] | None:
             item["id"] = block.item_id
         item["call_id"] = block.id
         item["name"] = block.name
-        item["arguments"] = (
-            block.raw_arguments
-            if block.raw_arguments is not None
-            else json.dumps(block.input, ensure_ascii=False)
-        )
+        # The parsed input, as chat writes it: arguments that were not valid JSON (kept in
+        # raw_arguments) go back as the object the harness read, or the request breaks FC108.
+        item["arguments"] = json.dumps(block.input, ensure_ascii=False)
         return item
     if isinstance(block, ToolResultBlock) and role == "user":
         output = ERROR_MARKER + block.content if block.is_error else block.content

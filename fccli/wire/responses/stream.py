@@ -51,7 +51,7 @@ class _Item:
             return self.item
         item = dict(self.item)
         if item.get("type") == "function_call":
-            item["arguments"] = (item.get("arguments") or "") + joined(self.parts.get(0, []))
+            item["arguments"] = joined([item.get("arguments") or "", *self.parts.get(0, [])])
         elif item.get("type") == "message" and self.parts:
             item["content"] = [
                 {"type": "output_text", "text": joined(self.parts[k]), "annotations": []}
@@ -139,6 +139,8 @@ class ResponsesStreamFolder(StreamAssembler):
 
     def _added(self, obj: dict[str, Any]) -> None:
         index = obj["output_index"]
+        if type(index) is not int:  # items are put in order by it: "1" beside 0 cannot be
+            raise TypeError(f"output_index is {type(index).__name__}, not an integer")
         started = dict(obj["item"])
         call = -1
         if started.get("type") == "function_call":
