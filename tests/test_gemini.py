@@ -224,6 +224,18 @@ def test_a_signature_is_a_provider_block_that_goes_back_onto_its_part() -> None:
     assert GEMINI.to_wire_response(response)["candidates"][0]["content"]["parts"] == [part]
 
 
+def test_words_and_a_call_in_one_part_are_both_kept() -> None:
+    """One kind per part, says the API; a server that sends both in one must not lose the words."""
+    part = {"text": "我查一下天气。", "functionCall": {"name": "f", "args": {"x": 1}}}
+    body = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}]}
+    response = GEMINI.from_wire_response(body)
+    text, call = response.content
+    assert isinstance(text, TextBlock) and text.text == "我查一下天气。"
+    assert isinstance(call, ToolUseBlock) and call.name == "f" and call.input == {"x": 1}
+    parts = GEMINI.to_wire_response(response)["candidates"][0]["content"]["parts"]
+    assert parts == [{"text": "我查一下天气。"}, {"functionCall": {"name": "f", "args": {"x": 1}}}]
+
+
 @pytest.mark.parametrize(
     ("reason", "calls", "stop"),
     [

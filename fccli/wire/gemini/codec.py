@@ -384,6 +384,10 @@ def parts_from_wire(
         if not rest:
             continue
         if "functionCall" in rest and role == "model":
+            if isinstance(rest.get("text"), str) and rest["text"]:
+                # One kind per part, the API says; a server that sends the words and the call in
+                # one part keeps both here (written back as two parts).
+                blocks.append(TextBlock(text=rest["text"]))
             blocks.append(_call_from_wire(rest, p, position))
             position += 1
         elif "functionResponse" in rest and role == "user":
