@@ -41,12 +41,13 @@ class Running:
 
 
 @contextlib.contextmanager
-def proxy(out: Path, to: str, **options: Any) -> Iterator[Running]:
-    """`fc proxy --to TO` on a free port of 127.0.0.1, stopped (as Ctrl-C would) on leaving."""
+def proxy(out: Path, to: str, plain: bool = False, **options: Any) -> Iterator[Running]:
+    """`fc proxy --to TO` on a free port of 127.0.0.1, stopped (as Ctrl-C would) on leaving;
+    `plain`: served by asyncio and h11, as without the `fast` extra."""
     screen = io.StringIO()
     console = make_console(file=screen, width=200)
     app, out = build(ProxyOptions(to=to, out=out, port=0, **options), console)
-    with InThread(app, bind("127.0.0.1", 0)) as server:
+    with InThread(app, bind("127.0.0.1", 0), plain=plain) as server:
         yield Running(app, server.url, out, screen)
 
 

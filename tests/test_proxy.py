@@ -119,6 +119,22 @@ def test_an_sdk_through_the_proxy_gets_the_same_bytes_and_leaves_fc_runs_trace(
     assert_key_nowhere(tmp_path / "px", px.printed)
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_without_the_fast_extra_asyncio_and_h11_serve_the_same_bytes(
+    tmp_path: Path, stream: bool
+) -> None:
+    """The tests install uvloop and httptools (the `fast` extra); a plain install has neither."""
+    with FakeProvider() as server:
+        alone, _ = _agent("openai", server.url, stream=stream)
+        server.cache.clear()
+        with proxy(tmp_path / "px", "openai", plain=True, base_url=server.url) as px:
+            through, _ = _agent("openai", px.url, stream=stream)
+    assert through.statuses == [200, 200]
+    assert through.bodies == alone.bodies
+    (trace,) = px.traces()
+    assert load(trace / "manifest.json")["status"] == "ok"
+
+
 def assert_key_nowhere(out: Path, printed: str, key: str = DEFAULT_KEY) -> None:
     assert key not in printed
     for path in out.rglob("*"):

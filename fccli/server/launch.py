@@ -92,9 +92,11 @@ def quiet_uvicorn() -> None:
         logger.propagate = False
 
 
-def make_server(app: Any) -> Any:
+def make_server(app: Any, *, plain: bool = False) -> Any:
     """A uvicorn server for `app`, fc's settings: no logs, a short grace at Ctrl-C. The app's
-    lifespan shutdown (where it has one) closes what it holds, in its own event loop."""
+    lifespan shutdown (where it has one) closes what it holds, in its own event loop. `plain`:
+    asyncio and h11 even where the `fast` extra's uvloop and httptools are installed (what a
+    plain install serves with, so the tests keep that path too)."""
     import uvicorn
 
     quiet_uvicorn()
@@ -105,7 +107,8 @@ def make_server(app: Any) -> Any:
         lifespan="auto",
         timeout_graceful_shutdown=GRACE_SECONDS,
         # h11 (pure Python, which uvicorn needs anyway), or httptools where it is installed.
-        http="auto",
+        http="h11" if plain else "auto",
+        loop="asyncio" if plain else "auto",
         ws="none",
     )
     return uvicorn.Server(config)
@@ -136,12 +139,12 @@ class InThread:
     """A server run in a thread of this process (tests, benchmarks): no signals, stopped by
     `stop()`, which waits for it to end."""
 
-    def __init__(self, app: Any, bound: Bound) -> None:
+    def __init__(self, app: Any, bound: Bound, *, plain: bool = False) -> None:
         import threading
 
         self.bound = bound
         self.url = bound.url
-        self._server = make_server(app)
+        self._server = make_server(app, plain=plain)
         _tell_stopping(app, self._server)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [bound.sock]}, daemon=True
