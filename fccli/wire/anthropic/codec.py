@@ -229,17 +229,8 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 # wire -> internal
 
 
+@shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any) -> Request:
-    with shape_errors():
-        return _request_from_wire(body)
-
-
-def from_wire_response(body: Any) -> Response:
-    with shape_errors():
-        return _response_from_wire(body)
-
-
-def _request_from_wire(body: Any) -> Request:
     expect(body, dict, "$", "a request object")
     model = expect(body.get("model"), str, "$.model", "the model's name")
     raw_messages = expect(body.get("messages"), list, "$.messages", "an array of messages")
@@ -392,7 +383,8 @@ def _tool_choice_from_wire(choice: Any) -> tuple[ToolChoice, bool | None]:
     raise ConversionError(f"unknown tool_choice {choice!r}", json_path="$.tool_choice")
 
 
-def _response_from_wire(body: Any) -> Response:
+@shape_errors()
+def from_wire_response(body: Any) -> Response:
     expect(body, dict, "$", "a response object")
     if body.get("type") == "error":
         raise ConversionError("this is an error body, not a message", json_path="$.type")

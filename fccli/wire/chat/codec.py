@@ -310,17 +310,8 @@ def _text_parts(content: Any, path: str) -> list[str]:
     return texts
 
 
+@shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
-    with shape_errors():
-        return _request_from_wire(body, dialect)
-
-
-def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
-    with shape_errors():
-        return _response_from_wire(body, dialect)
-
-
-def _request_from_wire(body: Any, dialect: ChatDialect) -> Request:
     expect(body, dict, "$", "a request object")
     model = expect(body.get("model"), str, "$.model", "the model's name")
     raw_messages = expect(body.get("messages"), list, "$.messages", "an array of messages")
@@ -461,7 +452,8 @@ def _tool_choice_from_wire(choice: Any) -> ToolChoice:
     raise ConversionError(f"unknown tool_choice {choice!r}", json_path="$.tool_choice")
 
 
-def _response_from_wire(body: Any, dialect: ChatDialect) -> Response:
+@shape_errors()
+def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
     expect(body, dict, "$", "a response object")
     choices = expect(body.get("choices"), list, "$.choices", "an array of choices")
     if not choices:

@@ -235,17 +235,8 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 # wire -> internal
 
 
+@shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any) -> Request:
-    with shape_errors():
-        return _request_from_wire(body)
-
-
-def from_wire_response(body: Any) -> Response:
-    with shape_errors():
-        return _response_from_wire(body)
-
-
-def _request_from_wire(body: Any) -> Request:
     expect(body, dict, "$", "a request object")
     contents = expect(body.get("contents"), list, "$.contents", "an array of contents")
     messages = contents_from_wire(contents, "$.contents")
@@ -448,7 +439,8 @@ def _result_from_wire(
     )
 
 
-def _response_from_wire(body: Any) -> Response:
+@shape_errors()
+def from_wire_response(body: Any) -> Response:
     expect(body, dict, "$", "a response object")
     if "error" in body and "candidates" not in body:
         raise ConversionError("this is an error body, not a response", json_path="$.error")
