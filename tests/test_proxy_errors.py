@@ -176,6 +176,16 @@ def test_an_answer_above_the_limit_is_forwarded_whole_not_held_nor_recorded(
     assert not list(trace.glob("1-response*"))
 
 
+def test_a_trace_that_cannot_be_written_is_one_clean_line(tmp_path: Path) -> None:
+    # hostile pass: the line read "POST : forwarded, not recorded (...)"
+    (tmp_path / "afile").write_text("")
+    with FakeProvider() as server, proxy(tmp_path / "afile" / "px", server.url) as px:
+        answer = httpx.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
+    assert answer.status_code == 200
+    assert "POST: forwarded, not recorded (the trace cannot be written" in px.printed
+    assert "POST :" not in px.printed
+
+
 def _deepseek_history_without_reasoning(server: FakeProvider) -> dict[str, Any]:
     """A DeepSeek thinking-mode step 2 whose assistant turn lost its reasoning_content."""
     ask = {**ASK, "model": "deepseek-flash"}
