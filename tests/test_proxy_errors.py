@@ -157,6 +157,35 @@ def test_a_body_above_the_limit_is_forwarded_not_recorded(tmp_path: Path) -> Non
     assert px.traces() == []
 
 
+def test_an_answer_above_the_limit_is_forwarded_whole_not_held_nor_recorded(
+    tmp_path: Path,
+) -> None:
+    # hostile pass: a huge answer was held whole in memory (and written three times), whatever
+    # --max-record-mb said; now it passes through and the step says why it was not kept
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url, max_record_bytes=2000) as px:
+        server.fragment_size = 1  # a stream of ~4,800 bytes for a request of ~650
+        answer = httpx.post(
+            px.url + "/v1/chat/completions", json={**ASK, "stream": True}, headers=BEARER
+        )
+    assert answer.status_code == 200 and len(answer.content) > 2000  # the client got it all
+    (trace,) = px.traces()
+    manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "error"
+    assert "forwarded, not recorded: above 2,000 bytes" in manifest["error"]["message"]
+    assert "forwarded, not recorded: above 2,000 bytes" in px.printed
+    assert not list(trace.glob("1-response*"))
+
+
+def test_a_trace_that_cannot_be_written_is_one_clean_line(tmp_path: Path) -> None:
+    # hostile pass: the line read "POST : forwarded, not recorded (...)"
+    (tmp_path / "afile").write_text("")
+    with FakeProvider() as server, proxy(tmp_path / "afile" / "px", server.url) as px:
+        answer = httpx.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
+    assert answer.status_code == 200
+    assert "POST: forwarded, not recorded (the trace cannot be written" in px.printed
+    assert "POST :" not in px.printed
+
+
 def _deepseek_history_without_reasoning(server: FakeProvider) -> dict[str, Any]:
     """A DeepSeek thinking-mode step 2 whose assistant turn lost its reasoning_content."""
     ask = {**ASK, "model": "deepseek-flash"}

@@ -425,6 +425,17 @@ def test_the_line_for_the_agent_follows_the_traces_format_and_another_host_is_wa
     ]
 
 
+def test_a_body_above_the_limit_is_a_413_not_read_whole(traces: Path, serve, monkeypatch) -> None:
+    # hostile pass: fc serve read any body whole (a 200 MB one took 2 GB of memory)
+    import fccli.serve.app
+
+    monkeypatch.setattr(fccli.serve.app, "MAX_BODY_BYTES", 1000)
+    served = serve(traces / "openai-json")
+    answer = post(served.url + "/v1/chat/completions", b'{"a": "' + b"x" * 5000 + b'"}')
+    assert answer.status_code == 413
+    assert answer.json()["error"]["message"].startswith("fc serve: the request body is above 1,000")
+
+
 def test_hostile_bodies_get_a_400_and_one_line(traces: Path, serve) -> None:
     served = serve(traces / "openai-json")
     chat = served.url + "/v1/chat/completions"

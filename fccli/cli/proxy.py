@@ -44,7 +44,7 @@ def proxy(
         16.0,
         "--max-record-mb",
         min=0.001,
-        help="A request body above this is forwarded and not recorded (said on the terminal).",
+        help="A request or answer body above this is forwarded and not recorded (said on the terminal).",
     ),
     timeout: float = typer.Option(
         600.0,

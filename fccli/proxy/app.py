@@ -58,7 +58,7 @@ class Settings:
     out: Path
     strict_check: bool = False
     max_record_bytes: int = 16 * 1024 * 1024
-    """A request body above this is forwarded and not recorded."""
+    """A request or answer body above this is forwarded and not recorded."""
     timeout: float = 600.0
     """Seconds an answer may go silent before fc gives up on it."""
 
@@ -272,6 +272,7 @@ class ProxyApp:
             None if findings is None else [text for _, text in findings],
             secrets,
             self._settle,
+            max_bytes=self.settings.max_record_bytes,
         )
         self.journal(step.opened, self.view)
         errors = [text for severity, text in findings or () if severity == "error"]

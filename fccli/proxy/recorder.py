@@ -100,6 +100,9 @@ class Step:
     """Hands the step's outcome back to the event loop (its answer; whether it closed)."""
     start: float = field(default_factory=time.perf_counter)
     pieces: list[bytes] = field(default_factory=list)
+    max_bytes: int = 16 * 1024 * 1024
+    """An answer above this is forwarded whole and not kept (--max-record-mb), not held in memory."""
+    size: int = 0
     first_byte: float | None = None
     end: float | None = None
     status: int = 0
@@ -128,6 +131,10 @@ class Step:
         """A piece of the answer, after it went on to the client."""
         if self.first_byte is None:
             self.first_byte = time.perf_counter()
+        self.size += len(chunk)
+        if self.size > self.max_bytes:
+            self.pieces.clear()  # forwarded, not recorded: held no longer
+            return
         self.pieces.append(chunk)
 
     def ended(self) -> None:
@@ -190,6 +197,9 @@ class Step:
         if c.writer is None:
             self.settle(c, None, True)
             return
+        if self.size > self.max_bytes:
+            self._failed(view, self._too_big())
+            return
         decoder = Decoder(self.encoding)
         try:
             raw = b"".join(decoder.feed(piece) for piece in self.pieces)
@@ -251,6 +261,11 @@ class Step:
                 bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first
             )
 
+    def _too_big(self) -> ProviderError:
+        return ProviderError(
+            f"the answer was forwarded, not recorded: above {self.max_bytes:,} bytes (--max-record-mb)"
+        )
+
     def _failed(self, view: Any, error: FcError) -> None:
         c = self.conversation
         assert c.writer is not None
@@ -294,6 +309,8 @@ class Step:
             self.settle(c, None, True)
             return
         streamed = self.stream and self.status < 400
+        if self.size > self.max_bytes:
+            c.writer.note(f"step {self.number}: {self._too_big().said()}")
         raw = b"".join(self.pieces)
         if raw:
             decoder = Decoder(self.encoding)

@@ -65,7 +65,7 @@ class ProxyView:
         """A request forwarded and not recorded."""
         answer = f" → {status}" if status is not None else ""
         self.console.print(
-            f"[dim]{escape(method)} {escape(path)}{answer}: forwarded, not recorded ({escape(why)})[/]"
+            f"[dim]{escape(f'{method} {path}'.strip())}{answer}: forwarded, not recorded ({escape(why)})[/]"
         )
 
     def refused(self, method: str, path: str, status: int, why: str) -> None:

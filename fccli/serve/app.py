@@ -46,6 +46,10 @@ def make_app(recordings: list[Recorded], say: Callable[[str], None]) -> Any:
     return Starlette(routes=[Route("/{path:path}", player.answer, methods=methods)])
 
 
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""A request above this gets HTTP 413 before it is all read: none recorded is that large."""
+
+
 class Player:
     def __init__(self, recordings: list[Recorded], say: Callable[[str], None]) -> None:
         self.matcher = Matcher(recordings)
@@ -80,7 +84,14 @@ class Player:
         if not at or request.method != "POST":
             where = fmt.routes[0].pattern if fmt.routes else "the model's endpoint"
             return self._refuse(fmt, 404, shown, f"no {shown} here: it answers POST {where}")
-        raw = await request.body()
+        parts, size = [], 0
+        async for piece in request.stream():  # not held past the limit (a 200 MB body took 2 GB)
+            size += len(piece)
+            if size > MAX_BODY_BYTES:
+                said = f"the request body is above {MAX_BODY_BYTES:,} bytes: no recorded step is that large"
+                return self._refuse(fmt, 413, shown, said)
+            parts.append(piece)
+        raw = b"".join(parts)
         if not raw.strip():
             return self._refuse(fmt, 400, shown, "the request body is empty: no JSON request")
         try:
