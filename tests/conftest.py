@@ -25,8 +25,13 @@ _FC_VARS = (
 )
 
 
+# Variables that choose fc's language: the tests speak English unless they ask for Chinese.
+_LANGUAGE_VARS = ("FC_LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE")
+
+
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _FC_VARS}
+    env = {k: v for k, v in os.environ.items() if k not in _FC_VARS + _LANGUAGE_VARS}
+    env["LANG"] = "C.UTF-8"
     env["NO_COLOR"] = "1"
     env["COLUMNS"] = "100"
     env.update(extra)
@@ -34,9 +39,14 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(autouse=True)
-def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in _FC_VARS:
+def _no_provider_env(monkeypatch: pytest.MonkeyPatch):
+    for name in _FC_VARS + _LANGUAGE_VARS:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    yield
+    from fccli import i18n
+
+    i18n.set_language("en")  # an in-process `fc --lang zh ...` leaves it chosen
 
 
 @pytest.fixture

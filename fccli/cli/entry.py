@@ -24,6 +24,8 @@ def main() -> None:
 
         print(f"fc {__version__}")
         return
+    if not _choose_language(args):
+        sys.exit(2)
     from fccli import interrupts
     from fccli.cli.app import app
 
@@ -32,7 +34,11 @@ def main() -> None:
     interrupts.received.clear()
     restore = interrupts.install()
     try:
-        app(prog_name="fc")
+        from typer.main import get_command
+
+        from fccli.cli.lang import prepared
+
+        prepared(get_command(app))(prog_name="fc")
     except SystemExit as e:
         # typer turns Ctrl-C into exit 130 and a closed pipe into exit 1, silently.
         if _caused_by(e, BrokenPipeError):
@@ -52,7 +58,7 @@ def main() -> None:
         if isinstance(e, Interrupted):
             _interrupted(interrupts, str(e))
         if isinstance(e, FcError):
-            _print_error(str(e))
+            _print_error(e.localized())
             sys.exit(e.exit_code)
         # a bug in fc: one line, unless asked for the traceback
         _print_error(f"internal error: {type(e).__name__}: {_said(e)}")
@@ -60,6 +66,22 @@ def main() -> None:
         sys.exit(1)
     finally:
         restore()
+
+
+def _choose_language(args: list[str]) -> bool:
+    """fc's language for this command, from `--lang` (anywhere before `--`: `fc run --help
+    --lang zh` too), else the environment. False, with the error said, for a `--lang` fc does
+    not speak."""
+    from fccli import i18n
+    from fccli.cli.lang import language_in
+
+    try:
+        chosen = language_in(args)
+    except ValueError as e:
+        _print_error(f"--lang: fc speaks en or zh, not {str(e)!r} (fc 只会说 en 或 zh)")
+        return False
+    i18n.set_language(chosen or i18n.language_from_environment(os.environ))
+    return True
 
 
 def _without_pydantic_plugins() -> None:

@@ -54,6 +54,16 @@ class FcError(Exception):
         said = self.said()
         return said if self.hint is None else f"{said}\n{self.hint}"
 
+    def localized(self) -> str:
+        """`str(self)` in the chosen language (fccli/i18n): what stderr shows. `str()` and
+        `said()` stay English: they are what a trace's manifest keeps."""
+        from fccli.i18n import _, localized
+
+        said = localized(self.message)
+        if self.step is not None:
+            said = _("step {step}: {message}", step=self.step, message=said)
+        return said if self.hint is None else f"{said}\n{localized(self.hint)}"
+
 
 class UsageError(FcError):
     """Bad usage: an unknown option value, provider or tool set, a missing key, a refused overwrite."""
