@@ -44,10 +44,10 @@ def main() -> None:
         if _caused_by(e, BrokenPipeError):
             _end_quietly()
         if _caused_by(e, KeyboardInterrupt):
-            _interrupted(interrupts, "interrupted")
+            _interrupted(interrupts, _("interrupted"))
         raise
     except KeyboardInterrupt:
-        _interrupted(interrupts, "interrupted")
+        _interrupted(interrupts, _("interrupted"))
     except BrokenPipeError:
         _end_quietly()
     except BaseException as e:
@@ -56,13 +56,15 @@ def main() -> None:
         if os.environ.get("FC_DEBUG") == "1":
             raise
         if isinstance(e, Interrupted):
-            _interrupted(interrupts, str(e))
+            _interrupted(interrupts, e.localized())
         if isinstance(e, FcError):
             _print_error(e.localized())
             sys.exit(e.exit_code)
         # a bug in fc: one line, unless asked for the traceback
-        _print_error(f"internal error: {type(e).__name__}: {_said(e)}")
-        _print_error("this is a bug in fc; FC_DEBUG=1 shows the traceback")
+        _print_error(
+            _("internal error: {kind}: {message}", kind=type(e).__name__, message=_said(e))
+        )
+        _print_error(_("this is a bug in fc; FC_DEBUG=1 shows the traceback"))
         sys.exit(1)
     finally:
         restore()
@@ -103,8 +105,10 @@ def _without_pydantic_plugins() -> None:
 
 def _interrupted(interrupts, message: str) -> None:  # type: ignore[no-untyped-def]
     name = interrupts.signal_name()
-    first, _, rest = message.partition("\n")
-    _print_error(first + (f" (by {name})" if name else "") + (f"\n{rest}" if rest else ""))
+    first, _sep, rest = message.partition("\n")
+    if name:
+        first = _("{message} (by {signal})", message=first, signal=name)
+    _print_error(first + (f"\n{rest}" if rest else ""))
     sys.exit(interrupts.exit_code())
 
 
@@ -130,7 +134,14 @@ def _said(error: BaseException) -> str:
     try:
         return str(error)
     except Exception:
-        return "(its message cannot be read)"
+        return _("(its message cannot be read)")
+
+
+def _(msgid: str, /, **params: object) -> str:
+    """fccli.i18n's `_`, imported when a message is said (this module stays import-light)."""
+    from fccli.i18n import _ as say
+
+    return say(msgid, **params)
 
 
 def _print_error(text: str) -> None:
@@ -139,7 +150,7 @@ def _print_error(text: str) -> None:
     text = text.rstrip()  # an empty hint must not print a blank second line
     lines = escape_controls(text).split("\n") if text else [""]
     try:
-        print(f"fc: error: {lines[0]}", file=sys.stderr)
+        print(_("fc: error: {message}", message=lines[0]), file=sys.stderr)
         for line in lines[1:]:
             print(f"  {line}", file=sys.stderr)
     except (BrokenPipeError, OSError):  # stderr gone too (a closed terminal): nothing to say

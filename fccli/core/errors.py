@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from fccli.i18n import Msg
+
 E = TypeVar("E", bound="FcError")
 
 
@@ -75,8 +77,14 @@ class InputFileError(UsageError):
     """A file fc was asked to read is missing, is not JSON, or is not of the expected shape."""
 
     def __init__(self, path: str, problem: str, *, json_path: str | None = None) -> None:
-        where = path if json_path is None else f"{path}, at {json_path}"
-        super().__init__(f"{where}: {problem}")
+        # Msgs of Msgs: the message is English (a trace keeps it), said in the chosen language
+        # when printed (`problem` may be a Msg itself).
+        where = (
+            path
+            if json_path is None
+            else Msg("{path}, at {json_path}", path=path, json_path=json_path)
+        )
+        super().__init__(Msg("{where}: {problem}", where=where, problem=problem))
         self.path = path
         self.json_path = json_path
         self.problem = problem
@@ -86,7 +94,11 @@ class ConversionError(UsageError):
     """Content that a wire format cannot express, or a wire body that is not of the format's shape."""
 
     def __init__(self, problem: str, *, json_path: str | None = None) -> None:
-        super().__init__(problem if json_path is None else f"{json_path}: {problem}")
+        super().__init__(
+            problem
+            if json_path is None
+            else Msg("{json_path}: {problem}", json_path=json_path, problem=problem)
+        )
         self.problem = problem
         self.json_path = json_path
 

@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol
 from fccli.core.errors import ProtocolError, ProviderError
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
+from fccli.i18n import Msg
 from fccli.wire.sse import SSEDecoder, guarded, note_once
 
 Kind = Literal["request", "response", "messages"]
@@ -126,8 +127,17 @@ class StreamAssembler:
     def _bad_shape(self, objs: list[Any], n: int, error: Exception) -> ProtocolError:
         """The error for event `n` of the last slice `objs`, which had an unexpected shape."""
         number = self._sse.events - len(objs) + n + 1
+        # fc's own words for a wrong shape are a Msg (`TypeError(Msg(...))`); Python's stay as said
+        said = (
+            error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Msg) else str(error)
+        )
         return ProtocolError(
-            f"event {number} of the stream has an unexpected shape ({type(error).__name__}: {error})"
+            Msg(
+                "event {number} of the stream has an unexpected shape ({kind}: {error})",
+                number=number,
+                kind=type(error).__name__,
+                error=said,
+            )
         )
 
     def _raise_error(self, obj: dict[str, Any]) -> None:
@@ -140,7 +150,11 @@ class StreamAssembler:
             kind, message = "error", str(error)
         raw = self._sse.raw_data(obj)
         raise ProviderError(
-            f"the provider reported an error in the stream: {kind}: {message}",
+            Msg(
+                "the provider reported an error in the stream: {kind}: {message}",
+                kind=kind,
+                message=message,
+            ),
             body=raw if raw is not None else json.dumps(obj, ensure_ascii=False),
         )
 
@@ -318,13 +332,18 @@ def marker_read_notes(
 ) -> list[str]:
     """`fc convert`'s notes on reading a format without an error flag (chat, Responses): each
     result (`is_result`) whose text (`key`) starts with `marker` is read as an error."""
-    out = []
+    out: list[str] = []
     for i, entry in enumerate(entries if isinstance(entries, list) else []):
         text = entry.get(key) if isinstance(entry, dict) else None
         if isinstance(text, str) and text.startswith(marker) and is_result(entry):
             out.append(
-                f"{base}[{i}].{key}: read as an error result (is_error: true), since the "
-                f"text starts with {marker!r}"
+                Msg(
+                    "{base}[{i}].{key}: read as an error result (is_error: true), since the text starts with {marker!r}",
+                    base=base,
+                    i=i,
+                    key=key,
+                    marker=marker,
+                )
             )
     return out
 
@@ -333,7 +352,13 @@ def marker_written_notes(request: Request, marker: str, how: str) -> list[str]:
     """`fc convert`'s notes on writing error results where the format has no flag: `how` says
     where the marker goes."""
     return [
-        f"$.messages[{i}].content[{j}].is_error: {how} as {marker!r} (read back as is_error: true)"
+        Msg(
+            "$.messages[{i}].content[{j}].is_error: {how} as {marker!r} (read back as is_error: true)",
+            i=i,
+            j=j,
+            how=how,
+            marker=marker,
+        )
         for i, message in enumerate(request.messages)
         for j, block in enumerate(message.content)
         if block.type == "tool_result" and block.is_error

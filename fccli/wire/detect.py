@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fccli.i18n import Msg
 from fccli.wire.base import Detected, Kind
 from fccli.wire.chat.format import ChatFormat
 from fccli.wire.registry import FORMATS, INTERNAL, family, hinted_format
@@ -40,7 +41,14 @@ def _model_prefixes(name: str) -> tuple[str, ...]:
 
 
 class Unrecognised(ValueError):
-    """Not a request, a response or a messages array of any format fc knows."""
+    """Not a request, a response or a messages array of any format fc knows.
+
+    Its message is a Msg, and `str()` gives it back as one: a caller that passes `str(e)` on
+    (as the problem of an InputFileError) keeps it sayable in the chosen language."""
+
+    def __str__(self) -> str:
+        said = self.args[0] if len(self.args) == 1 else ""
+        return said if isinstance(said, Msg) else super().__str__()
 
 
 class TraceManifest(Unrecognised):
@@ -87,19 +95,21 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
     if isinstance(doc, list):
         return _detect_messages(doc, name_hint)
     if not isinstance(doc, dict):
-        raise Unrecognised("expected a JSON object (a request or a response) or a messages array")
+        raise Unrecognised(
+            Msg("expected a JSON object (a request or a response) or a messages array")
+        )
     if "choices" in doc:
         if any("delta" in c and "message" not in c for c in _dicts(doc.get("choices"))):
             raise Unrecognised(
-                "this is one chunk of a stream (`choices[0].delta`), not a whole response"
+                Msg("this is one chunk of a stream (`choices[0].delta`), not a whole response")
             )
         flavour = _chat_flavour(doc, _choice_messages(doc), name_hint)
-        return Detected(flavour, "response", "it has `choices`")
+        return Detected(flavour, "response", Msg("it has `choices`"))
     if isinstance(doc.get("messages"), list):
         return _detect_request(doc, doc["messages"], name_hint)
     if isinstance(doc.get("content"), list) and "stop_reason" in doc:
         if doc.get("type") == "message":
-            return Detected(_blocks_name(), "response", 'it has `"type": "message"`')
+            return Detected(_blocks_name(), "response", Msg('it has `"type": "message"`'))
         return _blocks_format(
             _anthropic_response_sign(doc) or _anthropic_messages_sign([doc]),
             _internal_messages_sign([doc]) or _internal_usage_sign(doc),
@@ -108,18 +118,24 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
         )
     if doc.get("type") in _ANTHROPIC_STREAM_EVENTS:
         raise Unrecognised(
-            f"this is one event of an Anthropic stream (`{doc['type']}`), not a whole response"
+            Msg(
+                "this is one event of an Anthropic stream (`{type}`), not a whole response",
+                type=doc["type"],
+            )
         )
     if is_manifest(doc):
-        raise TraceManifest("this is a trace's manifest; give a request or response file")
+        raise TraceManifest(Msg("this is a trace's manifest; give a request or response file"))
     said = error_body(doc)
     if said is not None:
         raise Unrecognised(
-            "this is a provider's error body, not a request or a response"
-            + (f": {said}" if said else "")
+            Msg("this is a provider's error body, not a request or a response: {said}", said=said)
+            if said
+            else Msg("this is a provider's error body, not a request or a response")
         )
     raise Unrecognised(
-        "neither a request (no `messages`) nor a response (no `choices`, no `content` with `stop_reason`)"
+        Msg(
+            "neither a request (no `messages`) nor a response (no `choices`, no `content` with `stop_reason`)"
+        )
     )
 
 
@@ -172,14 +188,17 @@ def _quiet_request_sign(
         # DeepSeek's switch has Anthropic's shape, but Anthropic requires max_tokens.
         return (
             switch.name,
-            f'thinking is `{{"type": ...}}` and there is no max_tokens ({switch.name}\'s switch)',
+            Msg(
+                'thinking is `{{"type": ...}}` and there is no max_tokens ({format}\'s switch)',
+                format=switch.name,
+            ),
         )
     hinted = hinted_format(name_hint)
     if hinted is not None:
-        return hinted, f"nothing in it tells; the file name says {hinted}"
+        return hinted, Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
     blocks = _blocks_name()
     if model.startswith(_model_prefixes(blocks)):
-        return blocks, f"nothing else tells; the model is a {blocks} model"
+        return blocks, Msg("nothing else tells; the model is a {format} model", format=blocks)
     only_strings = all(isinstance(m.get("content"), str) for m in _dicts(messages))
     for chat in _chat_formats():
         if (
@@ -187,19 +206,25 @@ def _quiet_request_sign(
             and chat.dialect.model_prefixes
             and model.startswith(chat.dialect.model_prefixes)
         ):
-            return chat.name, f"plain-string messages, and the model is a {chat.name} model"
+            return chat.name, Msg(
+                "plain-string messages, and the model is a {format} model", format=chat.name
+            )
     return None
 
 
 def _detect_messages(messages: list[Any], name_hint: str | None) -> Detected:
     if not all(isinstance(m, dict) and "role" in m for m in messages):
-        raise Unrecognised("a JSON array, but not of messages (objects with a `role`)")
+        raise Unrecognised(Msg("a JSON array, but not of messages (objects with a `role`)"))
     sign = _chat_messages_sign(messages)
     if sign:
         return Detected(_chat_flavour({}, messages, name_hint), "messages", sign)
     hinted = hinted_format(name_hint)
     if hinted is not None and family(hinted) == "chat":
-        return Detected(hinted, "messages", f"nothing in it tells; the file name says {hinted}")
+        return Detected(
+            hinted,
+            "messages",
+            Msg("nothing in it tells; the file name says {hinted}", hinted=hinted),
+        )
     return _blocks_format(
         _anthropic_messages_sign(messages), _internal_messages_sign(messages), "messages", name_hint
     )
@@ -215,8 +240,10 @@ def _blocks_format(
         return Detected(INTERNAL, kind, internal_sign)
     hinted = hinted_format(name_hint)
     if hinted is not None and family(hinted) == "blocks":
-        return Detected(hinted, kind, f"nothing in it tells; the file name says {hinted}")
-    return Detected(INTERNAL, kind, "nothing Anthropic- or chat-only in it")
+        return Detected(
+            hinted, kind, Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
+        )
+    return Detected(INTERNAL, kind, Msg("nothing Anthropic- or chat-only in it"))
 
 
 def _dicts(items: Any) -> list[dict[str, Any]]:
@@ -233,10 +260,10 @@ def _choice_messages(doc: dict[str, Any]) -> list[Any]:
 
 def _chat_request_sign(doc: dict[str, Any]) -> str | None:
     if any(t.get("type") == "function" for t in _dicts(doc.get("tools"))):
-        return 'its tools are `{"type": "function", ...}`'
+        return Msg('its tools are `{"type": "function", ...}`')
     for key in _CHAT_ONLY_KEYS:
         if key in doc:
-            return f"it has `{key}`, a chat-completions field"
+            return Msg("it has `{key}`, a chat-completions field", key=key)
     # fc's internal format keeps JSON mode under the same name; chat's messages are strings.
     messages = _dicts(doc.get("messages"))
     if (
@@ -244,23 +271,23 @@ def _chat_request_sign(doc: dict[str, Any]) -> str | None:
         and messages
         and all(isinstance(m.get("content"), str) for m in messages)
     ):
-        return "it has `response_format` and messages of plain text"
+        return Msg("it has `response_format` and messages of plain text")
     choice = doc.get("tool_choice")
     if choice == "required" or (isinstance(choice, dict) and "function" in choice):
-        return "its tool_choice is in the chat shape"
+        return Msg("its tool_choice is in the chat shape")
     return None
 
 
 def _chat_messages_sign(messages: list[Any]) -> str | None:
     for m in _dicts(messages):
         if m.get("role") in ("tool", "system", "developer"):
-            return f'a message has `"role": "{m["role"]}"`'
+            return Msg('a message has `"role": "{role}"`', role=m["role"])
         if "tool_calls" in m or "tool_call_id" in m:
-            return "a message has `tool_calls`"
+            return Msg("a message has `tool_calls`")
         for chat in _chat_formats():
             field = chat.dialect.reasoning_field
             if field and field in m:
-                return f"a message has `{field}`"
+                return Msg("a message has `{field}`", field=field)
     return None
 
 
@@ -296,19 +323,19 @@ def _anthropic_request_sign(doc: dict[str, Any]) -> str | None:
     if isinstance(choice, dict) and (
         choice.get("type") == "any" or "disable_parallel_tool_use" in choice
     ):
-        return "its tool_choice is in Anthropic's shape"
+        return Msg("its tool_choice is in Anthropic's shape")
     thinking = doc.get("thinking")
     if isinstance(thinking, dict) and (
         "budget_tokens" in thinking or thinking.get("type") == "adaptive"
     ):
         # Only a budget (or adaptive) is Anthropic's own: DeepSeek's switch is
         # `{"type": "enabled" | "disabled"}` too.
-        return "thinking has Anthropic's budget_tokens"
+        return Msg("thinking has Anthropic's budget_tokens")
     for key in _ANTHROPIC_ONLY_KEYS:
         if key in doc:
-            return f"it has `{key}`, an Anthropic field"
+            return Msg("it has `{key}`, an Anthropic field", key=key)
     if isinstance(doc.get("system"), list):
-        return "the system prompt is an array of blocks"
+        return Msg("the system prompt is an array of blocks")
     return None
 
 
@@ -318,47 +345,47 @@ def _anthropic_messages_sign(messages: list[Any]) -> str | None:
         if kind == "tool_result" and (
             "is_error" not in block or not isinstance(block.get("content"), str)
         ):
-            return "a tool_result without fc's `is_error` field, or with blocks as content"
+            return Msg("a tool_result without fc's `is_error` field, or with blocks as content")
         if kind in ("redacted_thinking", "image", "document", "server_tool_use"):
-            return f"a `{kind}` block"
+            return Msg("a `{kind}` block", kind=kind)
     return None
 
 
 def _anthropic_response_sign(doc: dict[str, Any]) -> str | None:
     if "stop_sequence" in doc:
-        return "it has `stop_sequence`, as every Anthropic message does"
+        return Msg("it has `stop_sequence`, as every Anthropic message does")
     usage = doc.get("usage")
     if isinstance(usage, dict) and any(k.startswith("cache_") for k in usage):
-        return "its usage counts Anthropic's cache tokens"
+        return Msg("its usage counts Anthropic's cache tokens")
     return None
 
 
 def _internal_request_sign(doc: dict[str, Any]) -> str | None:
     if isinstance(doc.get("thinking"), bool):
-        return "thinking is true or false"
+        return Msg("thinking is true or false")
     if "parallel_tool_calls" in doc:
-        return "it has `parallel_tool_calls` beside content blocks"
+        return Msg("it has `parallel_tool_calls` beside content blocks")
     if "response_format" in doc:
-        return "it has `response_format` beside content blocks"
+        return Msg("it has `response_format` beside content blocks")
     choice = doc.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "required":
-        return 'its tool_choice is `{"type": "required"}`'
+        return Msg('its tool_choice is `{"type": "required"}`')
     return None
 
 
 def _internal_messages_sign(messages: list[Any]) -> str | None:
     for block in _blocks(messages):
         if block.get("type") == "tool_result" and block.get("is_error") is False:
-            return "a tool_result says `is_error: false`, as fc's internal format writes it"
+            return Msg("a tool_result says `is_error: false`, as fc's internal format writes it")
         if block.get("type") == "tool_use" and "raw_arguments" in block:
-            return "a tool_use keeps `raw_arguments`"
+            return Msg("a tool_use keeps `raw_arguments`")
         if block.get("type") == "provider_block":
-            return "a `provider_block` (a provider's block fc keeps verbatim)"
+            return Msg("a `provider_block` (a provider's block fc keeps verbatim)")
     return None
 
 
 def _internal_usage_sign(doc: dict[str, Any]) -> str | None:
     usage = doc.get("usage")
     if isinstance(usage, dict) and "reasoning_tokens" in usage:
-        return "its usage counts `reasoning_tokens`"
+        return Msg("its usage counts `reasoning_tokens`")
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 from fccli.wire.anthropic import format as anthropic
 from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.chat import format as chat
@@ -66,7 +67,8 @@ def get_format(name: str) -> WireFormat:
         return FORMATS[name]
     except KeyError:
         raise UsageError(
-            f"unknown wire format {name!r}", hint=f"known formats: {', '.join(FORMATS)}"
+            Msg("unknown wire format {name!r}", name=name),
+            hint=Msg("known formats: {formats}", formats=", ".join(FORMATS)),
         ) from None
 
 

@@ -12,28 +12,34 @@ from typing import Any
 from pydantic import ValidationError
 
 from fccli.core.errors import ConversionError
+from fccli.i18n import Msg
 
 
 def expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
-    """`value`, when it is of `kind`; else a ConversionError saying what was found where."""
+    """`value`, when it is of `kind`; else a ConversionError saying what was found where.
+
+    `what` is a Msg (`Msg("a request object")`), so that the message is said in the chosen
+    language."""
     if not isinstance(value, kind):
-        raise ConversionError(f"expected {what}, found {describe(value)}", json_path=path)
+        raise ConversionError(
+            Msg("expected {what}, found {found}", what=what, found=describe(value)), json_path=path
+        )
     return value
 
 
 def describe(value: Any) -> str:
     """A JSON value's type in words, for error messages."""
     if value is None:
-        return "null"
+        return Msg("null")
     if isinstance(value, bool):
-        return "a boolean"
+        return Msg("a boolean")
     if isinstance(value, (int, float)):
-        return "a number"
+        return Msg("a number")
     if isinstance(value, str):
-        return "a string"
+        return Msg("a string")
     if isinstance(value, list):
-        return "an array"
-    return "an object"
+        return Msg("an array")
+    return Msg("an object")
 
 
 def count(value: Any) -> int | None:
@@ -55,5 +61,9 @@ def shape_errors() -> Iterator[None]:
     except ValidationError as e:
         first = e.errors()[0]
         raise ConversionError(
-            f"{first['msg']} (at {'.'.join(str(p) for p in first['loc'])} of the internal form)"
+            Msg(
+                "{problem} (at {place} of the internal form)",
+                problem=first["msg"],
+                place=".".join(str(p) for p in first["loc"]),
+            )
         ) from None

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, cast
 
 from fccli.core.errors import ProtocolError
+from fccli.i18n import Msg
 
 SHOWN = 80
 """Characters of a bad event's data shown in an error message."""
@@ -32,6 +33,44 @@ SLICE = 16 * 1024
 """Bytes decoded at a time by feed_json_slices. The objects parsed from one slice are folded
 (and freed) before the next slice is parsed: a 12 MB body parsed at once held 50,000 chunk
 objects alive and assembled ~3× slower (measured with benchmarks/stream_assembly.py)."""
+
+
+class Listed(Msg):
+    """Several messages said as one list (`a, b, c`): English joined with `separator`, said in
+    the chosen language item by item, joined with the separator's translation. For a message
+    whose parts are counted only when it is made (a stream's reasons for ending early)."""
+
+    items: list[Any]
+    separator: str
+
+    def __new__(cls, items: list[Any], separator: str = ", ") -> Listed:
+        self = str.__new__(cls, separator.join(items))
+        self.msgid = str(self)
+        self.params = {}
+        self.items = list(items)
+        self.separator = separator
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Listed, (self.items, self.separator))
+
+    def localized(self) -> str:
+        from fccli.i18n import language, localized
+
+        if language() == "en":
+            return str(self)
+        separator = str(localized(_SEPARATORS.get(self.separator, self.separator)))
+        return separator.join(str(localized(item)) for item in self.items)
+
+
+_SEPARATORS = {
+    # i18n: the separator between the items of a list (the stream ended early: a, b, c)
+    ", ": Msg(", "),
+    # i18n: the separator between the sentences of a list (a; b; c)
+    "; ": Msg("; "),
+    # i18n: the word between the last two items of a list (auto or none)
+    " or ": Msg(" or "),
+}
 
 
 class SSEEvent(NamedTuple):
@@ -262,11 +301,21 @@ class SSEDecoder:
             value = json.loads(data)
         except (ValueError, RecursionError):
             raise ProtocolError(
-                f"event {number} of the stream is not JSON: {_show(data)}", body=data
+                Msg(
+                    "event {number} of the stream is not JSON: {data}",
+                    number=number,
+                    data=_show(data),
+                ),
+                body=data,
             ) from None
         if not isinstance(value, dict):
             raise ProtocolError(
-                f"event {number} of the stream is not a JSON object: {_show(data)}", body=data
+                Msg(
+                    "event {number} of the stream is not a JSON object: {data}",
+                    number=number,
+                    data=_show(data),
+                ),
+                body=data,
             )
         return value
 
@@ -307,12 +356,24 @@ def closing_reasons(
         objs = decoder.finish_json()
     except ProtocolError:
         objs = []
-        reasons.append("the last event was cut off")
+        reasons.append(Msg("the last event was cut off"))
     if objs:
         if not ended:
-            notes.append("the last event had no closing blank line")
+            notes.append(Msg("the last event had no closing blank line"))
         fold(objs)
     return reasons
+
+
+def ended_early(bytes_received: int, reasons: list[str]) -> Msg:
+    """The message of a stream that ended early, for `reasons` (Msgs)."""
+    return Msg(
+        "the stream ended early after {count:,} bytes: {reasons}",
+        count=bytes_received,
+        reasons=Listed(reasons),
+    )
+
+
+LAST_LINE_CUT = Msg("the last line was cut off")
 
 
 def note_once(notes: list[str], noted: set[str], key: str, text: str) -> None:
@@ -333,9 +394,17 @@ def not_a_stream(decoder: SSEDecoder) -> ProtocolError | None:
         return None
     start = decoder.head.decode("utf-8", "replace")
     return ProtocolError(
-        f"the answer is not an event stream: {decoder.bytes_received:,} bytes without a "
-        f"`data:` line, starting {_show(start)}"
+        Msg(
+            "the answer is not an event stream: {bytes_received:,} bytes without a `data:` line, starting {start}",
+            bytes_received=decoder.bytes_received,
+            start=_show(start),
+        )
     )
+
+
+def call_label(call_id: Any, name: Any) -> Msg:
+    """A call as a stream's message names it: `call <id> (<name>)`."""
+    return Msg("call {who} ({name})", who=call_id, name=name or Msg("no name"))
 
 
 def tail(text: str) -> str:

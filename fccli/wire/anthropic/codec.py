@@ -41,6 +41,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
+from fccli.i18n import Msg
 from fccli.wire.shape import count, expect, shape_errors
 
 DEFAULT_MAX_TOKENS = 4096
@@ -62,24 +63,25 @@ def request_problem(request: Request) -> str | None:
     """Why Anthropic would refuse this request, known before sending it, or None."""
     kind = (request.response_format or {}).get("type")
     if kind == "json_object":
-        return (
-            "Anthropic has no json_object mode: its structured outputs take a JSON Schema "
-            "(--response-format json_schema:FILE)"
+        return Msg(
+            "Anthropic has no json_object mode: its structured outputs take a JSON Schema (--response-format json_schema:FILE)"
         )
     if not request.thinking:
         return None
     choice = request.tool_choice
     if choice is not None and choice.type in ("required", "tool"):
         asked = choice.name if choice.type == "tool" else choice.type
-        return (
-            f"tool_choice {asked!r} is refused with thinking on: Anthropic accepts only "
-            "auto or none when thinking is enabled"
+        return Msg(
+            "tool_choice {asked!r} is refused with thinking on: Anthropic accepts only auto or none when thinking is enabled",
+            asked=asked,
         )
     max_tokens = request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS
     if max_tokens <= MIN_THINKING_BUDGET:
-        return (
-            f"thinking needs max_tokens above {MIN_THINKING_BUDGET} "
-            f"(its budget alone is at least {MIN_THINKING_BUDGET}); max_tokens is {max_tokens}"
+        return Msg(
+            "thinking needs max_tokens above {budget} (its budget alone is at least {budget}); "
+            "max_tokens is {max_tokens}",
+            budget=MIN_THINKING_BUDGET,
+            max_tokens=max_tokens,
         )
     return None
 
@@ -191,7 +193,10 @@ def _block_to_wire(block: Block, role: str, path: str) -> dict[str, Any] | None:
         if block.is_error:
             result["is_error"] = True
         return result
-    raise ConversionError(f"a {block.type} block cannot stand in a {role} message", json_path=path)
+    raise ConversionError(
+        Msg("a {type} block cannot stand in a {role} message", type=block.type, role=role),
+        json_path=path,
+    )
 
 
 def to_wire_response(response: Response) -> dict[str, Any]:
@@ -231,18 +236,18 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 
 @shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any) -> Request:
-    expect(body, dict, "$", "a request object")
-    model = expect(body.get("model"), str, "$.model", "the model's name")
-    raw_messages = expect(body.get("messages"), list, "$.messages", "an array of messages")
+    expect(body, dict, "$", Msg("a request object"))
+    model = expect(body.get("model"), str, "$.model", Msg("the model's name"))
+    raw_messages = expect(body.get("messages"), list, "$.messages", Msg("an array of messages"))
     messages = []
     for i, raw in enumerate(raw_messages):
         path = f"$.messages[{i}]"
-        expect(raw, dict, path, "a message object")
+        expect(raw, dict, path, Msg("a message object"))
         role = raw.get("role")
         if role not in ("user", "assistant"):
             # Anthropic has no system or tool role: results are blocks in a user message.
             raise ConversionError(
-                f"unknown role {role!r} (Anthropic has user and assistant only)",
+                Msg("unknown role {role!r} (Anthropic has user and assistant only)", role=role),
                 json_path=f"{path}.role",
             )
         messages.append(
@@ -257,12 +262,12 @@ def from_wire_request(body: Any) -> Request:
         tools=[
             _tool_from_wire(t, f"$.tools[{k}]")
             for k, t in enumerate(
-                expect(body.get("tools") or [], list, "$.tools", "an array of tools")
+                expect(body.get("tools") or [], list, "$.tools", Msg("an array of tools"))
             )
         ],
     )
     if body.get("max_tokens") is not None:
-        request.max_tokens = expect(body["max_tokens"], int, "$.max_tokens", "a whole number")
+        request.max_tokens = expect(body["max_tokens"], int, "$.max_tokens", Msg("a whole number"))
     if "tool_choice" in body:
         request.tool_choice, request.parallel_tool_calls = _tool_choice_from_wire(
             body["tool_choice"]
@@ -293,13 +298,16 @@ def _system_from_wire(system: Any) -> str | None:
 
 
 def _text_blocks(content: Any, path: str) -> list[str]:
-    expect(content, list, path, "a string or an array of text blocks")
+    expect(content, list, path, Msg("a string or an array of text blocks"))
     texts = []
     for k, block in enumerate(content):
-        expect(block, dict, f"{path}[{k}]", "a content block object")
+        expect(block, dict, f"{path}[{k}]", Msg("a content block object"))
         if block.get("type") != "text" or not isinstance(block.get("text"), str):
             raise ConversionError(
-                f"only text blocks are supported here, found type {block.get('type')!r}",
+                Msg(
+                    "only text blocks are supported here, found type {type!r}",
+                    type=block.get("type"),
+                ),
                 json_path=f"{path}[{k}]",
             )
         texts.append(block["text"])
@@ -309,19 +317,19 @@ def _text_blocks(content: Any, path: str) -> list[str]:
 def _blocks_from_wire(content: Any, path: str, role: str) -> list[Block]:
     if isinstance(content, str):  # the short form of one text block
         return [TextBlock(text=content)]
-    expect(content, list, path, "a string or an array of content blocks")
+    expect(content, list, path, Msg("a string or an array of content blocks"))
     return [_block_from_wire(b, f"{path}[{k}]", role) for k, b in enumerate(content)]
 
 
 def _block_from_wire(block: Any, path: str, role: str) -> Block:
-    expect(block, dict, path, "a content block object")
+    expect(block, dict, path, Msg("a content block object"))
     kind = block.get("type")
     if kind == "text":
-        return TextBlock(text=expect(block.get("text"), str, f"{path}.text", "a string"))
+        return TextBlock(text=expect(block.get("text"), str, f"{path}.text", Msg("a string")))
     if kind == "thinking":
         signature = block.get("signature")
         return ThinkingBlock(
-            thinking=expect(block.get("thinking"), str, f"{path}.thinking", "a string"),
+            thinking=expect(block.get("thinking"), str, f"{path}.thinking", Msg("a string")),
             signature=signature if isinstance(signature, str) else None,
         )
     if kind == "tool_use":
@@ -329,9 +337,9 @@ def _block_from_wire(block: Any, path: str, role: str) -> Block:
         # answer ran out of tokens inside it (wire/anthropic/stream.py), kept as the raw text.
         partial = block.get("partial_json")
         return ToolUseBlock(
-            id=expect(block.get("id"), str, f"{path}.id", "the call's id"),
-            name=expect(block.get("name"), str, f"{path}.name", "the tool's name"),
-            input=expect(block.get("input"), dict, f"{path}.input", "an object"),
+            id=expect(block.get("id"), str, f"{path}.id", Msg("the call's id")),
+            name=expect(block.get("name"), str, f"{path}.name", Msg("the tool's name")),
+            input=expect(block.get("input"), dict, f"{path}.input", Msg("an object")),
             raw_arguments=partial if isinstance(partial, str) else None,
         )
     if kind == "tool_result":
@@ -343,9 +351,9 @@ def _block_from_wire(block: Any, path: str, role: str) -> Block:
         )
         is_error = block.get("is_error", False)
         return ToolResultBlock(
-            tool_use_id=expect(block.get("tool_use_id"), str, f"{path}.tool_use_id", "an id"),
+            tool_use_id=expect(block.get("tool_use_id"), str, f"{path}.tool_use_id", Msg("an id")),
             content=text,
-            is_error=expect(is_error, bool, f"{path}.is_error", "true or false"),
+            is_error=expect(is_error, bool, f"{path}.is_error", Msg("true or false")),
         )
     if isinstance(kind, str) and kind and role == "assistant":
         # What the model or Anthropic's servers wrote and fc has no equivalent for
@@ -354,24 +362,26 @@ def _block_from_wire(block: Any, path: str, role: str) -> Block:
         return ProviderBlock(format=NAME, block=block)
     # An image or a document in the user's turn: fc's format has no place for them, and
     # dropping one silently would change the history.
-    raise ConversionError(f"fc cannot hold a {kind!r} block", json_path=path)
+    raise ConversionError(Msg("fc cannot hold a {kind!r} block", kind=kind), json_path=path)
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    expect(tool, dict, path, "a tool object")
+    expect(tool, dict, path, Msg("a tool object"))
     strict = tool.get("strict")
     return ToolSpec(
-        name=expect(tool.get("name"), str, f"{path}.name", "the tool's name"),
-        description=expect(tool.get("description", ""), str, f"{path}.description", "a string"),
+        name=expect(tool.get("name"), str, f"{path}.name", Msg("the tool's name")),
+        description=expect(
+            tool.get("description", ""), str, f"{path}.description", Msg("a string")
+        ),
         input_schema=expect(
-            tool.get("input_schema"), dict, f"{path}.input_schema", "a JSON Schema object"
+            tool.get("input_schema"), dict, f"{path}.input_schema", Msg("a JSON Schema object")
         ),
         strict=strict if isinstance(strict, bool) else None,
     )
 
 
 def _tool_choice_from_wire(choice: Any) -> tuple[ToolChoice, bool | None]:
-    expect(choice, dict, "$.tool_choice", "a tool_choice object")
+    expect(choice, dict, "$.tool_choice", Msg("a tool_choice object"))
     kind = choice.get("type")
     parallel = False if choice.get("disable_parallel_tool_use") is True else None
     if kind in ("auto", "none"):
@@ -380,15 +390,17 @@ def _tool_choice_from_wire(choice: Any) -> tuple[ToolChoice, bool | None]:
         return ToolChoice(type="required"), parallel
     if kind == "tool" and isinstance(choice.get("name"), str):
         return ToolChoice(type="tool", name=choice["name"]), parallel
-    raise ConversionError(f"unknown tool_choice {choice!r}", json_path="$.tool_choice")
+    raise ConversionError(
+        Msg("unknown tool_choice {choice!r}", choice=choice), json_path="$.tool_choice"
+    )
 
 
 @shape_errors()
 def from_wire_response(body: Any) -> Response:
-    expect(body, dict, "$", "a response object")
+    expect(body, dict, "$", Msg("a response object"))
     if body.get("type") == "error":
-        raise ConversionError("this is an error body, not a message", json_path="$.type")
-    stop = expect(body.get("stop_reason"), str, "$.stop_reason", "a stop reason")
+        raise ConversionError(Msg("this is an error body, not a message"), json_path="$.type")
+    stop = expect(body.get("stop_reason"), str, "$.stop_reason", Msg("a stop reason"))
     usage = body.get("usage")
     return Response(
         id=body.get("id") if isinstance(body.get("id"), str) else None,

@@ -12,6 +12,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
+from fccli.i18n import Msg
 from fccli.wire.anthropic import codec
 from fccli.wire.base import FormatDefaults, Refusal, Route, StreamFolder
 
@@ -68,7 +69,7 @@ class AnthropicFormat(FormatDefaults):
     appends_messages = True
     holder = "anthropic"
     stop_field = "stop_reason"
-    results_layout = "all tool_result blocks in one user message"
+    results_layout = Msg("all tool_result blocks in one user message")
     reasoning_field = None
     # Forcing a tool with thinking on is refused (REFUSALS["FC114"]).
     thinking_tool_choices = ("auto", "none")
@@ -113,25 +114,30 @@ class AnthropicFormat(FormatDefaults):
 
     def added_note(self, key: str, value: Any) -> str | None:
         if key == "max_tokens":
-            return f"set to {value} (Anthropic requires max_tokens; the source sets none)"
+            return Msg(
+                "set to {value} (Anthropic requires max_tokens; the source sets none)", value=value
+            )
         if key == "tool_choice":
-            return (
-                f"set to {value} (Anthropic says 'one call at a time' inside tool_choice; "
-                "auto is what no choice means)"
+            return Msg(
+                "set to {value} (Anthropic says 'one call at a time' inside tool_choice; auto is what no choice means)",
+                value=value,
             )
         return None
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
         """A thinking block without its signature (reasoning from another provider has none;
         fc check's FC121)."""
-        out = []
+        out: list[str] = []
         for i, m in enumerate(messages if isinstance(messages, list) else []):
             content = m.get("content") if isinstance(m, dict) else None
             for j, block in enumerate(content if isinstance(content, list) else []):
                 if block.get("type") == "thinking" and not isinstance(block.get("signature"), str):
                     out.append(
-                        f"{base}[{i}].content[{j}]: a thinking block without its signature, "
-                        "which Anthropic refuses (HTTP 400: "
-                        f"messages.{i}.content.{j}.thinking.signature: Field required)"
+                        Msg(
+                            "{base}[{i}].content[{j}]: a thinking block without its signature, which Anthropic refuses (HTTP 400: messages.{i}.content.{j}.thinking.signature: Field required)",
+                            base=base,
+                            i=i,
+                            j=j,
+                        )
                     )
         return out

@@ -34,14 +34,21 @@ from typing import Any, Literal
 from fccli.core.errors import ProtocolError, StreamCut
 from fccli.core.jsonio import reject_constant
 from fccli.core.stream import OnDelta, StreamDelta
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
+    LAST_LINE_CUT,
+    Listed,
     ListenerFailed,
+    call_label,
     closing_reasons,
+    ended_early,
     joined,
     not_a_stream,
     tail,
 )
+
+NO_STOP = Msg("no `message_stop`")
 
 # The delta each kind of block grows by, and the key of the piece in it.
 _GROWS_BY: dict[Any, tuple[str, str]] = {
@@ -94,7 +101,7 @@ class _Block:
 
     def label(self) -> str:
         block = self.block
-        return f"call {block.get('id') or f'#{self.call + 1}'} ({block.get('name') or 'no name'})"
+        return call_label(block.get("id") or f"#{self.call + 1}", block.get("name"))
 
     def input(self) -> tuple[Any, str | None]:
         """`(input, None)` when the JSON pieces parse to an object (or none came), else
@@ -173,7 +180,9 @@ class AnthropicStreamFolder(StreamAssembler):
         elif kind == "content_block_start":
             index = obj["index"]
             if index in self._blocks:
-                raise ProtocolError(f"content block {index} of the stream started twice")
+                raise ProtocolError(
+                    Msg("content block {index} of the stream started twice", index=index)
+                )
             started = dict(obj["content_block"])
             call = -1
             if started.get("type") == "tool_use":
@@ -217,7 +226,11 @@ class AnthropicStreamFolder(StreamAssembler):
         else:
             self._note(
                 f"delta {kind}",
-                f"a {kind} delta for a {block.block.get('type')} block is not kept",
+                Msg(
+                    "a {kind} delta for a {type} block is not kept",
+                    kind=kind,
+                    type=block.block.get("type"),
+                ),
             )
 
     # -- the end
@@ -228,40 +241,57 @@ class AnthropicStreamFolder(StreamAssembler):
             self._sse, cut, ended=self._stopped, fold=self._fold, notes=self.notes
         )
         if self._sse.unfinished:
-            reasons.append("the last line was cut off")
+            reasons.append(LAST_LINE_CUT)
         error = None if cut else not_a_stream(self._sse)
         if error is not None:
             raise error
         if self._message is None:
-            reasons.append("no `message_start`")
+            reasons.append(Msg("no `message_start`"))
         body, bad = self._body()
         message = self._message or {}
         open_blocks = [b for b in self._blocks.values() if not b.closed]
         if not self._stopped:
-            reasons.append("no `message_stop`")
+            reasons.append(NO_STOP)
         if message.get("stop_reason") is None:
-            reasons.append("no stop_reason")
+            reasons.append(Msg("no stop_reason"))
         if open_blocks and not self._stopped:
             reasons.append(
-                "content block " + ", ".join(str(b.index) for b in open_blocks) + " not closed"
+                Msg(
+                    "content block {indexes} not closed",
+                    indexes=", ".join(str(b.index) for b in open_blocks),
+                )
             )
-        if (reasons and reasons != ["no `message_stop`"]) or bad:
+        if (reasons and reasons != [NO_STOP]) or bad:
+            incomplete = Listed(
+                [
+                    Msg(
+                        "{call} has incomplete input: {tail}",
+                        call=b.label(),
+                        tail=tail(joined(b.parts)),
+                    )
+                    for b in bad
+                ],
+                "; ",
+            )
+            text: Msg
             if reasons:
-                text = f"the stream ended early after {self.bytes_received:,} bytes: "
-                text += ", ".join(reasons)
+                text = ended_early(self.bytes_received, reasons)
                 if bad:
-                    text += "; "
+                    text = Msg("{message}; {calls}", message=text, calls=incomplete)
             else:
-                text = f"the stream ended after {self.bytes_received:,} bytes, but "
-            text += "; ".join(
-                f"{b.label()} has incomplete input: {tail(joined(b.parts))}" for b in bad
-            )
-            ended = not reasons or reasons == ["no `message_stop`"]
+                text = Msg(
+                    "the stream ended after {count:,} bytes, but {calls}",
+                    count=self.bytes_received,
+                    calls=incomplete,
+                )
+            ended = not reasons or reasons == [NO_STOP]
             raise StreamCut(text, bytes_received=self.bytes_received, partial=body, ended=ended)
         if not self._stopped:
-            self.notes.append("no `message_stop` event; the stream ended after stop_reason")
+            self.notes.append(Msg("no `message_stop` event; the stream ended after stop_reason"))
         if self._after_stop:
-            self.notes.append(f"{self._after_stop} event(s) after `message_stop` ignored")
+            self.notes.append(
+                Msg("{count} event(s) after `message_stop` ignored", count=self._after_stop)
+            )
         return body
 
     def _body(self) -> tuple[dict[str, Any], list[_Block]]:

@@ -45,8 +45,10 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
+from fccli.i18n import Msg
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.shape import count, expect, shape_errors
+from fccli.wire.sse import Listed
 
 ERROR_MARKER = "[tool error] "
 """Prefix of a tool message's content when the internal result had `is_error: true`."""
@@ -111,9 +113,11 @@ def tool_choice_problem(request: Request, dialect: ChatDialect) -> str | None:
     if choice.type in allowed:
         return None
     asked = choice.name if choice.type == "tool" else choice.type
-    return (
-        f"tool_choice {asked!r} is refused in {dialect.name}'s thinking mode, "
-        f"which accepts only {' or '.join(allowed)}"
+    return Msg(
+        "tool_choice {asked!r} is refused in {provider}'s thinking mode, which accepts only {accepted}",
+        asked=asked,
+        provider=dialect.name,
+        accepted=Listed(list(allowed), " or "),
     )
 
 
@@ -200,7 +204,7 @@ def _user_to_wire(message: Message, index: int) -> list[dict[str, Any]]:
             continue  # another format's block: chat has no place for it (convert lists it lost)
         else:
             raise ConversionError(
-                f"a {block.type} block cannot stand in a user message",
+                Msg("a {type} block cannot stand in a user message", type=block.type),
                 json_path=f"$.messages[{index}].content[{j}]",
             )
     flush_texts()
@@ -233,7 +237,7 @@ def _assistant_to_wire(
             continue  # another format's block: chat has no place for it (convert lists it lost)
         else:
             raise ConversionError(
-                "a tool_result block cannot stand in an assistant message",
+                Msg("a tool_result block cannot stand in an assistant message"),
                 json_path=f"$.messages[{index}].content[{j}]",
             )
     out: dict[str, Any] = {"role": "assistant"}
@@ -297,13 +301,13 @@ def _text_parts(content: Any, path: str) -> list[str]:
         return []
     if isinstance(content, str):
         return [content] if content else []
-    expect(content, list, path, "a string or an array of text parts")
+    expect(content, list, path, Msg("a string or an array of text parts"))
     texts = []
     for k, part in enumerate(content):
-        expect(part, dict, f"{path}[{k}]", "a content part object")
+        expect(part, dict, f"{path}[{k}]", Msg("a content part object"))
         if part.get("type") != "text" or not isinstance(part.get("text"), str):
             raise ConversionError(
-                f"only text parts are supported, found type {part.get('type')!r}",
+                Msg("only text parts are supported, found type {type!r}", type=part.get("type")),
                 json_path=f"{path}[{k}]",
             )
         texts.append(part["text"])
@@ -312,14 +316,14 @@ def _text_parts(content: Any, path: str) -> list[str]:
 
 @shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
-    expect(body, dict, "$", "a request object")
-    model = expect(body.get("model"), str, "$.model", "the model's name")
-    raw_messages = expect(body.get("messages"), list, "$.messages", "an array of messages")
+    expect(body, dict, "$", Msg("a request object"))
+    model = expect(body.get("model"), str, "$.model", Msg("the model's name"))
+    raw_messages = expect(body.get("messages"), list, "$.messages", Msg("an array of messages"))
     system: list[str] = []
     messages: list[Message] = []
     for i, raw in enumerate(raw_messages):
         path = f"$.messages[{i}]"
-        expect(raw, dict, path, "a message object")
+        expect(raw, dict, path, Msg("a message object"))
         role = raw.get("role")
         if role in ("system", "developer"):
             system.extend(_text_parts(raw.get("content"), f"{path}.content"))
@@ -343,7 +347,7 @@ def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
                 Message(role="assistant", content=_assistant_from_wire(raw, dialect, path))
             )
         else:
-            raise ConversionError(f"unknown role {role!r}", json_path=f"{path}.role")
+            raise ConversionError(Msg("unknown role {role!r}", role=role), json_path=f"{path}.role")
 
     request = Request(
         model=model,
@@ -352,7 +356,7 @@ def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
         tools=[
             _tool_from_wire(t, f"$.tools[{k}]")
             for k, t in enumerate(
-                expect(body.get("tools") or [], list, "$.tools", "an array of tools")
+                expect(body.get("tools") or [], list, "$.tools", Msg("an array of tools"))
             )
         ],
     )
@@ -380,7 +384,9 @@ def _only_results(message: Message) -> bool:
 
 
 def _tool_message_from_wire(raw: dict[str, Any], path: str) -> ToolResultBlock:
-    call_id = expect(raw.get("tool_call_id"), str, f"{path}.tool_call_id", "the id of the call")
+    call_id = expect(
+        raw.get("tool_call_id"), str, f"{path}.tool_call_id", Msg("the id of the call")
+    )
     text = "".join(_text_parts(raw.get("content"), f"{path}.content"))
     is_error = text.startswith(ERROR_MARKER)
     if is_error:
@@ -402,17 +408,17 @@ def _assistant_from_wire(raw: dict[str, Any], dialect: ChatDialect, path: str) -
         # OpenAI says a refusal beside `content` (often null): kept as the turn's text.
         blocks.append(TextBlock(text=refusal))
     calls = raw.get("tool_calls") or []
-    expect(calls, list, f"{path}.tool_calls", "an array of tool calls")
+    expect(calls, list, f"{path}.tool_calls", Msg("an array of tool calls"))
     for k, call in enumerate(calls):
         blocks.append(_call_from_wire(call, f"{path}.tool_calls[{k}]"))
     return blocks
 
 
 def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
-    expect(call, dict, path, "a tool call object")
-    call_id = expect(call.get("id"), str, f"{path}.id", "the call's id")
-    function = expect(call.get("function"), dict, f"{path}.function", "a function object")
-    name = expect(function.get("name"), str, f"{path}.function.name", "the tool's name")
+    expect(call, dict, path, Msg("a tool call object"))
+    call_id = expect(call.get("id"), str, f"{path}.id", Msg("the call's id"))
+    function = expect(call.get("function"), dict, f"{path}.function", Msg("a function object"))
+    name = expect(function.get("name"), str, f"{path}.function.name", Msg("the tool's name"))
     arguments = function.get("arguments", "")
     if arguments is None:
         # Seen from compatible servers for a call without arguments: nothing given, `{}`.
@@ -427,16 +433,16 @@ def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    expect(tool, dict, path, "a tool object")
-    function = expect(tool.get("function"), dict, f"{path}.function", "a function object")
+    expect(tool, dict, path, Msg("a tool object"))
+    function = expect(tool.get("function"), dict, f"{path}.function", Msg("a function object"))
     description = function.get("description") or ""
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
     strict = function.get("strict")
     return ToolSpec(
-        name=expect(function.get("name"), str, f"{path}.function.name", "the tool's name"),
-        description=expect(description, str, f"{path}.function.description", "a string"),
+        name=expect(function.get("name"), str, f"{path}.function.name", Msg("the tool's name")),
+        description=expect(description, str, f"{path}.function.description", Msg("a string")),
         input_schema=expect(
-            parameters, dict, f"{path}.function.parameters", "a JSON Schema object"
+            parameters, dict, f"{path}.function.parameters", Msg("a JSON Schema object")
         ),
         strict=strict if isinstance(strict, bool) else None,
     )
@@ -449,19 +455,21 @@ def _tool_choice_from_wire(choice: Any) -> ToolChoice:
         name = choice["function"].get("name")
         if isinstance(name, str):
             return ToolChoice(type="tool", name=name)
-    raise ConversionError(f"unknown tool_choice {choice!r}", json_path="$.tool_choice")
+    raise ConversionError(
+        Msg("unknown tool_choice {choice!r}", choice=choice), json_path="$.tool_choice"
+    )
 
 
 @shape_errors()
 def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
-    expect(body, dict, "$", "a response object")
-    choices = expect(body.get("choices"), list, "$.choices", "an array of choices")
+    expect(body, dict, "$", Msg("a response object"))
+    choices = expect(body.get("choices"), list, "$.choices", Msg("an array of choices"))
     if not choices:
-        raise ConversionError("the response has no choices", json_path="$.choices")
-    choice = expect(choices[0], dict, "$.choices[0]", "a choice object")
-    message = expect(choice.get("message"), dict, "$.choices[0].message", "a message object")
+        raise ConversionError(Msg("the response has no choices"), json_path="$.choices")
+    choice = expect(choices[0], dict, "$.choices[0]", Msg("a choice object"))
+    message = expect(choice.get("message"), dict, "$.choices[0].message", Msg("a message object"))
     finish = expect(
-        choice.get("finish_reason"), str, "$.choices[0].finish_reason", "a finish reason"
+        choice.get("finish_reason"), str, "$.choices[0].finish_reason", Msg("a finish reason")
     )
     usage = body.get("usage")
     return Response(

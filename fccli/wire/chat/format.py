@@ -12,6 +12,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
+from fccli.i18n import Msg
 from fccli.wire.base import (
     FormatDefaults,
     Refusal,
@@ -23,7 +24,8 @@ from fccli.wire.base import (
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
 
-_PROVIDERS = "OpenAI and DeepSeek"
+_PROVIDERS = Msg("OpenAI and DeepSeek")
+_COMPATIBLE = Msg("OpenAI-compatible servers")
 NO_RESULT = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
@@ -48,8 +50,8 @@ REFUSALS: dict[str, Refusal] = {
         "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', "
         "in messages[{first}] and messages[{n}].",
     ),
-    "FC108": ("OpenAI-compatible servers", _BAD_ARGUMENTS),
-    "FC109": ("OpenAI-compatible servers", _BAD_ARGUMENTS),
+    "FC108": (_COMPATIBLE, _BAD_ARGUMENTS),
+    "FC109": (_COMPATIBLE, _BAD_ARGUMENTS),
     "FC115": INVALID_SCHEMA,
 }
 
@@ -77,7 +79,7 @@ class ChatFormat(FormatDefaults):
     family = "chat"
     appends_messages = True
     stop_field = "finish_reason"
-    results_layout = 'one role:"tool" message per result'
+    results_layout = Msg('one role:"tool" message per result')
     signed_thinking = False
     # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
     # mode is a beta under /beta (api-docs.deepseek.com, guides/function_calling).
@@ -149,5 +151,5 @@ class ChatFormat(FormatDefaults):
         )
 
     def written_notes(self, request: Request) -> list[str]:
-        how = "is_error has no place in chat: marked in the text"
+        how = Msg("is_error has no place in chat: marked in the text")
         return marker_written_notes(request, codec.ERROR_MARKER, how)

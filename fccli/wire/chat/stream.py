@@ -38,18 +38,24 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.sse import (
+    LAST_LINE_CUT,
+    Listed,
     ListenerFailed,
+    call_label,
     closing_reasons,
+    ended_early,
     joined,
     not_a_stream,
     tail,
 )
 
 DONE = "[DONE]"
+NO_DONE = Msg("no `data: [DONE]`")
 
 # Keys of a chunk that are not the response's own: `obfuscation` is random padding OpenAI adds
 # to stream chunks against side-channel attacks (API reference, stream_options.include_obfuscation).
@@ -90,8 +96,7 @@ class _Call:
         return (index if known else float("inf"), self.position)
 
     def label(self) -> str:
-        who = self.id if self.id else f"#{self.position + 1}"
-        return f"call {who} ({self.name or 'no name'})"
+        return call_label(self.id if self.id else f"#{self.position + 1}", self.name)
 
 
 def _position(objs: list[Any], obj: Any) -> int:
@@ -290,7 +295,9 @@ class ChatStreamFolder(StreamAssembler):
         index = choice.get("index")
         self._note(
             f"choice {index}",
-            f"the stream carries choice {index}; fc assembles the first choice only",
+            Msg(
+                "the stream carries choice {index}; fc assembles the first choice only", index=index
+            ),
         )
 
     def _merge_logprobs(self, logprobs: Any) -> None:
@@ -324,19 +331,23 @@ class ChatStreamFolder(StreamAssembler):
             if key != self.dialect.reasoning_field and isinstance(value, str) and value:
                 self._note(
                     key,
-                    f"`{key}` deltas arrived, but the {self.dialect.name} format has no "
-                    "reasoning field: not kept",
+                    Msg(
+                        "`{key}` deltas arrived, but the {format} format has no reasoning field: "
+                        "not kept",
+                        key=key,
+                        format=self.dialect.name,
+                    ),
                 )
         if delta.get("function_call"):
             self._note(
                 "function_call",
-                "`function_call` deltas (the pre-2023 single-function API) arrived: not kept",
+                Msg("`function_call` deltas (the pre-2023 single-function API) arrived: not kept"),
             )
 
     def _in_index_order(self) -> list[_Call]:
         ordered = sorted(self._calls, key=_Call.order)
         if ordered != self._calls:
-            self._note("order", "call heads arrived out of index order; assembled by index")
+            self._note("order", Msg("call heads arrived out of index order; assembled by index"))
         return ordered
 
     # -- the end
@@ -350,9 +361,9 @@ class ChatStreamFolder(StreamAssembler):
         if unfinished:
             if unfinished.strip() in ("data: [DONE]", "data:[DONE]") and not self._done:
                 self._done = True
-                self.notes.append("the `data: [DONE]` line had no line end")
+                self.notes.append(Msg("the `data: [DONE]` line had no line end"))
             else:
-                reasons.append("the last line was cut off")
+                reasons.append(LAST_LINE_CUT)
         error = None if cut else not_a_stream(self._sse)
         if error is not None:
             raise error
@@ -362,28 +373,43 @@ class ChatStreamFolder(StreamAssembler):
             if not call.nulled() and parse_arguments(call.arguments())[1] is not None
         ]
         if not self._done:
-            reasons.append("no `data: [DONE]`")
+            reasons.append(NO_DONE)
         if self._finish is None and self._done and not bad and not reasons:
             self._finish = "tool_calls" if self._calls else "stop"
             self.notes.append(
-                f"no finish_reason came before `data: [DONE]`; taken as {self._finish}"
+                Msg(
+                    "no finish_reason came before `data: [DONE]`; taken as {finish}",
+                    finish=self._finish,
+                )
             )
         elif self._finish is None:
-            reasons.append("no finish_reason")
+            reasons.append(Msg("no finish_reason"))
         body = self._body()
-        if reasons and (reasons != ["no `data: [DONE]`"] or bad):
-            message = f"the stream ended early after {self.bytes_received:,} bytes: "
-            message += ", ".join(reasons)
+        if reasons and (reasons != [NO_DONE] or bad):
+            message = ended_early(self.bytes_received, reasons)
             if bad:
-                message += "; " + "; ".join(
-                    f"{call.label()} has incomplete arguments: {tail(call.arguments())}"
-                    for call in bad
+                message = Msg(
+                    "{message}; {calls}",
+                    message=message,
+                    calls=Listed(
+                        [
+                            Msg(
+                                "{call} has incomplete arguments: {tail}",
+                                call=call.label(),
+                                tail=tail(call.arguments()),
+                            )
+                            for call in bad
+                        ],
+                        "; ",
+                    ),
                 )
             raise StreamCut(message, bytes_received=self.bytes_received, partial=body)
         if not self._done:
-            self.notes.append("no `data: [DONE]` line; the stream ended after finish_reason")
+            self.notes.append(Msg("no `data: [DONE]` line; the stream ended after finish_reason"))
         if self._after_done:
-            self.notes.append(f"{self._after_done} event(s) after `data: [DONE]` ignored")
+            self.notes.append(
+                Msg("{count} event(s) after `data: [DONE]` ignored", count=self._after_done)
+            )
         return body
 
     def _body(self) -> dict[str, Any]:

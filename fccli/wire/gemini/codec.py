@@ -57,6 +57,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
+from fccli.i18n import Msg
 from fccli.wire.shape import count, expect, shape_errors
 
 NAME = "gemini"
@@ -196,7 +197,9 @@ def _part_to_wire(block: Block, role: str, names: dict[str, str]) -> dict[str, A
         if not is_invented(block.tool_use_id):
             result = {"id": block.tool_use_id, **result}
         return {"functionResponse": result}
-    raise ConversionError(f"a {block.type} block cannot stand in a {role} message")
+    raise ConversionError(
+        Msg("a {type} block cannot stand in a {role} message", type=block.type, role=role)
+    )
 
 
 def to_wire_response(response: Response) -> dict[str, Any]:
@@ -237,25 +240,26 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 
 @shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any) -> Request:
-    expect(body, dict, "$", "a request object")
-    contents = expect(body.get("contents"), list, "$.contents", "an array of contents")
+    expect(body, dict, "$", Msg("a request object"))
+    contents = expect(body.get("contents"), list, "$.contents", Msg("an array of contents"))
     messages = contents_from_wire(contents, "$.contents")
     tools: list[ToolSpec] = []
-    for i, tool in enumerate(expect(body.get("tools", []), list, "$.tools", "an array")):
-        expect(tool, dict, f"$.tools[{i}]", "a tool object")
+    for i, tool in enumerate(expect(body.get("tools", []), list, "$.tools", Msg("an array"))):
+        expect(tool, dict, f"$.tools[{i}]", Msg("a tool object"))
         declarations = tool.get("functionDeclarations")
         path = f"$.tools[{i}].functionDeclarations"
         if declarations is None or set(tool) != {"functionDeclarations"}:
             other = next((k for k in tool if k != "functionDeclarations"), "functionDeclarations")
             raise ConversionError(
-                f"fc holds function declarations only, not {other!r}", json_path=path
+                Msg("fc holds function declarations only, not {other!r}", other=other),
+                json_path=path,
             )
-        for j, d in enumerate(expect(declarations, list, path, "an array")):
+        for j, d in enumerate(expect(declarations, list, path, Msg("an array"))):
             tools.append(_tool_from_wire(d, f"{path}[{j}]"))
     choice = None
     if "toolConfig" in body:
         choice = _tool_choice_from_wire(body["toolConfig"])
-    config = expect(body.get("generationConfig", {}), dict, "$.generationConfig", "an object")
+    config = expect(body.get("generationConfig", {}), dict, "$.generationConfig", Msg("an object"))
     thinking, effort = _thinking_from_wire(config.get("thinkingConfig"))
     max_tokens = config.get("maxOutputTokens")
     return Request(
@@ -265,7 +269,7 @@ def from_wire_request(body: Any) -> Request:
         tools=tools,
         tool_choice=choice,
         max_tokens=expect(
-            max_tokens, (int, type(None)), "$.generationConfig.maxOutputTokens", "an integer"
+            max_tokens, (int, type(None)), "$.generationConfig.maxOutputTokens", Msg("an integer")
         ),
         thinking=thinking,
         effort=effort,
@@ -278,13 +282,13 @@ def _system_from_wire(system: Any) -> str | None:
         return None
     if isinstance(system, str):
         return system
-    expect(system, dict, "$.systemInstruction", "a content object")
-    parts = expect(system.get("parts"), list, "$.systemInstruction.parts", "an array of parts")
+    expect(system, dict, "$.systemInstruction", Msg("a content object"))
+    parts = expect(system.get("parts"), list, "$.systemInstruction.parts", Msg("an array of parts"))
     texts = []
     for k, part in enumerate(parts):
         path = f"$.systemInstruction.parts[{k}]"
-        expect(part, dict, path, "a part object")
-        texts.append(expect(part.get("text"), str, f"{path}.text", "a text part"))
+        expect(part, dict, path, Msg("a part object"))
+        texts.append(expect(part.get("text"), str, f"{path}.text", Msg("a text part")))
     return "".join(texts)
 
 
@@ -292,14 +296,14 @@ def _thinking_from_wire(thinking: Any) -> tuple[bool | None, str | None]:
     if thinking is None:
         return None, None
     path = "$.generationConfig.thinkingConfig"
-    expect(thinking, dict, path, "an object")
+    expect(thinking, dict, path, Msg("an object"))
     on: bool | None = None
     if thinking.get("includeThoughts") is True:
         on = True
     elif thinking.get("thinkingBudget") == 0:
         on = False
     level = thinking.get("thinkingLevel")
-    effort = expect(level, (str, type(None)), f"{path}.thinkingLevel", "a level name")
+    effort = expect(level, (str, type(None)), f"{path}.thinkingLevel", Msg("a level name"))
     return on, effort.lower() if isinstance(effort, str) else None
 
 
@@ -313,31 +317,35 @@ def _response_format_from_wire(config: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    expect(tool, dict, path, "a function declaration")
+    expect(tool, dict, path, Msg("a function declaration"))
     schema = tool.get("parametersJsonSchema", tool.get("parameters", {"type": "object"}))
     return ToolSpec(
-        name=expect(tool.get("name"), str, f"{path}.name", "the function's name"),
-        description=expect(tool.get("description", ""), str, f"{path}.description", "a string"),
-        input_schema=expect(schema, dict, f"{path}.parametersJsonSchema", "a JSON Schema object"),
+        name=expect(tool.get("name"), str, f"{path}.name", Msg("the function's name")),
+        description=expect(
+            tool.get("description", ""), str, f"{path}.description", Msg("a string")
+        ),
+        input_schema=expect(
+            schema, dict, f"{path}.parametersJsonSchema", Msg("a JSON Schema object")
+        ),
     )
 
 
 def _tool_choice_from_wire(config: Any) -> ToolChoice:
     path = "$.toolConfig.functionCallingConfig"
-    expect(config, dict, "$.toolConfig", "an object")
-    calling = expect(config.get("functionCallingConfig"), dict, path, "an object")
+    expect(config, dict, "$.toolConfig", Msg("an object"))
+    calling = expect(config.get("functionCallingConfig"), dict, path, Msg("an object"))
     mode = calling.get("mode", "AUTO")
     names = calling.get("allowedFunctionNames")
     if mode == "ANY" and isinstance(names, list) and len(names) == 1 and isinstance(names[0], str):
         return ToolChoice(type="tool", name=names[0])
     if names is not None:
         raise ConversionError(
-            "fc holds one forced tool, not a list of allowed ones",
+            Msg("fc holds one forced tool, not a list of allowed ones"),
             json_path=f"{path}.allowedFunctionNames",
         )
     kinds = {"AUTO": "auto", "NONE": "none", "ANY": "required"}
     if not isinstance(mode, str) or mode not in kinds:  # a list or an object is no mode either
-        raise ConversionError(f"unknown mode {mode!r}", json_path=f"{path}.mode")
+        raise ConversionError(Msg("unknown mode {mode!r}", mode=mode), json_path=f"{path}.mode")
     return ToolChoice(type=kinds[mode])  # type: ignore[arg-type]
 
 
@@ -345,12 +353,14 @@ def contents_from_wire(contents: list[Any], path: str) -> list[Message]:
     messages: list[Message] = []
     previous: list[ToolUseBlock] = []
     for i, content in enumerate(contents):
-        expect(content, dict, f"{path}[{i}]", "a content object")
+        expect(content, dict, f"{path}[{i}]", Msg("a content object"))
         role = content.get("role", "user")
         if role not in ("user", "model"):
-            raise ConversionError(f"unknown role {role!r}", json_path=f"{path}[{i}].role")
+            raise ConversionError(
+                Msg("unknown role {role!r}", role=role), json_path=f"{path}[{i}].role"
+            )
         parts_path = f"{path}[{i}].parts"
-        parts = expect(content.get("parts"), list, parts_path, "an array of parts")
+        parts = expect(content.get("parts"), list, parts_path, Msg("an array of parts"))
         blocks = parts_from_wire(parts, parts_path, role, previous)
         messages.append(Message(role="assistant" if role == "model" else "user", content=blocks))
         previous = [b for b in blocks if isinstance(b, ToolUseBlock)] if role == "model" else []
@@ -367,7 +377,7 @@ def parts_from_wire(
     position = 0
     for k, part in enumerate(parts):
         p = f"{path}[{k}]"
-        expect(part, dict, p, "a part object")
+        expect(part, dict, p, Msg("a part object"))
         rest = dict(part)
         if SIGNATURE in rest:
             signature = rest.pop(SIGNATURE)
@@ -394,19 +404,21 @@ def parts_from_wire(
             blocks.append(ProviderBlock(format=NAME, block=rest))
         else:
             kind = next(iter(rest))
-            raise ConversionError(f"fc cannot hold a {kind!r} part", json_path=p)
+            raise ConversionError(Msg("fc cannot hold a {kind!r} part", kind=kind), json_path=p)
     return blocks
 
 
 def _call_from_wire(part: dict[str, Any], path: str, position: int) -> ToolUseBlock:
-    call = expect(part["functionCall"], dict, f"{path}.functionCall", "a function call")
-    name = expect(call.get("name"), str, f"{path}.functionCall.name", "the function's name")
-    args = expect(call.get("args", {}), dict, f"{path}.functionCall.args", "an object")
+    call = expect(part["functionCall"], dict, f"{path}.functionCall", Msg("a function call"))
+    name = expect(call.get("name"), str, f"{path}.functionCall.name", Msg("the function's name"))
+    args = expect(call.get("args", {}), dict, f"{path}.functionCall.args", Msg("an object"))
     call_id = call.get("id")
     if call_id is None:
         call_id = invented_id(name, args, position)
     return ToolUseBlock(
-        id=expect(call_id, str, f"{path}.functionCall.id", "the call's id"), name=name, input=args
+        id=expect(call_id, str, f"{path}.functionCall.id", Msg("the call's id")),
+        name=name,
+        input=args,
     )
 
 
@@ -414,9 +426,9 @@ def _result_from_wire(
     part: dict[str, Any], path: str, unpaired: list[ToolUseBlock]
 ) -> ToolResultBlock:
     p = f"{path}.functionResponse"
-    result = expect(part["functionResponse"], dict, p, "a function response")
-    name = expect(result.get("name"), str, f"{p}.name", "the function's name")
-    response = expect(result.get("response", {}), dict, f"{p}.response", "an object")
+    result = expect(part["functionResponse"], dict, p, Msg("a function response"))
+    name = expect(result.get("name"), str, f"{p}.name", Msg("the function's name"))
+    response = expect(result.get("response", {}), dict, f"{p}.response", Msg("an object"))
     call_id = result.get("id")
     if call_id is None:
         # Gemini 2.x: the first call of the previous turn with this name not yet answered.
@@ -433,7 +445,7 @@ def _result_from_wire(
         value = response
     content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return ToolResultBlock(
-        tool_use_id=expect(call_id, str, f"{p}.id", "the call's id"),
+        tool_use_id=expect(call_id, str, f"{p}.id", Msg("the call's id")),
         content=content,
         is_error=is_error,
     )
@@ -441,23 +453,27 @@ def _result_from_wire(
 
 @shape_errors()
 def from_wire_response(body: Any) -> Response:
-    expect(body, dict, "$", "a response object")
+    expect(body, dict, "$", Msg("a response object"))
     if "error" in body and "candidates" not in body:
-        raise ConversionError("this is an error body, not a response", json_path="$.error")
-    candidates = expect(body.get("candidates"), list, "$.candidates", "an array of candidates")
+        raise ConversionError(Msg("this is an error body, not a response"), json_path="$.error")
+    candidates = expect(body.get("candidates"), list, "$.candidates", Msg("an array of candidates"))
     if not candidates:
         feedback = body.get("promptFeedback")
         reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
         raise ConversionError(
-            f"no candidate: the prompt was blocked ({reason})" if reason else "no candidate",
+            Msg("no candidate: the prompt was blocked ({reason})", reason=reason)
+            if reason
+            else Msg("no candidate"),
             json_path="$.candidates",
         )
-    candidate = expect(candidates[0], dict, "$.candidates[0]", "a candidate object")
-    content = expect(candidate.get("content", {}), dict, "$.candidates[0].content", "an object")
-    parts = expect(content.get("parts", []), list, "$.candidates[0].content.parts", "an array")
+    candidate = expect(candidates[0], dict, "$.candidates[0]", Msg("a candidate object"))
+    content = expect(
+        candidate.get("content", {}), dict, "$.candidates[0].content", Msg("an object")
+    )
+    parts = expect(content.get("parts", []), list, "$.candidates[0].content.parts", Msg("an array"))
     blocks = parts_from_wire(parts, "$.candidates[0].content.parts", "model")
     reason = candidate.get("finishReason")
-    stop = expect(reason, str, "$.candidates[0].finishReason", "a finish reason")
+    stop = expect(reason, str, "$.candidates[0].finishReason", Msg("a finish reason"))
     usage = body.get("usageMetadata")
     return Response(
         id=body.get("responseId") if isinstance(body.get("responseId"), str) else None,

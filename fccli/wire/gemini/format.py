@@ -13,6 +13,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
+from fccli.i18n import Msg
 from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
 from fccli.wire.gemini import codec
 
@@ -65,7 +66,7 @@ class GeminiFormat(FormatDefaults):
     holder = "gemini"
     stop_field = "finishReason"
     history_field = "contents"
-    results_layout = (
+    results_layout = Msg(
         "all functionResponse parts in one user content, paired by id or by name and order"
     )
     reasoning_field = None
@@ -118,9 +119,9 @@ class GeminiFormat(FormatDefaults):
         if not isinstance(doc, dict):
             return None
         if isinstance(doc.get("contents"), list):
-            return Detected(self.name, "request", "it has `contents` (Gemini's history)")
+            return Detected(self.name, "request", Msg("it has `contents` (Gemini's history)"))
         if isinstance(doc.get("candidates"), list):
-            return Detected(self.name, "response", "it has `candidates` (Gemini's answer)")
+            return Detected(self.name, "response", Msg("it has `candidates` (Gemini's answer)"))
         return None
 
     def thinking_on(self, body: dict[str, Any]) -> bool:
@@ -130,7 +131,7 @@ class GeminiFormat(FormatDefaults):
 
     def read_notes(self, messages: Any, base: str) -> list[str]:
         """Calls and results without ids (Gemini 2.x): fc made the ids up, and paired by name."""
-        out = []
+        out: list[str] = []
         for i, content in enumerate(messages if isinstance(messages, list) else []):
             parts = content.get("parts") if isinstance(content, dict) else None
             for k, part in enumerate(parts if isinstance(parts, list) else []):
@@ -138,47 +139,62 @@ class GeminiFormat(FormatDefaults):
                     inner = part.get(key) if isinstance(part, dict) else None
                     if isinstance(inner, dict) and "id" not in inner:
                         out.append(
-                            f"{base}[{i}].parts[{k}].{key}: no id (Gemini 2.x): fc gives it one "
-                            f"starting {codec.INVENTED_PREFIX} and pairs results with calls by "
-                            "name and order; that id is never sent back"
+                            Msg(
+                                "{base}[{i}].parts[{k}].{key}: no id (Gemini 2.x): fc gives it one starting {invented_prefix} and pairs results with calls by name and order; that id is never sent back",
+                                base=base,
+                                i=i,
+                                k=k,
+                                key=key,
+                                invented_prefix=codec.INVENTED_PREFIX,
+                            )
                         )
         return out
 
     def written_notes(self, request: Request) -> list[str]:
-        notes = []
+        notes: list[str] = []
         if request.model:
             notes.append(
-                f"model {request.model!r}: Gemini names the model in the URL "
-                "(/v1beta/models/MODEL:generateContent), not the body"
+                Msg(
+                    "model {model!r}: Gemini names the model in the URL (/v1beta/models/MODEL:generateContent), not the body",
+                    model=request.model,
+                )
             )
         if request.stream:
             notes.append(
-                "stream: Gemini asks for a stream in the URL (:streamGenerateContent?alt=sse), "
-                "not the body"
+                Msg(
+                    "stream: Gemini asks for a stream in the URL (:streamGenerateContent?alt=sse), not the body"
+                )
             )
         if request.parallel_tool_calls is not None:
             notes.append(
-                f"parallel_tool_calls {request.parallel_tool_calls}: Gemini has no switch for "
-                "parallel calls"
+                Msg(
+                    "parallel_tool_calls {parallel_tool_calls}: Gemini has no switch for parallel calls",
+                    parallel_tool_calls=request.parallel_tool_calls,
+                )
             )
         for m, message in enumerate(request.messages):
             for block in message.content:
                 if isinstance(block, ToolUseBlock) and codec.is_invented(block.id):
                     notes.append(
-                        f"$.messages[{m}]: call id {block.id} is one fc invented for a call "
-                        "Gemini sent without one: not sent back"
+                        Msg(
+                            "$.messages[{m}]: call id {id} is one fc invented for a call Gemini sent without one: not sent back",
+                            m=m,
+                            id=block.id,
+                        )
                     )
                 if isinstance(block, ThinkingBlock) and block.signature is not None:
                     notes.append(
-                        f"$.messages[{m}]: a thinking block's signature is another provider's; "
-                        "Gemini signs its thinking with thoughtSignature parts"
+                        Msg(
+                            "$.messages[{m}]: a thinking block's signature is another provider's; Gemini signs its thinking with thoughtSignature parts",
+                            m=m,
+                        )
                     )
         return notes
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
         """A model turn with calls whose first call has no thoughtSignature (history from
         another provider): Gemini 3 refuses it (fc check's FC121)."""
-        out = []
+        out: list[str] = []
         for i, content in enumerate(messages if isinstance(messages, list) else []):
             parts = content.get("parts") if isinstance(content, dict) else None
             calls = [
@@ -189,10 +205,11 @@ class GeminiFormat(FormatDefaults):
             if calls and codec.SIGNATURE not in calls[0][1]:
                 k = calls[0][0]
                 out.append(
-                    f"{base}[{i}].parts[{k}]: a function call without its thoughtSignature, "
-                    "which Gemini 3 refuses (HTTP 400: Function call is missing a "
-                    "thought_signature in functionCall parts); "
-                    '"skip_thought_signature_validator" is the documented stand-in for '
-                    "history made elsewhere"
+                    Msg(
+                        '{base}[{i}].parts[{k}]: a function call without its thoughtSignature, which Gemini 3 refuses (HTTP 400: Function call is missing a thought_signature in functionCall parts); "skip_thought_signature_validator" is the documented stand-in for history made elsewhere',
+                        base=base,
+                        i=i,
+                        k=k,
+                    )
                 )
         return out

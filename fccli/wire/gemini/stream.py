@@ -20,9 +20,10 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.gemini.codec import SIGNATURE
-from fccli.wire.sse import ListenerFailed, closing_reasons, not_a_stream
+from fccli.wire.sse import LAST_LINE_CUT, ListenerFailed, closing_reasons, ended_early, not_a_stream
 
 
 class GeminiStreamFolder(StreamAssembler):
@@ -92,19 +93,20 @@ class GeminiStreamFolder(StreamAssembler):
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         reasons = closing_reasons(self._sse, cut, ended=False, fold=self._fold, notes=self.notes)
         if self._sse.unfinished:
-            reasons.append("the last line was cut off")
+            reasons.append(LAST_LINE_CUT)
         error = None if cut else not_a_stream(self._sse)
         if error is not None:
             raise error
         body = self._body()
         if self._chunks == 0:
-            reasons.append("no chunk")
+            reasons.append(Msg("no chunk"))
         elif "finishReason" not in self._candidate:
-            reasons.append("no finishReason")
+            reasons.append(Msg("no finishReason"))
         if reasons:
-            text = f"the stream ended early after {self.bytes_received:,} bytes: "
             raise StreamCut(
-                text + ", ".join(reasons), bytes_received=self.bytes_received, partial=body
+                ended_early(self.bytes_received, reasons),
+                bytes_received=self.bytes_received,
+                partial=body,
             )
         return body
 

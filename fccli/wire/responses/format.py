@@ -13,6 +13,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
+from fccli.i18n import Msg
 from fccli.wire.base import (
     Detected,
     FormatDefaults,
@@ -51,7 +52,7 @@ class ResponsesFormat(FormatDefaults):
     family = "items"
     holder = "openai responses"
     stop_field = "status"
-    results_layout = "one function_call_output item per result, paired by call_id"
+    results_layout = Msg("one function_call_output item per result, paired by call_id")
     reasoning_field = None
     thinking_tool_choices = None
     # Reasoning goes back as the item it came in, encrypted; none is made for another's thinking.
@@ -87,11 +88,11 @@ class ResponsesFormat(FormatDefaults):
         if not isinstance(doc, dict) or "messages" in doc or "choices" in doc:
             return None
         if doc.get("object") == "response":
-            return Detected(self.name, "response", 'it has `"object": "response"`')
+            return Detected(self.name, "response", Msg('it has `"object": "response"`'))
         if isinstance(doc.get("output"), list) and isinstance(doc.get("status"), str):
-            return Detected(self.name, "response", "it has `output` items and a `status`")
+            return Detected(self.name, "response", Msg("it has `output` items and a `status`"))
         if "model" in doc and isinstance(doc.get("input"), (list, str)):
-            return Detected(self.name, "request", "it has `input` (the Responses history)")
+            return Detected(self.name, "request", Msg("it has `input` (the Responses history)"))
         return None
 
     def thinking_on(self, body: dict[str, Any]) -> bool:
@@ -106,17 +107,17 @@ class ResponsesFormat(FormatDefaults):
 
     def added_note(self, key: str, value: Any) -> str | None:
         if key == "store":
-            return (
-                f"set to {value}: fc keeps no state at OpenAI, so every request carries the "
-                "whole history"
+            return Msg(
+                "set to {value}: fc keeps no state at OpenAI, so every request carries the whole history",
+                value=value,
             )
         if key == "include":
-            return (
-                f"set to {value}: with store false, a reasoning model's reasoning comes back "
-                "encrypted, to be sent again with the calls it led to"
+            return Msg(
+                "set to {value}: with store false, a reasoning model's reasoning comes back encrypted, to be sent again with the calls it led to",
+                value=value,
             )
         if key == "strict":
-            return f"set to {value} (an omitted strict means strict on this API)"
+            return Msg("set to {value} (an omitted strict means strict on this API)", value=value)
         return None
 
     def read_notes(self, messages: Any, base: str) -> list[str]:
@@ -129,7 +130,7 @@ class ResponsesFormat(FormatDefaults):
         )
 
     def written_notes(self, request: Request) -> list[str]:
-        how = "is_error has no field in Responses: marked in the function_call_output"
+        how = Msg("is_error has no field in Responses: marked in the function_call_output")
         return marker_written_notes(request, codec.ERROR_MARKER, how)
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:

@@ -28,8 +28,19 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
-from fccli.wire.sse import ListenerFailed, closing_reasons, joined, not_a_stream, tail
+from fccli.wire.sse import (
+    LAST_LINE_CUT,
+    Listed,
+    ListenerFailed,
+    call_label,
+    closing_reasons,
+    ended_early,
+    joined,
+    not_a_stream,
+    tail,
+)
 
 _ENDS = ("response.completed", "response.incomplete")
 
@@ -128,7 +139,7 @@ class ResponsesStreamFolder(StreamAssembler):
         elif kind == "response.failed":
             response = obj.get("response")
             error = response.get("error") if isinstance(response, dict) else None
-            self._raise_error({"error": error or {"message": "the response failed"}})
+            self._raise_error({"error": error or {"message": Msg("the response failed")}})
         elif kind == "error":
             self._raise_error(
                 {"error": {"code": obj.get("code"), "message": obj.get("message")}}
@@ -140,7 +151,9 @@ class ResponsesStreamFolder(StreamAssembler):
     def _added(self, obj: dict[str, Any]) -> None:
         index = obj["output_index"]
         if type(index) is not int:  # items are put in order by it: "1" beside 0 cannot be
-            raise TypeError(f"output_index is {type(index).__name__}, not an integer")
+            raise TypeError(
+                Msg("output_index is {type}, not an integer", type=type(index).__name__)
+            )
         started = dict(obj["item"])
         call = -1
         if started.get("type") == "function_call":
@@ -160,27 +173,32 @@ class ResponsesStreamFolder(StreamAssembler):
             self._sse, cut, ended=self._final is not None, fold=self._fold, notes=self.notes
         )
         if self._sse.unfinished:
-            reasons.append("the last line was cut off")
+            reasons.append(LAST_LINE_CUT)
         error = None if cut else not_a_stream(self._sse)
         if error is not None:
             raise error
         if self._final is None:
-            reasons.append("no `response.completed`")
+            reasons.append(Msg("no `response.completed`"))
         if reasons:
             body = self._assembled(self._response or {})
-            text = f"the stream ended early after {self.bytes_received:,} bytes: " + ", ".join(
-                reasons
-            )
+            text = ended_early(self.bytes_received, reasons)
             open_calls = [i for i in self._items.values() if i.call >= 0 and not i.done and i.parts]
-            text += "".join(
-                f"; call {i.item.get('call_id')} ({i.item.get('name') or 'no name'}) has "
-                f"incomplete arguments: {tail(joined(i.parts.get(0, [])))}"
-                for i in open_calls
-            )
+            if open_calls:
+                calls = [
+                    Msg(
+                        "{call} has incomplete arguments: {tail}",
+                        call=call_label(i.item.get("call_id"), i.item.get("name")),
+                        tail=tail(joined(i.parts.get(0, []))),
+                    )
+                    for i in open_calls
+                ]
+                text = Msg("{message}; {calls}", message=text, calls=Listed(calls, "; "))
             raise StreamCut(text, bytes_received=self.bytes_received, partial=body)
         assert self._final is not None
         if self._after_end:
-            self.notes.append(f"{self._after_end} event(s) after `response.completed` ignored")
+            self.notes.append(
+                Msg("{count} event(s) after `response.completed` ignored", count=self._after_end)
+            )
         # The last event holds the whole response; a server that leaves its output out
         # (some proxies do) still gave every item on the way.
         if self._final.get("output"):
