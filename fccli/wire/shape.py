@@ -18,13 +18,20 @@ from fccli.i18n import Msg
 def expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
     """`value`, when it is of `kind`; else a ConversionError saying what was found where.
 
-    `what` is a Msg (`Msg("a request object")`), so that the message is said in the chosen
-    language."""
+    `what` is marked where it is written (`N_("a request object")`: a Msg is made only when the
+    value is wrong, for the checks are on every path a wire body is read by), and said in the
+    chosen language with the message."""
     if not isinstance(value, kind):
         raise ConversionError(
-            Msg("expected {what}, found {found}", what=what, found=describe(value)), json_path=path
+            Msg("expected {what}, found {found}", what=phrase(what), found=describe(value)),
+            json_path=path,
         )
     return value
+
+
+def phrase(msgid: str) -> Msg:
+    """A phrase marked with `N_` where it is written, as a Msg to say in a message."""
+    return msgid if isinstance(msgid, Msg) else Msg.__new__(Msg, msgid)
 
 
 def describe(value: Any) -> str:

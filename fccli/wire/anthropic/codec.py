@@ -41,7 +41,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.shape import count, expect, shape_errors
 
 DEFAULT_MAX_TOKENS = 4096
@@ -236,13 +236,13 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 
 @shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any) -> Request:
-    expect(body, dict, "$", Msg("a request object"))
-    model = expect(body.get("model"), str, "$.model", Msg("the model's name"))
-    raw_messages = expect(body.get("messages"), list, "$.messages", Msg("an array of messages"))
+    expect(body, dict, "$", N_("a request object"))
+    model = expect(body.get("model"), str, "$.model", N_("the model's name"))
+    raw_messages = expect(body.get("messages"), list, "$.messages", N_("an array of messages"))
     messages = []
     for i, raw in enumerate(raw_messages):
         path = f"$.messages[{i}]"
-        expect(raw, dict, path, Msg("a message object"))
+        expect(raw, dict, path, N_("a message object"))
         role = raw.get("role")
         if role not in ("user", "assistant"):
             # Anthropic has no system or tool role: results are blocks in a user message.
@@ -262,12 +262,12 @@ def from_wire_request(body: Any) -> Request:
         tools=[
             _tool_from_wire(t, f"$.tools[{k}]")
             for k, t in enumerate(
-                expect(body.get("tools") or [], list, "$.tools", Msg("an array of tools"))
+                expect(body.get("tools") or [], list, "$.tools", N_("an array of tools"))
             )
         ],
     )
     if body.get("max_tokens") is not None:
-        request.max_tokens = expect(body["max_tokens"], int, "$.max_tokens", Msg("a whole number"))
+        request.max_tokens = expect(body["max_tokens"], int, "$.max_tokens", N_("a whole number"))
     if "tool_choice" in body:
         request.tool_choice, request.parallel_tool_calls = _tool_choice_from_wire(
             body["tool_choice"]
@@ -298,10 +298,10 @@ def _system_from_wire(system: Any) -> str | None:
 
 
 def _text_blocks(content: Any, path: str) -> list[str]:
-    expect(content, list, path, Msg("a string or an array of text blocks"))
+    expect(content, list, path, N_("a string or an array of text blocks"))
     texts = []
     for k, block in enumerate(content):
-        expect(block, dict, f"{path}[{k}]", Msg("a content block object"))
+        expect(block, dict, f"{path}[{k}]", N_("a content block object"))
         if block.get("type") != "text" or not isinstance(block.get("text"), str):
             raise ConversionError(
                 Msg(
@@ -317,19 +317,19 @@ def _text_blocks(content: Any, path: str) -> list[str]:
 def _blocks_from_wire(content: Any, path: str, role: str) -> list[Block]:
     if isinstance(content, str):  # the short form of one text block
         return [TextBlock(text=content)]
-    expect(content, list, path, Msg("a string or an array of content blocks"))
+    expect(content, list, path, N_("a string or an array of content blocks"))
     return [_block_from_wire(b, f"{path}[{k}]", role) for k, b in enumerate(content)]
 
 
 def _block_from_wire(block: Any, path: str, role: str) -> Block:
-    expect(block, dict, path, Msg("a content block object"))
+    expect(block, dict, path, N_("a content block object"))
     kind = block.get("type")
     if kind == "text":
-        return TextBlock(text=expect(block.get("text"), str, f"{path}.text", Msg("a string")))
+        return TextBlock(text=expect(block.get("text"), str, f"{path}.text", N_("a string")))
     if kind == "thinking":
         signature = block.get("signature")
         return ThinkingBlock(
-            thinking=expect(block.get("thinking"), str, f"{path}.thinking", Msg("a string")),
+            thinking=expect(block.get("thinking"), str, f"{path}.thinking", N_("a string")),
             signature=signature if isinstance(signature, str) else None,
         )
     if kind == "tool_use":
@@ -337,9 +337,9 @@ def _block_from_wire(block: Any, path: str, role: str) -> Block:
         # answer ran out of tokens inside it (wire/anthropic/stream.py), kept as the raw text.
         partial = block.get("partial_json")
         return ToolUseBlock(
-            id=expect(block.get("id"), str, f"{path}.id", Msg("the call's id")),
-            name=expect(block.get("name"), str, f"{path}.name", Msg("the tool's name")),
-            input=expect(block.get("input"), dict, f"{path}.input", Msg("an object")),
+            id=expect(block.get("id"), str, f"{path}.id", N_("the call's id")),
+            name=expect(block.get("name"), str, f"{path}.name", N_("the tool's name")),
+            input=expect(block.get("input"), dict, f"{path}.input", N_("an object")),
             raw_arguments=partial if isinstance(partial, str) else None,
         )
     if kind == "tool_result":
@@ -351,9 +351,9 @@ def _block_from_wire(block: Any, path: str, role: str) -> Block:
         )
         is_error = block.get("is_error", False)
         return ToolResultBlock(
-            tool_use_id=expect(block.get("tool_use_id"), str, f"{path}.tool_use_id", Msg("an id")),
+            tool_use_id=expect(block.get("tool_use_id"), str, f"{path}.tool_use_id", N_("an id")),
             content=text,
-            is_error=expect(is_error, bool, f"{path}.is_error", Msg("true or false")),
+            is_error=expect(is_error, bool, f"{path}.is_error", N_("true or false")),
         )
     if isinstance(kind, str) and kind and role == "assistant":
         # What the model or Anthropic's servers wrote and fc has no equivalent for
@@ -366,22 +366,20 @@ def _block_from_wire(block: Any, path: str, role: str) -> Block:
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    expect(tool, dict, path, Msg("a tool object"))
+    expect(tool, dict, path, N_("a tool object"))
     strict = tool.get("strict")
     return ToolSpec(
-        name=expect(tool.get("name"), str, f"{path}.name", Msg("the tool's name")),
-        description=expect(
-            tool.get("description", ""), str, f"{path}.description", Msg("a string")
-        ),
+        name=expect(tool.get("name"), str, f"{path}.name", N_("the tool's name")),
+        description=expect(tool.get("description", ""), str, f"{path}.description", N_("a string")),
         input_schema=expect(
-            tool.get("input_schema"), dict, f"{path}.input_schema", Msg("a JSON Schema object")
+            tool.get("input_schema"), dict, f"{path}.input_schema", N_("a JSON Schema object")
         ),
         strict=strict if isinstance(strict, bool) else None,
     )
 
 
 def _tool_choice_from_wire(choice: Any) -> tuple[ToolChoice, bool | None]:
-    expect(choice, dict, "$.tool_choice", Msg("a tool_choice object"))
+    expect(choice, dict, "$.tool_choice", N_("a tool_choice object"))
     kind = choice.get("type")
     parallel = False if choice.get("disable_parallel_tool_use") is True else None
     if kind in ("auto", "none"):
@@ -397,10 +395,10 @@ def _tool_choice_from_wire(choice: Any) -> tuple[ToolChoice, bool | None]:
 
 @shape_errors()
 def from_wire_response(body: Any) -> Response:
-    expect(body, dict, "$", Msg("a response object"))
+    expect(body, dict, "$", N_("a response object"))
     if body.get("type") == "error":
         raise ConversionError(Msg("this is an error body, not a message"), json_path="$.type")
-    stop = expect(body.get("stop_reason"), str, "$.stop_reason", Msg("a stop reason"))
+    stop = expect(body.get("stop_reason"), str, "$.stop_reason", N_("a stop reason"))
     usage = body.get("usage")
     return Response(
         id=body.get("id") if isinstance(body.get("id"), str) else None,

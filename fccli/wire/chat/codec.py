@@ -45,7 +45,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.shape import count, expect, shape_errors
 from fccli.wire.sse import Listed
@@ -301,10 +301,10 @@ def _text_parts(content: Any, path: str) -> list[str]:
         return []
     if isinstance(content, str):
         return [content] if content else []
-    expect(content, list, path, Msg("a string or an array of text parts"))
+    expect(content, list, path, N_("a string or an array of text parts"))
     texts = []
     for k, part in enumerate(content):
-        expect(part, dict, f"{path}[{k}]", Msg("a content part object"))
+        expect(part, dict, f"{path}[{k}]", N_("a content part object"))
         if part.get("type") != "text" or not isinstance(part.get("text"), str):
             raise ConversionError(
                 Msg("only text parts are supported, found type {type!r}", type=part.get("type")),
@@ -316,14 +316,14 @@ def _text_parts(content: Any, path: str) -> list[str]:
 
 @shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
-    expect(body, dict, "$", Msg("a request object"))
-    model = expect(body.get("model"), str, "$.model", Msg("the model's name"))
-    raw_messages = expect(body.get("messages"), list, "$.messages", Msg("an array of messages"))
+    expect(body, dict, "$", N_("a request object"))
+    model = expect(body.get("model"), str, "$.model", N_("the model's name"))
+    raw_messages = expect(body.get("messages"), list, "$.messages", N_("an array of messages"))
     system: list[str] = []
     messages: list[Message] = []
     for i, raw in enumerate(raw_messages):
         path = f"$.messages[{i}]"
-        expect(raw, dict, path, Msg("a message object"))
+        expect(raw, dict, path, N_("a message object"))
         role = raw.get("role")
         if role in ("system", "developer"):
             system.extend(_text_parts(raw.get("content"), f"{path}.content"))
@@ -356,7 +356,7 @@ def from_wire_request(body: Any, dialect: ChatDialect = OPENAI) -> Request:
         tools=[
             _tool_from_wire(t, f"$.tools[{k}]")
             for k, t in enumerate(
-                expect(body.get("tools") or [], list, "$.tools", Msg("an array of tools"))
+                expect(body.get("tools") or [], list, "$.tools", N_("an array of tools"))
             )
         ],
     )
@@ -384,9 +384,7 @@ def _only_results(message: Message) -> bool:
 
 
 def _tool_message_from_wire(raw: dict[str, Any], path: str) -> ToolResultBlock:
-    call_id = expect(
-        raw.get("tool_call_id"), str, f"{path}.tool_call_id", Msg("the id of the call")
-    )
+    call_id = expect(raw.get("tool_call_id"), str, f"{path}.tool_call_id", N_("the id of the call"))
     text = "".join(_text_parts(raw.get("content"), f"{path}.content"))
     is_error = text.startswith(ERROR_MARKER)
     if is_error:
@@ -408,17 +406,17 @@ def _assistant_from_wire(raw: dict[str, Any], dialect: ChatDialect, path: str) -
         # OpenAI says a refusal beside `content` (often null): kept as the turn's text.
         blocks.append(TextBlock(text=refusal))
     calls = raw.get("tool_calls") or []
-    expect(calls, list, f"{path}.tool_calls", Msg("an array of tool calls"))
+    expect(calls, list, f"{path}.tool_calls", N_("an array of tool calls"))
     for k, call in enumerate(calls):
         blocks.append(_call_from_wire(call, f"{path}.tool_calls[{k}]"))
     return blocks
 
 
 def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
-    expect(call, dict, path, Msg("a tool call object"))
-    call_id = expect(call.get("id"), str, f"{path}.id", Msg("the call's id"))
-    function = expect(call.get("function"), dict, f"{path}.function", Msg("a function object"))
-    name = expect(function.get("name"), str, f"{path}.function.name", Msg("the tool's name"))
+    expect(call, dict, path, N_("a tool call object"))
+    call_id = expect(call.get("id"), str, f"{path}.id", N_("the call's id"))
+    function = expect(call.get("function"), dict, f"{path}.function", N_("a function object"))
+    name = expect(function.get("name"), str, f"{path}.function.name", N_("the tool's name"))
     arguments = function.get("arguments", "")
     if arguments is None:
         # Seen from compatible servers for a call without arguments: nothing given, `{}`.
@@ -433,16 +431,16 @@ def _call_from_wire(call: Any, path: str) -> ToolUseBlock:
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    expect(tool, dict, path, Msg("a tool object"))
-    function = expect(tool.get("function"), dict, f"{path}.function", Msg("a function object"))
+    expect(tool, dict, path, N_("a tool object"))
+    function = expect(tool.get("function"), dict, f"{path}.function", N_("a function object"))
     description = function.get("description") or ""
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
     strict = function.get("strict")
     return ToolSpec(
-        name=expect(function.get("name"), str, f"{path}.function.name", Msg("the tool's name")),
-        description=expect(description, str, f"{path}.function.description", Msg("a string")),
+        name=expect(function.get("name"), str, f"{path}.function.name", N_("the tool's name")),
+        description=expect(description, str, f"{path}.function.description", N_("a string")),
         input_schema=expect(
-            parameters, dict, f"{path}.function.parameters", Msg("a JSON Schema object")
+            parameters, dict, f"{path}.function.parameters", N_("a JSON Schema object")
         ),
         strict=strict if isinstance(strict, bool) else None,
     )
@@ -462,14 +460,14 @@ def _tool_choice_from_wire(choice: Any) -> ToolChoice:
 
 @shape_errors()
 def from_wire_response(body: Any, dialect: ChatDialect = OPENAI) -> Response:
-    expect(body, dict, "$", Msg("a response object"))
-    choices = expect(body.get("choices"), list, "$.choices", Msg("an array of choices"))
+    expect(body, dict, "$", N_("a response object"))
+    choices = expect(body.get("choices"), list, "$.choices", N_("an array of choices"))
     if not choices:
         raise ConversionError(Msg("the response has no choices"), json_path="$.choices")
-    choice = expect(choices[0], dict, "$.choices[0]", Msg("a choice object"))
-    message = expect(choice.get("message"), dict, "$.choices[0].message", Msg("a message object"))
+    choice = expect(choices[0], dict, "$.choices[0]", N_("a choice object"))
+    message = expect(choice.get("message"), dict, "$.choices[0].message", N_("a message object"))
     finish = expect(
-        choice.get("finish_reason"), str, "$.choices[0].finish_reason", Msg("a finish reason")
+        choice.get("finish_reason"), str, "$.choices[0].finish_reason", N_("a finish reason")
     )
     usage = body.get("usage")
     return Response(

@@ -57,7 +57,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.shape import count, expect, shape_errors
 
 NAME = "gemini"
@@ -240,12 +240,12 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 
 @shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any) -> Request:
-    expect(body, dict, "$", Msg("a request object"))
-    contents = expect(body.get("contents"), list, "$.contents", Msg("an array of contents"))
+    expect(body, dict, "$", N_("a request object"))
+    contents = expect(body.get("contents"), list, "$.contents", N_("an array of contents"))
     messages = contents_from_wire(contents, "$.contents")
     tools: list[ToolSpec] = []
-    for i, tool in enumerate(expect(body.get("tools", []), list, "$.tools", Msg("an array"))):
-        expect(tool, dict, f"$.tools[{i}]", Msg("a tool object"))
+    for i, tool in enumerate(expect(body.get("tools", []), list, "$.tools", N_("an array"))):
+        expect(tool, dict, f"$.tools[{i}]", N_("a tool object"))
         declarations = tool.get("functionDeclarations")
         path = f"$.tools[{i}].functionDeclarations"
         if declarations is None or set(tool) != {"functionDeclarations"}:
@@ -254,12 +254,12 @@ def from_wire_request(body: Any) -> Request:
                 Msg("fc holds function declarations only, not {other!r}", other=other),
                 json_path=path,
             )
-        for j, d in enumerate(expect(declarations, list, path, Msg("an array"))):
+        for j, d in enumerate(expect(declarations, list, path, N_("an array"))):
             tools.append(_tool_from_wire(d, f"{path}[{j}]"))
     choice = None
     if "toolConfig" in body:
         choice = _tool_choice_from_wire(body["toolConfig"])
-    config = expect(body.get("generationConfig", {}), dict, "$.generationConfig", Msg("an object"))
+    config = expect(body.get("generationConfig", {}), dict, "$.generationConfig", N_("an object"))
     thinking, effort = _thinking_from_wire(config.get("thinkingConfig"))
     max_tokens = config.get("maxOutputTokens")
     return Request(
@@ -269,7 +269,7 @@ def from_wire_request(body: Any) -> Request:
         tools=tools,
         tool_choice=choice,
         max_tokens=expect(
-            max_tokens, (int, type(None)), "$.generationConfig.maxOutputTokens", Msg("an integer")
+            max_tokens, (int, type(None)), "$.generationConfig.maxOutputTokens", N_("an integer")
         ),
         thinking=thinking,
         effort=effort,
@@ -282,13 +282,13 @@ def _system_from_wire(system: Any) -> str | None:
         return None
     if isinstance(system, str):
         return system
-    expect(system, dict, "$.systemInstruction", Msg("a content object"))
-    parts = expect(system.get("parts"), list, "$.systemInstruction.parts", Msg("an array of parts"))
+    expect(system, dict, "$.systemInstruction", N_("a content object"))
+    parts = expect(system.get("parts"), list, "$.systemInstruction.parts", N_("an array of parts"))
     texts = []
     for k, part in enumerate(parts):
         path = f"$.systemInstruction.parts[{k}]"
-        expect(part, dict, path, Msg("a part object"))
-        texts.append(expect(part.get("text"), str, f"{path}.text", Msg("a text part")))
+        expect(part, dict, path, N_("a part object"))
+        texts.append(expect(part.get("text"), str, f"{path}.text", N_("a text part")))
     return "".join(texts)
 
 
@@ -296,14 +296,14 @@ def _thinking_from_wire(thinking: Any) -> tuple[bool | None, str | None]:
     if thinking is None:
         return None, None
     path = "$.generationConfig.thinkingConfig"
-    expect(thinking, dict, path, Msg("an object"))
+    expect(thinking, dict, path, N_("an object"))
     on: bool | None = None
     if thinking.get("includeThoughts") is True:
         on = True
     elif thinking.get("thinkingBudget") == 0:
         on = False
     level = thinking.get("thinkingLevel")
-    effort = expect(level, (str, type(None)), f"{path}.thinkingLevel", Msg("a level name"))
+    effort = expect(level, (str, type(None)), f"{path}.thinkingLevel", N_("a level name"))
     return on, effort.lower() if isinstance(effort, str) else None
 
 
@@ -317,23 +317,21 @@ def _response_format_from_wire(config: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    expect(tool, dict, path, Msg("a function declaration"))
+    expect(tool, dict, path, N_("a function declaration"))
     schema = tool.get("parametersJsonSchema", tool.get("parameters", {"type": "object"}))
     return ToolSpec(
-        name=expect(tool.get("name"), str, f"{path}.name", Msg("the function's name")),
-        description=expect(
-            tool.get("description", ""), str, f"{path}.description", Msg("a string")
-        ),
+        name=expect(tool.get("name"), str, f"{path}.name", N_("the function's name")),
+        description=expect(tool.get("description", ""), str, f"{path}.description", N_("a string")),
         input_schema=expect(
-            schema, dict, f"{path}.parametersJsonSchema", Msg("a JSON Schema object")
+            schema, dict, f"{path}.parametersJsonSchema", N_("a JSON Schema object")
         ),
     )
 
 
 def _tool_choice_from_wire(config: Any) -> ToolChoice:
     path = "$.toolConfig.functionCallingConfig"
-    expect(config, dict, "$.toolConfig", Msg("an object"))
-    calling = expect(config.get("functionCallingConfig"), dict, path, Msg("an object"))
+    expect(config, dict, "$.toolConfig", N_("an object"))
+    calling = expect(config.get("functionCallingConfig"), dict, path, N_("an object"))
     mode = calling.get("mode", "AUTO")
     names = calling.get("allowedFunctionNames")
     if mode == "ANY" and isinstance(names, list) and len(names) == 1 and isinstance(names[0], str):
@@ -353,14 +351,14 @@ def contents_from_wire(contents: list[Any], path: str) -> list[Message]:
     messages: list[Message] = []
     previous: list[ToolUseBlock] = []
     for i, content in enumerate(contents):
-        expect(content, dict, f"{path}[{i}]", Msg("a content object"))
+        expect(content, dict, f"{path}[{i}]", N_("a content object"))
         role = content.get("role", "user")
         if role not in ("user", "model"):
             raise ConversionError(
                 Msg("unknown role {role!r}", role=role), json_path=f"{path}[{i}].role"
             )
         parts_path = f"{path}[{i}].parts"
-        parts = expect(content.get("parts"), list, parts_path, Msg("an array of parts"))
+        parts = expect(content.get("parts"), list, parts_path, N_("an array of parts"))
         blocks = parts_from_wire(parts, parts_path, role, previous)
         messages.append(Message(role="assistant" if role == "model" else "user", content=blocks))
         previous = [b for b in blocks if isinstance(b, ToolUseBlock)] if role == "model" else []
@@ -377,7 +375,7 @@ def parts_from_wire(
     position = 0
     for k, part in enumerate(parts):
         p = f"{path}[{k}]"
-        expect(part, dict, p, Msg("a part object"))
+        expect(part, dict, p, N_("a part object"))
         rest = dict(part)
         if SIGNATURE in rest:
             signature = rest.pop(SIGNATURE)
@@ -409,14 +407,14 @@ def parts_from_wire(
 
 
 def _call_from_wire(part: dict[str, Any], path: str, position: int) -> ToolUseBlock:
-    call = expect(part["functionCall"], dict, f"{path}.functionCall", Msg("a function call"))
-    name = expect(call.get("name"), str, f"{path}.functionCall.name", Msg("the function's name"))
-    args = expect(call.get("args", {}), dict, f"{path}.functionCall.args", Msg("an object"))
+    call = expect(part["functionCall"], dict, f"{path}.functionCall", N_("a function call"))
+    name = expect(call.get("name"), str, f"{path}.functionCall.name", N_("the function's name"))
+    args = expect(call.get("args", {}), dict, f"{path}.functionCall.args", N_("an object"))
     call_id = call.get("id")
     if call_id is None:
         call_id = invented_id(name, args, position)
     return ToolUseBlock(
-        id=expect(call_id, str, f"{path}.functionCall.id", Msg("the call's id")),
+        id=expect(call_id, str, f"{path}.functionCall.id", N_("the call's id")),
         name=name,
         input=args,
     )
@@ -426,9 +424,9 @@ def _result_from_wire(
     part: dict[str, Any], path: str, unpaired: list[ToolUseBlock]
 ) -> ToolResultBlock:
     p = f"{path}.functionResponse"
-    result = expect(part["functionResponse"], dict, p, Msg("a function response"))
-    name = expect(result.get("name"), str, f"{p}.name", Msg("the function's name"))
-    response = expect(result.get("response", {}), dict, f"{p}.response", Msg("an object"))
+    result = expect(part["functionResponse"], dict, p, N_("a function response"))
+    name = expect(result.get("name"), str, f"{p}.name", N_("the function's name"))
+    response = expect(result.get("response", {}), dict, f"{p}.response", N_("an object"))
     call_id = result.get("id")
     if call_id is None:
         # Gemini 2.x: the first call of the previous turn with this name not yet answered.
@@ -445,7 +443,7 @@ def _result_from_wire(
         value = response
     content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return ToolResultBlock(
-        tool_use_id=expect(call_id, str, f"{p}.id", Msg("the call's id")),
+        tool_use_id=expect(call_id, str, f"{p}.id", N_("the call's id")),
         content=content,
         is_error=is_error,
     )
@@ -453,10 +451,10 @@ def _result_from_wire(
 
 @shape_errors()
 def from_wire_response(body: Any) -> Response:
-    expect(body, dict, "$", Msg("a response object"))
+    expect(body, dict, "$", N_("a response object"))
     if "error" in body and "candidates" not in body:
         raise ConversionError(Msg("this is an error body, not a response"), json_path="$.error")
-    candidates = expect(body.get("candidates"), list, "$.candidates", Msg("an array of candidates"))
+    candidates = expect(body.get("candidates"), list, "$.candidates", N_("an array of candidates"))
     if not candidates:
         feedback = body.get("promptFeedback")
         reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
@@ -466,14 +464,12 @@ def from_wire_response(body: Any) -> Response:
             else Msg("no candidate"),
             json_path="$.candidates",
         )
-    candidate = expect(candidates[0], dict, "$.candidates[0]", Msg("a candidate object"))
-    content = expect(
-        candidate.get("content", {}), dict, "$.candidates[0].content", Msg("an object")
-    )
-    parts = expect(content.get("parts", []), list, "$.candidates[0].content.parts", Msg("an array"))
+    candidate = expect(candidates[0], dict, "$.candidates[0]", N_("a candidate object"))
+    content = expect(candidate.get("content", {}), dict, "$.candidates[0].content", N_("an object"))
+    parts = expect(content.get("parts", []), list, "$.candidates[0].content.parts", N_("an array"))
     blocks = parts_from_wire(parts, "$.candidates[0].content.parts", "model")
     reason = candidate.get("finishReason")
-    stop = expect(reason, str, "$.candidates[0].finishReason", Msg("a finish reason"))
+    stop = expect(reason, str, "$.candidates[0].finishReason", N_("a finish reason"))
     usage = body.get("usageMetadata")
     return Response(
         id=body.get("responseId") if isinstance(body.get("responseId"), str) else None,

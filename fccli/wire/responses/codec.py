@@ -59,7 +59,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.shape import count, expect, shape_errors
 
 NAME = "responses"
@@ -267,15 +267,15 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
 
 @shape_errors()  # no pydantic error escapes a translator
 def from_wire_request(body: Any) -> Request:
-    expect(body, dict, "$", Msg("a request object"))
-    model = expect(body.get("model"), str, "$.model", Msg("the model's name"))
+    expect(body, dict, "$", N_("a request object"))
+    model = expect(body.get("model"), str, "$.model", N_("the model's name"))
     raw_input = body.get("input")
     system = body.get("instructions")
-    system = expect(system, str, "$.instructions", Msg("a string")) if system is not None else None
+    system = expect(system, str, "$.instructions", N_("a string")) if system is not None else None
     if isinstance(raw_input, str):
         messages = [Message(role="user", content=[TextBlock(text=raw_input)])]
     else:
-        items = expect(raw_input, list, "$.input", Msg("a string or an array of items"))
+        items = expect(raw_input, list, "$.input", N_("a string or an array of items"))
         messages, said = _items_to_messages(items, "$.input")
         if said:
             # System or developer messages in the input: fc has one system prompt.
@@ -287,7 +287,7 @@ def from_wire_request(body: Any) -> Request:
         tools=[
             _tool_from_wire(t, f"$.tools[{k}]")
             for k, t in enumerate(
-                expect(body.get("tools") or [], list, "$.tools", Msg("an array of tools"))
+                expect(body.get("tools") or [], list, "$.tools", N_("an array of tools"))
             )
         ],
     )
@@ -296,11 +296,11 @@ def from_wire_request(body: Any) -> Request:
     parallel = body.get("parallel_tool_calls")
     if parallel is not None:
         request.parallel_tool_calls = expect(
-            parallel, bool, "$.parallel_tool_calls", Msg("true or false")
+            parallel, bool, "$.parallel_tool_calls", N_("true or false")
         )
     if body.get("max_output_tokens") is not None:
         request.max_tokens = expect(
-            body["max_output_tokens"], int, "$.max_output_tokens", Msg("a whole number")
+            body["max_output_tokens"], int, "$.max_output_tokens", N_("a whole number")
         )
     if isinstance(body.get("stream"), bool):
         request.stream = body["stream"]
@@ -356,7 +356,7 @@ def _items_to_messages(items: list[Any], base: str) -> tuple[list[Message], list
     said: list[str] = []
     for k, item in enumerate(items):
         path = f"{base}[{k}]"
-        expect(item, dict, path, Msg("an item object"))
+        expect(item, dict, path, N_("an item object"))
         role = _role_of(item, path)
         if role == "system":
             said.extend(_texts(item.get("content"), f"{path}.content"))
@@ -382,7 +382,7 @@ def _item_to_blocks(item: dict[str, Any], path: str) -> list[Block]:
         return [
             ToolResultBlock(
                 tool_use_id=expect(
-                    item.get("call_id"), str, f"{path}.call_id", Msg("the call's id")
+                    item.get("call_id"), str, f"{path}.call_id", N_("the call's id")
                 ),
                 content=text[len(ERROR_MARKER) :] if is_error else text,
                 is_error=is_error,
@@ -397,10 +397,10 @@ def _texts(content: Any, path: str) -> list[str]:
     """A message's content: a string, or parts of input_text, output_text or refusal."""
     if isinstance(content, str):
         return [content]
-    expect(content, list, path, Msg("a string or an array of content parts"))
+    expect(content, list, path, N_("a string or an array of content parts"))
     out = []
     for k, part in enumerate(content):
-        expect(part, dict, f"{path}[{k}]", Msg("a content part object"))
+        expect(part, dict, f"{path}[{k}]", N_("a content part object"))
         kind = part.get("type")
         key = "refusal" if kind == "refusal" else "text"
         if kind not in ("input_text", "output_text", "refusal", "text"):
@@ -409,23 +409,21 @@ def _texts(content: Any, path: str) -> list[str]:
             raise ConversionError(
                 Msg("fc cannot hold a {kind!r} part", kind=kind), json_path=f"{path}[{k}]"
             )
-        out.append(expect(part.get(key), str, f"{path}[{k}].{key}", Msg("a string")))
+        out.append(expect(part.get(key), str, f"{path}[{k}].{key}", N_("a string")))
     return out
 
 
 def _call_from_wire(item: dict[str, Any], path: str) -> ToolUseBlock:
-    arguments = expect(item.get("arguments"), str, f"{path}.arguments", Msg("a JSON string"))
+    arguments = expect(item.get("arguments"), str, f"{path}.arguments", N_("a JSON string"))
     try:
         value = json.loads(arguments, parse_constant=reject_constant)
     except (ValueError, RecursionError):
         value = None
     item_id = item.get("id")
     return ToolUseBlock(
-        id=expect(item.get("call_id"), str, f"{path}.call_id", Msg("the call's id")),
-        item_id=expect(item_id, str, f"{path}.id", Msg("a string"))
-        if item_id is not None
-        else None,
-        name=expect(item.get("name"), str, f"{path}.name", Msg("the tool's name")),
+        id=expect(item.get("call_id"), str, f"{path}.call_id", N_("the call's id")),
+        item_id=expect(item_id, str, f"{path}.id", N_("a string")) if item_id is not None else None,
+        name=expect(item.get("name"), str, f"{path}.name", N_("the tool's name")),
         input=value if isinstance(value, dict) else {},
         # The text as sent when it is no JSON object, so validation can say what is wrong.
         raw_arguments=None if isinstance(value, dict) else arguments,
@@ -433,7 +431,7 @@ def _call_from_wire(item: dict[str, Any], path: str) -> ToolUseBlock:
 
 
 def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
-    expect(tool, dict, path, Msg("a tool object"))
+    expect(tool, dict, path, N_("a tool object"))
     if tool.get("type") != "function":
         # web_search, file_search, mcp...: OpenAI runs them, fc has no tool of that kind.
         raise ConversionError(
@@ -443,15 +441,15 @@ def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
     strict = tool.get("strict")
     schema = tool.get("parameters")
     return ToolSpec(
-        name=expect(tool.get("name"), str, f"{path}.name", Msg("the tool's name")),
+        name=expect(tool.get("name"), str, f"{path}.name", N_("the tool's name")),
         description=expect(
-            tool.get("description") or "", str, f"{path}.description", Msg("a string")
+            tool.get("description") or "", str, f"{path}.description", N_("a string")
         ),
         input_schema=expect(
             {} if schema is None else schema,
             dict,
             f"{path}.parameters",
-            Msg("a JSON Schema object"),
+            N_("a JSON Schema object"),
         ),
         # false is what fc writes for "not asked": read back as unset, as the other formats say it.
         strict=True if strict is True else None,
@@ -461,7 +459,7 @@ def _tool_from_wire(tool: Any, path: str) -> ToolSpec:
 def _tool_choice_from_wire(choice: Any) -> ToolChoice:
     if choice in ("auto", "none", "required"):
         return ToolChoice(type=choice)
-    expect(choice, dict, "$.tool_choice", Msg("a tool_choice string or object"))
+    expect(choice, dict, "$.tool_choice", N_("a tool_choice string or object"))
     kind = choice.get("type")
     if kind == "function" and isinstance(choice.get("name"), str):
         return ToolChoice(type="tool", name=choice["name"])
@@ -475,18 +473,18 @@ def _tool_choice_from_wire(choice: Any) -> ToolChoice:
 
 @shape_errors()
 def from_wire_response(body: Any) -> Response:
-    expect(body, dict, "$", Msg("a response object"))
+    expect(body, dict, "$", N_("a response object"))
     if body.get("status") == "failed" or isinstance(body.get("error"), dict):
         error = body.get("error")
         said = error.get("message") if isinstance(error, dict) else None
         raise ConversionError(
             Msg("this response failed: {said}", said=said or Msg("no message")), json_path="$.error"
         )
-    output = expect(body.get("output"), list, "$.output", Msg("an array of output items"))
+    output = expect(body.get("output"), list, "$.output", N_("an array of output items"))
     content: list[Block] = []
     for k, item in enumerate(output):
         path = f"$.output[{k}]"
-        expect(item, dict, path, Msg("an item object"))
+        expect(item, dict, path, N_("an item object"))
         if (
             item.get("type", "message") == "message"
             and item.get("role", "assistant") != "assistant"
