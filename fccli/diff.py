@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, Literal
@@ -74,7 +74,7 @@ class Joined(Msg):
     zh_sep: str
     parts: list[str]
 
-    def __new__(cls, parts: list[str], sep: str = ", ", zh_sep: str | None = None) -> Joined:
+    def __new__(cls, parts: Sequence[str], sep: str = ", ", zh_sep: str | None = None) -> Joined:
         text = sep.join(parts)
         self = str.__new__(cls, text)
         self.msgid, self.params = text, {}
@@ -794,7 +794,7 @@ def _block_label(block: dict[str, Any]) -> str:
 
 def _summary(blocks: list[Any]) -> str:
     kinds = [b.get("type") for b in blocks if isinstance(b, dict)]
-    said = {
+    said: dict[str, Callable[[int], str]] = {
         "thinking": lambda n: Msg("thinking") if n == 1 else Msg("{n} thinkings", n=n),
         "text": lambda n: Msg("text") if n == 1 else Msg("{n} texts", n=n),
         "tool_use": lambda n: Msg("1 call") if n == 1 else Msg("{n} calls", n=n),

@@ -202,6 +202,7 @@ def read_step_request(
                 ),
             }
         return agreed
+    why: str
     if bug is not None:
         # Not an edit: the harness's mistake, made on purpose and on record. A replay is fc's
         # own harness sending again, so it starts from fc's request unless told otherwise.
