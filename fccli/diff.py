@@ -885,9 +885,9 @@ def diff_documents(a: Document, b: Document) -> DiffResult:
             Msg(
                 "{a} is a {a_kind} and {b} a {b_kind}, in different formats: nothing to map",
                 a=a.name,
-                a_kind=a.kind,
+                a_kind=kind_said(a.kind),
                 b=b.name,
-                b_kind=b.kind,
+                b_kind=kind_said(b.kind),
             ),
             hint=Msg(
                 "compare a step's request with its request, or its response with its response"
@@ -914,6 +914,15 @@ def diff_documents(a: Document, b: Document) -> DiffResult:
     return DiffResult(
         "meaning", side_a, side_b, _meaning(a.internal_json(), b.internal_json()), note=note
     )
+
+
+def kind_said(kind: str) -> str:
+    """A document's kind (`request`, `response`, `messages`: --json's values) in words."""
+    if kind == "request":
+        return Msg("request")
+    if kind == "response":
+        return Msg("response")
+    return Msg("messages") if kind == "messages" else kind
 
 
 def _other_step(a: Document, b: Document) -> str | None:

@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from fccli.diff import compact
+from fccli.diff import compact, kind_said
 from fccli.i18n import _, localized
 
 if TYPE_CHECKING:
@@ -51,19 +51,13 @@ def render_diff(console: Console, result: DiffResult) -> None:
     console.print(Text(_differences(len(result.changes)), style="bold"))
 
 
-def _kind(kind: str) -> str:
-    """A document's kind in words (its name in --json is `request`, `response`, `messages`)."""
-    if kind == "request":
-        return _("request")
-    if kind == "response":
-        return _("response")
-    if kind == "messages":
-        return _("messages")
-    return kind
-
-
 def _side(side: Side) -> str:
-    return _("{name}: {format} {kind}", name=side.name, format=side.format, kind=_kind(side.kind))
+    return _(
+        "{name}: {format} {kind}",
+        name=side.name,
+        format=side.format,
+        kind=localized(kind_said(side.kind)),
+    )
 
 
 def _header(console: Console, result: DiffResult) -> None:
@@ -216,7 +210,9 @@ def _changes(
     console: Console, changes: list[Change], *, tagged: bool = False, b_name: str = "B"
 ) -> None:
     for change in changes:
-        where = Text(f"  ({localized(change.where)})", style="dim") if change.where else Text("")
+        where = (
+            Text(_("  ({where})", where=change.where), style="dim") if change.where else Text("")
+        )
         path = _path(change, tagged, b_name)
         if change.kind == "removed":
             console.print(
