@@ -308,7 +308,7 @@ def test_replay_plan_and_answers_are_chinese_and_the_new_trace_is_the_same(
     assert "[bold]" not in zh
     for line in (
         "重放 t 的第 2 步，从 2-request.json 读取，发往 demo（deepseek 格式），模型 fc-demo",
-        '的结果（get_weather {"city": "杭州"}） 修改方式：--set、--error',
+        '的结果（get_weather {"city": "杭州"}），修改方式：--set、--error',
         '      现在：{"temp_c": 39} (is_error)',
         "  新轨迹：t.replay-1（原轨迹不会被改动）",
         "(重放 t 的第 2 步)",
@@ -453,3 +453,36 @@ def test_send_file_problems_are_msgs_said_in_chinese(made: Path) -> None:
     finally:
         i18n.set_language("en")
     assert said["2-response.deepseek.json"].problem == "is a deepseek response, not a request body"
+
+
+def test_a_hand_edit_is_said_in_chinese_and_recorded_in_english(made: Path, tmp_path: Path) -> None:
+    import os
+
+    from fccli.replay.source import read_step_request
+    from fccli.wire.registry import get_format
+
+    trace = Path(shutil.copytree(made, tmp_path / "t"))
+    wire = trace / "2-request.deepseek.json"
+    wire.write_text(
+        wire.read_text("utf-8").replace('\\"temp_c\\": 21', '\\"temp_c\\": 30'), "utf-8"
+    )
+    later = (trace / "2-request.json").stat().st_mtime + 30
+    os.utime(wire, (later, later))
+    source = read_step_request(trace, 2, get_format("deepseek"))
+    assert source.note is not None and source.hand_edit is not None
+    assert source.note.endswith(
+        "one was edited by hand. Replaying 2-request.deepseek.json: it was changed after "
+        "2-request.json (fc writes the wire file first)"
+    )
+    assert source.hand_edit["why"] == (
+        "it was changed after 2-request.json (fc writes the wire file first)"
+    )
+    i18n.set_language("zh")
+    try:
+        assert i18n.localized(source.note) == (
+            "2-request.json 和 2-request.deepseek.json 不一致（第一处在厂商格式文件的 "
+            "$.messages[2].content）：其中一个被手动修改过。重放 2-request.deepseek.json："
+            "它在 2-request.json 之后被修改（fc 先写厂商格式文件）"
+        )
+    finally:
+        i18n.set_language("en")

@@ -20,8 +20,10 @@ def diff(
     from fccli.render.diff_view import render_diff
     from fccli.trace.reader import read_document
 
+    from fccli.i18n import _
+
     if a == "-" and b == "-":
-        raise typer.BadParameter("only one of A and B can be stdin")
+        raise typer.BadParameter(_("only one of A and B can be stdin"))
     result = diff_documents(read_document(a), read_document(b))
     if json_output:
         typer.echo(dumps(result.to_json()), nl=False)
