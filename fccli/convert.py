@@ -77,19 +77,22 @@ def convert(doc: Document, target: str) -> Converted:
             out.notes += _source_notes(doc)
         request = _as_request(internal, doc.system)
         if doc.kind == "messages" and doc.system is not None and family(target) != "chat":
-            holder = INTERNAL if target == INTERNAL_NAME else target
-            out.losses.append(
+            system = compact(doc.system, 40)
+            lost = (
                 Msg(
-                    "{path}: {what}",
-                    path="$[0]",
-                    what=Msg(
-                        "the system message ({system}) has no place in a messages array of "
-                        "{holder}: convert the whole request to keep it",
-                        system=compact(doc.system, 40),
-                        holder=holder,
-                    ),
+                    "the system message ({system}) has no place in a messages array of "
+                    "the internal format: convert the whole request to keep it",
+                    system=system,
+                )
+                if target == INTERNAL_NAME
+                else Msg(
+                    "the system message ({system}) has no place in a messages array of "
+                    "{holder}: convert the whole request to keep it",
+                    system=system,
+                    holder=target,
                 )
             )
+            out.losses.append(Msg("{path}: {what}", path="$[0]", what=lost))
         if target == INTERNAL_NAME:
             out.output = doc.internal_json()
             return out
@@ -272,9 +275,8 @@ def explain(change: Change, holder: str, source: str | None = None) -> str:
             )
         if holder == INTERNAL and source:
             return Msg(
-                "{value} dropped: {holder} has no place for {source}'s `{key}`",
+                "{value} dropped: the internal format has no place for {source}'s `{key}`",
                 value=compact(old, 40),
-                holder=holder,
                 source=source,
                 key=key,
             )

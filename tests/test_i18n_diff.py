@@ -227,7 +227,7 @@ def test_convert_output_is_the_same_and_its_lines_are_chinese(fc, tmp_path: Path
     response = str(EXAMPLES / "three-cities" / "1-response.deepseek.json")
     lost = fc("--lang", "zh", "convert", response, "--to", "anthropic").stderr
     assert (
-        "fc: 丢失：$.created：丢弃了 1767225600：内部格式 里没有 deepseek 的 `created` 的位置"
+        "fc: 丢失：$.created：丢弃了 1767225600：内部格式里没有 deepseek 的 `created` 的位置"
         in lost
     )
     assert "fc: 丢失：$.usage.reasoning_tokens：丢弃了 reasoning_tokens（34）：" in lost
