@@ -391,3 +391,19 @@ def test_export_errors_in_chinese(fc) -> None:
     result = fc("--lang", "zh", "export", "otel", trace, "--endpoint", "http://x", env=env)
     assert result.returncode == 2
     assert "OTEL_EXPORTER_OTLP_HEADERS：第 1 项不是 key=value 形式" in result.stderr
+
+
+def test_the_live_export_of_a_run_is_said_in_chinese(fc, tmp_path: Path) -> None:
+    pytest.importorskip("opentelemetry.proto")
+    from tests.otlp_receiver import OtlpReceiver
+
+    with OtlpReceiver() as receiver:
+        ran = fc("--lang", "zh", "run", "杭州今天适合跑步吗？", "-o", "t", "--otlp", receiver.url)
+        assert ran.returncode == 0, ran.stderr
+        trace_id = receiver.spans()[0].trace_id.hex()
+        assert f"已导出 trace {trace_id} 到 {receiver.url}/v1/traces" in ran.stderr
+        receiver.script = [{"status": 400, "body": "\n  invalid span: trace_id\n"}]
+        sent = fc("--lang", "zh", "export", "otel", "t", "--endpoint", receiver.url)
+    assert sent.returncode == 3
+    # The collector's own words are quoted as they came.
+    assert f"{receiver.url}/v1/traces 回答了 HTTP 400：invalid span: trace_id" in sent.stderr
