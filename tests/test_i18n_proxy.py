@@ -308,7 +308,7 @@ def test_serve_says_chinese_and_answers_the_agent_in_english(recorded: Path) -> 
         "第 1 步：model 不同：录下的是 'gpt-4.1-mini'，收到的是 'gpt-other'（另有 1 处不同）"
     )
     assert lines[2] == "  另外：temperature 没有录下：收到的是 0"
-    assert "第 1 步 匹配，但它录制时不是流式的" in lines[3]
+    assert "第 1 步匹配，但它录制时不是流式的" in lines[3]
     assert "（fc run --stream）" in lines[3]
     assert "请求体不是 JSON（" in lines[4]
     assert lines[5].endswith("HTTP 400: 请求体是空的：没有 JSON 请求")
