@@ -407,3 +407,39 @@ def test_the_live_export_of_a_run_is_said_in_chinese(fc, tmp_path: Path) -> None
     assert sent.returncode == 3
     # The collector's own words are quoted as they came.
     assert f"{receiver.url}/v1/traces 回答了 HTTP 400：invalid span: trace_id" in sent.stderr
+
+
+def test_fc_proxy_as_a_process_speaks_the_locales_language(tmp_path: Path) -> None:
+    """`LANG=zh_CN.UTF-8 fc proxy`: the banner, a step and Ctrl-C's lines, from the process."""
+    import signal
+    import subprocess
+    import sys
+
+    with FakeProvider() as server:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "fccli", "proxy", "--to", server.url, "--port", "0", "-o", "px"],
+            cwd=tmp_path,
+            env=clean_env(PYTHONUNBUFFERED="1", LANG="zh_CN.UTF-8"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            banner = process.stdout.readline() if process.stdout else ""
+            port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
+            answer = httpx.post(f"http://127.0.0.1:{port}{CHAT}", json=ASK, headers=BEARER)
+            assert answer.status_code == 200
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=20)
+            out = banner + (process.stdout.read() if process.stdout else "")
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 130
+    assert out.startswith("fc proxy 监听 http://127.0.0.1:")
+    assert "把你的 agent 指向这里：" in out and "轨迹保存在 px 下；按 Ctrl-C 停止" in out
+    assert "新轨迹 px/" in out
+    assert "fc proxy 已停止；1 条未结束的轨迹已关闭，记为 interrupted（已中断）：" in out
+    (trace,) = (tmp_path / "px").iterdir()
+    manifest = json.loads((trace / "manifest.json").read_text("utf-8"))
+    assert manifest["error"]["message"] == "fc proxy stopped before the conversation ended"
