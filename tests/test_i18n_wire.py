@@ -358,3 +358,22 @@ def test_an_error_written_to_a_trace_stays_english(fc, tmp_path: Path) -> None:
     assert kept[0]["error"]["message"].startswith("step 1: the stream ended early after")
     for name in ("1-request.deepseek.json", "1-response.deepseek.sse"):
         assert (tmp_path / "zh" / name).read_bytes() == (tmp_path / "en" / name).read_bytes()
+
+
+def test_interrupted_by_a_signal_is_said_in_chinese(
+    zh: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fccli.cli import entry
+
+    class Stopped:
+        signal_name = staticmethod(lambda: "SIGTERM")
+        exit_code = staticmethod(lambda: 143)
+
+    with pytest.raises(SystemExit) as exit_:
+        entry._interrupted(Stopped, i18n._("interrupted"))
+    assert exit_.value.code == 143
+    assert capsys.readouterr().err == "fc: 错误：已中断（由 SIGTERM 引起）\n"
+    i18n.set_language("en")
+    with pytest.raises(SystemExit):
+        entry._interrupted(Stopped, i18n._("interrupted"))
+    assert capsys.readouterr().err == "fc: error: interrupted (by SIGTERM)\n"

@@ -25,7 +25,10 @@ E = TypeVar("E", bound="FcError")
 
 
 class FcError(Exception):
-    """Root of fc's errors. `str(err)` is the one or two lines printed on stderr.
+    """Root of fc's errors. `str(err)` is the one or two lines printed on stderr, in English (what
+    a trace's manifest keeps); `localized()` says them in the chosen language, as stderr shows
+    them. A message built from parts is a `Msg` with Msg parameters (fccli/i18n), never an
+    f-string of them, so that it can still be said in Chinese.
 
     Context is kept in fields, never spliced into the message: `step` (a run's step) is said
     when the error is shown (`step 2: ...`). An error is not changed once raised: `at()` gives
