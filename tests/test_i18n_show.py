@@ -240,6 +240,7 @@ def test_the_html_page_speaks_chinese_and_keeps_its_data(fc, tmp_path: Path) -> 
         assert said in zh, said
     for english in (">timeline<", ">fc trace<", "<dt>provider</dt>", "▶ call"):
         assert english not in zh, english
+
     # the files as stored: the same JSON on both pages
     def stored(page: str) -> list[str]:
         files = re.findall(r'<pre class="json">.*?</pre>', page, re.S)
