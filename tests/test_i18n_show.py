@@ -374,3 +374,49 @@ def test_the_chinese_transcript_holds_at_every_width(
         assert any(line.startswith("  回答：北京现在") for line in lines)
         assert any(line.startswith(" " * 8 + "上海现在") for line in lines)
         assert "完成：模型在第 2 步作答" in _plain(wrapped.stdout)
+
+
+# ---------------------------------------------------------------------------------------------
+# fc's words read back from a trace
+
+
+def test_fc_words_kept_in_a_trace_are_said_in_chinese(zh: None) -> None:
+    from fccli.trace.words import said_now
+
+    assert said_now("2-request.json is missing (and its wire form too)") == (
+        "2-request.json 缺失（它的厂商格式文件也缺失）"
+    )
+    assert said_now(
+        "--max-steps 3 reached before the model answered; "
+        "the last tool results were not handed back"
+    ) == ("模型作答之前就达到了 --max-steps 3；最后的工具结果没有回填")
+    # a frame with few words of its own is taken only around fc's words
+    assert said_now(
+        "step 2: 1-request.json cannot be read; read from 1-request.x.json instead"
+    ) == ("第 2 步：1-request.json 无法读取；改为从 1-request.x.json 读取")
+    for theirs in ("step 2: Rate limit reached", "Error: the model is overloaded", "晴", ""):
+        assert said_now(theirs) == theirs
+    i18n.set_language("en")
+    assert said_now("2-request.json is missing (and its wire form too)") == (
+        "2-request.json is missing (and its wire form too)"
+    )
+
+
+def test_a_stopped_run_is_said_in_chinese_from_its_manifest(fc, tmp_path: Path) -> None:
+    trace = tmp_path / "max"
+    shutil.copytree(EXAMPLES / "hangzhou", trace)
+    manifest = json.loads((trace / "manifest.json").read_text("utf-8"))
+    manifest["status"] = "error"
+    manifest["error"] = {
+        "kind": "UsageError",
+        "step": 2,
+        "message": "step 2: 2-request.json is missing (and its wire form too)",
+    }
+    (trace / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
+    ran = fc("show", "--lang", "zh", str(trace))
+    assert "✗ 在这里停止：UsageError: 2-request.json 缺失（它的厂商格式文件也缺失）" in ran.stdout
+    assert "在第 2 步停止（UsageError）：原因见第 2 步" in ran.stdout
+    en = fc("show", "--lang", "en", str(trace))
+    assert "✗ stopped here: UsageError: 2-request.json is missing (and its wire form too)" in (
+        en.stdout
+    )

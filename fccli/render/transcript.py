@@ -33,6 +33,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized
+from fccli.trace.words import said_now
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Document, Step, Trace
@@ -437,7 +438,7 @@ def _step(
     bug = record.get("harness_bug")
     if isinstance(bug, str):
         # Said where it happened: this step's request, or how its answer was handled.
-        view.line((_("✗ harness bug "), "bold red"), (bug, "red"))
+        view.line((_("✗ harness bug "), "bold red"), (said_now(bug), "red"))
     extra = step_facts(record)
     response = s.response
     if response is None:
@@ -536,6 +537,7 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
     reason = stop_reason(error)
     if interrupted:
         how = _how(error)
+        reason = said_now(reason)
         view.line(
             (_("✗ interrupted here ({how})", how=how), "bold red"), (f" {reason}" if reason else "")
         )
@@ -543,7 +545,9 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
     body = s.error_body
     if body and f": {body}" in reason:
         # The provider's sentence is in the note above, from the error body itself.
-        reason = reason.replace(f": {body}", "", 1) + _(" (its error body is above)")
+        reason = said_now(reason.replace(f": {body}", "", 1)) + _(" (its error body is above)")
+    else:
+        reason = said_now(reason)
     kind = error.get("kind", "error")
     view.line((_("✗ stopped here: "), "bold red"), (f"{kind}: {reason}", "red"))
     attempts = attempts_text(error.get("attempts"))
@@ -561,7 +565,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     view.c.print()
     last = trace.steps[-1].number if trace.steps else 0
     where = error["step"] if isinstance(error.get("step"), int) else last
-    reason = stop_reason(error)
+    reason = said_now(stop_reason(error))
     if status == "ok":
         view.line((_("done: "), "bold green"), _("the model answered at step {step}", step=last))
     elif status == "max_steps":
@@ -584,7 +588,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
             # Said in full under the step; here only what and where.
             what = str(error.get("kind", "error"))
             if isinstance(error.get("http_status"), int):
-                what += f", HTTP {error['http_status']}"
+                what += _(", ") + f"HTTP {error['http_status']}"
             view.line(
                 (_("stopped at step {step}", step=where), "bold red"),
                 _(" ({what}): the reason is under step {step}", what=what, step=where),
@@ -602,7 +606,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
             ),
         )
     for note in m.get("notes") or []:
-        view.line((_("note: "), "yellow"), str(note))
+        view.line((_("note: "), "yellow"), said_now(str(note)))
 
 
 # ---------------------------------------------------------------------------------------------
