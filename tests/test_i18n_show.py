@@ -337,6 +337,22 @@ def test_a_reading_error_is_english_under_english(fc, tmp_path: Path) -> None:
     assert not CJK.search(ran.stderr)
 
 
+def test_python_and_pydantic_words_for_a_file_are_chinese_too(zh: None) -> None:
+    from fccli.core.jsonio import parse_json, validate
+    from fccli.core.models import Request
+
+    with pytest.raises(InputFileError) as caught:
+        parse_json('{"a": ', "f.json")
+    assert caught.value.problem == "not valid JSON: Expecting value at line 1, column 7"
+    assert (
+        i18n.localized(caught.value.problem) == "不是有效的 JSON：第 1 行第 7 列，这里应当有一个值"
+    )
+    with pytest.raises(InputFileError) as caught:
+        validate(Request, {"messages": []}, "f.json")
+    assert caught.value.problem == "Field required"
+    assert i18n.localized(caught.value.problem) == "缺少必填字段"
+
+
 def test_a_problem_is_a_msg_said_in_chinese(zh: None, tmp_path: Path) -> None:
     """What the reader raises keeps its problem as a Msg: English as text, Chinese when said."""
     empty = tmp_path / "e.json"

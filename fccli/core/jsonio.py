@@ -98,7 +98,7 @@ def parse_json(text: str | bytes, source: str) -> Any:
             source,
             Msg(
                 "not valid JSON: {problem} at line {line}, column {column}",
-                problem=e.msg,
+                problem=_json_problem(e.msg),
                 line=e.lineno,
                 column=e.colno,
             ),
@@ -156,6 +156,54 @@ def _deep_path(value: Any) -> str:
             return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys[::-1][:8])
         stack.extend((v, depth + 1, (trail, k)) for k, v in items)
     return ""
+
+
+def _json_problem(said: str) -> str:
+    """Python's own words for a JSON syntax error, as a Msg where fc has them translated."""
+    for known in (
+        Msg("Expecting value"),
+        Msg("Expecting ',' delimiter"),
+        Msg("Expecting ':' delimiter"),
+        Msg("Expecting property name enclosed in double quotes"),
+        Msg("Extra data"),
+        Msg("Unterminated string starting at"),
+        Msg("Invalid control character at"),
+        Msg("Invalid \\escape"),
+        Msg("Illegal trailing comma before end of object"),
+        Msg("Illegal trailing comma before end of array"),
+    ):
+        if said == known:
+            return known
+    return said
+
+
+def _pydantic_problem(error: Any) -> str:
+    """pydantic's words for the first problem of a file's shape, as a Msg where fc has them
+    translated; the English is pydantic's, unchanged."""
+    said = error["msg"]
+    kind = error.get("type")
+    ctx = error.get("ctx") or {}
+    if kind == "literal_error" and "expected" in ctx:
+        known: Msg | None = Msg("Input should be {expected}", expected=str(ctx["expected"]))
+    elif kind == "model_type" and "class_name" in ctx:
+        known = Msg(
+            "Input should be a valid dictionary or instance of {class_name}",
+            class_name=str(ctx["class_name"]),
+        )
+    else:
+        known = {
+            "missing": Msg("Field required"),
+            "string_type": Msg("Input should be a valid string"),
+            "int_type": Msg("Input should be a valid integer"),
+            "int_parsing": Msg(
+                "Input should be a valid integer, unable to parse string as an integer"
+            ),
+            "bool_type": Msg("Input should be a valid boolean"),
+            "dict_type": Msg("Input should be a valid dictionary"),
+            "list_type": Msg("Input should be a valid list"),
+            "extra_forbidden": Msg("Extra inputs are not permitted"),
+        }.get(kind)
+    return known if known is not None and known == said else said
 
 
 def too_long_number(error: ValueError) -> str:
@@ -230,7 +278,7 @@ def validate(model: type[M], data: Any, source: str) -> M:
     except ValidationError as e:
         first = e.errors()[0]
         more = e.error_count() - 1
-        problem = first["msg"]
+        problem = _pydantic_problem(first)
         if more == 1:
             problem = Msg("{problem} (and 1 more problem)", problem=problem)
         elif more:
