@@ -209,7 +209,8 @@ def _pydantic_problem(error: Any) -> str:
 def too_long_number(error: ValueError) -> str:
     limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
     if "digits" not in str(error):
-        return Msg("not valid JSON: {problem}", problem=str(error))
+        said = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Msg) else None
+        return Msg("not valid JSON: {problem}", problem=said or str(error))
     return Msg("a number with more than {limit} digits, which fc does not read", limit=limit)
 
 
@@ -222,7 +223,7 @@ def too_deep() -> str:
 def reject_constant(name: str) -> Any:
     """`parse_constant` for json.loads: Python reads NaN and Infinity, which JSON does not have,
     and a provider would refuse them when the history goes back."""
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(Msg("{name} is not JSON", name=name))  # e.args[0]: a Msg to say
 
 
 def read_bytes(path: str | Path) -> bytes:
