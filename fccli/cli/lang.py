@@ -87,15 +87,16 @@ def language_in(args: Sequence[str]) -> str | None:
 
 
 def prepared(command: Any) -> Any:
-    """The click command tree of the typer app, with `--lang` on every command and, under a
-    language other than English, help pages and usage errors written in it."""
+    """The click command tree of the typer app, with `--lang` on every command, help pages
+    wrapped by display width and, under a language other than English, help pages and usage
+    errors written in it."""
     from fccli.i18n import language
 
-    translating = _translating_context() if language() != "en" else None
+    english, translating = _contexts()
+    context = english if language() == "en" else translating
     for each in _tree(command):
         each.params.append(_lang_option())
-        if translating is not None:
-            each.context_class = translating
+        each.context_class = context
     return command
 
 
@@ -177,21 +178,25 @@ def _translated_extras(help: str) -> str:
     return f"{body}  {extra}" if body else extra
 
 
-def _translating_context() -> type:
-    global _context_class
-    if _context_class is not None:
-        return _context_class
+def _contexts() -> tuple[type, type]:
+    """The click contexts fc's commands get: (English, translating); made once, on first use."""
+    global _context_classes
+    if _context_classes is not None:
+        return _context_classes
     from typer._click.core import Context
     from typer._click.formatting import HelpFormatter
 
     from fccli.i18n import _, gettext
 
-    class TranslatingFormatter(HelpFormatter):
-        """click's HelpFormatter, in the chosen language, wrapping by display width."""
+    class WideFormatter(HelpFormatter):
+        """click's HelpFormatter, wrapping by display width where a text is not all ASCII
+        (click counts a Chinese character as one column); ASCII text is click's own."""
 
         def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
-            prefix = gettext(USAGE) if prefix is None else prefix
-            head = f"{'':>{self.current_indent}}{prefix}{prog} "
+            if f"{prefix or ''}{prog}{args}".isascii():
+                return super().write_usage(prog, args, prefix)
+            prefix = "Usage: " if prefix is None else prefix
+            head = f"{prefix:>{self.current_indent}}{prog} "
             width = self.width - self.current_indent
             if width >= cells(head) + 20:
                 lines = wrapped(args, width, head, " " * cells(head))
@@ -200,17 +205,18 @@ def _translating_context() -> type:
                 lines = [head.rstrip(), *wrapped(args, width, indent, indent)]
             self.write("\n".join(lines) + "\n")
 
-        def write_heading(self, heading: str) -> None:
-            self.write(f"{'':>{self.current_indent}}{_('{heading}:', heading=gettext(heading))}\n")
-
         def write_text(self, text: str) -> None:
+            if text.isascii():
+                return super().write_text(text)
             indent = " " * self.current_indent
             self.write("\n".join(wrapped_paragraphs(text, self.width, indent)) + "\n")
 
         def write_dl(
             self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
         ) -> None:
-            rows = [(first, _translated_extras(second)) for first, second in rows]
+            rows = list(rows)
+            if all(first.isascii() and second.isascii() for first, second in rows):
+                return super().write_dl(rows, col_max, col_spacing)
             first_col = min(max(cells(row[0]) for row in rows), col_max) + col_spacing
             indent = " " * self.current_indent
             for first, second in rows:
@@ -228,7 +234,26 @@ def _translating_context() -> type:
                 for line in lines[1:]:
                     self.write(" " * (first_col + self.current_indent) + line + "\n")
 
-    class TranslatingContext(Context):
+    class TranslatingFormatter(WideFormatter):
+        """The help page in the chosen language: click's own words through the catalog."""
+
+        def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+            super().write_usage(prog, args, gettext(USAGE) if prefix is None else prefix)
+
+        def write_heading(self, heading: str) -> None:
+            said = _("{heading}:", heading=gettext(heading))
+            self.write(f"{'':>{self.current_indent}}{said}\n")
+
+        def write_dl(
+            self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
+        ) -> None:
+            rows = [(first, _translated_extras(second)) for first, second in rows]
+            super().write_dl(rows, col_max, col_spacing)
+
+    class WideContext(Context):
+        formatter_class = WideFormatter
+
+    class TranslatingContext(WideContext):
         formatter_class = TranslatingFormatter
 
         def get_help(self) -> str:
@@ -239,11 +264,11 @@ def _translating_context() -> type:
             _said_in_language(exc_value)
             return super().__exit__(exc_type, exc_value, tb)
 
-    _context_class = TranslatingContext
-    return TranslatingContext
+    _context_classes = (WideContext, TranslatingContext)
+    return _context_classes
 
 
-_context_class: type | None = None
+_context_classes: tuple[type, type] | None = None
 
 
 def _said_in_language(error: Any) -> None:
@@ -333,13 +358,21 @@ _OPENING = set("（《「『【([{")
 _TOKEN = re.compile(r"\s+|[\u1100-\uffff]|[^\s\u1100-\uffff]+")
 
 
+# East Asian Wide and Fullwidth characters (what `unicodedata.east_asian_width` calls W and F),
+# by block: a regular expression counts them at C speed, and a page has thousands to measure.
+_WIDE = re.compile(
+    "[\u1100-\u115f\u231a\u231b\u2329\u232a\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19"
+    "\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\U0001f300-\U0001f64f\U0001f900-\U0001f9ff"
+    "\U00020000-\U0003fffd]"
+)
+
+
 def cells(text: str) -> int:
     """The columns `text` takes in a terminal: two for a wide (CJK) character."""
     if text.isascii():
         return len(text)
-    from unicodedata import combining, east_asian_width
-
-    return sum(0 if combining(ch) else 2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+    return len(text) + len(_WIDE.findall(text))
 
 
 def _tokens(text: str) -> list[str]:
@@ -433,4 +466,7 @@ def _shortened(text: str, limit: int) -> str:
         if cells(kept + token) > room:
             break
         kept += token
+    clause = max(kept.rfind(mark) for mark in "，；：")  # a Chinese clause ends there
+    if clause > 0 and cells(kept[:clause]) >= room // 2:
+        kept = kept[:clause]
     return kept.rstrip(" ，、：；,;:") + "..."
