@@ -174,7 +174,7 @@ def test_help_fits_the_width_and_its_columns_align(
             ["run", "q", "--max-tokenz", "2"],
             "错误：没有这个选项：--max-tokenz（可能是：--max-steps, --max-tokens）",
         ),
-        (["show", "--step", "x"], "错误：'--step' 的值无效：'x' 不是有效的 int range。"),
+        (["show", "--step", "x"], "错误：'--step' 的值无效：'x' 不是有效的整数。"),
         (["show", "--step", "0"], "错误：'--step' 的值无效：0 不在范围 x>=1 内。"),
         (["rn"], "错误：没有命令 'rn'。你是想用 'run' 吗？"),
         (["run", "q", "extra"], "错误：多出了意料之外的参数（extra）"),

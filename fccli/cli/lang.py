@@ -6,13 +6,13 @@ to be accepted, listed and checked. Help texts are marked with `N_` where they a
 import time, before any language is known) and translated as the help page is written; a help
 text with a value in it (the demo's faults) is a `Msg` given to `help_text()`.
 
-Under English nothing here runs but `prepared()` adding `--lang`: click writes its pages and
-errors itself. Under another language every command gets a context (`_translating_context`)
-whose help pages translate the command's texts and click's own words ("Usage:", the section
-headings, `[default: …]`, `[required]`), wrap by display width (a Chinese character is two
-columns; click counts it as one) and whose usage errors ("No such option: --x", "Missing
-argument 'X'.", "Try 'fc run -h' for help.", "Error:") are said in that language. The catalog is
-read only then: when a page or an error is written.
+Every command gets a click context of fc's (`_contexts`). Under English it only wraps a text
+that is not all ASCII by display width (a Chinese character is two columns; click counts it as
+one); ASCII text is click's own, word for word. Under another language it also translates the
+command's texts and click's own words ("Usage:", the section headings, `[default: …]`,
+`[required]`) and says click's usage errors ("No such option: --x", "Missing argument 'X'.",
+"Try 'fc run -h' for help.", "Error:") in that language. The catalog is read only then: when a
+page or an error is written.
 """
 
 from __future__ import annotations
@@ -53,6 +53,10 @@ CLICK_ERRORS = (
     N_("Option {name} requires {count} arguments."),
     N_("Option {name} does not take a value."),
     N_("{value} is not a valid boolean. Recognized values: {values}"),
+    N_("{value} is not a valid int."),
+    N_("{value} is not a valid int range."),
+    N_("{value} is not a valid float."),
+    N_("{value} is not a valid float range."),
     N_("{value} is not a valid {type}."),
     N_("{value} is not in the range {range}."),
 )
