@@ -58,3 +58,10 @@ def test_the_chinese_pages_use_the_glossary_words() -> None:
             assert word in text, f"{page}: {word}"
         for avoided in ["函数调用意图", "回传", "验证参数", "严格模式"]:
             assert avoided not in text, f"{page}: {avoided}"
+
+
+def test_the_chinese_readme_gives_a_command_for_each_lesson() -> None:
+    text = (REPO / "README.zh.md").read_text("utf-8")
+    lessons = [*(f"# 实验 {n}：" for n in range(1, 5)), *(f"# 坑 {n}：" for n in range(1, 7))]
+    for lesson in lessons:
+        assert lesson in text, lesson  # as the comment of the command that plays it
