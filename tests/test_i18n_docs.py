@@ -56,7 +56,7 @@ def test_the_chinese_pages_use_the_glossary_words() -> None:
         text = (REPO / page).read_text("utf-8")
         for word in ["调用意图", "回填", "校验", "harness（执行框架）", "演示模型", "轨迹"]:
             assert word in text, f"{page}: {word}"
-        for avoided in ["函数调用意图", "回传", "验证参数", "严格模式"]:
+        for avoided in ["函数调用意图", "回传", "验证参数", "严格模式", "用户消息"]:
             assert avoided not in text, f"{page}: {avoided}"
 
 
