@@ -65,7 +65,10 @@ def test_the_readme_links_the_page() -> None:
 
 def test_the_chinese_page_has_every_lesson_of_the_english_one() -> None:
     # The same commands, block by block: a lesson added to one page is added to the other.
-    assert [e.commands for e in EXAMPLES_ZH] == [e.commands for e in EXAMPLES]
+    assert [e.commands for e in EXAMPLES_ZH] == [e.commands for e in EXAMPLES], (
+        "docs/course.md and docs/course.zh.md differ in their commands: a lesson added to one"
+        " page goes into the other too, in the same place, with its claims"
+    )
     headings = [line for line in PAGE_ZH.read_text("utf-8").splitlines() if line.startswith("#")]
     for wanted in [
         *(f"实验 {n}：" for n in range(1, 5)),
