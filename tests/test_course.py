@@ -73,7 +73,7 @@ def test_the_chinese_page_has_every_lesson_of_the_english_one() -> None:
     for wanted in [
         *(f"实验 {n}：" for n in range(1, 5)),
         *(f"坑 {n}：" for n in range(1, 7)),
-        "JSON Mode",
+        "JSON 模式",
         "strict",
         "tool_choice",
         "清洗",
