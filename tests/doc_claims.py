@@ -13,7 +13,8 @@ A page pairs each ```bash block with the claim comment right under it:
     -->
 
 Each line of the block is one command, `fc ...` or `echo TEXT | fc ...`, run in a fresh
-directory by the fc under test. Each line of the comment is one claim:
+directory by the fc under test; it may start with environment assignments (`FC_LANG=zh fc ...`)
+and end with a `# comment`. Each line of the comment is one claim:
 
 | claim | holds when |
 | --- | --- |
@@ -42,6 +43,7 @@ from tests.inprocess import run_in_process
 
 _BLOCK = re.compile(r"```bash\n(.*?)```\n(?:\s*\n)*(<!-- check\n(.*?)-->)?", re.S)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+_ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=")
 
 
 @dataclass
@@ -76,7 +78,8 @@ def examples(page: str) -> list[Example]:
 def run(example: Example, cwd: Path, env: dict[str, str]) -> Outcome:
     """Run each command as `fc` would run it, in-process (fast: no interpreter per command),
     in `cwd` with exactly the environment `env`. A command is `fc ARGS...`, or
-    `echo TEXT | fc ARGS...` (TEXT is what is typed at the terminal)."""
+    `echo TEXT | fc ARGS...` (TEXT is what is typed at the terminal), either one after
+    `NAME=VALUE` assignments that add to `env` for that command."""
     outcome = Outcome()
     for command in example.commands:
         code, out, err = _run_fc(command, cwd, env)
@@ -94,7 +97,11 @@ def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str
         if echoed[:1] != ["echo"]:
             raise ValueError(f"{left!r}: only `echo TEXT | fc ...` is understood")
         typed = " ".join(echoed[1:]) + "\n"
-    args = shlex.split(command)
+    args = shlex.split(command, comments=True)
+    env = dict(env)
+    while args and _ASSIGNMENT.match(args[0]):
+        name, _, val = args.pop(0).partition("=")
+        env[name] = val
     if args[:1] != ["fc"]:
         raise ValueError(f"{command!r}: the page's commands are fc commands")
     ran = run_in_process(args[1:], cwd=cwd, env=env, input=typed)
