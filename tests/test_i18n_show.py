@@ -17,7 +17,6 @@ from rich.cells import cell_len
 
 from fccli import i18n
 from fccli.core.errors import InputFileError
-from fccli.i18n import Msg
 from fccli.render.transcript import render_document, render_trace
 from fccli.trace.reader import read_document, read_trace
 from tests import golden
@@ -27,13 +26,6 @@ from tests.test_narrow import _plain, assert_wrapped_from
 EXAMPLES = REPO / "traces" / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "manifest.json").is_file())
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-# An InputFileError's message is built from its parts as a Msg by fccli/core/errors.py (branch
-# i18n-wire); until then its problem is said in English inside the composite.
-COMPOSITE = isinstance(InputFileError("f", Msg("empty file")).message, Msg)
-needs_composite = pytest.mark.skipif(
-    not COMPOSITE, reason="InputFileError's message is not yet a Msg (i18n-wire)"
-)
 
 
 @pytest.fixture
@@ -291,7 +283,6 @@ def test_usage_errors_of_fc_show_are_chinese(fc, tmp_path: Path) -> None:
     assert "这里要的是页面的文件名，不是选项（'-o'）" in said
 
 
-@needs_composite
 def test_every_error_of_reading_a_trace_is_chinese(fc, tmp_path: Path) -> None:
     assert "没有这个文件或目录" in error_of(fc, str(tmp_path / "missing"))
     empty = tmp_path / "empty.json"
