@@ -12,13 +12,19 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from fccli.core.jsonio import dumps
-from fccli.i18n import _, language, localized
+from fccli.i18n import N_, _, gettext, language, localized
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
     from fccli.check.report import Report
+
+
+PROVIDERS = (N_("OpenAI and DeepSeek"), N_("OpenAI-compatible servers"))
+"""Who answers a mistake with a 400 (fccli/wire's `refusals`), where that is more than a name:
+said in the chosen language (a name alone, `Anthropic`, stays as it is)."""
 
 
 def _counted(n: int, severity: str) -> str:
@@ -85,9 +91,11 @@ def _finding(console: Console, f: Finding) -> None:
     )
     console.print(f"    {escape(str(localized(f.message)))}")
     if f.provider_message:
-        who = escape(f.provider) if f.provider else _("the provider")
-        console.print("    " + _("[dim]{who} would answer 400:[/] ", who=who), end="")
-        console.print(escape(f.provider_message), style="italic")
+        who = escape(gettext(f.provider)) if f.provider else _("the provider")
+        # One line of text, so that it wraps within the terminal as a whole.
+        said = Text.from_markup("    " + _("[dim]{who} would answer 400:[/] ", who=who))
+        said.append(f.provider_message, style="italic")
+        console.print(said)
 
 
 def print_json_report(report: Report) -> None:
