@@ -21,12 +21,13 @@ from rich.console import Console
 
 from fccli import i18n
 from fccli.check import RULES, check_request
-from fccli.check.findings import Finding, Joined
+from fccli.check.findings import PROVIDER_SENTENCES, Finding, Joined, Quoted
 from fccli.check.report import check_path
 from fccli.check.schema import validate
 from fccli.core.errors import FcError
 from fccli.core.jsonio import dumps
 from fccli.render.check_view import _finding
+from fccli.wire.registry import format_names, refusals
 from tests.conftest import clean_env
 from tests.inprocess import run_in_process
 
@@ -134,7 +135,10 @@ def _english_left(said: str, f: Finding) -> list[str]:
     text = said
     if f.provider_message:
         text = text.replace(f.provider_message, " ")
-    for value in sorted(set(_plain_values(f.message)), key=len, reverse=True):
+    values = set(_plain_values(f.message))
+    if isinstance(f.provider_message, Quoted):
+        values |= {str(v) for v in f.provider_message.values.values() if v is not None}
+    for value in sorted(values, key=len, reverse=True):
         if value:
             text = text.replace(value, " ")
             text = text.replace(repr(value), " ")
@@ -160,8 +164,33 @@ def test_every_finding_of_every_rule_is_said_in_chinese(traces) -> None:
         if f.provider_message:
             assert f.provider_message in zh_said  # quoted verbatim, never translated
             assert "会返回 400：" in zh_said
+            assert "（意思是：" in zh_said and "（意思是：" not in en  # and what it means
         assert _english_left(zh_said, f) == [], (f.rule, zh_said)
         assert f.message == str(f.message)  # the finding itself is still English
+
+
+def test_every_provider_sentence_is_quoted_as_it_is_and_said_what_it_means(zh) -> None:
+    """fc check quotes the providers' 400 sentences verbatim and adds their meaning in Chinese:
+    each sentence a wire format declares has its translation in the catalog."""
+    declared = {said for name in format_names() for _, said in refusals(name).values()}
+    assert declared <= set(PROVIDER_SENTENCES), declared - set(PROVIDER_SENTENCES)
+    for sentence in PROVIDER_SENTENCES:
+        quoted = Quoted(
+            sentence,
+            n=1,
+            k=0,
+            ids="call_1",
+            first=0,
+            found="map",
+            field="id",
+            name="get_weather",
+            detail="x",
+            reasoning="rs_1",
+            position=2,
+        )
+        assert quoted == sentence.format(**quoted.values)  # English, as the provider says it
+        meaning = quoted.meaning()
+        assert meaning is not None and CJK.search(meaning), sentence
 
 
 def _localized(text: Any) -> str:

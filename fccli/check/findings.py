@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from fccli.i18n import Msg, language, localized
+from fccli.i18n import N_, Msg, gettext, language, localized
 from fccli.wire.registry import FORMATS, family, format_names, refusals
 
 Severity = Literal["error", "warning", "note"]
@@ -214,9 +214,42 @@ def finding(
     spec = RULES[rule]
     quoted = refusals(fmt).get(rule) if quote else None
     provider, said = quoted if quoted is not None else (None, None)
-    if said is not None:
-        said = said.format(**values)
-    return Finding(rule, severity or spec.severity, message, path, provider, said)
+    return Finding(
+        rule,
+        severity or spec.severity,
+        message,
+        path,
+        provider,
+        Quoted(said, **values) if said is not None else None,
+    )
+
+
+class Quoted(str):
+    """A provider's own 400 sentence, its place filled in: quoted as it is, in every language
+    (it is what the provider says). `meaning()` is what it says in the chosen language, for a
+    reader who does not read English (None in English, or for a sentence with no translation)."""
+
+    template: str
+    values: dict[str, Any]
+
+    def __new__(cls, template: str, /, **values: Any) -> Quoted:
+        self = super().__new__(cls, template.format(**values))
+        self.template = template
+        self.values = values
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_quoted, (self.template, self.values))
+
+    def meaning(self) -> str | None:
+        if language() == "en":
+            return None
+        said = gettext(self.template)
+        return None if said == self.template else said.format(**self.values)
+
+
+def _quoted(template: str, values: dict[str, Any]) -> Quoted:
+    return Quoted(template, **values)
 
 
 class Joined(Msg):
@@ -266,3 +299,51 @@ def described(value: Any) -> Msg:
 
 def count(findings: list[Finding], severity: Severity) -> int:
     return sum(1 for f in findings if f.severity == severity)
+
+
+# The providers' 400 sentences (fccli/wire's `refusals`), marked for the catalog so that `fc check`
+# can say what each means after quoting it (tests/test_i18n_check.py keeps this list whole).
+PROVIDER_SENTENCES = (
+    N_(
+        "messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    ),
+    N_(
+        "messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+    ),
+    N_("the following `tool_use` ids were not found in `tool_result` blocks: {ids}"),
+    N_("messages.{n}.content.{k}: `tool_use` ids must be unique"),
+    N_("messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"),
+    N_("Invalid schema for function '{name}': {detail}"),
+    N_(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+    ),
+    N_("Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"),
+    N_(
+        "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', in messages[{first}] and messages[{n}]."
+    ),
+    N_(
+        "messages.{n}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
+    ),
+    N_("The `reasoning_content` in the thinking mode must be passed back to the API."),
+    N_(
+        "Failed to deserialize the JSON body into the target type: messages[{n}]: invalid type: {found}, expected a string"
+    ),
+    N_("Thinking mode does not support this tool_choice"),
+    N_("messages.{n}.content.{k}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"),
+    N_("Thinking may not be enabled when tool_choice forces tool use."),
+    N_("tools: Tool names must be unique."),
+    N_("messages.{n}.content.{k}.thinking.signature: Field required"),
+    N_("No tool output found for function call {ids}."),
+    N_("No tool call found for function call output with call_id {ids}."),
+    N_(
+        "Item '{ids}' of type 'function_call' was provided without its required 'reasoning' item: '{reasoning}'."
+    ),
+    N_("Item '{ids}' of type 'reasoning' was provided without its required following item."),
+    N_(
+        "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+    ),
+    N_("Please ensure that function response turn comes immediately after a function call turn."),
+    N_(
+        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+    ),
+)

@@ -96,6 +96,12 @@ def _finding(console: Console, f: Finding) -> None:
         said = Text.from_markup("    " + _("[dim]{who} would answer 400:[/] ", who=who))
         said.append(f.provider_message, style="italic")
         console.print(said)
+        meaning = getattr(f.provider_message, "meaning", None)
+        said_here = meaning() if meaning is not None else None
+        if (
+            said_here
+        ):  # what the provider's sentence says, in the chosen language (never in English)
+            console.print("    " + _("[dim](it means: {meaning})[/]", meaning=escape(said_here)))
 
 
 def print_json_report(report: Report) -> None:
