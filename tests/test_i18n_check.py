@@ -193,6 +193,18 @@ def test_every_provider_sentence_is_quoted_as_it_is_and_said_what_it_means(zh) -
         assert meaning is not None and CJK.search(meaning), sentence
 
 
+def test_openais_schema_sentence_is_said_whole_in_chinese(fc) -> None:
+    case = CORPUS / "openai" / "FC115-strict-schema-not-in-strict-form.json"
+    ran = fc("--lang", "zh", "check", str(case))
+    assert (
+        "OpenAI 会返回 400：Invalid schema for function 'get_weather': In context=()" in ran.stdout
+    )
+    assert (
+        "（意思是：函数 'get_weather' 的 schema 无效：在 context=() 中，'additionalProperties' "
+        "必须给出，并且必须为 false。）"
+    ) in ran.stdout
+
+
 def _localized(text: Any) -> str:
     _lang("zh")
     try:

@@ -245,7 +245,13 @@ class Quoted(str):
         if language() == "en":
             return None
         said = gettext(self.template)
-        return None if said == self.template else said.format(**self.values)
+        if said == self.template:
+            return None
+        values = {
+            name: (value.meaning() or value) if isinstance(value, Quoted) else value
+            for name, value in self.values.items()
+        }
+        return said.format(**values)
 
 
 def _quoted(template: str, values: dict[str, Any]) -> Quoted:
@@ -347,3 +353,12 @@ PROVIDER_SENTENCES = (
         "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
     ),
 )
+
+OPENAI_REQUIRED = N_(
+    "In context={context}, 'required' is required to be supplied and to be an array including "
+    "every key in properties. Missing '{missing}'."
+)
+OPENAI_ADDITIONAL = N_(
+    "In context={context}, 'additionalProperties' is required to be supplied and to be false."
+)
+"""The rest of OpenAI's "Invalid schema" sentence (FC115), where its wording is on record."""

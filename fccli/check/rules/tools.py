@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fccli.check.findings import Finding, finding
+from fccli.check.findings import OPENAI_ADDITIONAL, OPENAI_REQUIRED, Finding, Quoted, finding
 from fccli.check.history import History
 from fccli.i18n import Msg
 from fccli.tools.strict import StrictProblem, strict_violations
@@ -64,12 +64,9 @@ def _openai_detail(problem: StrictProblem) -> str | None:
     context = repr(tuple(int(p) if p.isdigit() else p for p in parts[:-1]))
     if parts and parts[-1] == "required" and "missing: " in problem.problem:
         missing = problem.problem.split("missing: ", 1)[1].split(", ")[0]
-        return (
-            f"In context={context}, 'required' is required to be supplied and to be an array "
-            f"including every key in properties. Missing '{missing}'."
-        )
+        return Quoted(OPENAI_REQUIRED, context=context, missing=missing)
     if parts and parts[-1] == "additionalProperties":
-        return f"In context={context}, 'additionalProperties' is required to be supplied and to be false."
+        return Quoted(OPENAI_ADDITIONAL, context=context)
     return None
 
 
