@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from fccli.i18n import N_
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -18,28 +20,32 @@ def show(
     target: str | None = typer.Argument(
         None,
         metavar="[TRACE|FILE]",
-        help="A trace directory, or one request/response JSON file in any format, `-` for stdin "
-        "(default: the newest trace under ./traces).",
+        help=N_(
+            "A trace directory, or one request/response JSON file in any format, `-` for stdin "
+            "(default: the newest trace under ./traces)."
+        ),
     ),
-    step: int | None = typer.Option(None, "--step", min=1, help="Show only step N."),
+    step: int | None = typer.Option(None, "--step", min=1, help=N_("Show only step N.")),
     wire: bool = typer.Option(
-        False, "--wire", help="Show each step's wire files (as sent and received) instead."
+        False, "--wire", help=N_("Show each step's wire files (as sent and received) instead.")
     ),
-    thinking: bool = typer.Option(False, "--thinking", help="Show thinking in full."),
-    full: bool = typer.Option(False, "--full", help="Do not fold long tool results."),
+    thinking: bool = typer.Option(False, "--thinking", help=N_("Show thinking in full.")),
+    full: bool = typer.Option(False, "--full", help=N_("Do not fold long tool results.")),
     html: Path | None = typer.Option(
         None,
         "--html",
         metavar="FILE",
         callback=lambda value: _page_name(value),
-        help="Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
-        "timeline, calls linked to their results, each step's four files side by side.",
+        help=N_(
+            "Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
+            "timeline, calls linked to their results, each step's four files side by side."
+        ),
     ),
     check: bool = typer.Option(
-        False, "--check", help="With --html: show fc check's findings where they point."
+        False, "--check", help=N_("With --html: show fc check's findings where they point.")
     ),
     json_output: bool = typer.Option(
-        False, "--json", help="Print the trace (manifest, steps, calls and results) as JSON."
+        False, "--json", help=N_("Print the trace (manifest, steps, calls and results) as JSON.")
     ),
 ) -> None:
     """Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."""
