@@ -11,9 +11,11 @@ or call index) or `{ids}` in it is filled in with the place of the finding, as t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
+from fccli.i18n import N_, Msg, gettext, language, localized
 from fccli.wire.registry import FORMATS, family, format_names, refusals
 
 Severity = Literal["error", "warning", "note"]
@@ -67,71 +69,106 @@ RULES: dict[str, Rule] = {
             "FC100",
             "warning",
             "all",
-            "a part fc's reader for the format refuses (the rules read around it)",
+            Msg("a part fc's reader for the format refuses (the rules read around it)"),
         ),
-        Rule("FC101", "error", "all", "a call with no result"),
-        Rule("FC102", "error", "all", "a result with no call"),
-        Rule("FC103", "error", "blocks", "results of one turn split across several user messages"),
-        Rule("FC104", "error", "blocks", "result blocks not leading their user message"),
-        Rule("FC105", "error", "chat", "tool messages not directly after their assistant message"),
-        Rule("FC106", "error", "all", "the same id on two calls, or two results for one call"),
-        Rule("FC107", "error", "quoted", "a tool id outside Anthropic's pattern ^[a-zA-Z0-9_-]+$"),
-        Rule("FC108", "error", "strings", "arguments that are not valid JSON"),
-        Rule("FC109", "error", "all", "arguments that are valid JSON but not an object"),
+        Rule("FC101", "error", "all", Msg("a call with no result")),
+        Rule("FC102", "error", "all", Msg("a result with no call")),
+        Rule(
+            "FC103",
+            "error",
+            "blocks",
+            Msg("results of one turn split across several user messages"),
+        ),
+        Rule("FC104", "error", "blocks", Msg("result blocks not leading their user message")),
+        Rule(
+            "FC105",
+            "error",
+            "chat",
+            Msg("tool messages not directly after their assistant message"),
+        ),
+        Rule("FC106", "error", "all", Msg("the same id on two calls, or two results for one call")),
+        Rule(
+            "FC107",
+            "error",
+            "quoted",
+            Msg("a tool id outside Anthropic's pattern ^[a-zA-Z0-9_-]+$"),
+        ),
+        Rule("FC108", "error", "strings", Msg("arguments that are not valid JSON")),
+        Rule("FC109", "error", "all", Msg("arguments that are valid JSON but not an object")),
         Rule(
             "FC110",
             "error",
             "all",
-            "arguments that fail the tool's schema, answered as if they were fine",
+            Msg("arguments that fail the tool's schema, answered as if they were fine"),
         ),
-        Rule("FC111", "error", "all", "a call to a tool not offered, answered as if it had run"),
+        Rule(
+            "FC111", "error", "all", Msg("a call to a tool not offered, answered as if it had run")
+        ),
         Rule(
             "FC112",
             "error",
             "quoted",
-            "thinking mode: a tool-calling assistant turn without reasoning_content",
+            Msg("thinking mode: a tool-calling assistant turn without reasoning_content"),
         ),
-        Rule("FC113", "error", "quoted", "tool message content that is not a string"),
-        Rule("FC114", "error", "quoted", "a tool_choice that thinking mode refuses"),
-        Rule("FC115", "error", "all", "strict: true on a schema that is not in strict form"),
-        Rule("FC116", "warning", "all", "results out of call order"),
-        Rule("FC117", "warning", "all", "the same tool name offered twice (an error on Anthropic)"),
-        Rule("FC118", "warning", "all", "more than 15 tools offered"),
+        Rule("FC113", "error", "quoted", Msg("tool message content that is not a string")),
+        Rule("FC114", "error", "quoted", Msg("a tool_choice that thinking mode refuses")),
+        Rule("FC115", "error", "all", Msg("strict: true on a schema that is not in strict form")),
+        Rule("FC116", "warning", "all", Msg("results out of call order")),
+        Rule(
+            "FC117",
+            "warning",
+            "all",
+            Msg("the same tool name offered twice (an error on Anthropic)"),
+        ),
+        Rule("FC118", "warning", "all", Msg("more than 15 tools offered")),
         Rule(
             "FC119",
             "warning",
             "all",
-            "an answer with no call although tools were offered: it may be made up",
+            Msg("an answer with no call although tools were offered: it may be made up"),
         ),
-        Rule("FC120", "warning", "trace", "a trace step whose internal and wire requests disagree"),
-        Rule("FC121", "error", "quoted", "a thinking block sent back without its signature"),
+        Rule(
+            "FC120",
+            "warning",
+            "trace",
+            Msg("a trace step whose internal and wire requests disagree"),
+        ),
+        Rule("FC121", "error", "quoted", Msg("a thinking block sent back without its signature")),
         Rule(
             "FC123",
             "error",
             "quoted",
-            "a reasoning model's function_call sent back without the reasoning item before it",
+            Msg("a reasoning model's function_call sent back without the reasoning item before it"),
         ),
-        Rule("FC124", "error", "quoted", "a reasoning item sent back without the item it led to"),
+        Rule(
+            "FC124", "error", "quoted", Msg("a reasoning item sent back without the item it led to")
+        ),
         Rule(
             "FC122",
             "note",
             "trace",
-            "a trace step whose history stops matching the earlier step's: the prompt cache breaks there",
+            Msg(
+                "a trace step whose history stops matching the earlier step's: the prompt cache breaks there"
+            ),
         ),
         # FC130-FC132: the harness's own mistakes (--harness-bug), and JSON mode.
         Rule(
             "FC130",
             "error",
             "trace",
-            "a trace that ends on a tool request taken as the answer: the stop reason was not read",
+            Msg(
+                "a trace that ends on a tool request taken as the answer: the stop reason was not read"
+            ),
         ),
         Rule(
             "FC131",
             "warning",
             "all",
-            "a result that speaks of another call's argument: paired by position, not by id?",
+            Msg("a result that speaks of another call's argument: paired by position, not by id?"),
         ),
-        Rule("FC132", "warning", "json_mode", 'JSON mode without the word "json" in the prompt'),
+        Rule(
+            "FC132", "warning", "json_mode", Msg('JSON mode without the word "json" in the prompt')
+        ),
     )
 }
 
@@ -177,10 +214,151 @@ def finding(
     spec = RULES[rule]
     quoted = refusals(fmt).get(rule) if quote else None
     provider, said = quoted if quoted is not None else (None, None)
-    if said is not None:
-        said = said.format(**values)
-    return Finding(rule, severity or spec.severity, message, path, provider, said)
+    return Finding(
+        rule,
+        severity or spec.severity,
+        message,
+        path,
+        provider,
+        Quoted(said, **values) if said is not None else None,
+    )
+
+
+class Quoted(str):
+    """A provider's own 400 sentence, its place filled in: quoted as it is, in every language
+    (it is what the provider says). `meaning()` is what it says in the chosen language, for a
+    reader who does not read English (None in English, or for a sentence with no translation)."""
+
+    template: str
+    values: dict[str, Any]
+
+    def __new__(cls, template: str, /, **values: Any) -> Quoted:
+        self = super().__new__(cls, template.format(**values))
+        self.template = template
+        self.values = values
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_quoted, (self.template, self.values))
+
+    def meaning(self) -> str | None:
+        if language() == "en":
+            return None
+        said = gettext(self.template)
+        if said == self.template:
+            return None
+        values = {
+            name: (value.meaning() or value) if isinstance(value, Quoted) else value
+            for name, value in self.values.items()
+        }
+        return said.format(**values)
+
+
+def _quoted(template: str, values: dict[str, Any]) -> Quoted:
+    return Quoted(template, **values)
+
+
+class Joined(Msg):
+    """Parts (Msgs or plain text) joined by `sep`: English as `sep.join(parts)`, each part said
+    in the chosen language when localized, and the separator too (`; ` is `；` in Chinese)."""
+
+    parts: tuple[Any, ...]
+    sep: str
+
+    def __new__(cls, parts: Iterable[Any], sep: str = "; ") -> Joined:
+        parts = tuple(parts)
+        self = str.__new__(cls, sep.join(parts))
+        self.msgid = str(self)
+        self.params = {}
+        self.parts = parts
+        self.sep = sep
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Joined, (self.parts, self.sep))
+
+    def localized(self) -> str:
+        if language() == "en":
+            return str(self)
+        sep = _SEPARATORS.get(self.sep, self.sep)
+        return sep.join(str(localized(part)) for part in self.parts)
+
+
+_SEPARATORS = {"; ": "；", " or ": " 或 ", "; or ": "；或 "}
+"""A separator as Chinese writes it between phrases."""
+
+
+def described(value: Any) -> Msg:
+    """A JSON value's type in words (as fccli/wire/shape.py's `describe` says it in English)."""
+    if value is None:
+        return Msg("null")
+    if isinstance(value, bool):
+        return Msg("a boolean")
+    if isinstance(value, (int, float)):
+        return Msg("a number")
+    if isinstance(value, str):
+        return Msg("a string")
+    if isinstance(value, list):
+        return Msg("an array")
+    return Msg("an object")
 
 
 def count(findings: list[Finding], severity: Severity) -> int:
     return sum(1 for f in findings if f.severity == severity)
+
+
+# The providers' 400 sentences (fccli/wire's `refusals`), marked for the catalog so that `fc check`
+# can say what each means after quoting it (tests/test_i18n_check.py keeps this list whole).
+PROVIDER_SENTENCES = (
+    N_(
+        "messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    ),
+    N_(
+        "messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+    ),
+    N_("the following `tool_use` ids were not found in `tool_result` blocks: {ids}"),
+    N_("messages.{n}.content.{k}: `tool_use` ids must be unique"),
+    N_("messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"),
+    N_("Invalid schema for function '{name}': {detail}"),
+    N_(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+    ),
+    N_("Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"),
+    N_(
+        "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', in messages[{first}] and messages[{n}]."
+    ),
+    N_(
+        "messages.{n}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
+    ),
+    N_("The `reasoning_content` in the thinking mode must be passed back to the API."),
+    N_(
+        "Failed to deserialize the JSON body into the target type: messages[{n}]: invalid type: {found}, expected a string"
+    ),
+    N_("Thinking mode does not support this tool_choice"),
+    N_("messages.{n}.content.{k}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"),
+    N_("Thinking may not be enabled when tool_choice forces tool use."),
+    N_("tools: Tool names must be unique."),
+    N_("messages.{n}.content.{k}.thinking.signature: Field required"),
+    N_("No tool output found for function call {ids}."),
+    N_("No tool call found for function call output with call_id {ids}."),
+    N_(
+        "Item '{ids}' of type 'function_call' was provided without its required 'reasoning' item: '{reasoning}'."
+    ),
+    N_("Item '{ids}' of type 'reasoning' was provided without its required following item."),
+    N_(
+        "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+    ),
+    N_("Please ensure that function response turn comes immediately after a function call turn."),
+    N_(
+        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+    ),
+)
+
+OPENAI_REQUIRED = N_(
+    "In context={context}, 'required' is required to be supplied and to be an array including "
+    "every key in properties. Missing '{missing}'."
+)
+OPENAI_ADDITIONAL = N_(
+    "In context={context}, 'additionalProperties' is required to be supplied and to be false."
+)
+"""The rest of OpenAI's "Invalid schema" sentence (FC115), where its wording is on record."""

@@ -22,6 +22,7 @@ from fccli.core.errors import ConversionError, FcError, InputFileError, UsageErr
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
 from fccli.core.series import validate_after
+from fccli.i18n import Msg
 from fccli.wire.registry import format_names, get_format
 
 MAX_READER_FINDINGS = 5
@@ -74,7 +75,9 @@ def _demoted(f: Finding) -> Finding:
     return replace(
         f,
         severity="warning",
-        message=f.message + " (fc's executor validated it with the tool's own model)",
+        message=Msg(
+            "{message} (fc's executor validated it with the tool's own model)", message=f.message
+        ),
     )
 
 
@@ -90,7 +93,10 @@ def inspect(
     request the format can send; the format contract (tests/test_format_contract.py) holds
     every format's reader to read that back, so it is not read again here."""
     if fmt not in format_names():
-        raise UsageError(f"unknown format {fmt!r}", hint=f"formats: {', '.join(format_names())}")
+        raise UsageError(
+            Msg("unknown format {fmt!r}", fmt=fmt),
+            hint=Msg("formats: {formats}", formats=", ".join(format_names())),
+        )
     key = history_field(fmt)
     if isinstance(request_doc, list):
         doc, root = {key: request_doc}, "$"
@@ -98,7 +104,10 @@ def inspect(
         doc, root = request_doc, f"$.{key}"
     else:
         raise ConversionError(
-            f"not a request: expected an object with a `{key}` array, or a messages array"
+            Msg(
+                "not a request: expected an object with a `{key}` array, or a messages array",
+                key=key,
+            )
         )
     history = read_history(doc, fmt, root, after=after.history if after else None)
     context = _context(doc, fmt, root)
@@ -205,7 +214,11 @@ def _refused(fmt: str, problem: str, path: str) -> Finding:
         "FC100",
         fmt,
         path,
-        f"fc's {fmt} reader refuses this: {problem} (the other rules read around it)",
+        Msg(
+            "fc's {fmt} reader refuses this: {problem} (the other rules read around it)",
+            fmt=fmt,
+            problem=problem,
+        ),
     )
 
 

@@ -11,6 +11,7 @@ from fccli.check.lint import inspect
 from fccli.check.traces import inspect_trace
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.jsonio import read_json
+from fccli.i18n import Msg
 from fccli.wire.detect import Unrecognised, detect
 from fccli.wire.registry import format_names
 
@@ -60,7 +61,7 @@ def check_path(path: Path, fmt: str | None = None) -> Report:
     if path.is_dir():
         if fmt is not None:
             raise UsageError(
-                "--format applies to a single file; a trace names each file's format itself"
+                Msg("--format applies to a single file; a trace names each file's format itself")
             )
         trace = inspect_trace(path)
         return Report(str(path), "trace", trace.findings, trace.files)
@@ -68,19 +69,23 @@ def check_path(path: Path, fmt: str | None = None) -> Report:
     if fmt is not None:
         if fmt not in format_names():
             raise UsageError(
-                f"unknown --format {fmt!r}", hint=f"formats: {', '.join(format_names())}"
+                Msg("unknown --format {fmt!r}", fmt=fmt),
+                hint=Msg("formats: {formats}", formats=", ".join(format_names())),
             )
         reason = "--format"
     else:
         try:
             detected = detect(doc, name_hint=path.name)
         except Unrecognised as e:
-            raise InputFileError(str(path), str(e)) from None
+            raise InputFileError(str(path), e.args[0] if e.args else str(e)) from None
         if detected.kind == "response":
             raise InputFileError(
                 str(path),
-                f"this is a response ({detected.format} format), not a request; fc check "
-                "reads requests, messages arrays and trace directories",
+                Msg(
+                    "this is a response ({format} format), not a request; fc check reads "
+                    "requests, messages arrays and trace directories",
+                    format=detected.format,
+                ),
             )
         fmt, reason = detected.format, detected.reason
     try:

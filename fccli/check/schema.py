@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.wire.shape import describe
+from fccli.check.findings import Joined, described
+from fccli.i18n import Msg
 
 CHECKED = frozenset(
     {
@@ -72,7 +73,8 @@ MAX_DEPTH = 64
 @dataclass
 class SchemaReport:
     errors: list[str] = field(default_factory=list)
-    """Each: where in the arguments, and what is wrong there."""
+    """Each: where in the arguments, and what is wrong there (a Msg: English, and said in the
+    chosen language by `fccli.i18n.localized`)."""
     unchecked: set[str] = field(default_factory=set)
     """Keywords met but not checked."""
 
@@ -107,7 +109,7 @@ def _check(value: Any, schema: Any, path: str, root: Any, report: SchemaReport, 
     if schema is True or (not isinstance(schema, dict) and schema is not False):
         return  # true, or not a schema at all: anything goes
     if schema is False:
-        report.errors.append(f"{path}: no value is allowed here")
+        report.errors.append(Msg("{path}: no value is allowed here", path=path))
         return
     if depth > MAX_DEPTH:
         report.unchecked.add("$ref")
@@ -125,9 +127,23 @@ def _check(value: Any, schema: Any, path: str, root: Any, report: SchemaReport, 
         return  # the wrong type: its other keywords would only say the same again
     if "enum" in schema and isinstance(schema["enum"], list) and value not in schema["enum"]:
         allowed = ", ".join(_shown(v) for v in schema["enum"])
-        report.errors.append(f"{path}: {_shown(value)} is not one of {allowed}")
+        report.errors.append(
+            Msg(
+                "{path}: {value} is not one of {allowed}",
+                path=path,
+                value=_shown(value),
+                allowed=allowed,
+            )
+        )
     if "const" in schema and value != schema["const"]:
-        report.errors.append(f"{path}: must be {_shown(schema['const'])}, found {_shown(value)}")
+        report.errors.append(
+            Msg(
+                "{path}: must be {const}, found {value}",
+                path=path,
+                const=_shown(schema["const"]),
+                value=_shown(value),
+            )
+        )
     _check_combinations(value, schema, path, root, report, depth)
     if isinstance(value, dict):
         _check_object(value, schema, path, root, report, depth)
@@ -159,8 +175,22 @@ def _check_type(value: Any, schema: dict[str, Any], path: str, report: SchemaRep
     if len(known) < len(kinds):
         report.unchecked.add("type")
     if known and not any(_TYPES[k](value) for k in known):
-        wanted = " or ".join(f"{'an' if k[0] in 'aeiou' else 'a'} {k}" for k in known)
-        report.errors.append(f"{path}: expected {wanted}, found {describe(value)} {_shown(value)}")
+        wanted = Joined(
+            (
+                Msg("an {type}", type=k) if k[0] in "aeiou" else Msg("a {type}", type=k)
+                for k in known
+            ),
+            " or ",
+        )
+        report.errors.append(
+            Msg(
+                "{path}: expected {wanted}, found {kind} {value}",
+                path=path,
+                wanted=wanted,
+                kind=described(value),
+                value=_shown(value),
+            )
+        )
 
 
 def _check_combinations(
@@ -181,10 +211,20 @@ def _check_combinations(
             for errors in branches:
                 report.errors.extend(errors)
         elif passing == 0:
-            why = "; or ".join(errors[0] for errors in branches)
-            report.errors.append(f"{path}: matches none of the {key} choices ({why})")
+            why = Joined((errors[0] for errors in branches), "; or ")
+            report.errors.append(
+                Msg(
+                    "{path}: matches none of the {key} choices ({why})", path=path, key=key, why=why
+                )
+            )
         elif key == "oneOf" and passing > 1:
-            report.errors.append(f"{path}: matches {passing} of the oneOf choices, not exactly one")
+            report.errors.append(
+                Msg(
+                    "{path}: matches {passing} of the oneOf choices, not exactly one",
+                    path=path,
+                    passing=passing,
+                )
+            )
 
 
 def _check_object(
@@ -200,14 +240,18 @@ def _check_object(
     required = schema.get("required")
     for name in required if isinstance(required, list) else []:
         if isinstance(name, str) and name not in value:
-            report.errors.append(f"{path}: the required property {name!r} is missing")
+            report.errors.append(
+                Msg("{path}: the required property {name!r} is missing", path=path, name=name)
+            )
     extra = schema.get("additionalProperties", True)
     for name, item in value.items():
         where = f"{path}.{name}"
         if name in properties:
             _check(item, properties[name], where, root, report, depth + 1)
         elif extra is False:
-            report.errors.append(f"{path}: property {name!r} is not in the schema")
+            report.errors.append(
+                Msg("{path}: property {name!r} is not in the schema", path=path, name=name)
+            )
         elif isinstance(extra, dict):
             _check(item, extra, where, root, report, depth + 1)
 
@@ -224,11 +268,47 @@ def _check_array(
     if isinstance(items, (dict, bool)):
         for i, item in enumerate(value):
             _check(item, items, f"{path}[{i}]", root, report, depth + 1)
-    _bounds(len(value), schema, "minItems", "maxItems", "item(s)", path, report)
+    least, most = schema.get("minItems"), schema.get("maxItems")
+    if isinstance(least, int) and len(value) < least:
+        report.errors.append(
+            Msg(
+                "{path}: {size} item(s), fewer than minItems {least}",
+                path=path,
+                size=len(value),
+                least=least,
+            )
+        )
+    if isinstance(most, int) and len(value) > most:
+        report.errors.append(
+            Msg(
+                "{path}: {size} item(s), more than maxItems {most}",
+                path=path,
+                size=len(value),
+                most=most,
+            )
+        )
 
 
 def _check_string(value: str, schema: dict[str, Any], path: str, report: SchemaReport) -> None:
-    _bounds(len(value), schema, "minLength", "maxLength", "character(s)", path, report)
+    least, most = schema.get("minLength"), schema.get("maxLength")
+    if isinstance(least, int) and len(value) < least:
+        report.errors.append(
+            Msg(
+                "{path}: {size} character(s), fewer than minLength {least}",
+                path=path,
+                size=len(value),
+                least=least,
+            )
+        )
+    if isinstance(most, int) and len(value) > most:
+        report.errors.append(
+            Msg(
+                "{path}: {size} character(s), more than maxLength {most}",
+                path=path,
+                size=len(value),
+                most=most,
+            )
+        )
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         try:
@@ -237,37 +317,37 @@ def _check_string(value: str, schema: dict[str, Any], path: str, report: SchemaR
             report.unchecked.add("pattern")
             return
         if found is None:
-            report.errors.append(f"{path}: {_shown(value)} does not match the pattern {pattern!r}")
-
-
-def _bounds(
-    size: int,
-    schema: dict[str, Any],
-    low: str,
-    high: str,
-    unit: str,
-    path: str,
-    report: SchemaReport,
-) -> None:
-    least, most = schema.get(low), schema.get(high)
-    if isinstance(least, int) and size < least:
-        report.errors.append(f"{path}: {size} {unit}, fewer than {low} {least}")
-    if isinstance(most, int) and size > most:
-        report.errors.append(f"{path}: {size} {unit}, more than {high} {most}")
+            report.errors.append(
+                Msg(
+                    "{path}: {value} does not match the pattern {pattern!r}",
+                    path=path,
+                    value=_shown(value),
+                    pattern=pattern,
+                )
+            )
 
 
 def _check_number(value: float, schema: dict[str, Any], path: str, report: SchemaReport) -> None:
-    tests = (
-        ("minimum", operator.ge, "at least"),
-        ("maximum", operator.le, "at most"),
-        ("exclusiveMinimum", operator.gt, "above"),
-        ("exclusiveMaximum", operator.lt, "below"),
-    )
-    for key, holds, words in tests:
+    for key, holds in (
+        ("minimum", operator.ge),
+        ("maximum", operator.le),
+        ("exclusiveMinimum", operator.gt),
+        ("exclusiveMaximum", operator.lt),
+    ):
         bound = schema.get(key)
         if (
             isinstance(bound, (int, float))
             and not isinstance(bound, bool)
             and not holds(value, bound)
         ):
-            report.errors.append(f"{path}: {_shown(value)} is not {words} {bound}")
+            report.errors.append(_out_of_bounds(key, path, _shown(value), bound))
+
+
+def _out_of_bounds(key: str, path: str, value: str, bound: float) -> Msg:
+    if key == "minimum":
+        return Msg("{path}: {value} is not at least {bound}", path=path, value=value, bound=bound)
+    if key == "maximum":
+        return Msg("{path}: {value} is not at most {bound}", path=path, value=value, bound=bound)
+    if key == "exclusiveMinimum":
+        return Msg("{path}: {value} is not above {bound}", path=path, value=value, bound=bound)
+    return Msg("{path}: {value} is not below {bound}", path=path, value=value, bound=bound)

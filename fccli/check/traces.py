@@ -23,6 +23,7 @@ from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_bytes, read_json
 from fccli.core.models import Response
 from fccli.core.series import Series, quiet_collector
+from fccli.i18n import Msg
 from fccli.trace.names import STEP_FILE
 from fccli.wire.registry import family, format_names, get_format
 
@@ -63,7 +64,7 @@ def check_trace(path: str | Path) -> list[Finding]:
 def inspect_trace(path: str | Path) -> TraceCheck:
     root = Path(path)
     if not root.is_dir():
-        raise InputFileError(str(path), "not a directory")
+        raise InputFileError(str(path), Msg("not a directory"))
     steps: dict[int, _Step] = {}
     for entry in sorted(root.iterdir()):
         m = STEP_FILE.fullmatch(entry.name)
@@ -72,7 +73,9 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             files = step.requests if m[2] == "request" else step.responses
             files[m[3] or INTERNAL] = entry
     if not any(step.requests for step in steps.values()):
-        raise InputFileError(str(path), "no request files (1-request.json, ...): not an fc trace")
+        raise InputFileError(
+            str(path), Msg("no request files (1-request.json, ...): not an fc trace")
+        )
     out = TraceCheck()
     bugs = _harness_bugs(root)
     # Each request is read against the one before in its format (fccli/core/series.py): the
@@ -121,9 +124,12 @@ def _unread_stop(root: Path, last: _Step) -> list[Finding]:
         Finding(
             "FC130",
             "error",
-            f"the run ended as done on this answer, but its stop reason is tool_use: the calls "
-            f"{ids} were never executed and their results never handed back. The harness must "
-            "read the stop reason first; an answer shown from here is made of nothing looked up",
+            Msg(
+                "the run ended as done on this answer, but its stop reason is tool_use: the calls "
+                "{ids} were never executed and their results never handed back. The harness must "
+                "read the stop reason first; an answer shown from here is made of nothing looked up",
+                ids=ids,
+            ),
             where,
         ).in_file(name)
     ]
@@ -150,9 +156,12 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
                 "FC122",
                 fmt,
                 where,
-                f"{earlier} sent something else here; a prompt cache matches the history "
-                "from its start, so it breaks at this point: from here on the input is read "
-                "again at full price (the usage's cache counts show it)",
+                Msg(
+                    "{earlier} sent something else here; a prompt cache matches the history "
+                    "from its start, so it breaks at this point: from here on the input is read "
+                    "again at full price (the usage's cache counts show it)",
+                    earlier=earlier,
+                ),
             ).in_file(after.requests[fmt].name)
         )
     return out
@@ -184,7 +193,10 @@ def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding
     if fmt not in format_names():
         return [
             finding(
-                "FC100", fmt, "$", f"fc cannot check the {fmt} format yet; this file was skipped"
+                "FC100",
+                fmt,
+                "$",
+                Msg("fc cannot check the {fmt} format yet; this file was skipped", fmt=fmt),
             ).in_file(file.name)
         ]
     doc = before.series.setdefault(fmt, Series()).read(read_bytes(file), str(file)).data
@@ -258,8 +270,11 @@ def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:
                     "FC120",
                     INTERNAL,
                     where,
-                    f"this is not what {name} reads as (first difference here): one of the two "
-                    f"was edited; {name} is what the agent sent",
+                    Msg(
+                        "this is not what {name} reads as (first difference here): one of the two "
+                        "was edited; {name} is what the agent sent",
+                        name=name,
+                    ),
                 ).in_file(step.requests[INTERNAL].name)
             )
     return out
@@ -285,25 +300,33 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
                     "FC120",
                     fmt,
                     e.json_path or "$",
-                    f"the internal request of this step cannot be written in {fmt} "
-                    f"({e.problem}), yet this file says it was",
+                    Msg(
+                        "the internal request of this step cannot be written in {fmt} "
+                        "({problem}), yet this file says it was",
+                        fmt=fmt,
+                        problem=e.problem,
+                    ),
                 ).in_file(name)
             )
             continue
         where = None if agreement.same else first_difference(expected, doc)
         if where is not None:
             why = (
-                f"--harness-bug {bug} wrote it so on purpose (the manifest says so)"
+                Msg("--harness-bug {bug} wrote it so on purpose (the manifest says so)", bug=bug)
                 if bug
-                else "one of the two was edited"
+                else Msg("one of the two was edited")
             )
             out.append(
                 finding(
                     "FC120",
                     fmt,
                     where,
-                    f"this is not what {step.requests[INTERNAL].name} translates to (first "
-                    f"difference here): {why}; this file is what is sent",
+                    Msg(
+                        "this is not what {name} translates to (first difference here): {why}; "
+                        "this file is what is sent",
+                        name=step.requests[INTERNAL].name,
+                        why=why,
+                    ),
                 ).in_file(name)
             )
     return out

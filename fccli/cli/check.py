@@ -43,7 +43,12 @@ def check(
     else:
         render_report(make_console(), report, strict=strict)
     if report.failed(strict):
-        found = f"{report.errors} error(s)" if report.errors else f"{report.warnings} warning(s)"
+        from fccli.i18n import Msg
+
+        if report.errors:
+            raise FindingsError(
+                Msg("fc check: {n} error(s) in {path}", n=report.errors, path=str(path))
+            )
         raise FindingsError(
-            f"fc check: {found} in {path}" + ("" if report.errors else " (--strict)")
+            Msg("fc check: {n} warning(s) in {path} (--strict)", n=report.warnings, path=str(path))
         )

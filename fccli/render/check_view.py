@@ -1,5 +1,9 @@
 """What `fc check` prints: the findings by file, each with its place, its plain-words reason and
-the provider's 400 it predicts; or, with --json, the report as JSON on stdout."""
+the provider's 400 it predicts; or, with --json, the report as JSON on stdout.
+
+Printed in the chosen language (fccli/i18n): a finding's message is a Msg, said here; the
+provider's own 400 sentence is quoted as it is, never translated. `--json` is the report as it
+is kept, English."""
 
 from __future__ import annotations
 
@@ -8,27 +12,48 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from fccli.core.jsonio import dumps
+from fccli.i18n import N_, _, gettext, language, localized
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
     from fccli.check.report import Report
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+PROVIDERS = (N_("OpenAI and DeepSeek"), N_("OpenAI-compatible servers"))
+"""Who answers a mistake with a 400 (fccli/wire's `refusals`), where that is more than a name:
+said in the chosen language (a name alone, `Anthropic`, stays as it is)."""
+
+
+def _counted(n: int, severity: str) -> str:
+    if severity == "error":
+        return _("1 error") if n == 1 else _("{n} errors", n=n)
+    if severity == "warning":
+        return _("1 warning") if n == 1 else _("{n} warnings", n=n)
+    return _("1 note") if n == 1 else _("{n} notes", n=n)
+
+
+def _what(report: Report) -> str:
+    if report.kind == "trace":
+        n = len(report.files)
+        return _("a trace, 1 file read") if n == 1 else _("a trace, {n} files read", n=n)
+    fmt = report.format or "x"
+    if fmt[0] in "aeiou":
+        what = _("an {format} request", format=fmt)
+    else:
+        what = _("a {format} request", format=fmt)
+    if report.reason:
+        reason = escape(str(localized(report.reason)))
+        what += f"[dim]（{reason}）[/]" if language() == "zh" else f" [dim]({reason})[/]"
+    return what
 
 
 def render_report(console: Console, report: Report, *, strict: bool = False) -> None:
-    if report.kind == "trace":
-        what = f"a trace, {_plural(len(report.files), 'file')} read"
-    else:
-        article = "an" if (report.format or "x")[0] in "aeiou" else "a"
-        what = f"{article} {report.format} request"
-        if report.reason:
-            what += f" [dim]({escape(report.reason)})[/]"
-    console.print(f"[bold]fc check[/] {escape(report.target)}: {what}")
+    console.print(
+        _("[bold]fc check[/] {target}: {what}", target=escape(report.target), what=_what(report))
+    )
     current: str | None = None
     for f in report.findings:
         if f.file is not None and f.file != current and report.kind == "trace":
@@ -37,27 +62,46 @@ def render_report(console: Console, report: Report, *, strict: bool = False) -> 
         _finding(console, f)
     console.print()
     if not report.findings:
-        console.print("[green]no problems found[/]")
+        console.print(_("[green]no problems found[/]"))
         return
-    summary = f"{_plural(report.errors, 'error')}, {_plural(report.warnings, 'warning')}"
+    counts = [_counted(report.errors, "error"), _counted(report.warnings, "warning")]
     if report.notes:
-        summary += f", {_plural(report.notes, 'note')}"
+        counts.append(_counted(report.notes, "note"))
+    summary = ("，" if language() == "zh" else ", ").join(counts)
     colour = "red" if report.failed(strict) else "yellow"
-    note = " [dim](--strict: warnings fail too)[/]" if strict and report.warnings else ""
+    note = " " + _("[dim](--strict: warnings fail too)[/]") if strict and report.warnings else ""
     console.print(f"[{colour}]{summary}[/]{note}")
 
 
 def _finding(console: Console, f: Finding) -> None:
-    mark = {"error": "[red]✗ error[/]", "warning": "[yellow]! warning[/]"}.get(
-        f.severity, "[cyan]i note[/]"
-    )
-    console.print(f"  {mark} [bold]{f.rule}[/] at [magenta]{escape(f.path)}[/]")
-    console.print(f"    {escape(f.message)}")
-    if f.provider_message:
-        console.print(
-            f"    [dim]{escape(f.provider or 'the provider')} would answer 400:[/] ", end=""
+    if f.severity == "error":
+        mark = _("[red]✗ error[/]")
+    elif f.severity == "warning":
+        mark = _("[yellow]! warning[/]")
+    else:
+        mark = _("[cyan]i note[/]")
+    console.print(
+        "  "
+        + _(
+            "{mark} [bold]{rule}[/] at [magenta]{path}[/]",
+            mark=mark,
+            rule=f.rule,
+            path=escape(f.path),
         )
-        console.print(escape(f.provider_message), style="italic")
+    )
+    console.print(f"    {escape(str(localized(f.message)))}")
+    if f.provider_message:
+        who = escape(gettext(f.provider)) if f.provider else _("the provider")
+        # One line of text, so that it wraps within the terminal as a whole.
+        said = Text.from_markup("    " + _("[dim]{who} would answer 400:[/] ", who=who))
+        said.append(f.provider_message, style="italic")
+        console.print(said)
+        meaning = getattr(f.provider_message, "meaning", None)
+        said_here = meaning() if meaning is not None else None
+        if (
+            said_here
+        ):  # what the provider's sentence says, in the chosen language (never in English)
+            console.print("    " + _("[dim](it means: {meaning})[/]", meaning=escape(said_here)))
 
 
 def print_json_report(report: Report) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from fccli.check.findings import Finding, finding
 from fccli.check.history import History
+from fccli.i18n import Msg
 
 
 def may_answer_unasked(h: History) -> bool:
@@ -19,12 +20,20 @@ def may_answer_unasked(h: History) -> bool:
     return bool(h.tools) and not (h.choice is not None and h.choice[0] == "none")
 
 
-def made_up_message(h: History) -> str:
+def made_up_message(h: History) -> Msg:
     names = ", ".join(str(t.name) for t in h.tools)
-    return (
-        f"an answer with no tool call, although {names} "
-        f"{'was' if len(h.tools) == 1 else 'were'} offered: if it states facts a tool would "
-        "give, the model made them up; check the stop reason and the calls before trusting it"
+    if len(h.tools) == 1:
+        return Msg(
+            "an answer with no tool call, although {names} was offered: if it states facts a "
+            "tool would give, the model made them up; check the stop reason and the calls "
+            "before trusting it",
+            names=names,
+        )
+    return Msg(
+        "an answer with no tool call, although {names} were offered: if it states facts a "
+        "tool would give, the model made them up; check the stop reason and the calls before "
+        "trusting it",
+        names=names,
     )
 
 

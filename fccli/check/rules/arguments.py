@@ -13,12 +13,13 @@ the tools and the call's result is not an error.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from fccli.check.findings import Finding, finding
+from fccli.check.findings import Finding, Joined, described, finding
 from fccli.check.history import Call, History, OfferedTool
 from fccli.check.rules.common import call_label, shown
 from fccli.check.schema import validate
-from fccli.wire.shape import describe
+from fccli.i18n import Msg
 
 SHOWN_ERRORS = 3
 
@@ -30,9 +31,13 @@ def arguments_shape(h: History) -> Iterator[Finding]:
                 "FC108",
                 h.format,
                 call.args_path,
-                f"the arguments of call {call_label(call)} are not valid JSON ({shown(call.raw)}): "
-                "the history must carry a JSON object string; a harness answers such a call with "
-                "an error result and sends its arguments back as a valid object",
+                Msg(
+                    "the arguments of call {call} are not valid JSON ({raw}): the history must "
+                    "carry a JSON object string; a harness answers such a call with an error "
+                    "result and sends its arguments back as a valid object",
+                    call=call_label(call),
+                    raw=shown(call.raw),
+                ),
                 n=call.message,
                 k=call.position,
             )
@@ -41,26 +46,39 @@ def arguments_shape(h: History) -> Iterator[Finding]:
                 "FC109",
                 h.format,
                 call.args_path,
-                f"the arguments of call {call_label(call)} are {describe(call.raw)}, not a string: "
-                "the format carries them as a JSON object *string*",
+                Msg(
+                    "the arguments of call {call} are {kind}, not a string: the format carries "
+                    "them as a JSON object *string*",
+                    call=call_label(call),
+                    kind=described(call.raw),
+                ),
                 n=call.message,
                 k=call.position,
             )
         elif not isinstance(call.arguments, dict):
+            label, kind = call_label(call), described(call.arguments)
             if h.string_arguments:
-                what = f"the arguments of call {call_label(call)} are valid JSON but"
+                said = Msg(
+                    "the arguments of call {call} are valid JSON but {kind}, not an object",
+                    call=label,
+                    kind=kind,
+                )
+            elif isinstance(call.arguments, str):
+                said = Msg(
+                    "the input of call {call} is {kind}, not an object (a JSON string? content "
+                    "blocks carry the object itself)",
+                    call=label,
+                    kind=kind,
+                )
             else:
-                what = f"the input of call {call_label(call)} is"
-            hint = (
-                " (a JSON string? content blocks carry the object itself)"
-                if not h.string_arguments and isinstance(call.arguments, str)
-                else ""
-            )
+                said = Msg(
+                    "the input of call {call} is {kind}, not an object", call=label, kind=kind
+                )
             yield finding(
                 "FC109",
                 h.format,
                 call.args_path,
-                f"{what} {describe(call.arguments)}, not an object{hint}",
+                said,
                 n=call.message,
                 k=call.position,
             )
@@ -104,9 +122,13 @@ def _answered(h: History, start: int, unanswered: list[int]) -> Iterator[tuple[i
                     "FC111",
                     h.format,
                     f"{call.path}.name" if not h.chat else f"{call.path}.function.name",
-                    f"call {call_label(call)} asks for a tool not offered ({offered}), yet its "
-                    "result is not an error: answer an unknown tool with an error result that names "
-                    "the tools offered",
+                    Msg(
+                        "call {call} asks for a tool not offered ({offered}), yet its result is "
+                        "not an error: answer an unknown tool with an error result that names the "
+                        "tools offered",
+                        call=call_label(call),
+                        offered=offered,
+                    ),
                 ),
             )
             continue
@@ -125,18 +147,28 @@ def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
             call.reports[key] = report
     if not report.errors:
         return
-    errors = "; ".join(report.errors[:SHOWN_ERRORS])
+    shown_errors: list[Any] = list(report.errors[:SHOWN_ERRORS])
     if len(report.errors) > SHOWN_ERRORS:
-        errors += f"; and {len(report.errors) - SHOWN_ERRORS} more"
-    unchecked = f" (not checked: {', '.join(sorted(report.unchecked))})" if report.unchecked else ""
-    yield finding(
-        "FC110",
-        h.format,
-        call.args_path,
-        f"the arguments of call {call_label(call)} fail the tool's schema ({errors}), yet its "
-        "result is not an error: validate arguments like user input and answer a failure with "
-        f"an error result{unchecked}",
-    )
+        shown_errors.append(Msg("and {n} more", n=len(report.errors) - SHOWN_ERRORS))
+    errors = Joined(shown_errors)
+    if report.unchecked:
+        said = Msg(
+            "the arguments of call {call} fail the tool's schema ({errors}), yet its result is "
+            "not an error: validate arguments like user input and answer a failure with an error "
+            "result (not checked: {unchecked})",
+            call=call_label(call),
+            errors=errors,
+            unchecked=", ".join(sorted(report.unchecked)),
+        )
+    else:
+        said = Msg(
+            "the arguments of call {call} fail the tool's schema ({errors}), yet its result is "
+            "not an error: validate arguments like user input and answer a failure with an error "
+            "result",
+            call=call_label(call),
+            errors=errors,
+        )
+    yield finding("FC110", h.format, call.args_path, said)
 
 
 RULES = (arguments_shape, answered_as_fine)

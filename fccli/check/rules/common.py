@@ -26,7 +26,3 @@ def call_label(call: Call) -> str:
 def ids_of(calls: Iterable[Call]) -> str:
     """The ids as a provider lists them: comma-separated."""
     return ", ".join(str(c.id) for c in calls)
-
-
-def plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many

@@ -16,6 +16,7 @@ from typing import Any
 from fccli.check.findings import Finding, finding
 from fccli.check.history import Call, History
 from fccli.check.rules.common import call_label
+from fccli.i18n import Msg
 from fccli.wire.registry import FORMATS, get_format
 
 
@@ -69,9 +70,14 @@ def _swapped(h: History, start: int, unanswered: list[int]) -> Iterator[tuple[in
                         "FC131",
                         h.format,
                         result.path,
-                        f"the result handed back for {call_label(call)} speaks of {value!r}, an "
-                        f"argument of {call_label(other)}, and not of its own: were the results "
-                        "paired by position instead of by id? The model will believe the pairing",
+                        Msg(
+                            "the result handed back for {call} speaks of {value!r}, an argument "
+                            "of {other}, and not of its own: were the results paired by position "
+                            "instead of by id? The model will believe the pairing",
+                            call=call_label(call),
+                            value=value,
+                            other=call_label(other),
+                        ),
                     ),
                 )
 
@@ -90,9 +96,12 @@ def json_mode_without_the_word(h: History) -> Iterator[Finding]:
         "FC132",
         h.format,
         "$.response_format",
-        f"JSON mode ({kind}) is asked for, but neither the system prompt nor a user message "
-        'says "json": DeepSeek wants the word in the prompt (OpenAI too, for json_object), '
-        "and say what the JSON should look like",
+        Msg(
+            "JSON mode ({kind}) is asked for, but neither the system prompt nor a user message "
+            'says "json": DeepSeek wants the word in the prompt (OpenAI too, for json_object), '
+            "and say what the JSON should look like",
+            kind=kind,
+        ),
     )
 
 

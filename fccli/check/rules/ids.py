@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from fccli.check.findings import Finding, finding
 from fccli.check.history import History
 from fccli.check.rules.common import call_label
+from fccli.i18n import Msg
 from fccli.wire.anthropic.codec import ID_PATTERN
 
 _ID = re.compile(ID_PATTERN)
@@ -39,9 +40,12 @@ def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]]
                     "FC106",
                     h.format,
                     f"{call.path}.id",
-                    f"call {call_label(call)} has the same id as an earlier call (in message "
-                    f"{first_call.message}): a result names its call by id, so ids must be unique "
-                    "in the whole history",
+                    Msg(
+                        "call {call} has the same id as an earlier call (in message {first}): a "
+                        "result names its call by id, so ids must be unique in the whole history",
+                        call=call_label(call),
+                        first=first_call.message,
+                    ),
                     # Anthropic's message is about tool_use ids; chat's about tool messages.
                     quote=not h.chat,
                     n=call.message,
@@ -61,8 +65,12 @@ def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]]
                     "FC106",
                     h.format,
                     result.path,
-                    f"a second result for {result.call_id} (the first is in message {first}): "
-                    "each call gets exactly one result",
+                    Msg(
+                        "a second result for {id} (the first is in message {first}): each call "
+                        "gets exactly one result",
+                        id=result.call_id,
+                        first=first,
+                    ),
                     quote=h.chat,
                     ids=result.call_id,
                     first=first,
@@ -96,8 +104,11 @@ def _bad_id(h: History, value: str, path: str, n: int, k: int, field: str) -> Fi
         "FC107",
         h.format,
         path,
-        f"the id {value!r} has characters Anthropic refuses: only letters, digits, _ and - "
-        "(an id made by another provider must be rewritten, the same way in call and result)",
+        Msg(
+            "the id {value!r} has characters Anthropic refuses: only letters, digits, _ and - "
+            "(an id made by another provider must be rewritten, the same way in call and result)",
+            value=value,
+        ),
         n=n,
         k=k,
         field=field,

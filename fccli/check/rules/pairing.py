@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 from fccli.check.findings import Finding, finding
 from fccli.check.history import Call, History, Result, Turn
-from fccli.check.rules.common import call_label, ids_of, plural
+from fccli.check.rules.common import call_label, ids_of
+from fccli.i18n import Msg
 
 
 def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
@@ -28,15 +29,25 @@ def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
     return turns[start:end]
 
 
-def _no_result(h: History, turn: Turn, lost: list[Call], where: str) -> Finding:
+def _no_result(h: History, turn: Turn, lost: list[Call], where: Msg) -> Finding:
     labels = ", ".join(call_label(c) for c in lost)
+    if len(lost) == 1:
+        said = Msg(
+            "call {calls} has no result: every call needs its result, with the same id, {where}",
+            calls=labels,
+            where=where,
+        )
+    else:
+        said = Msg(
+            "calls {calls} have no result: every call needs its result, with the same id, {where}",
+            calls=labels,
+            where=where,
+        )
     return finding(
         "FC101",
         h.format,
         turn.path,
-        f"{plural(len(lost), 'call', 'calls')} {labels} "
-        f"{plural(len(lost), 'has', 'have')} no result: every call needs its result, "
-        f"with the same id, {where}",
+        said,
         n=turn.index,
         ids=ids_of(lost),
     )
@@ -52,9 +63,13 @@ def _out_of_order(
             "FC116",
             h.format,
             turn.path,
-            f"the results come in another order ({', '.join(map(str, given))}) than the calls "
-            f"({', '.join(map(str, asked))}): pairing by id is right, but a server that pairs by "
-            "position gives each result to the wrong call; keep them in call order",
+            Msg(
+                "the results come in another order ({given}) than the calls ({asked}): pairing "
+                "by id is right, but a server that pairs by position gives each result to the "
+                "wrong call; keep them in call order",
+                given=", ".join(map(str, given)),
+                asked=", ".join(map(str, asked)),
+            ),
         )
 
 
@@ -104,9 +119,15 @@ def _blocks(h: History, start: int) -> Iterator[tuple[int, Finding]]:
                     "FC103",
                     h.format,
                     where.path,
-                    f"the results of message {a}'s calls are split: {ids_of(moved)} answered in "
-                    f"message {where.message}, apart from the others in message {a + 1}; all results "
-                    "of one turn go in ONE user message",
+                    Msg(
+                        "the results of message {a}'s calls are split: {ids} answered in message "
+                        "{where}, apart from the others in message {next}; all results of one turn "
+                        "go in ONE user message",
+                        a=a,
+                        ids=ids_of(moved),
+                        where=where.message,
+                        next=a + 1,
+                    ),
                     ids=ids_of(moved),
                 ),
             )
@@ -118,15 +139,20 @@ def _blocks(h: History, start: int) -> Iterator[tuple[int, Finding]]:
                     "FC104",
                     h.format,
                     users[0].path,
-                    f"message {a + 1} stands between the calls of message {a} and their results in "
-                    f"message {where.message}: the results must lead the user message right after "
-                    "the calls",
+                    Msg(
+                        "message {next} stands between the calls of message {a} and their results "
+                        "in message {where}: the results must lead the user message right after "
+                        "the calls",
+                        next=a + 1,
+                        a=a,
+                        where=where.message,
+                    ),
                     n=a,
                     ids=ids_of(moved),
                 ),
             )
         if lost:
-            yield a, _no_result(h, turn, lost, "in the user message right after it")
+            yield a, _no_result(h, turn, lost, Msg("in the user message right after it"))
         if users:
             for f in _out_of_order(h, users[0], turn.calls, first):
                 yield a, f
@@ -146,8 +172,11 @@ def _blocks(h: History, start: int) -> Iterator[tuple[int, Finding]]:
                     "FC102",
                     h.format,
                     result.path,
-                    f"the result for {result.call_id} answers no call in the message before it: a "
-                    "result goes right after the assistant message holding the call with its id",
+                    Msg(
+                        "the result for {id} answers no call in the message before it: a result "
+                        "goes right after the assistant message holding the call with its id",
+                        id=result.call_id,
+                    ),
                     n=u,
                     k=result.position,
                     ids=result.call_id,
@@ -168,8 +197,11 @@ def _leading(h: History, turn: Turn) -> Iterator[Finding]:
             "FC104",
             h.format,
             late[0].path,
-            f"a {turn.kinds[first_other]} block comes before this tool_result: the results "
-            "must lead the user message (all of them first, then any text)",
+            Msg(
+                "a {kind} block comes before this tool_result: the results must lead the user "
+                "message (all of them first, then any text)",
+                kind=turn.kinds[first_other],
+            ),
             n=max(turn.index - 1, 0),
             ids=", ".join(str(r.call_id) for r in late),
         )
@@ -217,9 +249,16 @@ def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, F
                         "FC105",
                         h.format,
                         stray[c.id].path,
-                        f"the result of call {call_label(c)}, made in message {a}, is in message "
-                        f"{stray[c.id].index}, but a {between.role} message (message {between.index}) "
-                        "stands between: tool messages come right after their assistant message",
+                        Msg(
+                            "the result of call {call}, made in message {a}, is in message "
+                            "{found}, but a {role} message (message {between}) stands between: "
+                            "tool messages come right after their assistant message",
+                            call=call_label(c),
+                            a=a,
+                            found=stray[c.id].index,
+                            role=between.role,
+                            between=between.index,
+                        ),
                         ids=ids_of(missing),
                     ),
                 )
@@ -227,7 +266,10 @@ def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, F
         if after >= len(turns) or lost:
             unsettled.append(a)
         if lost:
-            yield a, _no_result(h, turn, lost, 'in a role:"tool" message right after this message')
+            yield (
+                a,
+                _no_result(h, turn, lost, Msg('in a role:"tool" message right after this message')),
+            )
         if run:
             for f in _out_of_order(h, run[0], turn.calls, answered):
                 yield a, f
@@ -246,8 +288,12 @@ def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, F
                 "FC102",
                 h.format,
                 turn.path,
-                f"this tool message answers {call_id}, but no assistant message before it made a "
-                "call with that id: a tool message follows the assistant message holding its call",
+                Msg(
+                    "this tool message answers {id}, but no assistant message before it made a "
+                    "call with that id: a tool message follows the assistant message holding its "
+                    "call",
+                    id=call_id,
+                ),
             ),
         )
 
@@ -261,7 +307,7 @@ def items_pairing(h: History) -> Iterator[Finding]:
     for a, turn in enumerate(turns):
         for call in turn.calls:
             if call.id is not None and h.result_of(call) is None:
-                yield _no_result(h, turn, [call], "in a function_call_output item after it")
+                yield _no_result(h, turn, [call], Msg("in a function_call_output item after it"))
         if turn.role == "assistant" and turn.calls and a + 1 < len(turns):
             after = turns[a + 1]
             yield from _out_of_order(h, after, turn.calls, [r.call_id for r in after.results])
@@ -274,8 +320,11 @@ def items_pairing(h: History) -> Iterator[Finding]:
                     "FC102",
                     h.format,
                     result.path,
-                    f"this function_call_output answers {result.call_id}, but no function_call "
-                    "before it has that call_id: an output follows the call it answers",
+                    Msg(
+                        "this function_call_output answers {id}, but no function_call before it "
+                        "has that call_id: an output follows the call it answers",
+                        id=result.call_id,
+                    ),
                     ids=result.call_id,
                 )
 

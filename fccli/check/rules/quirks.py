@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fccli.check.findings import Finding, finding
+from fccli.check.findings import Finding, Joined, described, finding
 from fccli.check.history import History
 from fccli.check.rules.common import call_label
-from fccli.wire.shape import describe
+from fccli.i18n import Msg
 
 
 def reasoning_passed_back(h: History) -> Iterator[Finding]:
@@ -30,9 +30,13 @@ def reasoning_passed_back(h: History) -> Iterator[Finding]:
                 "FC112",
                 h.format,
                 turn.path,
-                f"thinking mode is on and this assistant turn, which called "
-                f"{', '.join(call_label(c) for c in turn.calls)}, has no `{field}`: its "
-                "reasoning must go back with it in every later request (the key, even empty)",
+                Msg(
+                    "thinking mode is on and this assistant turn, which called {calls}, has no "
+                    "`{field}`: its reasoning must go back with it in every later request (the "
+                    "key, even empty)",
+                    calls=", ".join(call_label(c) for c in turn.calls),
+                    field=field,
+                ),
             )
 
 
@@ -60,8 +64,11 @@ def tool_content_is_text(h: History) -> Iterator[Finding]:
                 "FC113",
                 h.format,
                 f"{turn.path}.content",
-                f"this tool message's content is {describe(content)}, not a "
-                "string: DeepSeek reads only text here (put the result's JSON in a string)",
+                Msg(
+                    "this tool message's content is {kind}, not a string: DeepSeek reads only "
+                    "text here (put the result's JSON in a string)",
+                    kind=described(content),
+                ),
                 n=turn.index,
                 found=_serde_kind(content),
             )
@@ -81,8 +88,12 @@ def thinking_tool_choice(h: History) -> Iterator[Finding]:
         "FC114",
         h.format,
         "$.tool_choice",
-        f"tool_choice {asked!r} forces a call, which thinking mode refuses (only "
-        f"{' or '.join(allowed)}): turn thinking off to force a tool, or nudge in the question",
+        Msg(
+            "tool_choice {asked!r} forces a call, which thinking mode refuses (only {allowed}): "
+            "turn thinking off to force a tool, or nudge in the question",
+            asked=asked,
+            allowed=Joined(allowed, " or "),
+        ),
     )
 
 
@@ -102,9 +113,11 @@ def thinking_signature(h: History) -> Iterator[Finding]:
                     "FC121",
                     h.format,
                     f"{turn.path}.content[{k}]",
-                    "this thinking block has no signature: Anthropic takes its thinking back only "
-                    "exactly as it came, signature included (reasoning from another provider, "
-                    "such as DeepSeek's, cannot go to Anthropic as a thinking block)",
+                    Msg(
+                        "this thinking block has no signature: Anthropic takes its thinking back "
+                        "only exactly as it came, signature included (reasoning from another "
+                        "provider, such as DeepSeek's, cannot go to Anthropic as a thinking block)"
+                    ),
                     n=turn.index,
                     k=k,
                 )
@@ -134,8 +147,11 @@ def reasoning_items(h: History) -> Iterator[Finding]:
                     "FC124",
                     h.format,
                     path,
-                    f"reasoning item {rid} is not followed by the item it led to (a call or a "
-                    "message): send it back together with that item, or leave both out",
+                    Msg(
+                        "reasoning item {id} is not followed by the item it led to (a call or a "
+                        "message): send it back together with that item, or leave both out",
+                        id=rid,
+                    ),
                     ids=rid,
                 )
             continue
@@ -152,9 +168,13 @@ def reasoning_items(h: History) -> Iterator[Finding]:
             "FC123",
             h.format,
             path,
-            f"function_call {item_id} ({call_label(call) if call else '?'}) has no reasoning "
-            "item before it: a reasoning model's calls go back with the reasoning item they "
-            "came with (encrypted; with store false OpenAI keeps no copy)",
+            Msg(
+                "function_call {id} ({call}) has no reasoning item before it: a reasoning "
+                "model's calls go back with the reasoning item they came with (encrypted; with "
+                "store false OpenAI keeps no copy)",
+                id=item_id,
+                call=call_label(call) if call else "?",
+            ),
             ids=item_id,
             reasoning="rs_…",
         )
@@ -170,9 +190,12 @@ def _unsigned_calls(h: History) -> Iterator[Finding]:
                 "FC121",
                 h.format,
                 call.path,
-                f"this call ({call_label(call)}) is the first of its turn and carries no "
-                "thoughtSignature: Gemini 3 takes a call turn back only with the signature it "
-                "came with (Gemini 2.x accepts it without)",
+                Msg(
+                    "this call ({call}) is the first of its turn and carries no "
+                    "thoughtSignature: Gemini 3 takes a call turn back only with the signature "
+                    "it came with (Gemini 2.x accepts it without)",
+                    call=call_label(call),
+                ),
                 severity="warning",
                 name=call.name,
                 position=turn.index + 1,

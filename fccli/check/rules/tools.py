@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fccli.check.findings import Finding, finding
+from fccli.check.findings import OPENAI_ADDITIONAL, OPENAI_REQUIRED, Finding, Quoted, finding
 from fccli.check.history import History
+from fccli.i18n import Msg
 from fccli.tools.strict import StrictProblem, strict_violations
 
 MANY_TOOLS = 15
@@ -30,8 +31,12 @@ def strict_form(h: History) -> Iterator[Finding]:
                 "FC115",
                 h.format,
                 tool.schema_path,
-                f"tool {name} is sent with strict: true, but its schema is not in strict form: "
-                f"part of it is not of the JSON Schema shape ({e})",
+                Msg(
+                    "tool {name} is sent with strict: true, but its schema is not in strict "
+                    "form: part of it is not of the JSON Schema shape ({error})",
+                    name=name,
+                    error=str(e),
+                ),
                 quote=False,
             )
             continue
@@ -41,8 +46,12 @@ def strict_form(h: History) -> Iterator[Finding]:
                 "FC115",
                 h.format,
                 tool.schema_path + problem.path[1:],
-                f"tool {name} is sent with strict: true, but its schema is not in strict form: "
-                f"{problem.problem} (fc tools --strict shows the strict form)",
+                Msg(
+                    "tool {name} is sent with strict: true, but its schema is not in strict "
+                    "form: {problem} (fc tools --strict shows the strict form)",
+                    name=name,
+                    problem=problem.problem,
+                ),
                 quote=detail is not None,
                 name=name,
                 detail=detail,
@@ -55,12 +64,9 @@ def _openai_detail(problem: StrictProblem) -> str | None:
     context = repr(tuple(int(p) if p.isdigit() else p for p in parts[:-1]))
     if parts and parts[-1] == "required" and "missing: " in problem.problem:
         missing = problem.problem.split("missing: ", 1)[1].split(", ")[0]
-        return (
-            f"In context={context}, 'required' is required to be supplied and to be an array "
-            f"including every key in properties. Missing '{missing}'."
-        )
+        return Quoted(OPENAI_REQUIRED, context=context, missing=missing)
     if parts and parts[-1] == "additionalProperties":
-        return f"In context={context}, 'additionalProperties' is required to be supplied and to be false."
+        return Quoted(OPENAI_ADDITIONAL, context=context)
     return None
 
 
@@ -74,8 +80,11 @@ def tool_names(h: History) -> Iterator[Finding]:
                 "FC117",
                 h.format,
                 tool.path,
-                f"the tool name {tool.name!r} is offered twice: the model writes only a name, "
-                "so it cannot say which one it means",
+                Msg(
+                    "the tool name {name!r} is offered twice: the model writes only a name, so "
+                    "it cannot say which one it means",
+                    name=tool.name,
+                ),
                 severity="error" if h.refuses("FC117") else None,
             )
         seen.add(tool.name)
@@ -84,8 +93,12 @@ def tool_names(h: History) -> Iterator[Finding]:
             "FC118",
             h.format,
             "$.tools",
-            f"{len(h.tools)} tools are offered: past about {MANY_TOOLS}, models pick the wrong "
-            "tool more often; offer the ones this task needs",
+            Msg(
+                "{n} tools are offered: past about {many}, models pick the wrong tool more "
+                "often; offer the ones this task needs",
+                n=len(h.tools),
+                many=MANY_TOOLS,
+            ),
         )
 
 
