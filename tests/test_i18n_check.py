@@ -242,7 +242,7 @@ def test_schema_errors_are_said_in_chinese(zh) -> None:
     assert "$.days：0 小于最小值 1" in said
     assert '$.unit："k" 不是 "c", "f" 之一' in said
     (wrong,) = validate([1], {"type": ["string", "object"]}).errors
-    assert i18n.localized(wrong) == "$：应为 string 或 object，实际是数组 [1]"
+    assert i18n.localized(wrong) == "$：应为 string 或 object，实际是一个数组 [1]"
     assert wrong == "$: expected a string or an object, found an array [1]"
 
 
