@@ -28,6 +28,7 @@ from typing import Any
 
 from fccli.core.errors import UsageError
 from fccli.core.models import ToolSpec, ToolUseBlock
+from fccli.i18n import _
 from fccli.tools.registry import TOOL_NAME, ToolSet
 
 Asker = Callable[[ToolUseBlock], str]
@@ -71,11 +72,9 @@ class JsonTool:
         return validate(arguments, self.input_schema).errors
 
     def describe_problems(self, problems: list[str]) -> str:
-        schema = json.dumps(self.input_schema, ensure_ascii=False)
-        return (
-            f"invalid arguments for {self.name}: {'; '.join(problems)}. "
-            f"Call it again with arguments that match its schema: {schema}"
-        )
+        from fccli.tools.execute import invalid_arguments
+
+        return invalid_arguments(self.name, problems, self.input_schema)
 
     def answer(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Answer:
         for entry in self.results:
@@ -91,8 +90,12 @@ class JsonTool:
                 return Answer(typed[len(ASKED_ERROR_PREFIX) :].strip(), True, "tool_error")
             return Answer(typed)
         return Answer(
-            f"{self.name} has no implementation: it is defined in {self.source} with no result "
-            "for these arguments (no matching `results` entry, no `default`)",
+            _(
+                "{tool} has no implementation: it is defined in {source} with no result "
+                "for these arguments (no matching `results` entry, no `default`)",
+                tool=self.name,
+                source=self.source,
+            ),
             True,
             "no_implementation",
         )
