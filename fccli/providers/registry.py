@@ -205,7 +205,7 @@ def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
                 if profile.key_env
                 else None,
                 "thinking": profile.thinking or Msg("no switch"),
-                "tool_choice": ", ".join(profile.tool_choices),
+                "tool_choice": _listed(profile.tool_choices),
                 "strict": profile.strict,
                 "parallel_control": profile.parallel_control,
                 "streaming": profile.streaming,
@@ -224,7 +224,7 @@ def _api_text(name: str, api: str) -> str:
     model = spoken.default_model
     own = PROFILES[name].default_model
     if model == own:
-        return f"{api} ({spoken.base_url})"
+        return Msg("{api} ({url})", api=api, url=spoken.base_url)
     return Msg("{api} ({url}, model {model})", api=api, url=spoken.base_url, model=model)
 
 
@@ -238,3 +238,12 @@ def _effort_text(name: str) -> str:
     else:
         field = ", ".join(f"{p.effort_field} (--api {p.api})" for p in spoken)
     return f"{field}: {', '.join(spoken[0].efforts)}"
+
+
+def _listed(items: tuple[str, ...]) -> str:
+    """`a, b, c`, each item said in the chosen language where printed (a Msg among them)."""
+    said = items[0]
+    for item in items[1:]:
+        # i18n: the items of a list, one after the other
+        said = Msg("{first}, {then}", first=said, then=item)
+    return said

@@ -42,7 +42,7 @@ def _capability(row: dict[str, Any], field: str) -> str:
             )
         return _("{model} (the default); -m takes any name", model=row["default_model"])
     if field == "apis":
-        return ", ".join(localized(api) for api in row["apis"])
+        return _(", ").join(localized(api) for api in row["apis"])
     return str(localized(row[field]))
 
 
@@ -81,8 +81,8 @@ def print_providers(console: Console, rows: list[dict[str, Any]]) -> None:
         for label, field in place:
             grid.add_row(f"  {label}", row[field])
         if not fits:
-            grid.add_row(f"  {_('base URL')}", localized(row["base_url"]))
-            grid.add_row(f"  {_('key')}", _key(row))
+            grid.add_row("  " + _("base URL"), localized(row["base_url"]))
+            grid.add_row("  " + _("key"), _key(row))
         for label, field in _CAPABILITIES:
             grid.add_row(f"  {gettext(label)}", _capability(row, field))
         console.print(grid)

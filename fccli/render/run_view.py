@@ -252,8 +252,11 @@ class RunView:
             )
             c.print(f"  [dim]{said_back}[/]")
         elif isinstance(event, Note):
-            colour = "red" if event.text.startswith("harness bug") else "yellow"
-            c.print(f"  [{colour}]{_('note:')}[/] {escape(localized(event.text))}")
+            note = escape(localized(event.text))
+            if event.text.startswith("harness bug"):
+                c.print("  " + _("[red]note:[/] {note}", note=note))
+            else:
+                c.print("  " + _("[yellow]note:[/] {note}", note=note))
 
     def _response(self, event: ResponseReceived) -> None:
         c = self.console
@@ -286,7 +289,8 @@ class RunView:
         if cache is not None:
             c.print("  " + _("[dim]prompt cache: {cache}[/]", cache=escape(localized(cache))))
         if len(event.attempts) > 1:
-            c.print(f"  [yellow]{_('retried:')}[/] {escape(_attempts(event.attempts))}")
+            attempts = escape(_attempts(event.attempts))
+            c.print("  " + _("[yellow]retried:[/] {attempts}", attempts=attempts))
         if event.stream is not None:
             c.print(f"  [dim]{escape(_streamed(event.stream))}[/]")
         for block in resp.content:
@@ -330,7 +334,7 @@ class RunView:
 
     def notes(self, notes: list[str]) -> None:
         for note in notes:
-            self.console.print(f"[yellow]{_('note:')}[/] {escape(localized(note))}")
+            self.console.print(_("[yellow]note:[/] {note}", note=escape(localized(note))))
 
     def finished(self, result: RunResult, trace: Path) -> None:
         c = self.console
