@@ -42,7 +42,7 @@ def _capability(row: dict[str, Any], field: str) -> str:
             )
         return _("{model} (the default); -m takes any name", model=row["default_model"])
     if field == "apis":
-        return _(", ").join(localized(api) for api in row["apis"])
+        return ", ".join(localized(api) for api in row["apis"])
     return str(localized(row[field]))
 
 
