@@ -49,6 +49,7 @@ def otel(
     fc trace, a chat span per step, an execute_tool span per tool run. Needs the otel extra."""
     from fccli.export.otel import ExportSettings, export_otel
     from fccli.export.source import resolve_trace
+    from fccli.i18n import _, localized
 
     report = export_otel(
         ExportSettings(
@@ -65,9 +66,22 @@ def otel(
     # What was done goes to stdout, unless stdout holds the export itself.
     say = sys.stderr if report.stdout is not None else sys.stdout
     for item in report.exported:
-        print(f"{item.path}: trace {item.trace_id}, {item.spans} spans", file=say)
+        said = _(
+            "{path}: trace {trace_id}, {spans} spans",
+            path=str(item.path),
+            trace_id=item.trace_id,
+            spans=item.spans,
+        )
+        print(said, file=say)
         for note in item.notes:
-            print(f"  note: {note}", file=say)
+            print("  " + _("note: {note}", note=note), file=say)
     for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(f"exported {len(report.exported)} trace(s) to {report.where} ({report.format})", file=say)
+        print(_("warning: {warning}", warning=localized(warning)), file=sys.stderr)
+    where = _("stdout") if report.where == "stdout" else report.where
+    said = _(
+        "exported {count} trace(s) to {where} ({format})",
+        count=len(report.exported),
+        where=where,
+        format=report.format,
+    )
+    print(said, file=say)

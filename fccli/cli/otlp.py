@@ -53,10 +53,15 @@ def exported_on_close(live: LiveExport | None, trace: Path) -> Iterator[None]:
         try:
             _said(live.send(trace).exported[0].trace_id, live)
         except FcError as e:
-            print(f"fc: the trace was not exported: {e.message}", file=sys.stderr)
+            from fccli.i18n import _
+
+            print(_("fc: the trace was not exported: {error}", error=e.message), file=sys.stderr)
         raise
     _said(live.send(trace).exported[0].trace_id, live)
 
 
 def _said(trace_id: str, live: LiveExport) -> None:
-    print(f"exported trace {trace_id} to {live.target.shown}", file=sys.stderr)
+    from fccli.i18n import _
+
+    said = _("exported trace {trace_id} to {target}", trace_id=trace_id, target=live.target.shown)
+    print(said, file=sys.stderr)

@@ -16,6 +16,7 @@ from fccli.core.errors import ProviderError, UsageError
 from fccli.export import otlp, send
 from fccli.export.source import read_trace
 from fccli.export.spans import TraceRecord, build
+from fccli.i18n import Msg, localized
 
 FORMATS = ("json", "protobuf")
 CONTENT_TYPES = {"protobuf": "application/x-protobuf", "json": "application/json"}
@@ -56,16 +57,21 @@ class ExportReport:
 def export_otel(settings: ExportSettings) -> ExportReport:
     otlp.require_proto()
     if settings.endpoint and settings.output:
-        raise UsageError("give --endpoint or -o, not both")
+        raise UsageError(Msg("give --endpoint or -o, not both"))
     if settings.format is not None and settings.format not in FORMATS:
-        raise UsageError(f"unknown --format {settings.format!r}", hint="json or protobuf")
+        raise UsageError(
+            Msg("unknown --format {value}", value=repr(settings.format)),
+            hint=Msg("json or protobuf"),
+        )
     target = None
     if settings.output is None:
         target = send.destination(settings.endpoint)
         if target is None:
             raise UsageError(
-                "where to? give --endpoint URL or -o FILE",
-                hint="or set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. http://localhost:6006 for Phoenix)",
+                Msg("where to? give --endpoint URL or -o FILE"),
+                hint=Msg(
+                    "or set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. http://localhost:6006 for Phoenix)"
+                ),
             )
     records = [
         (path, build(read_trace(path), content=settings.content)) for path in settings.traces
@@ -89,7 +95,9 @@ def _to_file(records: list[tuple[Path, TraceRecord]], output: str, fmt: str) -> 
     try:
         Path(output).write_bytes(data)
     except OSError as e:
-        raise UsageError(f"cannot write {output}: {e.strerror}") from None
+        raise UsageError(
+            Msg("cannot write {path}: {error}", path=output, error=e.strerror)
+        ) from None
     return ExportReport(output, fmt, exported)
 
 
@@ -101,30 +109,53 @@ def _to_endpoint(
         try:
             posted = send.post(target, _encoded([record], fmt), CONTENT_TYPES[fmt])
         except ProviderError as e:
-            raise e.at(hint="; ".join(filter(None, [e.hint, _partial(report, records)]))) from e
+            # Only printed (an export's error goes in no trace): said in the chosen language.
+            hints = [localized(e.hint), localized(_partial(report, records))]
+            raise e.at(hint="; ".join(filter(None, hints))) from e
         if posted.rejected:
             report.exported.append(_exported(path, record))
+            said = {
+                "target": target.shown,
+                "rejected": posted.rejected,
+                "spans": len(record.spans),
+                "path": str(path),
+            }
             raise ProviderError(
-                f"{target.shown} rejected {posted.rejected} of the {len(record.spans)} spans of "
-                f"{path}" + (f": {posted.message}" if posted.message else ""),
+                Msg(
+                    "{target} rejected {rejected} of the {spans} spans of {path}: {message}",
+                    **said,
+                    message=posted.message,
+                )
+                if posted.message
+                else Msg("{target} rejected {rejected} of the {spans} spans of {path}", **said),
                 hint=_partial(report, records),
             )
         if posted.message:
-            report.warnings.append(f"{path}: the collector said: {posted.message}")
+            report.warnings.append(
+                Msg("{path}: the collector said: {message}", path=str(path), message=posted.message)
+            )
         report.exported.append(_exported(path, record))
     return report
 
 
-def _partial(report: ExportReport, records: list[tuple[Path, TraceRecord]]) -> str | None:
+def _partial(report: ExportReport, records: list[tuple[Path, TraceRecord]]) -> Msg | None:
     if len(records) == 1 and not report.exported:
         return None
     done = [str(e.path) for e in report.exported]
     rest = [str(p) for p, _ in records[len(done) :]]
-    return (
-        f"exported {len(done)} of {len(records)} traces"
-        + (f" ({', '.join(done)})" if done else "")
-        + (f"; not exported: {', '.join(rest)}" if rest else "")
-    )
+    said = {
+        "done": len(done),
+        "total": len(records),
+        "exported": ", ".join(done),
+        "rest": ", ".join(rest),
+    }
+    if done and rest:
+        return Msg("exported {done} of {total} traces ({exported}); not exported: {rest}", **said)
+    if done:
+        return Msg("exported {done} of {total} traces ({exported})", **said)
+    if rest:
+        return Msg("exported {done} of {total} traces; not exported: {rest}", **said)
+    return Msg("exported {done} of {total} traces", **said)
 
 
 def _encoded(traces: list[TraceRecord], fmt: str) -> bytes:

@@ -19,6 +19,7 @@ from fccli import __version__
 from fccli.core.errors import UsageError
 from fccli.export.genai import SCHEMA_URL
 from fccli.export.spans import AttrValue, SpanRecord, TraceRecord
+from fccli.i18n import Msg
 
 if TYPE_CHECKING:
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -42,9 +43,14 @@ def require_proto() -> None:
         from opentelemetry.proto.collector.trace.v1 import trace_service_pb2  # noqa: F401
     except ImportError as e:
         raise UsageError(
-            "fc export needs the otel extra (opentelemetry-proto), which is not installed"
-            f" (Python found no module {e.name or e})",
-            hint=f"install it: {INSTALL_LINE}  (in a checkout: pip install -e '.[otel]')",
+            Msg(
+                "fc export needs the otel extra (opentelemetry-proto), which is not installed"
+                " (Python found no module {module})",
+                module=str(e.name or e),
+            ),
+            hint=Msg(
+                "install it: {line}  (in a checkout: pip install -e '.[otel]')", line=INSTALL_LINE
+            ),
         ) from None
 
 

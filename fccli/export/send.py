@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from fccli.core.errors import ProviderError, UsageError
+from fccli.i18n import Msg, localized
 
 TRACES_PATH = "/v1/traces"
 DEFAULT_TIMEOUT_S = 10.0
@@ -96,8 +97,14 @@ def _checked(url: str, origin: str) -> str:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(
-            f"{origin}: not an http(s) URL: {printable(shown_url(url))}",
-            hint="e.g. http://localhost:6006/v1/traces (OTLP/HTTP; gRPC's port 4317 is not spoken)",
+            Msg(
+                "{origin}: not an http(s) URL: {url}",
+                origin=origin,
+                url=printable(shown_url(url)),
+            ),
+            hint=Msg(
+                "e.g. http://localhost:6006/v1/traces (OTLP/HTTP; gRPC's port 4317 is not spoken)"
+            ),
         )
     return url.strip()
 
@@ -114,11 +121,17 @@ def parse_headers(text: str, origin: str) -> dict[str, str]:
         key, value = key.strip(), unquote(value.strip())
         if not sep or not key or not key.isascii() or not key.isprintable() or " " in key:
             raise UsageError(
-                f"{origin}: entry {number} is not key=value",
-                hint="e.g. Authorization=Basic%20<base64 of public-key:secret-key>",
+                Msg("{origin}: entry {number} is not key=value", origin=origin, number=number),
+                hint=Msg("e.g. Authorization=Basic%20<base64 of public-key:secret-key>"),
             )
         if not value.isprintable():
-            raise UsageError(f"{origin}: the value of {key} holds a character a header cannot")
+            raise UsageError(
+                Msg(
+                    "{origin}: the value of {key} holds a character a header cannot",
+                    origin=origin,
+                    key=key,
+                )
+            )
         headers[key.lower()] = value
     return headers
 
@@ -132,7 +145,13 @@ def _timeout(env: Mapping[str, str]) -> float:
             except ValueError:
                 ms = -1.0
             if not 0 < ms < 3_600_000:
-                raise UsageError(f"{name}: not a timeout in milliseconds: {printable(value)}")
+                raise UsageError(
+                    Msg(
+                        "{name}: not a timeout in milliseconds: {value}",
+                        name=name,
+                        value=printable(value),
+                    )
+                )
             return ms / 1000
     return DEFAULT_TIMEOUT_S
 
@@ -184,11 +203,29 @@ def post(target: Destination, body: bytes, content_type: str) -> Posted:
         rejected, message = read_response(reply.stored or reply.body, content_type)
         return Posted(rejected, printable(mask(message, secrets)))
     if reply.status is None:  # refused, timed out: the transport's sentence names the URL
-        raise ProviderError(printable(mask(reply.message, secrets), 400), attempts=reply.attempts)
-    tries = f" (after {len(reply.attempts)} attempts)" if len(reply.attempts) > 1 else ""
+        # Only printed (an export's error goes in no trace): said in the chosen language.
+        said = printable(mask(localized(reply.message), secrets), 400)
+        raise ProviderError(said, attempts=reply.attempts)
     said = first_line(reply.body or "")
+    where = {"target": target.shown, "status": reply.status, "tries": len(reply.attempts)}
+    if len(reply.attempts) > 1:
+        message = (
+            Msg(
+                "{target} answered HTTP {status} (after {tries} attempts): {said}",
+                **where,
+                said=said,
+            )
+            if said
+            else Msg("{target} answered HTTP {status} (after {tries} attempts)", **where)
+        )
+    else:
+        message = (
+            Msg("{target} answered HTTP {status}: {said}", **where, said=said)
+            if said
+            else Msg("{target} answered HTTP {status}", **where)
+        )
     raise ProviderError(
-        f"{target.shown} answered HTTP {reply.status}{tries}" + (f": {said}" if said else ""),
+        message,
         status=reply.status,
         body=reply.body,
         hint=_hint(reply.status, target),
@@ -211,10 +248,15 @@ def first_line(body: str) -> str:
 def _hint(status: int, target: Destination) -> str | None:
     if status in (401, 403):
         if target.headers:
-            return "check the credentials in $OTEL_EXPORTER_OTLP_HEADERS"
-        return "the collector wants credentials: set $OTEL_EXPORTER_OTLP_HEADERS (e.g. Authorization=...)"
+            return Msg("check the credentials in $OTEL_EXPORTER_OTLP_HEADERS")
+        return Msg(
+            "the collector wants credentials: set $OTEL_EXPORTER_OTLP_HEADERS (e.g. Authorization=...)"
+        )
     if status == 404:
-        return f"fc posted to {target.shown}; the OTLP/HTTP traces path is usually /v1/traces"
+        return Msg(
+            "fc posted to {target}; the OTLP/HTTP traces path is usually /v1/traces",
+            target=target.shown,
+        )
     if status == 415:
-        return "the collector refuses this encoding: leave --format at protobuf"
+        return Msg("the collector refuses this encoding: leave --format at protobuf")
     return None

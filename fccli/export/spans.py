@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
 from fccli.export import genai
 from fccli.export.source import Step, Trace
+from fccli.i18n import Msg
 
 AttrValue = str | int | float | bool | list[str]
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -125,7 +126,7 @@ class _Builder:
         start = iso_ns(self.manifest.get("started_at"))
         if start is None:
             start = 0
-            self.notes.append("the manifest has no start time: the spans start at 1970-01-01")
+            self.notes.append(Msg("the manifest has no start time: the spans start at 1970-01-01"))
         cursor = start
         spans: list[SpanRecord] = []
         results = self.trace.results()
@@ -139,7 +140,7 @@ class _Builder:
                     spans.append(tool)
                     cursor = max(cursor, tool.end_ns)
             for note in step.notes:
-                self.notes.append(f"step {step.number}: {note}")
+                self.notes.append(Msg("step {step}: {message}", step=step.number, message=note))
         spans.insert(0, self._root_span(start, cursor))
         return TraceRecord(self.trace_id, spans, self.notes)
 
@@ -239,7 +240,9 @@ class _Builder:
             attributes["error.type"] = kind or "_OTHER"
             span.error = self._said(kind or "error", self.error.get("message"))
         elif response is None:
-            self.notes.append(f"step {step.number}: no answer could be read; its span has none")
+            self.notes.append(
+                Msg("step {step}: no answer could be read; its span has none", step=step.number)
+            )
         return span
 
     def _server(self, attributes: dict[str, AttrValue]) -> None:
@@ -307,7 +310,9 @@ class _Builder:
     ) -> SpanRecord | None:
         call_id, name = _str(run.get("id")), _str(run.get("name"))
         if call_id is None or name is None:
-            self.notes.append(f"step {step.number}: a tool run without an id or name is left out")
+            self.notes.append(
+                Msg("step {step}: a tool run without an id or name is left out", step=step.number)
+            )
             return None
         call = _call(step.response, call_id)
         attributes: dict[str, AttrValue] = {

@@ -20,9 +20,10 @@ from fccli.core.errors import FcError, FindingsError, ProviderError
 from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
+from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
 from fccli.proxy.journal import Journal
-from fccli.proxy.recorder import Step, checks_of, header_secrets, question_of
+from fccli.proxy.recorder import Step, checks_of, header_secrets, question_of, said_of
 from fccli.proxy.target import Target
 from fccli.proxy.upstreams import Upstreams
 from fccli.wire.base import openai_error_body
@@ -50,7 +51,7 @@ NOT_FORWARDED = HOP_BY_HOP | {b"host", b"content-length"}
 """Also set anew for the upstream connection: its host, the body's length (httpx counts it)."""
 
 
-STOPPED = "fc proxy stopped before the answer ended"
+STOPPED = Msg("fc proxy stopped before the answer ended")
 
 
 @dataclass
@@ -114,7 +115,7 @@ class ProxyApp:
     def _close_open(self, conversations: list[Conversation]) -> None:
         from fccli.core.errors import Interrupted
 
-        stopped = Interrupted("fc proxy stopped before the conversation ended")
+        stopped = Interrupted(Msg("fc proxy stopped before the conversation ended"))
         closed = [c for c in conversations if c.finish("interrupted", stopped)]
         self.view.stopped(closed)
 
@@ -150,7 +151,7 @@ class ProxyApp:
         step: Step | None = None
         if fmt is not None:
             prepared = await self._prepare(fmt, path, body, secrets)
-            if isinstance(prepared, str):  # --strict-check: not forwarded
+            if isinstance(prepared, Msg):  # --strict-check: not forwarded
                 await _answer(send, 400, fmt.error_body(400, prepared))
                 return
             step = prepared
@@ -197,7 +198,7 @@ class ProxyApp:
         except Exception as e:
             if not isinstance(e, httpx.HTTPError):
                 raise
-            why = secrets.text(_unanswered(self.target.shown, e))
+            why = _unanswered(secrets.text(self.target.shown), e, secrets)
             self.journal(self.view.refused, method, path, 502, why)
             if step is not None:
                 self.journal(step.unreachable, self.view, ProviderError(why, status=502))
@@ -213,35 +214,49 @@ class ProxyApp:
             elif outcome == "disconnected":
                 self.journal(step.cut, self.view, self._gone())
             elif outcome == "broken":
-                why = f"the upstream's answer broke off: {secrets.text(relay.broken)}"
+                why = Msg(
+                    "the upstream's answer broke off: {reason}", reason=secrets.text(relay.broken)
+                )
                 self.journal(step.cut, self.view, why)
         elif fmt is None:
             self.journal(
-                self.view.passed, method, path, upstream.status_code, "not a model request"
+                self.view.passed, method, path, upstream.status_code, Msg("not a model request")
             )
 
     async def _prepare(
         self, fmt: WireFormat, path: str, body: bytes, secrets: Secrets
-    ) -> Step | str | None:
+    ) -> Step | Msg | None:
         """The request read, checked and matched to its trace, its recording handed to the
         journal; None when it is forwarded without a record (said on the terminal); what to
         answer when --strict-check stops it."""
         limit = self.settings.max_record_bytes
         if len(body) > limit:
-            self._pass(path, f"its body is {len(body):,} bytes, above the limit of {limit:,}")
+            self._pass(
+                path,
+                Msg(
+                    "its body is {size} bytes, above the limit of {limit}",
+                    size=format(len(body), ","),
+                    limit=format(limit, ","),
+                ),
+            )
             return None
         try:
             wire = json.loads(body)
         except ValueError as e:
-            self._pass(path, f"its body is not JSON: {e}")
+            self._pass(path, Msg("its body is not JSON: {error}", error=str(e)))
             return None
         if not isinstance(wire, dict):
-            self._pass(path, "its body is not a JSON object")
+            self._pass(path, Msg("its body is not a JSON object"))
             return None
         try:
             request = fmt.from_wire_request(wire)
         except FcError as e:
-            self._pass(path, f"not a {fmt.name} request fc can read: {e.said()}")
+            self._pass(
+                path,
+                Msg(
+                    "not a {format} request fc can read: {error}", format=fmt.name, error=said_of(e)
+                ),
+            )
             return None
         route = route_at(fmt, path)
         stream = (
@@ -277,7 +292,7 @@ class ProxyApp:
         self.journal(step.opened, self.view)
         errors = [text for severity, text in findings or () if severity == "error"]
         if errors:
-            why = f"fc proxy --strict-check: not forwarded: {errors[0]}"
+            why = Msg("fc proxy --strict-check: not forwarded: {finding}", finding=errors[0])
             self.journal(self.view.refused, "POST", path, 400, why)
             self.journal(step.blocked, self.view, FindingsError(why))
             return why
@@ -318,15 +333,19 @@ class ProxyApp:
             path = prepare_dir(default_dir(self.settings.out, slug), force=False)
             conversation.writer = TraceWriter(path, header)
         except FcError as e:
-            self.view.passed("POST", "", None, f"the trace cannot be written: {e.said()}")
+            self.view.passed(
+                "POST", "", None, Msg("the trace cannot be written: {error}", error=said_of(e))
+            )
             return
         self.view.opened(conversation)
 
-    def _gone(self) -> str:
+    def _gone(self) -> Msg:
         """Why a client's connection closed mid-answer: it went away, or fc proxy is stopping."""
-        return STOPPED if self.stopping() else "the client disconnected before the answer ended"
+        return (
+            STOPPED if self.stopping() else Msg("the client disconnected before the answer ended")
+        )
 
-    def _pass(self, path: str, why: str) -> None:
+    def _pass(self, path: str, why: Msg) -> None:
         self.journal(self.view.passed, "POST", path, None, why)
 
 
@@ -419,12 +438,21 @@ def _reason(error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
-def _unanswered(upstream: str, error: Exception) -> str:
-    """Why a request got no answer from `upstream`, in one line."""
+def _unanswered(upstream: str, error: Exception, secrets: Secrets) -> Msg:
+    """Why a request got no answer from `upstream`, in one line (a secret in it masked)."""
     import httpx
 
+    reason = secrets.text(_reason(error))
     if isinstance(error, httpx.ConnectError):
-        return f"cannot reach {upstream}: no connection ({_reason(error)}): is it running, and is the address right?"
+        return Msg(
+            "cannot reach {upstream}: no connection ({reason}): is it running, and is the address right?",
+            upstream=upstream,
+            reason=reason,
+        )
     if isinstance(error, httpx.TimeoutException):
-        return f"no answer from {upstream} in time ({type(error).__name__})"
-    return f"no answer from {upstream}: {_reason(error)}"
+        return Msg(
+            "no answer from {upstream} in time ({reason})",
+            upstream=upstream,
+            reason=type(error).__name__,
+        )
+    return Msg("no answer from {upstream}: {reason}", upstream=upstream, reason=reason)

@@ -27,6 +27,7 @@ from fccli.core.jsonio import parse_json
 from fccli.core.manifest import StepRecord, StreamRecord, ToolRunRecord
 from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
+from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation
 from fccli.run.events import Note, ResponseReceived, StepStarted
 from fccli.trace.names import step_file
@@ -163,7 +164,7 @@ class Step:
         shown = len(messages) if isinstance(messages, list) else len(self.request.messages)
         view.event(c, StepStarted(self.number, self.request, shown))
         for text in self.checks:
-            view.event(c, Note(self.number, "fc check: " + text))
+            view.event(c, Note(self.number, Msg("fc check: {finding}", finding=text)))
 
     def _results_of_last_step(self) -> None:
         """The agent ran the last step's calls: their results, read from this request, go on
@@ -205,15 +206,19 @@ class Step:
             raw = b"".join(decoder.feed(piece) for piece in self.pieces)
         except zlib.error as e:
             raw, decoder.unknown = b"", True
-            c.writer.note(f"step {self.number}: the answer cannot be decompressed ({e})")
+            c.writer.note(
+                _at_step(
+                    self.number, Msg("the answer cannot be decompressed ({error})", error=str(e))
+                )
+            )
         streamed = self.stream and self.status < 400
         self._timing(raw, streamed)
         if decoder.unknown:
-            self._failed(view, ProviderError("the answer's content encoding cannot be read"))
+            self._failed(view, ProviderError(Msg("the answer's content encoding cannot be read")))
             return
         stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
         if stored != raw:
-            self.record.masked = "the response echoed a secret; fc keeps and reads it as ***"
+            self.record.masked = Msg("the response echoed a secret; fc keeps and reads it as ***")
         try:
             wire = self._wire_answer(stored, streamed)
             if self.status >= 400:
@@ -263,14 +268,17 @@ class Step:
 
     def _too_big(self) -> ProviderError:
         return ProviderError(
-            f"the answer was forwarded, not recorded: above {self.max_bytes:,} bytes (--max-record-mb)"
+            Msg(
+                "the answer was forwarded, not recorded: above {limit} bytes (--max-record-mb)",
+                limit=format(self.max_bytes, ","),
+            )
         )
 
     def _failed(self, view: Any, error: FcError) -> None:
         c = self.conversation
         assert c.writer is not None
         c.finish("error", error.at(step=self.number))
-        view.failed(c, self.number, error.said())
+        view.failed(c, self.number, said_of(error))
         self.settle(c, None, True)
 
     def _wire_answer(self, stored: bytes, streamed: bool) -> Any:
@@ -289,7 +297,7 @@ class Step:
         wire = folder.finish()
         writer.write_json(json_file, wire)
         for text in folder.notes:
-            writer.note(f"step {self.number}: {text}")
+            writer.note(_at_step(self.number, text))
         return wire
 
     def _http_error(self, stored: bytes) -> ProviderError:
@@ -298,10 +306,12 @@ class Step:
         text = stored.decode("utf-8", errors="replace")
         said = provider_message(text) or " ".join(text.split())[:200]
         return ProviderError(
-            f"the provider answered HTTP {self.status}: {said}", status=self.status, body=text
+            Msg("the provider answered HTTP {status}: {message}", status=self.status, message=said),
+            status=self.status,
+            body=text,
         )
 
-    def cut(self, view: Any, why: str) -> None:
+    def cut(self, view: Any, why: Msg) -> None:
         """The exchange ended before the answer did (the client went away, fc proxy stopped):
         what came is kept, and the trace says `interrupted`."""
         c = self.conversation
@@ -310,7 +320,7 @@ class Step:
             return
         streamed = self.stream and self.status < 400
         if self.size > self.max_bytes:
-            c.writer.note(f"step {self.number}: {self._too_big().said()}")
+            c.writer.note(_at_step(self.number, said_of(self._too_big())))
         raw = b"".join(self.pieces)
         if raw:
             decoder = Decoder(self.encoding)
@@ -329,7 +339,7 @@ class Step:
         c = self.conversation
         if c.writer is not None:
             c.finish("error", error.at(step=self.number))
-            view.failed(c, self.number, error.said())
+            view.failed(c, self.number, said_of(error))
         self.settle(c, None, True)
 
     def blocked(self, view: Any, error: FcError) -> None:
@@ -353,11 +363,45 @@ def checks_of(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
     for f in findings:
         if f.severity not in ("error", "warning"):
             continue
-        said = f"{f.rule} {f.severity} at {f.path}: {f.message}"
-        if f.provider_message:
-            said += f" ({f.provider} answers HTTP 400: {f.provider_message})"
-        out.append((f.severity, said))
+        out.append(
+            (
+                f.severity,
+                _finding(f.rule, f.severity, f.path, f.message, f.provider, f.provider_message),
+            )
+        )
     return out
+
+
+def _finding(
+    rule: str, severity: str, path: str, message: str, provider: Any, provider_message: Any
+) -> Msg:
+    """One finding, as the terminal and the manifest's `checks` say it; the provider's own 400
+    sentence quoted as it is."""
+    where = {"rule": rule, "path": path, "message": message}
+    if provider_message:
+        where |= {"provider": provider, "answer": provider_message}
+        if severity == "error":
+            return Msg(
+                "{rule} error at {path}: {message} ({provider} answers HTTP 400: {answer})", **where
+            )
+        return Msg(
+            "{rule} warning at {path}: {message} ({provider} answers HTTP 400: {answer})", **where
+        )
+    if severity == "error":
+        return Msg("{rule} error at {path}: {message}", **where)
+    return Msg("{rule} warning at {path}: {message}", **where)
+
+
+def said_of(error: FcError) -> Msg | str:
+    """`error.said()` (its message, after `step N: ` when it has a step), kept a Msg so that
+    the terminal says it in the chosen language and a trace keeps it in English."""
+    if error.step is None:
+        return error.message
+    return _at_step(error.step, error.message)
+
+
+def _at_step(step: int, text: str) -> Msg:
+    return Msg("step {step}: {message}", step=step, message=text)
 
 
 def _looks_json(data: bytes) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 from fccli.proxy.app import ProxyApp, Settings
 from fccli.proxy.target import resolve
 from fccli.trace.names import TRACES_ROOT
@@ -42,7 +43,7 @@ def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyA
     target = resolve(options.to, options.base_url)
     out = options.out or default_out()
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a directory")
+        raise UsageError(Msg("--out {path} exists and is not a directory", path=str(out)))
     view = ProxyView(console or make_console(), target.name)
     settings = Settings(
         out=out,

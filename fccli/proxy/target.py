@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
 from fccli.providers.urls import http_url, shown_url
 from fccli.wire.registry import FORMATS, WireFormat, formats_at
@@ -78,15 +79,17 @@ def resolve(to: str, base_url: str | None = None) -> Target:
     kind); a bad value is a usage error (exit 2)."""
     if "://" in to:
         if base_url is not None:
-            raise UsageError("--base-url goes with --to NAME; --to URL already says where")
+            raise UsageError(Msg("--base-url goes with --to NAME; --to URL already says where"))
         root = _checked_url(to, "--to")
         host = urlsplit(root).netloc.rpartition("@")[2]
         return Target(name=host, roots={}, default_root=root)
     if to not in PROFILES:
         known = ", ".join(PROFILES)
         raise UsageError(
-            f"unknown --to {to!r}",
-            hint=f"give a provider ({known}) or a URL, e.g. --to http://127.0.0.1:8000",
+            Msg("unknown --to {value}", value=repr(to)),
+            hint=Msg(
+                "give a provider ({known}) or a URL, e.g. --to http://127.0.0.1:8000", known=known
+            ),
         )
     roots: dict[str, str] = {}
     for api in apis_of(to):
@@ -103,5 +106,11 @@ def resolve(to: str, base_url: str | None = None) -> Target:
 def _checked_url(url: str, option: str) -> str:
     parts = http_url(url, option, option)
     if parts.query or parts.fragment:
-        raise UsageError(f"{option} {shown_url(url)}: give the root, without ?query or #fragment")
+        raise UsageError(
+            Msg(
+                "{option} {url}: give the root, without ?query or #fragment",
+                option=option,
+                url=shown_url(url),
+            )
+        )
     return root_of(url)

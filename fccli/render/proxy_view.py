@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from fccli.i18n import _, localized
 from fccli.render.run_view import RunView
 from fccli.run.events import Event
 
@@ -21,18 +22,29 @@ class ProxyView:
 
     def banner(self, local: str, lines: list[str], upstream: str, out: str) -> None:
         c = self.console
-        c.print(f"[bold]fc proxy[/] on {escape(local)} → {escape(upstream)}")
-        c.print("point your agent here:")
+        c.print(
+            _(
+                "[bold]fc proxy[/] on {local} → {upstream}",
+                local=escape(local),
+                upstream=escape(upstream),
+            )
+        )
+        c.print(_("point your agent here:"))
         for line in lines:
             c.print(f"  [bold]export {escape(line)}[/]")
-        c.print(f"[dim]traces go under {escape(out)}; Ctrl-C stops (open traces: interrupted)[/]")
+        c.print(
+            _(
+                "[dim]traces go under {out}; Ctrl-C stops (open traces: interrupted)[/]",
+                out=escape(out),
+            )
+        )
 
     def warn(self, text: str) -> None:
-        self.console.print(f"[yellow]warning:[/] {escape(text)}")
+        self.console.print(_("[yellow]warning:[/] {text}", text=escape(localized(text))))
 
     def opened(self, conversation: Any) -> None:
         self.console.print()
-        self.console.print(f"[bold]new trace[/] {escape(str(conversation.path))}")
+        self.console.print(_("[bold]new trace[/] {path}", path=escape(str(conversation.path))))
 
     def event(self, conversation: Any, event: Event) -> None:
         view = self._runs.get(id(conversation))
@@ -51,13 +63,24 @@ class ProxyView:
             return
         manifest = conversation.writer.manifest
         self.console.print(
-            f"[dim]trace {escape(str(conversation.path))}: {escape(str(manifest.status))}, "
-            f"{len(manifest.steps)} step(s)[/]"
+            _(
+                "[dim]trace {path}: {status}, {steps} step(s)[/]",
+                path=escape(str(conversation.path)),
+                status=escape(str(manifest.status)),
+                steps=len(manifest.steps),
+            )
         )
 
     def failed(self, conversation: Any, step: int, why: str) -> None:
+        """`why` may be a Msg (fccli/i18n): said in the chosen language."""
         self.console.print(
-            f"[red]{escape(conversation.path.name)} step {step}:[/] {escape(why)}", soft_wrap=True
+            _(
+                "[red]{trace} step {step}:[/] {why}",
+                trace=escape(conversation.path.name),
+                step=step,
+                why=escape(localized(why)),
+            ),
+            soft_wrap=True,
         )
         self.closed(conversation)
 
@@ -65,25 +88,36 @@ class ProxyView:
         """A request forwarded and not recorded."""
         answer = f" → {status}" if status is not None else ""
         self.console.print(
-            f"[dim]{escape(f'{method} {path}'.strip())}{answer}: forwarded, not recorded ({escape(why)})[/]"
+            _(
+                "[dim]{request}: forwarded, not recorded ({why})[/]",
+                request=escape(f"{method} {path}".strip()) + answer,
+                why=escape(localized(why)),
+            )
         )
 
     def refused(self, method: str, path: str, status: int, why: str) -> None:
         """A request fc answered itself: the upstream could not be reached, or a check blocked it."""
-        self.console.print(f"[red]{escape(method)} {escape(path)} → {status}:[/] {escape(why)}")
+        self.console.print(
+            f"[red]{escape(method)} {escape(path)} → {status}:[/] {escape(localized(why))}"
+        )
 
     def stopped(self, closed: list[Any]) -> None:
         c = self.console
         c.print()
         if not closed:
-            c.print("[dim]fc proxy stopped; no trace was open[/]")
+            c.print(_("[dim]fc proxy stopped; no trace was open[/]"))
             return
-        c.print(f"fc proxy stopped; {len(closed)} open trace(s) closed as interrupted:")
+        c.print(
+            _("fc proxy stopped; {count} open trace(s) closed as interrupted:", count=len(closed))
+        )
         for conversation in closed:
             c.print(f"  {escape(str(conversation.path))}")
 
     def bug(self, error: BaseException) -> None:
         self.console.print(
-            f"[red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))} "
-            "(a bug in fc proxy; the client got HTTP 500)"
+            _(
+                "[red]internal error:[/] {kind}: {error} (a bug in fc proxy; the client got HTTP 500)",
+                kind=escape(type(error).__name__),
+                error=escape(str(error)),
+            )
         )

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.controls import escape_controls
 from fccli.core.errors import InputFileError
 from fccli.core.jsonio import parse_json
+from fccli.i18n import Msg, _, localized
 from fccli.serve.match import Matcher, Miss
 from fccli.serve.recordings import Recorded
 from fccli.wire.registry import get_format
@@ -63,8 +64,12 @@ class Player:
         except Exception as e:  # a bug in fc: one line on the terminal, a 500 to the client
             from starlette.responses import JSONResponse
 
-            said = escape_controls(f"internal error: {type(e).__name__}: {e}")
-            self.say(f"{said} (a bug in fc)")
+            said = Msg(
+                "internal error: {kind}: {error}",
+                kind=escape_controls(type(e).__name__),
+                error=escape_controls(str(e)),
+            )
+            self.say(_("{error} (a bug in fc)", error=said))
             body = get_format(self.served[0]).error_body(500, f"fc serve: {said}")
             return JSONResponse(body, 500)
 
@@ -82,24 +87,34 @@ class Player:
         speaker = speaker or (formats[0] if formats else self.served[0])
         fmt = get_format(speaker)
         if not at or request.method != "POST":
-            where = fmt.routes[0].pattern if fmt.routes else "the model's endpoint"
-            return self._refuse(fmt, 404, shown, f"no {shown} here: it answers POST {where}")
+            where = fmt.routes[0].pattern if fmt.routes else Msg("the model's endpoint")
+            return self._refuse(
+                fmt,
+                404,
+                shown,
+                Msg("no {request} here: it answers POST {where}", request=shown, where=where),
+            )
         parts, size = [], 0
         async for piece in request.stream():  # not held past the limit (a 200 MB body took 2 GB)
             size += len(piece)
             if size > MAX_BODY_BYTES:
-                said = f"the request body is above {MAX_BODY_BYTES:,} bytes: no recorded step is that large"
+                said = Msg(
+                    "the request body is above {limit} bytes: no recorded step is that large",
+                    limit=format(MAX_BODY_BYTES, ","),
+                )
                 return self._refuse(fmt, 413, shown, said)
             parts.append(piece)
         raw = b"".join(parts)
         if not raw.strip():
-            return self._refuse(fmt, 400, shown, "the request body is empty: no JSON request")
+            return self._refuse(fmt, 400, shown, Msg("the request body is empty: no JSON request"))
         try:
             body = parse_json(raw, "the request body")
         except InputFileError as e:
-            return self._refuse(fmt, 400, shown, f"the request body is not JSON ({e.problem})")
+            return self._refuse(
+                fmt, 400, shown, Msg("the request body is not JSON ({problem})", problem=e.problem)
+            )
         if not isinstance(body, dict):
-            return self._refuse(fmt, 400, shown, "the request body is not a JSON object")
+            return self._refuse(fmt, 400, shown, Msg("the request body is not a JSON object"))
         route = route_at(fmt, path)
         url_model = route.captured(path).get("model") if route else None
         if url_model and "model" not in body:  # compared as the recording's (recordings.py)
@@ -109,9 +124,10 @@ class Player:
         if isinstance(found, Miss):
             # A miss quotes the request: the agent's key, should a message hold it, is masked.
             key = header_secrets(request.headers.raw, list(request.query_params.values()))
-            refused = self._refuse(fmt, 400, shown, key.text(found.message))
+            refused = self._refuse(fmt, 400, shown, found.message, key.text)
             for difference in found.differences[1 : 1 + MORE_SHOWN]:
-                self.say(f"  also {key.text(difference)}")  # the terminal has room for more
+                # the terminal has room for more
+                self.say("  " + _("also {difference}", difference=key.text(localized(difference))))
             return refused
         return self._play(fmt, found, stream is True, shown)
 
@@ -119,10 +135,17 @@ class Player:
         from starlette.responses import Response, StreamingResponse
 
         if step.status != 200 and step.response is not None:
-            self.say(f"{shown}: {step.label}, its recorded error (HTTP {step.status})")
+            self.say(
+                _(
+                    "{request}: {step}, its recorded error (HTTP {status})",
+                    request=shown,
+                    step=step.label,
+                    status=step.status,
+                )
+            )
             return Response(step.response, step.status, media_type="application/json")
         if stream and step.stream is not None:
-            self.say(f"{shown}: {step.label}, streamed as recorded")
+            self.say(_("{request}: {step}, streamed as recorded", request=shown, step=step.label))
             return StreamingResponse(
                 _events(step.stream), media_type=SSE_TYPE, headers={"Cache-Control": "no-cache"}
             )
@@ -131,23 +154,46 @@ class Player:
                 fmt,
                 400,
                 shown,
-                f"{step.label} matches, but it was recorded without a stream, and fc serve plays "
-                "only what the provider sent: ask without `stream`, or record with streaming "
-                "(fc run --stream)",
+                Msg(
+                    "{step} matches, but it was recorded without a stream, and fc serve plays "
+                    "only what the provider sent: ask without `stream`, or record with streaming "
+                    "(fc run --stream)",
+                    step=step.label,
+                ),
             )
         if step.response is None:
             return self._refuse(
-                fmt, 400, shown, f"{step.label} matches, but the trace has no answer for it"
+                fmt,
+                400,
+                shown,
+                Msg("{step} matches, but the trace has no answer for it", step=step.label),
             )
-        assembled = " (assembled from its recorded stream)" if step.stream is not None else ""
-        self.say(f"{shown}: {step.label}{assembled}")
+        if step.stream is not None:
+            self.say(
+                _(
+                    "{request}: {step} (assembled from its recorded stream)",
+                    request=shown,
+                    step=step.label,
+                )
+            )
+        else:
+            self.say(f"{shown}: {localized(step.label)}")
         return Response(step.response, media_type="application/json")
 
-    def _refuse(self, fmt: Any, status: int, shown: str, message: str) -> Response:
+    def _refuse(
+        self,
+        fmt: Any,
+        status: int,
+        shown: str,
+        message: str,
+        mask: Callable[[str], str] = str,
+    ) -> Response:
+        """`message` (a Msg) said on the terminal in the chosen language; the client's body,
+        which its SDK reads, says it in English (wire data). `mask`: what hides the agent's key."""
         from starlette.responses import JSONResponse
 
-        self.say(f"{shown}: HTTP {status}: {message}")
-        return JSONResponse(fmt.error_body(status, f"fc serve: {message}"), status)
+        self.say(f"{shown}: HTTP {status}: {mask(localized(message))}")
+        return JSONResponse(fmt.error_body(status, f"fc serve: {mask(message)}"), status)
 
 
 async def _events(stream: bytes) -> AsyncIterator[bytes]:

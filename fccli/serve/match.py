@@ -28,6 +28,7 @@ from fccli.core.controls import escape_controls
 from fccli.core.errors import InputFileError
 from fccli.core.jsonio import check_depth
 from fccli.diff import Change, changes, value_at
+from fccli.i18n import Msg
 from fccli.serve.recordings import Recorded
 
 IGNORED = ("stream", "stream_options")
@@ -137,8 +138,9 @@ class Miss:
     """No step matched: the one that came closest and what differs, in words."""
 
     closest: Recorded | None
-    differences: list[str] = field(default_factory=list)
+    differences: list[Msg] = field(default_factory=list)
     message: str = ""
+    """A Msg (fccli/i18n): the client gets it in English, the terminal in the chosen language."""
 
 
 class Matcher:
@@ -185,8 +187,11 @@ class Matcher:
             held = sorted({c.recorded.format for c in self.candidates})
             return Miss(
                 None,
-                message=f"no step of the served traces is in the {' or '.join(formats)} format "
-                f"(they hold {', '.join(held)} steps)",
+                message=Msg(
+                    "no step of the served traces is in the {format} format (they hold {held} steps)",
+                    format=_either(formats),
+                    held=", ".join(held),
+                ),
             )
         history = [_canon(m) for m in _history(request)]
         scored = []
@@ -198,26 +203,49 @@ class Matcher:
         *_, best, found = min(scored, key=lambda s: s[:3])
         differences = [_said(change, best.recorded.request, body) for change in found]
         more = len(differences) - 1
-        message = (
-            f"no recorded step matches this request; {best.recorded.label} came closest: "
-            f"{differences[0]}"
-            + (f" (and {more} more difference{'s' * (more > 1)})" if more else "")
-        )
+        said = {"step": best.recorded.label, "difference": differences[0]}
+        if more > 1:
+            message = Msg(
+                "no recorded step matches this request; {step} came closest: {difference} "
+                "(and {more} more differences)",
+                **said,
+                more=more,
+            )
+        elif more == 1:
+            message = Msg(
+                "no recorded step matches this request; {step} came closest: {difference} "
+                "(and 1 more difference)",
+                **said,
+            )
+        else:
+            message = Msg(
+                "no recorded step matches this request; {step} came closest: {difference}", **said
+            )
         return Miss(best.recorded, differences, message)
 
 
-def _said(change: Change, recorded: Any, received: Any) -> str:
+def _either(names: list[str]) -> str:
+    """`a or b or c`."""
+    said = names[-1] if names else ""
+    for name in reversed(names[:-1]):
+        said = Msg("{first} or {rest}", first=name, rest=said)
+    return said
+
+
+def _said(change: Change, recorded: Any, received: Any) -> Msg:
     """One difference in words: its path and both values, shortened and escaped."""
     path = change.path.removeprefix("$.").removeprefix("$")
     old = _at(recorded, change.loc, change.old)
     new = _at(received, change.b_loc or change.loc, change.new)
     if change.kind == "removed":
-        return f"{path} is missing: recorded {shown(old)}"
+        return Msg("{path} is missing: recorded {old}", path=path, old=shown(old))
     if change.kind == "added":
-        return f"{path} was not recorded: got {shown(new)}"
+        return Msg("{path} was not recorded: got {new}", path=path, new=shown(new))
     if isinstance(old, str) and isinstance(new, str):
         old, new = _around_difference(old, new)
-    return f"{path} differs: recorded {shown(old)}, got {shown(new)}"
+    return Msg(
+        "{path} differs: recorded {old}, got {new}", path=path, old=shown(old), new=shown(new)
+    )
 
 
 def _at(doc: Any, loc: tuple[str | int, ...], normal: Any) -> Any:

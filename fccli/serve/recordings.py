@@ -13,6 +13,7 @@ from typing import Any
 
 from fccli.core.errors import InputFileError, UsageError
 from fccli.core.jsonio import parse_json, read_bytes
+from fccli.i18n import Msg
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Recorded:
     """One step of a trace, as a provider's answer to one request."""
 
     label: str
-    """How the terminal and error messages name it: `step 2`, or `step 2 of traces/a` when
+    """(A Msg: fccli/i18n) How the terminal and error messages name it: `step 2`, or `step 2 of traces/a` when
     several traces are served."""
     format: str
     """The trace's wire format (wire/registry.py)."""
@@ -38,7 +39,7 @@ class Recorded:
 def load_recordings(paths: list[Path]) -> list[Recorded]:
     """Every step of every trace, in the order given (then by step number)."""
     if not paths:
-        raise UsageError("give at least one trace directory to serve")
+        raise UsageError(Msg("give at least one trace directory to serve"))
     several = len(paths) > 1
     out: list[Recorded] = []
     for path in paths:
@@ -52,7 +53,7 @@ def _trace_steps(path: Path, several: bool) -> list[Recorded]:
 
     trace = read_trace(path)
     if not trace.steps:
-        raise UsageError(f"{path} has no steps: there is nothing to play back")
+        raise UsageError(Msg("{path} has no steps: there is nothing to play back", path=str(path)))
     fmt = trace.wire_format
     # A format that names the model in the URL (Gemini) has none in the body: the manifest's
     # stands in, so a request to another model's path does not match.
@@ -60,18 +61,31 @@ def _trace_steps(path: Path, several: bool) -> list[Recorded]:
     played = [s for s in trace.steps if "wire_request" in s.files]
     if fmt is None or not played:
         raise UsageError(
-            f"{path} has no wire files: fc serve answers with the bytes the provider sent",
-            hint="it needs N-request.<format>.json and N-response.<format>.json in the trace",
+            Msg(
+                "{path} has no wire files: fc serve answers with the bytes the provider sent",
+                path=str(path),
+            ),
+            hint=Msg("it needs N-request.<format>.json and N-response.<format>.json in the trace"),
         )
     if not get_format(fmt).routes:
-        raise UsageError(f"{path} is in the {fmt} format, which fc serve cannot answer in yet")
+        raise UsageError(
+            Msg(
+                "{path} is in the {format} format, which fc serve cannot answer in yet",
+                path=str(path),
+                format=fmt,
+            )
+        )
     error = trace.manifest.get("error")
     error = error if isinstance(error, dict) else {}
     out = []
     for step in played:
         status = error.get("http_status") if error.get("step") == step.number else None
         failed = step.error_body is not None and isinstance(status, int)
-        label = f"step {step.number}" + (f" of {path}" if several else "")
+        label = (
+            Msg("step {step} of {trace}", step=step.number, trace=str(path))
+            if several
+            else Msg("step {step}", step=step.number)
+        )
         out.append(
             Recorded(
                 label=label,
@@ -88,7 +102,7 @@ def _trace_steps(path: Path, several: bool) -> list[Recorded]:
 def _request(path: Path) -> Any:
     data = parse_json(read_bytes(path), str(path))
     if not isinstance(data, dict):
-        raise InputFileError(str(path), "is not a request: expected a JSON object")
+        raise InputFileError(str(path), Msg("is not a request: expected a JSON object"))
     return data
 
 

@@ -23,25 +23,42 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) 
     """What fc serve says once it listens: what it plays, the line to give the agent, and a
     warning when other machines can reach it."""
     from fccli.core.controls import escape_controls
+    from fccli.i18n import _
     from fccli.server.launch import is_loopback
     from fccli.wire.registry import get_format
 
     formats = list(dict.fromkeys(r.format for r in recordings))
-    traces = f"{len(paths)} trace(s)" if len(paths) > 1 else str(paths[0])
-    said = (
-        f"fc serve: playing {len(recordings)} step(s) of {traces} ({', '.join(formats)}) on {url}"
-    )
+    where = {"steps": len(recordings), "formats": ", ".join(formats), "url": url}
+    if len(paths) > 1:
+        said = _(
+            "fc serve: playing {steps} step(s) of {traces} trace(s) ({formats}) on {url}",
+            traces=len(paths),
+            **where,
+        )
+    else:
+        said = _(
+            "fc serve: playing {steps} step(s) of {trace} ({formats}) on {url}",
+            trace=str(paths[0]),
+            **where,
+        )
     lines = [escape_controls(said)]
     for name in formats:
         sdk = get_format(name).sdk_base_url
-        setting = f"point the agent at it: {sdk[0]}={url}{sdk[1]}" if sdk else f"base URL {url}"
+        setting = (
+            _("point the agent at it: {setting}", setting=sdk[0] + "=" + url + sdk[1])
+            if sdk
+            else _("base URL {url}", url=url)
+        )
         if setting not in lines:
             lines.append(setting)
     if not is_loopback(host):
         lines.append(
             escape_controls(
-                f"warning: listening on {host}, not only this machine: anyone who can reach it "
-                "gets the traces' answers"
+                _(
+                    "warning: listening on {host}, not only this machine: anyone who can reach "
+                    "it gets the traces' answers",
+                    host=host,
+                )
             )
         )
-    return [*lines, "Ctrl-C stops"]
+    return [*lines, _("Ctrl-C stops")]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 
 LOOPBACK_NAMES = ("localhost",)
 GRACE_SECONDS = 1
@@ -46,13 +47,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def exposure_warning(host: str) -> str | None:
+def exposure_warning(host: str) -> Msg | None:
     """What to say when `--host` makes the server reachable from other machines."""
     if is_loopback(host):
         return None
-    return (
-        f"listening on {host}, not only this machine: anyone who can reach it can use it, "
-        "and through fc proxy spend the key your agent sends"
+    return Msg(
+        "listening on {host}, not only this machine: anyone who can reach it can use it, "
+        "and through fc proxy spend the key your agent sends",
+        host=host,
     )
 
 
@@ -63,7 +65,10 @@ def bind(host: str, port: int) -> Bound:
             host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )
     except (socket.gaierror, UnicodeError) as e:
-        raise UsageError(f"cannot listen on {host!r}: {e}", hint="e.g. --host 127.0.0.1") from None
+        raise UsageError(
+            Msg("cannot listen on {address}: {error}", address=repr(host), error=str(e)),
+            hint=Msg("e.g. --host 127.0.0.1"),
+        ) from None
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     try:
@@ -74,10 +79,20 @@ def bind(host: str, port: int) -> Bound:
         sock.close()
         if e.errno == errno.EADDRINUSE:
             raise UsageError(
-                f"port {port} on {host} is in use (another fc proxy or serve?)",
-                hint="choose another with --port, or stop what listens there",
+                Msg(
+                    "port {port} on {host} is in use (another fc proxy or serve?)",
+                    port=port,
+                    host=host,
+                ),
+                hint=Msg("choose another with --port, or stop what listens there"),
             ) from None
-        raise UsageError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+        raise UsageError(
+            Msg(
+                "cannot listen on {address}: {error}",
+                address=host + ":" + str(port),
+                error=e.strerror,
+            )
+        ) from None
     sock.setblocking(False)
     return Bound(sock, host, sock.getsockname()[1])
 
