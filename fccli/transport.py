@@ -184,13 +184,13 @@ class Transport:
                 if isinstance(e, httpx.ConnectTimeout):
                     said = Msg(
                         "timed out after {seconds} s waiting to connect from {url}",
-                        seconds=f"{self.settings.connect_timeout:g}",
+                        seconds=format(self.settings.connect_timeout, "g"),
                         url=shown,
                     )
                 else:
                     said = Msg(
                         "timed out after {seconds} s waiting for an answer from {url}",
-                        seconds=f"{self.settings.read_timeout:g}",
+                        seconds=format(self.settings.read_timeout, "g"),
                         url=shown,
                     )
                 return HttpFailure(None, said, attempts=attempts)
@@ -267,7 +267,7 @@ class Transport:
                         attempts,
                         Msg(
                             "it asks to retry after {seconds} s, longer than fc waits",
-                            seconds=f"{asked:g}",
+                            seconds=format(asked, "g"),
                         ),
                     )
                 wait = asked if asked is not None else self._backoff(number)
@@ -312,7 +312,7 @@ class Transport:
         except httpx.TimeoutException:
             cut = Msg(
                 "no data for {seconds} s (--timeout), so fc stopped waiting",
-                seconds=f"{settings.read_timeout:g}",
+                seconds=format(settings.read_timeout, "g"),
             )
         except httpx.TransportError as e:  # closed mid-body: h11's "incomplete chunked read", ...
             cut = (
@@ -423,7 +423,7 @@ class _Deadline:
     def message(limit: float) -> str:
         return Msg(
             "the answer took longer than --timeout {seconds} s in all, so fc stopped reading it",
-            seconds=f"{limit:g}",
+            seconds=format(limit, "g"),
         )
 
 

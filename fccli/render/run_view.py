@@ -56,7 +56,7 @@ def _attempts(attempts: list[dict[str, Any]]) -> str:
         "{earlier}; attempt {attempt} answered ({waited} s spent waiting)",
         earlier=separator.join(said),
         attempt=last["attempt"],
-        waited=f"{waited:.1f}",
+        waited=format(waited, ".1f"),
     )
 
 
@@ -74,7 +74,7 @@ def _streamed(stream: dict[str, Any]) -> str:
         "assembled into the answer below (raw events in the .sse file)",
         bytes=stream["bytes"],
         pieces=stream["pieces"],
-        first=f"{first:.0f}",
+        first=format(first, ".0f"),
     )
 
 
@@ -276,12 +276,13 @@ class RunView:
                 field=self.stop_field,
                 value=escape(event.wire_stop_reason),
             )
+        reason = f"[bold {colour}]{escape(resp.stop_reason)}[/]"
         c.print(
             _(
                 "[cyan]← response[/]: stop_reason {reason}{wire} [dim]({ms} ms{usage})[/]",
-                reason=f"[bold {colour}]{escape(resp.stop_reason)}[/]",
+                reason=reason,
                 wire=wire,
-                ms=f"{event.duration_ms:.0f}",
+                ms=format(event.duration_ms, ".0f"),
                 usage=usage,
             )
         )

@@ -353,7 +353,7 @@ class RoundTrip:
         self.trace.add_step(record)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
             self._phase = Msg(
-                "while the answer streamed in ({size} bytes kept)", size=f"{len(raw):,}"
+                "while the answer streamed in ({size} bytes kept)", size=format(len(raw), ",")
             )
             raise KeyboardInterrupt
         self._phase = Msg("after the answer came")
@@ -366,8 +366,8 @@ class RoundTrip:
                     step=step,
                     hint=Msg(
                         "the {size} bytes that came are kept in {file}, cut short",
-                        size=f"{len(raw):,}",
-                        file=f"{step}-response.{fmt}.json",
+                        size=format(len(raw), ","),
+                        file=step_file(step, "response", fmt, "json"),
                     ),
                 )
             try:
@@ -427,7 +427,10 @@ class RoundTrip:
                     "{message}; nothing in it was executed", message=_masked(mask, e.message)
                 ),
                 hint=e.hint
-                or Msg("the bytes that arrived are in {file}", file=f"{step}-response.{fmt}.sse"),
+                or Msg(
+                    "the bytes that arrived are in {file}",
+                    file=step_file(step, "response", fmt, "sse"),
+                ),
             ) from e
         for text in stream.folder.notes:
             note = Msg("step {step}: {message}", step=step, message=text)
@@ -609,3 +612,8 @@ def _masked(mask: Callable[[str], str], text: str) -> str:
     """`text` with a secret masked; the same (a Msg stays a Msg) when it holds none."""
     masked = mask(text)
     return text if masked == text else masked
+
+
+def step_file(step: int, kind: str, fmt: str, suffix: str) -> str:
+    """A step's wire file's name: `2-response.deepseek.sse`."""
+    return f"{step}-{kind}.{fmt}.{suffix}"

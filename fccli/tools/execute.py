@@ -363,7 +363,7 @@ def _wait(
                 "{tool} did not finish within --tool-timeout {timeout} s; "
                 "fc stopped waiting for it",
                 tool=call.name,
-                timeout=f"{timeout:g}",
+                timeout=format(timeout, "g"),
             )
             result = ToolResultBlock(tool_use_id=call.id, content=text, is_error=True)
             return ToolRun(call, result, timeout * 1000, "tool_timeout")
