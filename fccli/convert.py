@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.models import Message, ProviderBlock, Request, Response
 from fccli.diff import Change, changes, compact, path_str
+from fccli.i18n import Msg
 from fccli.wire.registry import INTERNAL as INTERNAL_NAME
 from fccli.wire.registry import family, format_names
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from fccli.trace.reader import Document
     from fccli.wire.registry import WireFormat
 
-INTERNAL = "the internal format"
+INTERNAL = Msg("the internal format")
 
 
 @dataclass
@@ -47,13 +48,20 @@ class Converted:
 
     def what(self) -> str:
         """`anthropic request`, `internal messages array`."""
-        return f"{self.target} {'messages array' if self.kind == 'messages' else self.kind}"
+        from fccli.i18n import _
+
+        if self.kind == "messages":
+            return _("{format} messages array", format=self.target)
+        if self.kind == "response":
+            return _("{format} response", format=self.target)
+        return _("{format} request", format=self.target)
 
 
 def convert(doc: Document, target: str) -> Converted:
     if target not in format_names():
         raise UsageError(
-            f"unknown target format {target!r}", hint=f"known formats: {', '.join(format_names())}"
+            Msg("unknown target format {target}", target=repr(target)),
+            hint=Msg("known formats: {formats}", formats=", ".join(format_names())),
         )
     internal = doc.internal
     assert internal is not None, "read the document with internal=True"
@@ -69,11 +77,22 @@ def convert(doc: Document, target: str) -> Converted:
             out.notes += _source_notes(doc)
         request = _as_request(internal, doc.system)
         if doc.kind == "messages" and doc.system is not None and family(target) != "chat":
-            holder = INTERNAL if target == INTERNAL_NAME else target
-            out.losses.append(
-                f"$[0]: the system message ({compact(doc.system, 40)}) has no place in a "
-                f"messages array of {holder}: convert the whole request to keep it"
+            system = compact(doc.system, 40)
+            lost = (
+                Msg(
+                    "the system message ({system}) has no place in a messages array of "
+                    "the internal format: convert the whole request to keep it",
+                    system=system,
+                )
+                if target == INTERNAL_NAME
+                else Msg(
+                    "the system message ({system}) has no place in a messages array of "
+                    "{holder}: convert the whole request to keep it",
+                    system=system,
+                    holder=target,
+                )
             )
+            out.losses.append(Msg("{path}: {what}", path="$[0]", what=lost))
         if target == INTERNAL_NAME:
             out.output = doc.internal_json()
             return out
@@ -97,12 +116,18 @@ def convert(doc: Document, target: str) -> Converted:
             if not request.model and fmt.model_in_body and not _names_model(doc.format):
                 # A body read from a format that names the model in the URL (Gemini) has none.
                 out.warnings.append(
-                    f'$.model: "" ({doc.format} names the model in the URL, not the body): '
-                    f"set the model {fmt.holder} should use"
+                    Msg(
+                        '$.model: "" ({format} names the model in the URL, not the body): '
+                        "set the model {holder} should use",
+                        format=doc.format,
+                        holder=fmt.holder,
+                    )
                 )
     except ConversionError as e:
         raise InputFileError(
-            doc.name, f"cannot be written as {target}: {e.problem}", json_path=e.json_path
+            doc.name,
+            Msg("cannot be written as {target}: {problem}", target=target, problem=e.problem),
+            json_path=e.json_path,
         ) from None
     return out
 
@@ -185,9 +210,11 @@ def _round_trip(
             continue  # the wrapper request fc put around a messages array
         if change.kind == "added" and len(loc) == 1 and not prefix:
             out.added.append(path_str(loc))
-            out.notes.append(f"{path_str(loc)}: {explain_added(change, target)}")
+            said = explain_added(change, target)
+            out.notes.append(Msg("{path}: {what}", path=path_str(loc), what=said))
         else:
-            out.losses.append(f"{path_str(loc)}: {explain(change, holder, source)}")
+            said = explain(change, holder, source)
+            out.losses.append(Msg("{path}: {what}", path=path_str(loc), what=said))
 
 
 def _same_json_text(change: Change) -> bool:
@@ -207,51 +234,87 @@ def explain(change: Change, holder: str, source: str | None = None) -> str:
     old, new = change.old, change.new
     if change.kind == "removed":
         if isinstance(old, dict) and old.get("type") == "thinking":
-            return f"a thinking block dropped: {holder} has no reasoning field"
+            return Msg("a thinking block dropped: {holder} has no reasoning field", holder=holder)
         if isinstance(old, dict) and old.get("type") == "provider_block":
             kept = ProviderBlock.model_validate(old)
-            return (
-                f"the {kept.format} {kept.kind()} block dropped: {holder} has no place for it "
-                f"(it goes back to {kept.format} only, unchanged)"
+            return Msg(
+                "the {format} {kind} block dropped: {holder} has no place for it "
+                "(it goes back to {format} only, unchanged)",
+                format=kept.format,
+                kind=kept.kind(),
+                holder=holder,
             )
         if isinstance(old, dict) and old.get("type") == "text":
-            return (
-                f"a text block ({compact(old.get('text'), 30)}) merged into the one before, "
-                f"or dropped if empty: {holder} has one content string per message"
+            return Msg(
+                "a text block ({text}) merged into the one before, "
+                "or dropped if empty: {holder} has one content string per message",
+                text=compact(old.get("text"), 30),
+                holder=holder,
             )
         if key == "signature":
-            return f"the thinking block's signature dropped: {holder} has no place for it"
+            return Msg(
+                "the thinking block's signature dropped: {holder} has no place for it",
+                holder=holder,
+            )
         if key == "raw_arguments":
-            return (
-                f"raw_arguments {compact(old, 30)} dropped: {holder} carries the parsed "
-                "arguments (here {}), not the text the model sent"
+            return Msg(
+                "raw_arguments {raw} dropped: {holder} carries the parsed "
+                "arguments (here {{}}), not the text the model sent",
+                raw=compact(old, 30),
+                holder=holder,
             )
         if key == "thinking" and isinstance(old, bool):
-            return f"thinking {'on' if old else 'off'} dropped: {holder} has no thinking switch"
+            if old:
+                return Msg("thinking on dropped: {holder} has no thinking switch", holder=holder)
+            return Msg("thinking off dropped: {holder} has no thinking switch", holder=holder)
         if key == "reasoning_tokens":
-            return f"reasoning_tokens ({old}) dropped: {holder}'s usage has no such count"
+            return Msg(
+                "reasoning_tokens ({n}) dropped: {holder}'s usage has no such count",
+                n=old,
+                holder=holder,
+            )
         if holder == INTERNAL and source:
-            return f"{compact(old, 40)} dropped: {holder} has no place for {source}'s `{key}`"
-        return f"{compact(old, 40)} dropped: {holder} has no place for it"
+            return Msg(
+                "{value} dropped: the internal format has no place for {source}'s `{key}`",
+                value=compact(old, 40),
+                source=source,
+                key=key,
+            )
+        return Msg(
+            "{value} dropped: {holder} has no place for it", value=compact(old, 40), holder=holder
+        )
     if change.kind == "added":
-        return f"{compact(new, 40)} added by the translation"
+        return Msg("{value} added by the translation", value=compact(new, 40))
     if key == "stop_reason":
-        return f"stop_reason {old!r} comes back as {new!r}: {holder} has one name for both"
+        return Msg(
+            "stop_reason {old} comes back as {new}: {holder} has one name for both",
+            old=repr(old),
+            new=repr(new),
+            holder=holder,
+        )
     if isinstance(old, str) and isinstance(new, str) and old and old in new:
-        return (
-            f"joined with the next {key} block(s) into {compact(new, 30)}: {holder} has one "
-            f"{key} string per message"
+        return Msg(
+            "joined with the next {key} block(s) into {text}: {holder} has one "
+            "{key} string per message",
+            key=key,
+            text=compact(new, 30),
+            holder=holder,
         )
     if key in ("parallel_tool_calls", "tool_choice"):
-        return f"{compact(old)} comes back as {compact(new)}: {holder} cannot say this combination"
-    return f"{compact(old, 40)} comes back as {compact(new, 40)}"
+        return Msg(
+            "{old} comes back as {new}: {holder} cannot say this combination",
+            old=compact(old),
+            new=compact(new),
+            holder=holder,
+        )
+    return Msg("{old} comes back as {new}", old=compact(old, 40), new=compact(new, 40))
 
 
 def explain_added(change: Change, target: WireFormat | None) -> str:
     """A value the round trip gives back where the source had none: set by the translation."""
     key = next((str(s) for s in reversed(change.loc) if isinstance(s, str)), "")
     said = target.added_note(key, compact(change.new)) if target is not None else None
-    return said or f"set to {compact(change.new, 40)} by the translation"
+    return said or Msg("set to {value} by the translation", value=compact(change.new, 40))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 from fccli.send import RequestFile, api_for, model_swap
 
 if TYPE_CHECKING:
@@ -32,22 +33,25 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
 
     if name == "demo":
         raise UsageError(
-            "the demo model is built into fc: there is no address for curl to post to",
-            hint=f"fc send {file.name} -p demo posts it offline",
+            Msg("the demo model is built into fc: there is no address for curl to post to"),
+            hint=Msg("fc send {file} -p demo posts it offline", file=file.name),
         )
     api = api_for(file, name)
     profile = profile_for(name, api)
     url = resolve_base_url(name, base_url, strict=file.strict, api=api)
     if urlsplit(url).password is not None:
         raise UsageError(
-            "the base URL carries a password, and fc curl never prints a secret",
-            hint="remove user:password@ from the URL and give curl -u yourself",
+            Msg("the base URL carries a password, and fc curl never prints a secret"),
+            hint=Msg("remove user:password@ from the URL and give curl -u yourself"),
         )
     if shown_url(url) != url:
         raise UsageError(
-            f"the base URL carries a key in its query string ({shown_url(url)}), and fc curl "
-            "never prints a secret",
-            hint="remove it from the URL and add it to the printed command yourself",
+            Msg(
+                "the base URL carries a key in its query string ({url}), and fc curl "
+                "never prints a secret",
+                url=shown_url(url),
+            ),
+            hint=Msg("remove it from the URL and add it to the printed command yourself"),
         )
     variable = f"${profile.key_env}" if profile.key_env else None
     # The provider's own headers, built by the code that sends them, with the variable's name
@@ -79,5 +83,10 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
         parts[0] = f"sed {shlex.quote(sed)} {shlex.quote(file.name)} |\n{parts[0]}"
         notes.append(swap.note(file.name, name))
     if profile.key_env and not os.environ.get(profile.key_env, "").strip():
-        notes.append(f"${profile.key_env} is not set in this shell: export it before running this")
+        notes.append(
+            Msg(
+                "${variable} is not set in this shell: export it before running this",
+                variable=profile.key_env,
+            )
+        )
     return CurlCommand(" \\\n  ".join(parts), notes)

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, Literal
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, Response
+from fccli.i18n import Msg, language, localized
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Document
@@ -62,6 +63,32 @@ def compact(value: Any, limit: int = 60) -> str:
 
 def _canon(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class Joined(Msg):
+    """Parts said one after the other, each in the chosen language: joined with `sep` in
+    English, `zh_sep` in Chinese (by default `、` for a list's `, `, else `sep`). Its value is
+    the English text."""
+
+    sep: str
+    zh_sep: str
+    parts: list[str]
+
+    def __new__(cls, parts: Sequence[str], sep: str = ", ", zh_sep: str | None = None) -> Joined:
+        text = sep.join(parts)
+        self = str.__new__(cls, text)
+        self.msgid, self.params = text, {}
+        self.parts, self.sep = list(parts), sep
+        self.zh_sep = ("、" if sep == ", " else sep) if zh_sep is None else zh_sep
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Joined, (self.parts, self.sep, self.zh_sep))
+
+    def localized(self) -> str:
+        if language() == "en":
+            return str(self)
+        return self.zh_sep.join(localized(part) for part in self.parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,22 +229,22 @@ def where(doc: Any, loc: Loc) -> str:
     if not parts:
         return ""
     rest = path_str(loc[rest_from:])[1:].lstrip(".")
-    return " › ".join(parts + ([rest] if rest else []))
+    return Joined(parts + ([rest] if rest else []), " › ")
 
 
 def _describe(loc: Loc, node: Any) -> str | None:
     if not isinstance(node, dict) or not isinstance(loc[-1], int):
         return None
     if loc[:1] == ("messages",) and len(loc) == 2:
-        return f"message {loc[1]} ({node.get('role')})"
+        return Msg("message {n} ({role})", n=loc[1], role=str(node.get("role")))
     if loc[:1] == ("tools",) and len(loc) == 2:
-        return f"tool {node.get('name')}"
+        return Msg("tool {name}", name=str(node.get("name")))
     kind = node.get("type")
     if kind == "tool_use":
-        return f"call {node.get('id')} ({node.get('name')})"
+        return Msg("call {id} ({name})", id=str(node.get("id")), name=str(node.get("name")))
     if kind == "tool_result":
-        return f"result for {node.get('tool_use_id')}"
-    return f"{kind} block" if isinstance(kind, str) else None
+        return Msg("result for {id}", id=str(node.get("tool_use_id")))
+    return Msg("{kind} block", kind=kind) if isinstance(kind, str) else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,13 +275,15 @@ _COUNT_KEYS = frozenset({"max_tokens", "input_tokens", "output_tokens", "reasoni
 _STRUCTURAL_KEYS = frozenset({"role", "type"})
 """Keys the rows show in their labels, not as rows or as wire-only fields."""
 
-_EXPLAIN = {
-    ("text", "content"): "text block → the `content` string",
-    ("thinking", "reasoning_content"): "thinking block → `reasoning_content`",
+_EXPLAIN: dict[tuple[str, str], str] = {
+    ("text", "content"): Msg("text block → the `content` string"),
+    ("thinking", "reasoning_content"): Msg("thinking block → `reasoning_content`"),
     ("tool_use_id", "tool_call_id"): "`tool_use_id` → `tool_call_id`",
-    ("input_schema", "parameters"): "renamed; the same JSON Schema",
-    ("system", "content"): "system prompt → a role:system message",
-    ("response_format", "format"): "JSON mode → Anthropic's structured output (the schema only)",
+    ("input_schema", "parameters"): Msg("renamed; the same JSON Schema"),
+    ("system", "content"): Msg("system prompt → a role:system message"),
+    ("response_format", "format"): Msg(
+        "JSON mode → Anthropic's structured output (the schema only)"
+    ),
 }
 
 
@@ -474,7 +503,8 @@ class _Mapper:
         self._blocks(loc, blocks if isinstance(blocks, list) else [], role, 0)
 
     def _blocks(self, loc: Loc, blocks: list[Any], role: str, level: int) -> None:
-        header = Link(path_str(loc), [], level, f"{role}: {_summary(blocks)}")
+        label = Msg("{role}: {blocks}", role=role, blocks=_summary(blocks))
+        header = Link(path_str(loc), [], level, label)
         self.rows.append(header)
         start = len(self.rows)
         content = (*loc, "content") if loc[:1] == ("messages",) else loc
@@ -496,9 +526,14 @@ class _Mapper:
         if roles:
             header.b_label = ", ".join(_counted(roles))
             if roles != [role]:
-                header.note = f"1 {role} message → " + ", ".join(
-                    f"{n} `{r}` message{'s' if n > 1 else ''}" for r, n in _tally(roles)
-                )
+                # (Built before the note: Babel does not extract a marker inside another's call.)
+                each = [
+                    Msg("{n} `{role}` messages", n=n, role=r)
+                    if n > 1
+                    else Msg("1 `{role}` message", role=r)
+                    for r, n in _tally(roles)
+                ]
+                header.note = Msg("1 {role} message → {messages}", role=role, messages=Joined(each))
 
     def _response_message(self, wire_locs: list[Loc]) -> list[Loc]:
         if wire_locs and all(w[:3] == ("choices", 0, "message") for w in wire_locs):
@@ -558,13 +593,13 @@ class _Mapper:
         a_key = str(loc[-1])
         b_key = next((str(s) for s in reversed(place.loc) if isinstance(s, str)), "")
         if place.how == "json":
-            return f"`{a_key}` object → `{b_key}` JSON string"
+            return Msg("`{a_key}` object → `{b_key}` JSON string", a_key=a_key, b_key=b_key)
         if place.how == "joined":
-            return f"joined with the turn's other {a_key} blocks"
+            return Msg("joined with the turn's other {a_key} blocks", a_key=a_key)
         if place.how == "prefixed":
-            return f"with {place.prefix!r} in front"
+            return Msg("with {prefix} in front", prefix=repr(place.prefix))
         if place.how == "part":
-            return f"inside a longer `{b_key}` string"
+            return Msg("inside a longer `{b_key}` string", b_key=b_key)
         if a_key != b_key:
             return _EXPLAIN.get((a_key, b_key), f"`{a_key}` → `{b_key}`")
         return None
@@ -587,36 +622,39 @@ class _Mapper:
         shown = ", ".join(
             f'"{k}": ' + ("{…}" if k == inner[-1] else compact(v, 20)) for k, v in wrapper.items()
         )
-        return f"wrapped in {{{shown}}}"
+        return Msg("wrapped in {{{shown}}}", shown=shown)
 
     def _unmarked(self, loc: Loc, value: Any) -> tuple[Loc | None, str | None]:
         """Where a field the markers cannot follow (a flag, a stop reason, a choice) went."""
         key = str(loc[-1])
         parent = self._parent_wire(loc)
         if key == "format" and loc[-2:-1] != ("response_format",) and len(loc) > 1:
-            return None, "fc's own: the format the kept block came from (sent back there only)"
+            return None, Msg("fc's own: the format the kept block came from (sent back there only)")
         if key == "block" and isinstance(value, dict):
             # A provider's own item kept verbatim (Responses' reasoning): where it stands whole.
             at = _find_value(self.expected, value, ())
             if at is not None:
-                return at, "the provider's own item, verbatim"
+                return at, Msg("the provider's own item, verbatim")
         if key == "raw_arguments":
             at = next((w for w, raw in self.raw.items() if raw == value), None)
             if at is not None and value_at(self.wire, at)[1] == value:
-                return at, "the text as the model sent it (not a JSON object)"
+                return at, Msg("the text as the model sent it (not a JSON object)")
             return None, _no_place(key, value, self.fmt.name)
         if key == "is_error":
             content = self.places.get((*loc[:-1], "content"), [])
             if value is True and content and content[0].how == "prefixed":
-                return content[
-                    0
-                ].loc, f"no flag in {self.fmt.name}: the {content[0].prefix!r} marker"
+                said = Msg(
+                    "no flag in {format}: the {prefix} marker",
+                    format=self.fmt.name,
+                    prefix=repr(content[0].prefix),
+                )
+                return content[0].loc, said
             found = _find_key(self.expected, ("is_error",), parent, 1) if parent else None
             if found is not None:
                 return found, None
             if value is False:
-                return None, "false: not written (absent means false)"
-            return None, f"no place in {self.fmt.name}"
+                return None, Msg("false: not written (absent means false)")
+            return None, Msg("no place in {format}", format=self.fmt.name)
         if key == "stop_reason":
             names = ("stop_reason", "finish_reason", self.fmt.stop_field)
             found = _find_key(self.expected, names, (), 3)
@@ -734,14 +772,15 @@ def _leaves(value: Any, loc: Loc) -> Iterator[tuple[Loc, Any]]:
 
 def _no_place(key: str, value: Any, fmt: str) -> str:
     if key == "raw_arguments":
-        return (
-            f"no place in {fmt}: the wire carries the parsed `input`, not the text the model sent"
+        return Msg(
+            "no place in {format}: the wire carries the parsed `input`, not the text the model sent",
+            format=fmt,
         )
     if key == "signature":
-        return f"no place in {fmt}: the signature is dropped"
+        return Msg("no place in {format}: the signature is dropped", format=fmt)
     if value is None or value is False:
-        return f"{compact(value)}: not written"
-    return f"no place in {fmt}"
+        return Msg("{value}: not written", value=compact(value))
+    return Msg("no place in {format}", format=fmt)
 
 
 def _block_label(block: dict[str, Any]) -> str:
@@ -749,25 +788,20 @@ def _block_label(block: dict[str, Any]) -> str:
     if kind == "tool_use":
         return f"tool_use {block.get('name')}"
     if kind == "tool_result":
-        return "tool_result, error" if block.get("is_error") else "tool_result"
+        return Msg("tool_result, error") if block.get("is_error") else "tool_result"
     return kind
 
 
 def _summary(blocks: list[Any]) -> str:
     kinds = [b.get("type") for b in blocks if isinstance(b, dict)]
-    parts = []
-    for kind, what in (
-        ("thinking", "thinking"),
-        ("text", "text"),
-        ("tool_use", "call"),
-        ("tool_result", "result"),
-    ):
-        n = kinds.count(kind)
-        if n == 1 and kind in ("thinking", "text"):
-            parts.append(what)
-        elif n:
-            parts.append(f"{n} {what}{'s' if n > 1 else ''}")
-    return ", ".join(parts) or "empty"
+    said: dict[str, Callable[[int], str]] = {
+        "thinking": lambda n: Msg("thinking") if n == 1 else Msg("{n} thinkings", n=n),
+        "text": lambda n: Msg("text") if n == 1 else Msg("{n} texts", n=n),
+        "tool_use": lambda n: Msg("1 call") if n == 1 else Msg("{n} calls", n=n),
+        "tool_result": lambda n: Msg("1 result") if n == 1 else Msg("{n} results", n=n),
+    }
+    parts = [say(kinds.count(kind)) for kind, say in said.items() if kinds.count(kind)]
+    return Joined(parts) if parts else Msg("empty")
 
 
 def _tally(items: list[str]) -> list[tuple[str, int]]:
@@ -848,23 +882,47 @@ def diff_documents(a: Document, b: Document) -> DiffResult:
         return DiffResult("structural", side_a, side_b, changes(a.data, b.data))
     if a.kind != b.kind:
         raise UsageError(
-            f"{a.name} is a {a.kind} and {b.name} a {b.kind}, in different formats: nothing to map",
-            hint="compare a step's request with its request, or its response with its response",
+            Msg(
+                "{a} is a {a_kind} and {b} a {b_kind}, in different formats: nothing to map",
+                a=a.name,
+                a_kind=kind_said(a.kind),
+                b=b.name,
+                b_kind=kind_said(b.kind),
+            ),
+            hint=Msg(
+                "compare a step's request with its request, or its response with its response"
+            ),
         )
     if "internal" in (a.format, b.format) and a.kind != "messages":
         other_step = _other_step(a, b)
         if other_step is None:
             return _mapping(a, b, side_a, side_b)
-        why = f"{other_step}, so they are compared by meaning, not mapped field by field"
+        why = Msg(
+            "{why}, so they are compared by meaning, not mapped field by field", why=other_step
+        )
     else:
-        why = f"{a.format} and {b.format} differ in form, so they are compared by meaning"
-    note = (
-        f"{why}\nboth were read into the internal format; the paths are of that form "
-        "(`fc convert FILE --to internal` gives it), A's or B's as marked"
+        why = Msg(
+            "{a} and {b} differ in form, so they are compared by meaning",
+            a=a.format,
+            b=b.format,
+        )
+    note = Msg(
+        "{why}\nboth were read into the internal format; the paths are of that form "
+        "(`fc convert FILE --to internal` gives it), A's or B's as marked",
+        why=why,
     )
     return DiffResult(
         "meaning", side_a, side_b, _meaning(a.internal_json(), b.internal_json()), note=note
     )
+
+
+def kind_said(kind: str) -> str:
+    """A document's kind (`request`, `response`, `messages`: --json's values) in words."""
+    if kind == "request":
+        return Msg("request")
+    if kind == "response":
+        return Msg("response")
+    return Msg("messages") if kind == "messages" else kind
 
 
 def _other_step(a: Document, b: Document) -> str | None:
@@ -879,16 +937,21 @@ def _other_step(a: Document, b: Document) -> str | None:
         return None
     n_a, n_b = len(a.internal.messages), len(b.internal.messages)
     if n_a != n_b:
-        return f"these look like different steps ({n_a} vs {n_b} messages)"
+        return Msg("these look like different steps ({a} vs {b} messages)", a=n_a, b=n_b)
     internal_doc, wire_doc = (a, b) if a.format == "internal" else (b, a)
     assert isinstance(internal_doc.internal, Request)
     fmt = get_format(wire_doc.format)
     translated = fmt.to_wire_request(internal_doc.internal).get(fmt.history_field)
     held = wire_doc.data.get(fmt.history_field) if isinstance(wire_doc.data, dict) else None
     if isinstance(translated, list) and isinstance(held, list) and len(translated) != len(held):
-        return (
-            f"these look like different steps ({internal_doc.name} translates to "
-            f"{len(translated)} {wire_doc.format} messages, {wire_doc.name} holds {len(held)})"
+        return Msg(
+            "these look like different steps ({internal} translates to {n} {format} messages, "
+            "{wire} holds {held})",
+            internal=internal_doc.name,
+            n=len(translated),
+            format=wire_doc.format,
+            wire=wire_doc.name,
+            held=len(held),
         )
     return None
 
@@ -931,7 +994,7 @@ def _mapping(a: Document, b: Document, side_a: Side, side_b: Side) -> DiffResult
     )
     note = None
     if internal_doc is b:
-        note = f"the internal file is {b.name}: the mapping reads from it to {a.name}"
+        note = Msg("the internal file is {b}: the mapping reads from it to {a}", b=b.name, a=a.name)
     return DiffResult(
         "mapping",
         side_a,
@@ -982,19 +1045,34 @@ def _tool_uses(doc: Any) -> dict[Any, dict[str, Any]]:
 def _compared(doc: Request | Response) -> str:
     messages = doc.messages if isinstance(doc, Request) else [doc.as_message()]
     blocks = [b for m in messages for b in m.content]
-    counts = [
-        (sum(b.type == "tool_use" for b in blocks), "call", "id, name, arguments"),
-        (sum(b.type == "tool_result" for b in blocks), "result", "id, content, error flag"),
-        (sum(b.type == "text" for b in blocks), "text", ""),
-        (sum(b.type == "thinking" for b in blocks), "thinking block", ""),
-    ]
-    if isinstance(doc, Request):
-        counts.append((len(doc.tools), "tool offered", "name, description, schema"))
-    parts = []
-    for n, what, detail in counts:
-        if n:
-            plural = what.replace("tool offered", "tools offered") if n > 1 else what
-            if n > 1 and what != "tool offered":
-                plural = what + "s"
-            parts.append(f"{n} {plural}" + (f" ({detail})" if detail else ""))
-    return ", ".join(parts) or "no content"
+    n_calls = sum(b.type == "tool_use" for b in blocks)
+    n_results = sum(b.type == "tool_result" for b in blocks)
+    n_texts = sum(b.type == "text" for b in blocks)
+    n_thinking = sum(b.type == "thinking" for b in blocks)
+    parts: list[str] = []
+    if n_calls:
+        parts.append(
+            Msg("1 call (id, name, arguments)")
+            if n_calls == 1
+            else Msg("{n} calls (id, name, arguments)", n=n_calls)
+        )
+    if n_results:
+        parts.append(
+            Msg("1 result (id, content, error flag)")
+            if n_results == 1
+            else Msg("{n} results (id, content, error flag)", n=n_results)
+        )
+    if n_texts:
+        parts.append(Msg("1 text") if n_texts == 1 else Msg("{n} texts", n=n_texts))
+    if n_thinking:
+        parts.append(
+            Msg("1 thinking block") if n_thinking == 1 else Msg("{n} thinking blocks", n=n_thinking)
+        )
+    if isinstance(doc, Request) and doc.tools:
+        n = len(doc.tools)
+        parts.append(
+            Msg("1 tool offered (name, description, schema)")
+            if n == 1
+            else Msg("{n} tools offered (name, description, schema)", n=n)
+        )
+    return Joined(parts, zh_sep="，") if parts else Msg("no content")

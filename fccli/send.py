@@ -17,6 +17,7 @@ from typing import Any
 
 from fccli.core.errors import InputFileError, Interrupted, ProviderError, StreamCut, UsageError
 from fccli.core.jsonio import parse_json, read_bytes
+from fccli.i18n import Msg
 
 
 @dataclass
@@ -43,7 +44,7 @@ def read_request_file(name: str) -> RequestFile:
     path = Path(name)
     if path.is_dir():
         raise InputFileError(
-            name, "is a directory; give a request file, e.g. TRACE/1-request.deepseek.json"
+            name, Msg("is a directory; give a request file, e.g. TRACE/1-request.deepseek.json")
         )
     body = read_bytes(path)
     data = parse_json(body, name)
@@ -51,15 +52,27 @@ def read_request_file(name: str) -> RequestFile:
         detected = detect(data, name_hint=name)
     except TraceManifest:
         raise InputFileError(
-            name, "is a trace's manifest; give one of its N-request.<format>.json"
+            name, Msg("is a trace's manifest; give one of its N-request.<format>.json")
         ) from None
     except Unrecognised as e:
-        raise InputFileError(name, f"not a request fc can send: {e}") from None
+        problem = e.args[0] if e.args and isinstance(e.args[0], Msg) else str(e)
+        raise InputFileError(
+            name, Msg("not a request fc can send: {problem}", problem=problem)
+        ) from None
     if detected.kind != "request" or not isinstance(data, dict):
-        raise InputFileError(name, f"is {_a(detected.format)} {detected.kind}, not a request body")
+        raise InputFileError(
+            name,
+            Msg(
+                "is {a_format} {kind}, not a request body",
+                a_format=_a(detected.format),
+                kind=_kind(detected.kind),
+            ),
+        )
     if detected.format == "internal":
-        error = InputFileError(name, "is in fc's internal format, which no provider takes")
-        error.hint = f"fc convert {name} --to deepseek -o body.json, then send body.json"
+        error = InputFileError(name, Msg("is in fc's internal format, which no provider takes"))
+        error.hint = Msg(
+            "fc convert {file} --to deepseek -o body.json, then send body.json", file=name
+        )
         raise error
     tools = data.get("tools")
     strict = isinstance(tools, list) and any(_strict(t) for t in tools)
@@ -95,9 +108,21 @@ def _strict(tool: Any) -> bool:
     )
 
 
+def _kind(kind: str) -> str:
+    """A document's kind in words (`messages`: a messages array, 消息数组 in Chinese)."""
+    if kind == "response":
+        return Msg("response")
+    if kind == "messages":
+        return Msg("messages")
+    return Msg("request") if kind == "request" else kind
+
+
 def _a(word: str) -> str:
     """`a deepseek`, `an anthropic`, `an openai`."""
-    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+    # A Msg: Chinese has no article (`一个` would be wrong before a format's name).
+    return (
+        Msg("an {word}", word=word) if word[:1].lower() in "aeiou" else Msg("a {word}", word=word)
+    )
 
 
 def provider_for(file: RequestFile, asked: str | None) -> str:
@@ -110,14 +135,27 @@ def provider_for(file: RequestFile, asked: str | None) -> str:
     # formats of one family (DeepSeek and OpenAI chat) may go to any provider of the family.
     name = asked or provider_of_format(file.format)
     if name not in KNOWN:
-        raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
+        raise UsageError(
+            Msg("unknown provider {name}", name=repr(name)),
+            hint=Msg("known providers: {providers}", providers=", ".join(KNOWN)),
+        )
     takes = wire_format_of(name)
     if api_for(file, name) is not None:
         takes = file.format  # DeepSeek takes an Anthropic-format file at its /anthropic endpoint
     if family(takes) != family(file.format):
         raise UsageError(
-            f"{file.name} is {_a(file.format)} request, and {name} takes the {takes} format",
-            hint=f"fc convert {file.name} --to {takes} -o body.json, then send body.json",
+            Msg(
+                "{file} is {a_format} request, and {name} takes the {takes} format",
+                file=file.name,
+                a_format=_a(file.format),
+                name=name,
+                takes=takes,
+            ),
+            hint=Msg(
+                "fc convert {file} --to {takes} -o body.json, then send body.json",
+                file=file.name,
+                takes=takes,
+            ),
         )
     return name
 
@@ -151,7 +189,13 @@ class ModelSwap:
         return self.matched.replace(json.dumps(self.old).encode(), json.dumps(self.new).encode())
 
     def note(self, file: str, name: str) -> str:
-        return f"{file} names the demo's model {self.old}; sent to {name} as {self.new}, its model"
+        return Msg(
+            "{file} names the demo's model {old}; sent to {name} as {new}, its model",
+            file=file,
+            old=self.old,
+            name=name,
+            new=self.new,
+        )
 
 
 def model_swap(file: RequestFile, name: str) -> ModelSwap | None:
@@ -169,10 +213,14 @@ def model_swap(file: RequestFile, name: str) -> ModelSwap | None:
     if swap is None or json.loads(swapped_body(file, swap)) != {**file.data, "model": new}:
         error = InputFileError(
             file.name,
-            f"names the demo's model {old}, which {name} does not serve, and fc cannot change "
-            "it alone in this file",
+            Msg(
+                "names the demo's model {old}, which {name} does not serve, and fc cannot change "
+                "it alone in this file",
+                old=str(old),
+                name=name,
+            ),
         )
-        error.hint = f'set "model": "{new}" in it'
+        error.hint = Msg('set "model": "{new}" in it', new=new)
         raise error
     return swap
 
@@ -247,18 +295,23 @@ def send_file(
     if not file.stream and reply.cut is not None:  # past --max-response-mb or --timeout
         on_bytes(got)
         raise ProviderError(
-            f"the answer was cut short: {reply.cut}",
-            hint=f"the {len(reply.body):,} bytes that came are kept as they came",
+            Msg("the answer was cut short: {why}", why=reply.cut),
+            hint=Msg(
+                "the {n} bytes that came are kept as they came", n=format(len(reply.body), ",")
+            ),
         )
     if file.stream:
         masker.close()
         if reply.interrupted:
-            raise Interrupted(f"interrupted after {len(reply.body)} bytes of the stream")
+            raise Interrupted(Msg("interrupted after {n} bytes of the stream", n=len(reply.body)))
         if reply.cut is not None:
             raise StreamCut(
-                f"the stream was cut short: {reply.cut}",
+                Msg("the stream was cut short: {why}", why=reply.cut),
                 bytes_received=len(reply.body),
-                hint=f"{len(reply.body)} bytes arrived before it stopped; they are kept as they came",
+                hint=Msg(
+                    "{n} bytes arrived before it stopped; they are kept as they came",
+                    n=len(reply.body),
+                ),
             )
     return got
 

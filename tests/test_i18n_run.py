@@ -422,7 +422,7 @@ def test_fc_providers_in_chinese(fc) -> None:
     assert head == ["厂商", "格式", "默认模型", "base", "URL", "密钥"]
     assert "离线（内置）" in shown.stdout and "$DEEPSEEK_API_KEY（未设置）" in shown.stdout
     assert "* 当前默认：$FC_PROVIDER；否则设置了密钥时用 deepseek；再否则用 demo" in shown.stdout
-    assert "  思考         同 DeepSeek：默认开启，--no-thinking 关闭" in shown.stdout
+    assert "  思考内容     同 DeepSeek：默认开启，--no-thinking 关闭" in shown.stdout
     # --json is the same in both languages
     assert zh(fc, "providers", "--json").stdout == fc("providers", "--json").stdout
 

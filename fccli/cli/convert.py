@@ -27,20 +27,25 @@ def convert(
     from fccli.convert import convert as run_convert
     from fccli.core.errors import UsageError
     from fccli.core.jsonio import dumps
+    from fccli.i18n import Msg, _, localized
     from fccli.trace.reader import read_document
 
     if out is not None and file != "-" and out.resolve() == Path(file).resolve():
-        raise UsageError(f"-o {out} is the file being converted; write somewhere else")
+        raise UsageError(
+            Msg("-o {out} is the file being converted; write somewhere else", out=str(out))
+        )
     converted = run_convert(read_document(file, forced=source), to)
     from fccli.core.controls import escape_controls  # the lines quote the file's names
 
+    # The labels are said in the chosen language too (`fc: 丢失：...` under zh); scripts that
+    # read them run under English (CLI.md names no contract on these lines).
     for label, lines in (
-        ("note", converted.notes),
-        ("lost", converted.losses),
-        ("warning", converted.warnings),
+        (_("fc: note: "), converted.notes),
+        (_("fc: lost: "), converted.losses),
+        (_("fc: warning: "), converted.warnings),
     ):
         for line in lines:
-            typer.echo(f"fc: {label}: {escape_controls(line)}", err=True)
+            typer.echo(label + escape_controls(localized(line)), err=True)
     text = dumps(converted.output)
     if out is None:
         typer.echo(text, nl=False)
@@ -48,5 +53,7 @@ def convert(
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as e:
-        raise UsageError(f"cannot write {out}: {e.strerror}") from None
-    typer.echo(f"wrote {out} ({converted.what()})", err=True)
+        raise UsageError(
+            Msg("cannot write {out}: {reason}", out=str(out), reason=str(e.strerror))
+        ) from None
+    typer.echo(_("wrote {out} ({what})", out=str(out), what=converted.what()), err=True)

@@ -14,10 +14,11 @@ def curl(
 ) -> None:
     """Print a curl command that posts FILE as it is, with the key as "$ENV_VAR", never its value."""
     from fccli.curl import curl_command
+    from fccli.i18n import _, localized
     from fccli.send import provider_for, read_request_file
 
     file_ = read_request_file(file)
     command = curl_command(file_, provider_for(file_, provider), base_url)
     for note in command.notes:
-        typer.echo(f"fc: note: {note}", err=True)
+        typer.echo(_("fc: note: ") + localized(note), err=True)
     typer.echo(command.text)

@@ -16,12 +16,13 @@ def diff(
     """Compare two request or response files; formats are detected from the content."""
     from fccli.core.jsonio import dumps
     from fccli.diff import diff_documents
+    from fccli.i18n import _
     from fccli.render.console import make_console
     from fccli.render.diff_view import render_diff
     from fccli.trace.reader import read_document
 
     if a == "-" and b == "-":
-        raise typer.BadParameter("only one of A and B can be stdin")
+        raise typer.BadParameter(_("only one of A and B can be stdin"))
     result = diff_documents(read_document(a), read_document(b))
     if json_output:
         typer.echo(dumps(result.to_json()), nl=False)

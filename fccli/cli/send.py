@@ -44,15 +44,18 @@ def send(
     """Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, when
     the file asks for one). HTTP errors: the provider's sentence on stderr, exit 3."""
     from fccli.core.errors import UsageError
+    from fccli.i18n import Msg, _, localized
     from fccli.send import provider_for, read_request_file, send_file, with_provider_model
 
     if out is not None and out.resolve() == Path(file).resolve():
-        raise UsageError(f"-o {out} is the request being sent; save the response elsewhere")
+        raise UsageError(
+            Msg("-o {out} is the request being sent; save the response elsewhere", out=str(out))
+        )
     request = read_request_file(file)
     name = provider_for(request, provider)
     request, swapped = with_provider_model(request, name)
     if swapped is not None:
-        typer.echo(f"fc: note: {swapped}", err=True)
+        typer.echo(_("fc: note: ") + localized(swapped), err=True)
     if out is not None:
         _check_writable(out)  # before the call: a response sent for nothing is billed anyway
 
@@ -78,7 +81,9 @@ def send(
     if out is not None:
         if not request.stream:
             _save(out, body)
-        typer.echo(f"fc: wrote the response ({len(body)} bytes) to {out}", err=True)
+        typer.echo(
+            _("fc: wrote the response ({n} bytes) to {out}", n=len(body), out=str(out)), err=True
+        )
         return
     if not request.stream:
         show(body)
@@ -116,27 +121,40 @@ def _check_writable(out: Path) -> None:
     import os
 
     from fccli.core.errors import UsageError
+    from fccli.i18n import Msg
 
     if out.is_dir():
-        raise UsageError(f"cannot write {out}: it is a directory", hint="give a file name")
+        raise UsageError(
+            Msg("cannot write {out}: it is a directory", out=str(out)),
+            hint=Msg("give a file name"),
+        )
     parent = out.parent
     if not parent.is_dir():
         raise UsageError(
-            f"cannot write {out}: {parent} is not a directory"
+            Msg("cannot write {out}: {parent} is not a directory", out=str(out), parent=str(parent))
             if parent.exists()
-            else f"cannot write {out}: no directory {parent}",
-            hint="create the directory first, or choose another -o",
+            else Msg("cannot write {out}: no directory {parent}", out=str(out), parent=str(parent)),
+            hint=Msg("create the directory first, or choose another -o"),
         )
     if out.exists() and not os.access(out, os.W_OK):
-        raise UsageError(f"cannot write {out}: permission denied")
+        raise UsageError(Msg("cannot write {out}: permission denied", out=str(out)))
     if not out.exists() and not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"cannot write {out}: permission denied in {parent}")
+        raise UsageError(
+            Msg(
+                "cannot write {out}: permission denied in {parent}",
+                out=str(out),
+                parent=str(parent),
+            )
+        )
 
 
 def _save(out: Path, data: bytes) -> None:
     from fccli.core.errors import UsageError
+    from fccli.i18n import Msg
 
     try:
         out.write_bytes(data)
     except OSError as e:
-        raise UsageError(f"cannot write {out}: {e.strerror}") from None
+        raise UsageError(
+            Msg("cannot write {out}: {reason}", out=str(out), reason=str(e.strerror))
+        ) from None

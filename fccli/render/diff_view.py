@@ -12,7 +12,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from fccli.diff import compact
+from fccli.diff import compact, kind_said
+from fccli.i18n import _, localized
 
 if TYPE_CHECKING:
     from fccli.diff import Change, DiffResult, Link, Side
@@ -25,6 +26,15 @@ RIGHT_MAX = 24
 STATUS = {"differs": ("≠ differs", "bold red"), "missing": ("✗ missing", "bold red")}
 
 
+def _status(status: str) -> tuple[str, str]:
+    style = STATUS[status][1]
+    return (_("≠ differs") if status == "differs" else _("✗ missing")), style
+
+
+def _differences(n: int) -> str:
+    return _("1 difference") if n == 1 else _("{n} differences", n=n)
+
+
 def render_diff(console: Console, result: DiffResult) -> None:
     _header(console, result)
     if result.mode == "mapping":
@@ -32,27 +42,28 @@ def render_diff(console: Console, result: DiffResult) -> None:
         return
     console.print()
     if result.note:
-        console.print(Text(result.note, style="dim"))
+        console.print(Text(localized(result.note), style="dim"))
     if not result.changes:
-        console.print(Text("no differences", style="bold green"))
+        console.print(Text(_("no differences"), style="bold green"))
         return
     # Meaning: the paths are of the internal forms of two files; say whose each one is.
     _changes(console, result.changes, tagged=result.mode == "meaning")
-    n = len(result.changes)
-    console.print(Text(f"{n} difference{'s' if n > 1 else ''}", style="bold"))
+    console.print(Text(_differences(len(result.changes)), style="bold"))
 
 
 def _side(side: Side) -> str:
-    return f"{side.name}: {side.format} {side.kind}"
+    return _(
+        "{name}: {format} {kind}",
+        name=side.name,
+        format=side.format,
+        kind=localized(kind_said(side.kind)),
+    )
 
 
 def _header(console: Console, result: DiffResult) -> None:
-    console.print(
-        Text.assemble(("A ", "bold red"), _side(result.a), (f" ({result.a.reason})", "dim"))
-    )
-    console.print(
-        Text.assemble(("B ", "bold green"), _side(result.b), (f" ({result.b.reason})", "dim"))
-    )
+    for tag, style, side in (("A ", "bold red", result.a), ("B ", "bold green", result.b)):
+        reason = _(" ({reason})", reason=localized(side.reason)) if side.reason else ""
+        console.print(Text.assemble((tag, style), _side(side), (reason, "dim")))
 
 
 # ---- the mapping
@@ -63,8 +74,13 @@ def _mapping(console: Console, result: DiffResult) -> None:
     console.print()
     console.print(
         Text.assemble(
-            ("field by field, message by message: ", "bold"),
-            f"internal ({internal.name}) → {wire.format} ({wire.name})",
+            (_("field by field, message by message: "), "bold"),
+            _(
+                "internal ({internal}) → {format} ({wire})",
+                internal=internal.name,
+                format=wire.format,
+                wire=wire.name,
+            ),
         )
     )
     rows: list[tuple[Text, Text, Text]] = []
@@ -73,31 +89,49 @@ def _mapping(console: Console, result: DiffResult) -> None:
         del parents[link.level :]
         rows.append(_row(link, parents[-1] if parents else None))
         parents.append(link)
-    _columns(console, rows, ("internal", wire.format))
+    _columns(console, rows, (_("internal"), wire.format))
     if result.wire_only:
         console.print()
         console.print(
-            Text(f"only in {wire.format} (the internal format keeps none of these):", style="bold")
+            Text(
+                _(
+                    "only in {format} (the internal format keeps none of these):",
+                    format=wire.format,
+                ),
+                style="bold",
+            )
         )
         for path, value in result.wire_only:
             console.print(Text.assemble("  ", path, (f" = {_value(value, 50)}", "dim")))
     console.print()
     if result.note:
-        console.print(Text(result.note, style="dim"))
+        console.print(Text(localized(result.note), style="dim"))
     if not result.changes:
         console.print(
             Text.assemble(
-                ("the same meaning: ", "bold green"),
-                f"{result.summary}; read back from {wire.name}, all equal",
+                (_("the same meaning: "), "bold green"),
+                _(
+                    "{summary}; read back from {wire}, all equal",
+                    summary=result.summary,
+                    wire=wire.name,
+                ),
             )
         )
         return
     n = len(result.changes)
     console.print(
         Text.assemble(
-            (f"{n} difference{'s' if n > 1 else ''} in meaning", "bold red"),
-            f" ({wire.name} read back into the internal format, against what {internal.name} "
-            f"says in {wire.format}):",
+            (
+                _("1 difference in meaning") if n == 1 else _("{n} differences in meaning", n=n),
+                "bold red",
+            ),
+            _(
+                " ({wire} read back into the internal format, against what {internal} "
+                "says in {format}):",
+                wire=wire.name,
+                internal=internal.name,
+                format=wire.format,
+            ),
         )
     )
     _changes(console, result.changes, b_name=wire.name)
@@ -108,7 +142,7 @@ def _row(link: Link, parent: Link | None) -> tuple[Text, Text, Text]:
     a = _relative(link.a, parent.a if parent else None)
     left = Text(indent + a)
     if link.label and not a.endswith(f".{link.label}"):  # `.content[0].text` says `text` already
-        left.append(f"  {link.label}", style="dim")
+        left.append(f"  {localized(link.label)}", style="dim")
     if not link.b:
         right = Text(indent + "—", style="yellow")
     else:
@@ -116,9 +150,9 @@ def _row(link: Link, parent: Link | None) -> tuple[Text, Text, Text]:
         right = Text(indent + ", ".join(_relative(b, base) for b in link.b))
         if link.b_label:
             right.append(f"  {link.b_label}", style="dim")
-    how = Text(link.note or "", style="yellow" if not link.b else "")
+    how = Text(localized(link.note) or "", style="yellow" if not link.b else "")
     if link.status in STATUS:  # beside the wire path, where the eye is
-        said, style = STATUS[link.status]
+        said, style = _status(link.status)
         right.append(f"  {said}", style=style)
     return left, right, how
 
@@ -127,8 +161,8 @@ def _columns(
     console: Console, rows: list[tuple[Text, Text, Text]], titles: tuple[str, str]
 ) -> None:
     """internal → wire, then how; the note goes under the row when the line would run over."""
-    left_w = min(max([len(titles[0]), *(cell_len(r[0].plain) for r in rows)]), LEFT_MAX)
-    right_w = min(max([len(titles[1]), *(cell_len(r[1].plain) for r in rows)]), RIGHT_MAX)
+    left_w = min(max([cell_len(titles[0]), *(cell_len(r[0].plain) for r in rows)]), LEFT_MAX)
+    right_w = min(max([cell_len(titles[1]), *(cell_len(r[1].plain) for r in rows)]), RIGHT_MAX)
     width = console.width
     console.print(Text.assemble((_pad(titles[0], left_w), "bold"), "   ", (titles[1], "bold")))
     for left, right, how in rows:
@@ -164,7 +198,9 @@ def _path(change: Change, tagged: bool, b_name: str) -> str:
     value at another place in B: `A $.x, B $.y`)."""
     b_path = change.b_path
     if not tagged:
-        return change.path if b_path is None else f"{change.path} (in {b_name}: {b_path})"
+        if b_path is None:
+            return change.path
+        return _("{path} (in {file}: {b_path})", path=change.path, file=b_name, b_path=b_path)
     if change.kind == "added":
         return f"B {change.path}"
     return f"A {change.path}" + (f", B {b_path}" if b_path is not None else "")
@@ -174,7 +210,9 @@ def _changes(
     console: Console, changes: list[Change], *, tagged: bool = False, b_name: str = "B"
 ) -> None:
     for change in changes:
-        where = Text(f"  ({change.where})", style="dim") if change.where else Text("")
+        where = (
+            Text(_("  ({where})", where=change.where), style="dim") if change.where else Text("")
+        )
         path = _path(change, tagged, b_name)
         if change.kind == "removed":
             console.print(

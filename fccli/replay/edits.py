@@ -22,6 +22,7 @@ from typing import Any
 from fccli.core.errors import FcError, InputFileError, UsageError
 from fccli.core.jsonio import dumps, parse_json
 from fccli.core.models import Request, ToolResultBlock, ToolUseBlock
+from fccli.i18n import Msg
 
 
 @dataclass
@@ -77,14 +78,25 @@ class StepResults:
         if len(matches) == 1:
             return matches[0]
         known = "; ".join(self.describe(i) for i in self.ids)
+        hint = Msg("ids of step {step}'s results: {ids}", step=self.step, ids=known)
         if matches:
             raise UsageError(
-                f"{flag} {given}: the start of {len(matches)} ids; give more of it",
-                hint=f"ids of step {self.step}'s results: {known}",
+                Msg(
+                    "{flag} {id}: the start of {n} ids; give more of it",
+                    flag=flag,
+                    id=given,
+                    n=len(matches),
+                ),
+                hint=hint,
             )
         raise UsageError(
-            f"{flag} {given}: no tool result with this id in step {self.step}",
-            hint=f"ids of step {self.step}'s results: {known}",
+            Msg(
+                "{flag} {id}: no tool result with this id in step {step}",
+                flag=flag,
+                id=given,
+                step=self.step,
+            ),
+            hint=hint,
         )
 
     def get(self, call_id: str) -> ToolResultBlock:
@@ -110,8 +122,12 @@ def apply_edits(request: Request, step: int, asked: EditsAsked, editor: Editor) 
     stdin = [v for v in asked.sets if v.partition("=")[2] in ("@", "@-")]
     if len(stdin) > 1:
         raise UsageError(
-            f"--set reads standard input {len(stdin)} times ({', '.join(stdin)}); it can be read once",
-            hint="give the other results as ID=@FILE or ID=TEXT",
+            Msg(
+                "--set reads standard input {n} times ({values}); it can be read once",
+                n=len(stdin),
+                values=", ".join(stdin),
+            ),
+            hint=Msg("give the other results as ID=@FILE or ID=TEXT"),
         )
     sets = [_parse_set(value, results) for value in asked.sets]
     errors = [results.resolve(i, "--error") for i in asked.errors]
@@ -127,8 +143,11 @@ def apply_edits(request: Request, step: int, asked: EditsAsked, editor: Editor) 
     for kind, ids in (("error", errors), ("ok", oks)):
         for call_id in ids:
             if results.get(call_id).is_error == (kind == "error"):
-                state = "an error" if kind == "error" else "not an error"
-                out.notes.append(f"--{kind} {call_id}: the result already was {state}")
+                out.notes.append(
+                    Msg("--error {id}: the result already was an error", id=call_id)
+                    if kind == "error"
+                    else Msg("--ok {id}: the result already was not an error", id=call_id)
+                )
             results.update(call_id, error=kind == "error")
             out.records.append({"kind": kind, "id": call_id})
     if asked.editor:
@@ -139,9 +158,10 @@ def apply_edits(request: Request, step: int, asked: EditsAsked, editor: Editor) 
 def _parse_set(value: str, results: StepResults) -> tuple[str, str, str | None]:
     given, sep, text = value.partition("=")
     if not sep or not given:
+        example = f"--set {results.ids[0]}='{{\"temp_c\": 39}}'" if results.ids else ""
         raise UsageError(
-            f"--set {value!r}: expected ID=TEXT (or ID=@FILE)",
-            hint=f"e.g. --set {results.ids[0]}='{{\"temp_c\": 39}}'" if results.ids else None,
+            Msg("--set {value}: expected ID=TEXT (or ID=@FILE)", value=repr(value)),
+            hint=Msg("e.g. {example}", example=example) if example else None,
         )
     call_id = results.resolve(given, "--set")
     if not text.startswith("@"):
@@ -160,32 +180,46 @@ def _read_text(source: str) -> str:
     try:
         return read_bytes(path).decode("utf-8")
     except FileNotFoundError:
-        raise InputFileError(source, "no such file (read for --set ID=@FILE)") from None
+        raise InputFileError(source, Msg("no such file (read for --set ID=@FILE)")) from None
     except UnicodeDecodeError:
-        raise InputFileError(source, "not UTF-8 text") from None
+        raise InputFileError(source, Msg("not UTF-8 text")) from None
     except OSError as e:
-        raise InputFileError(source, f"cannot be read ({e.strerror})") from None
+        raise InputFileError(
+            source, Msg("cannot be read ({reason})", reason=str(e.strerror))
+        ) from None
 
 
 def _refuse_conflicts(sets: list[str], errors: list[str], oks: list[str]) -> None:
     for flag, ids in (("--set", sets), ("--error", errors), ("--ok", oks)):
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
-            raise UsageError(f"{flag} names {', '.join(twice)} more than once; say it once")
+            raise UsageError(
+                Msg(
+                    "{flag} names {ids} more than once; say it once",
+                    flag=flag,
+                    ids=", ".join(twice),
+                )
+            )
     both = sorted(set(errors) & set(oks))
     if both:
-        raise UsageError(f"--error and --ok both name {', '.join(both)}; choose one")
+        raise UsageError(Msg("--error and --ok both name {ids}; choose one", ids=", ".join(both)))
 
 
 # ---------------------------------------------------------------------------------------------
 # --edit: the step's results as a small JSON document in $EDITOR
 
-ABOUT = (
-    "fc replay: the tool results of step {step}, as they will be sent. Change a result's "
-    "content (a JSON object or array is written back as JSON text, a string as it is) or its "
-    "is_error, save and close. id, tool and input are for reading: the model asked for those. "
-    "Save it unchanged to send the results as they are; empty the file to cancel the replay."
-)
+
+def about(step: int) -> str:
+    """The document's first field: what to do with it, in the chosen language."""
+    from fccli.i18n import _
+
+    return _(
+        "fc replay: the tool results of step {step}, as they will be sent. Change a result's "
+        "content (a JSON object or array is written back as JSON text, a string as it is) or its "
+        "is_error, save and close. id, tool and input are for reading: the model asked for those. "
+        "Save it unchanged to send the results as they are; empty the file to cancel the replay.",
+        step=step,
+    )
 
 
 def editor_document(results: StepResults) -> str:
@@ -200,7 +234,7 @@ def editor_document(results: StepResults) -> str:
         entry["is_error"] = block.is_error
         entry["content"] = _shown(block.content)
         entries.append(entry)
-    return dumps({"about": ABOUT.format(step=results.step), "results": entries})
+    return dumps({"about": about(results.step), "results": entries})
 
 
 def _shown(content: str) -> Any:
@@ -215,19 +249,18 @@ def _shown(content: str) -> Any:
 def _edit_in_editor(results: StepResults, editor: Editor, notes: list[str]) -> list[dict[str, Any]]:
     text = editor(editor_document(results))
     if not text.strip():
-        raise UsageError("the edited document is empty: nothing was replayed")
-    data = parse_json(text, "the edited document")
+        raise UsageError(Msg("the edited document is empty: nothing was replayed"))
+    document = Msg("the edited document")
+    data = parse_json(text, document)
     entries = data.get("results") if isinstance(data, dict) else None
     if not isinstance(entries, list):
-        raise InputFileError("the edited document", "expected an object with `results`, a list")
+        raise InputFileError(document, Msg("expected an object with `results`, a list"))
     records = []
     for n, entry in enumerate(entries):
         where = f"$.results[{n}]"
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            raise InputFileError(
-                "the edited document", "expected an object with an id", json_path=where
-            )
-        call_id = results.resolve(entry["id"], "--edit: the result")
+            raise InputFileError(document, Msg("expected an object with an id"), json_path=where)
+        call_id = results.resolve(entry["id"], Msg("--edit: the result"))
         block = results.get(call_id)
         call = results.calls.get(call_id)
         if call is not None and (
@@ -235,12 +268,15 @@ def _edit_in_editor(results: StepResults, editor: Editor, notes: list[str]) -> l
             or entry.get("input", call.input) != call.input
         ):
             notes.append(
-                f"--edit: the tool and input of {call_id} are the model's; left as they were"
+                Msg(
+                    "--edit: the tool and input of {id} are the model's; left as they were",
+                    id=call_id,
+                )
             )
         error = entry.get("is_error", block.is_error)
         if not isinstance(error, bool):
             raise InputFileError(
-                "the edited document", "is_error is true or false", json_path=f"{where}.is_error"
+                document, Msg("is_error is true or false"), json_path=f"{where}.is_error"
             )
         content = _written(entry.get("content", _shown(block.content)), block.content)
         if content == block.content and error == block.is_error:
@@ -263,7 +299,9 @@ def run_editor(text: str) -> str:
     command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     argv = shlex.split(command)
     if not argv:
-        raise UsageError("$EDITOR is empty", hint="export EDITOR=nano (or vim, code --wait, ...)")
+        raise UsageError(
+            Msg("$EDITOR is empty"), hint=Msg("export EDITOR=nano (or vim, code --wait, ...)")
+        )
     fd, name = tempfile.mkstemp(prefix="fc-replay-", suffix=".json")
     path = Path(name)
     keep = False
@@ -274,12 +312,22 @@ def run_editor(text: str) -> str:
             done = subprocess.run([*argv, str(path)], check=False)
         except OSError as e:
             raise UsageError(
-                f"cannot start the editor {command!r}: {e.strerror}",
-                hint="set $EDITOR (or $VISUAL) to an editor that waits, e.g. nano, vim, code --wait",
+                Msg(
+                    "cannot start the editor {command}: {reason}",
+                    command=repr(command),
+                    reason=str(e.strerror),
+                ),
+                hint=Msg(
+                    "set $EDITOR (or $VISUAL) to an editor that waits, e.g. nano, vim, code --wait"
+                ),
             ) from None
         if done.returncode != 0:
             raise UsageError(
-                f"the editor {command!r} exited with status {done.returncode}: nothing was replayed"
+                Msg(
+                    "the editor {command} exited with status {status}: nothing was replayed",
+                    command=repr(command),
+                    status=done.returncode,
+                )
             )
         saved = path.read_text(encoding="utf-8")
         if not saved.strip():
@@ -289,7 +337,7 @@ def run_editor(text: str) -> str:
         except FcError as e:
             keep = saved.strip() != ""
             if keep:  # the person's work is not thrown away with the error
-                raise e.at(hint=f"your edit is kept in {path}") from e
+                raise e.at(hint=Msg("your edit is kept in {path}", path=str(path))) from e
             raise
         return saved
     finally:

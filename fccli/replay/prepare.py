@@ -18,6 +18,7 @@ from typing import Any
 from fccli.core.errors import FindingsError, UsageError
 from fccli.core.manifest import Options, ReplayedFrom, with_tools_file
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
+from fccli.i18n import Msg
 from fccli.providers.base import Provider
 from fccli.providers.faults import DEMO_FAULTS
 from fccli.providers.profiles import PROFILES, profile_for
@@ -85,9 +86,15 @@ class PreparedReplay:
                 raise
             # The engine's hint blames fc; the first request of a replay is the user's edit.
             raise e.at(
-                hint=f"the history comes from {self.plan.request_file} of {self.plan.origin}, as "
-                f"edited; to send it anyway and read the provider's answer: fc send "
-                f"{self.run.trace.path / ('1-request.' + self.plan.wire_format + '.json')}"
+                hint=Msg(
+                    "the history comes from {file} of {origin}, as edited; to send it anyway "
+                    "and read the provider's answer: fc send {request}",
+                    file=self.plan.request_file,
+                    origin=self.plan.origin,
+                    request=str(
+                        self.run.trace.path / ("1-request." + self.plan.wire_format + ".json")
+                    ),
+                )
             ) from e
 
 
@@ -120,12 +127,17 @@ def _harness_bug(manifest: dict[str, Any], step: int) -> str | None:
 def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> PreparedReplay:
     """Check everything that can be checked before anything is written or sent."""
     if settings.once and settings.max_steps is not None:
-        raise UsageError("--once and --max-steps: choose one (--once is --max-steps 1)")
+        raise UsageError(Msg("--once and --max-steps: choose one (--once is --max-steps 1)"))
     trace = read_trace(settings.trace)
     manifest = trace.manifest
     options = manifest["options"] if isinstance(manifest.get("options"), dict) else {}
     if trace.wire_format is None:
-        raise UsageError(f"{trace.path}: neither its manifest nor its files name a wire format")
+        raise UsageError(
+            Msg(
+                "{trace}: neither its manifest nor its files name a wire format",
+                trace=str(trace.path),
+            )
+        )
     if settings.out is not None:
         _refuse_out_in_trace(settings.out, trace.path)
     step = choose_step(trace, settings.step)
@@ -150,10 +162,10 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     name = settings.provider or origin.provider
     if name is None or name not in KNOWN:
         raise UsageError(
-            f"unknown provider {name!r}"
+            Msg("unknown provider {name}", name=repr(name))
             if name
-            else f"{trace.path}: its manifest names no provider",
-            hint=f"give one with -p: {', '.join(KNOWN)}",
+            else Msg("{trace}: its manifest names no provider", trace=str(trace.path)),
+            hint=Msg("give one with -p: {providers}", providers=", ".join(KNOWN)),
         )
     refuse_demo_base_url(name, settings.base_url)
     tools = _load_tools(origin.tools, from_trace=settings.tools is None)
@@ -207,13 +219,18 @@ def _prepare(
     hand = origin.source.hand_edit
     records = ([hand] if hand else []) + applied.records
     if not records:
-        notes.append(f"no edits: step {step} goes out again as it was")
+        notes.append(Msg("no edits: step {step} goes out again as it was", step=step))
     model = settings.model or (
         request.model if name == origin.provider else provider.info.default_model
     )
     if name != origin.provider and not settings.model:
         notes.append(
-            f"model {model}: {name}'s default (the trace asked {request.model}; -m to choose)"
+            Msg(
+                "model {model}: {name}'s default (the trace asked {asked}; -m to choose)",
+                model=model,
+                name=name,
+                asked=request.model,
+            )
         )
     messages, thinking = _for_provider(request, name, wire.name, notes)
     stream = settings.stream if settings.stream is not None else options.get("stream") is True
@@ -243,8 +260,10 @@ def _prepare(
     if problem is not None:
         raise UsageError(
             problem,
-            hint=f"the step's request asks for it: edit it in {origin.source.file}, "
-            "or replay on another provider",
+            hint=Msg(
+                "the step's request asks for it: edit it in {file}, or replay on another provider",
+                file=origin.source.file,
+            ),
         )
     out = settings.out or next_replay_dir(origin.trace.path)
     tools_file = tools_file_entry(origin.tools, out)
@@ -326,16 +345,35 @@ def _refuse_out_in_trace(out: Path, trace: Path) -> None:
     the original is never touched (and --force would delete it)."""
     where, original = out.resolve(), trace.resolve()
     if where == original or original in where.parents:
-        what = "the original trace" if where == original else "inside the original trace"
+        hint = Msg("choose another --out, or leave it out for TRACE.replay-N")
+        if where == original:
+            raise UsageError(
+                Msg(
+                    "--out {out} is the original trace {trace}; the replay is written to a new "
+                    "trace, never into the old one",
+                    out=str(out),
+                    trace=str(trace),
+                ),
+                hint=hint,
+            )
         raise UsageError(
-            f"--out {out} is {what} {trace}; the replay is written to a new trace, "
-            "never into the old one",
-            hint="choose another --out, or leave it out for TRACE.replay-N",
+            Msg(
+                "--out {out} is inside the original trace {trace}; the replay is written to a "
+                "new trace, never into the old one",
+                out=str(out),
+                trace=str(trace),
+            ),
+            hint=hint,
         )
     if where in original.parents:
         raise UsageError(
-            f"--out {out} holds the original trace {trace}; the replay needs a directory of its own",
-            hint="choose another --out, or leave it out for TRACE.replay-N",
+            Msg(
+                "--out {out} holds the original trace {trace}; the replay needs a directory of "
+                "its own",
+                out=str(out),
+                trace=str(trace),
+            ),
+            hint=Msg("choose another --out, or leave it out for TRACE.replay-N"),
         )
 
 
@@ -390,7 +428,11 @@ def _for_provider(
     profile = PROFILES.get(name)
     if thinking is not None and profile is not None and not profile.thinking:
         notes.append(
-            f"{name} has no thinking switch: the request's thinking={thinking} is not sent"
+            Msg(
+                "{name} has no thinking switch: the request's thinking={thinking} is not sent",
+                name=name,
+                thinking=thinking,
+            )
         )
         thinking = None
     messages = list(request.messages)
@@ -417,8 +459,11 @@ def _for_provider(
                 for m in messages
             ]
             notes.append(
-                f"{unsigned} thinking block(s) without Anthropic's signature left out: "
-                "Anthropic refuses reasoning it did not sign"
+                Msg(
+                    "{n} thinking block(s) without Anthropic's signature left out: "
+                    "Anthropic refuses reasoning it did not sign",
+                    n=unsigned,
+                )
             )
     foreign = sorted(
         {
@@ -430,8 +475,12 @@ def _for_provider(
     )
     if foreign:
         notes.append(
-            f"provider block(s) of another format left out ({', '.join(foreign)}): "
-            f"they go back only to the format they came from, not to {fmt}"
+            Msg(
+                "provider block(s) of another format left out ({blocks}): "
+                "they go back only to the format they came from, not to {format}",
+                blocks=", ".join(foreign),
+                format=fmt,
+            )
         )
     return messages, thinking
 
@@ -455,7 +504,10 @@ def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
     )
     doc = Document(file, request.to_json_dict(), "internal", "request", "", internal=request)
     converted = convert(doc, fmt)
-    return [f"into {fmt}: {line}" for line in converted.losses + converted.warnings]
+    return [
+        Msg("into {format}: {line}", format=fmt, line=line)
+        for line in converted.losses + converted.warnings
+    ]
 
 
 def _trace_url(
@@ -479,10 +531,13 @@ def _trace_url(
         return None
     if "***" in url:  # a password was in it, masked in the manifest: it cannot be used again
         notes.append(
-            f"the trace's base URL {url} carried a password; give it again with --base-url"
+            Msg(
+                "the trace's base URL {url} carried a password; give it again with --base-url",
+                url=url,
+            )
         )
         return None
-    notes.append(f"sent to {url}, the trace's base URL (--base-url to change)")
+    notes.append(Msg("sent to {url}, the trace's base URL (--base-url to change)", url=url))
     return url
 
 
@@ -501,7 +556,10 @@ def _load_tools(name: str, *, from_trace: bool) -> ToolSet:
     except UsageError as e:
         if from_trace:
             raise e.at(
-                hint=f"the trace was run with --tools {name}; give --tools to find them from here"
+                hint=Msg(
+                    "the trace was run with --tools {name}; give --tools to find them from here",
+                    name=name,
+                )
             ) from e
         raise
 
@@ -523,10 +581,19 @@ def _int(value: Any, default: int, name: str, low: int, high: int | None) -> int
     if not isinstance(value, int) or isinstance(value, bool):
         return default
     if value < low or (high is not None and value > high):
-        allowed = f"{low} to {high}" if high is not None else f"at least {low}"
+        allowed = (
+            Msg("{low} to {high}", low=low, high=high)
+            if high is not None
+            else Msg("at least {low}", low=low)
+        )
         flag = "--" + name.replace("_", "-")
         raise UsageError(
-            f"the trace's manifest says options.{name} = {value}; it must be {allowed}",
-            hint=f"give {flag} to choose",
+            Msg(
+                "the trace's manifest says options.{name} = {value}; it must be {allowed}",
+                name=name,
+                value=value,
+                allowed=allowed,
+            ),
+            hint=Msg("give {flag} to choose", flag=flag),
         )
     return value

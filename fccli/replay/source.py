@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.jsonio import read_json, validate
 from fccli.core.models import Request
+from fccli.i18n import Msg
 from fccli.trace.names import MANIFEST, step_file
 
 if TYPE_CHECKING:
@@ -69,14 +70,25 @@ def choose_step(trace: Trace, asked: int | None) -> int:
         trace.step(asked)  # a step the trace does not have: exit 2, naming the ones it has
         if asked not in having:
             raise UsageError(
-                f"step {asked} of {trace.path} hands back no tool results: there is nothing to edit",
-                hint=f"steps that do: {listed}" if having else "no step of this trace does",
+                Msg(
+                    "step {step} of {trace} hands back no tool results: there is nothing to edit",
+                    step=asked,
+                    trace=str(trace.path),
+                ),
+                hint=Msg("steps that do: {steps}", steps=listed)
+                if having
+                else Msg("no step of this trace does"),
             )
         return asked
     if not having:
         raise UsageError(
-            f"{trace.path} has no step that hands tool results back: there is nothing to edit",
-            hint=f"the model called no tool in this run (fc show {trace.path})",
+            Msg(
+                "{trace} has no step that hands tool results back: there is nothing to edit",
+                trace=str(trace.path),
+            ),
+            hint=Msg(
+                "the model called no tool in this run (fc show {trace})", trace=str(trace.path)
+            ),
         )
     return having[-1]
 
@@ -106,7 +118,9 @@ def _read(path: Path, wire: WireFormat | None) -> _File:
     except ConversionError as e:
         name = wire.name if wire else "internal"
         out.error = InputFileError(
-            str(path), f"cannot be read as a {name} request: {e.problem}", json_path=e.json_path
+            str(path),
+            Msg("cannot be read as a {format} request: {problem}", format=name, problem=e.problem),
+            json_path=e.json_path,
         )
     except InputFileError as e:
         out.error = e
@@ -127,23 +141,39 @@ def read_step_request(
     wired = _read(trace_path / step_file(step, "request", wire.name), wire)
     files = {"internal": internal, "wire": wired}
     if prefer is not None and prefer not in SOURCES:
-        raise UsageError(f"--from {prefer!r}: choose internal or wire")
+        raise UsageError(Msg("--from {value}: choose internal or wire", value=repr(prefer)))
     for kind, f in files.items():
         instead = "wire" if kind == "internal" else "internal"
         if f.error is not None and prefer != instead:
             # A file broken while being edited is never passed over in silence.
-            raise f.error.at(hint=f"fix it, or replay from the other file: --from {instead}")
+            raise f.error.at(
+                hint=Msg("fix it, or replay from the other file: --from {other}", other=instead)
+            )
     if prefer is not None and not files[prefer].exists:
-        raise InputFileError(str(files[prefer].path), "no such file (asked for with --from)")
+        raise InputFileError(str(files[prefer].path), Msg("no such file (asked for with --from)"))
     if not internal.exists and not wired.exists:
-        raise InputFileError(str(internal.path), f"no such file, nor {wired.path.name}")
+        raise InputFileError(
+            str(internal.path), Msg("no such file, nor {other}", other=wired.path.name)
+        )
     unread = [f for f in (internal, wired) if f.request is None]
     if unread:
         (present,) = [f for f in (internal, wired) if f.request is not None]
         assert present.request is not None
         missing = unread[0].path.name
-        why = "cannot be read" if unread[0].exists else "is missing"
-        note = f"{missing} {why}; the request is read from {present.path.name}"
+        said = (
+            Msg(
+                "{file} cannot be read; the request is read from {other}",
+                file=missing,
+                other=present.path.name,
+            )
+            if unread[0].exists
+            else Msg(
+                "{file} is missing; the request is read from {other}",
+                file=missing,
+                other=present.path.name,
+            )
+        )
+        note: str = said
         return StepSource(step, present.request, present.path.name, present.request, note)
     assert internal.request is not None and wired.request is not None
     where = disagreement(internal.request, wired.data, wire)
@@ -153,39 +183,55 @@ def read_step_request(
         agreed = StepSource(step, chosen.request, chosen.path.name, internal.request)
         later = edited_together(trace_path, step, internal.path, wired.path)
         if later is not None:
-            agreed.note = (
-                f"{internal.path.name} and {wired.path.name} agree, but both were changed "
-                f"{_duration(later)} after the step's response: edited by hand, "
-                f"replaying {chosen.path.name}"
+            agreed.note = Msg(
+                "{internal} and {wire} agree, but both were changed {duration} after the step's "
+                "response: edited by hand, replaying {chosen}",
+                internal=internal.path.name,
+                wire=wired.path.name,
+                duration=_duration(later),
+                chosen=chosen.path.name,
             )
             agreed.hand_edit = {
                 "kind": "hand-edited",
                 "file": chosen.path.name,
                 "files": [internal.path.name, wired.path.name],
-                "why": f"both request files were changed {_duration(later)} after the files "
-                "fc wrote after them",
+                "why": Msg(
+                    "both request files were changed {duration} after the files fc wrote after "
+                    "them",
+                    duration=_duration(later),
+                ),
             }
         return agreed
+    why: str
     if bug is not None:
         # Not an edit: the harness's mistake, made on purpose and on record. A replay is fc's
         # own harness sending again, so it starts from fc's request unless told otherwise.
         kind, why = (
             prefer or "internal",
-            "as --from asked"
+            Msg("as --from asked")
             if prefer
-            else "fc's own request; the replay does not repeat the harness's mistake",
+            else Msg("fc's own request; the replay does not repeat the harness's mistake"),
         )
-        said = f"--harness-bug {bug} wrote the wire file so on purpose (the manifest says so)"
+        said = Msg(
+            "--harness-bug {bug} wrote the wire file so on purpose (the manifest says so)",
+            bug=bug,
+        )
     else:
         kind, why = (
-            (prefer, "as --from asked") if prefer else edited_file(internal.path, wired.path)
+            (prefer, Msg("as --from asked")) if prefer else edited_file(internal.path, wired.path)
         )
-        said = "one was edited by hand"
+        said = Msg("one was edited by hand")
     chosen, other = (internal, wired) if kind == "internal" else (wired, internal)
     assert chosen.request is not None and other.request is not None
-    note = (
-        f"{internal.path.name} and {wired.path.name} disagree (first at {where} of the wire "
-        f"file): {said}. Replaying {chosen.path.name}: {why}"
+    note = Msg(
+        "{internal} and {wire} disagree (first at {where} of the wire file): {said}. "
+        "Replaying {chosen}: {why}",
+        internal=internal.path.name,
+        wire=wired.path.name,
+        where=where,
+        said=said,
+        chosen=chosen.path.name,
+        why=why,
     )
     source = StepSource(step, chosen.request, chosen.path.name, other.request, note)
     if bug is None:
@@ -208,13 +254,17 @@ def _translation_note(wired: _File, where: str) -> str:
     such place): a field fc's internal format cannot hold is not sent; one the file lacks but
     fc always writes (a harness bug dropped it, or a hand edit) is put back."""
     if _at(wired.data, where) is None:
-        return (
-            f"{wired.path.name}: {where} is not in the file, and fc's translation puts it back, "
-            "so the replay sends it (the first such place)"
+        return Msg(
+            "{file}: {where} is not in the file, and fc's translation puts it back, "
+            "so the replay sends it (the first such place)",
+            file=wired.path.name,
+            where=where,
         )
-    return (
-        f"{wired.path.name}: {where} has no place in fc's internal format, so the replay "
-        "does not send it (the first such place)"
+    return Msg(
+        "{file}: {where} has no place in fc's internal format, so the replay "
+        "does not send it (the first such place)",
+        file=wired.path.name,
+        where=where,
     )
 
 
@@ -252,17 +302,25 @@ def edited_file(internal: Path, wire: Path) -> tuple[str, str]:
     """("internal" | "wire", why) for two request files that disagree, from their times."""
     t_internal, t_wire = internal.stat().st_mtime_ns, wire.stat().st_mtime_ns
     if t_wire > t_internal:
-        return "wire", f"it was changed after {internal.name} (fc writes the wire file first)"
+        return "wire", Msg(
+            "it was changed after {file} (fc writes the wire file first)", file=internal.name
+        )
     if t_internal - t_wire > SAME_MOMENT_NS:
         later = (t_internal - t_wire) / 1e9
         return (
             "internal",
-            f"it was changed {_duration(later)} after {wire.name} (fc writes the two together)",
+            Msg(
+                "it was changed {duration} after {file} (fc writes the two together)",
+                duration=_duration(later),
+                file=wire.name,
+            ),
         )
     return (
         "wire",
-        "the files' times do not tell which was edited, and the wire file is what is sent "
-        "(--from internal for the other)",
+        Msg(
+            "the files' times do not tell which was edited, and the wire file is what is sent "
+            "(--from internal for the other)"
+        ),
     )
 
 
@@ -288,10 +346,10 @@ def edited_together(trace_path: Path, step: int, *requests: Path) -> float | Non
 
 def _duration(seconds: float) -> str:
     if seconds < 120:
-        return f"{seconds:.0f} s"
+        return Msg("{n} s", n=round(seconds))
     if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.0f} h"
+        return Msg("{n} min", n=round(seconds / 60))
+    return Msg("{n} h", n=round(seconds / 3600))
 
 
 def changed_results(before: Request, after: Request) -> list[str]:
