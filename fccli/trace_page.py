@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import FcError
+from fccli.i18n import _
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
@@ -113,7 +114,7 @@ def _check(data: PageData) -> None:
         data.findings = check_trace(data.trace.path)
     except FcError as e:
         data.findings = []
-        data.check_problem = str(e)
+        data.check_problem = e.localized()
 
 
 def _replayed(trace: Trace, page: Path | None) -> Replayed | None:
@@ -144,16 +145,16 @@ def _changes(
 
     origin, number = source.get("trace"), source.get("step")
     if not isinstance(origin, str) or not origin or not isinstance(number, int):
-        return None, "the manifest does not say which trace and step were replayed"
+        return None, _("the manifest does not say which trace and step were replayed")
     replayed = trace.steps[0].request if trace.steps else None
     if replayed is None:
-        return None, "this trace's first request cannot be read"
+        return None, _("this trace's first request cannot be read")
     try:
         before = read_trace(Path(origin)).step(number).request
     except FcError as e:
-        return None, f"the original trace cannot be read here ({e})"
+        return None, _("the original trace cannot be read here ({error})", error=e.localized())
     if before is None:
-        return None, f"step {number} of the original has no readable request"
+        return None, _("step {step} of the original has no readable request", step=number)
     return result_changes(before, replayed, edits), None
 
 

@@ -88,3 +88,26 @@ def test_every_marker_is_called_with_a_literal_string() -> None:
             ):
                 wrong.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert not wrong, f"marker called without a literal string: {wrong}"
+
+
+def test_babel_extracts_every_marker_python_sees() -> None:
+    """A marker inside an f-string's braces (`f"{_('x')}"`) is real code to Python but invisible
+    to Babel's extractor: its msgid would never reach the catalog and stay English."""
+    seen: dict[str, str] = {}
+    for path in sorted((REPO / "fccli").rglob("*.py")):
+        if path.parent.name == "i18n":
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in MARKERS
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and node.args[0].value
+            ):
+                seen.setdefault(node.args[0].value, f"{path.relative_to(REPO)}:{node.lineno}")
+    extracted = {m.id for m in i18n_tool.extracted() if m.id}
+    unseen = sorted(where for msgid, where in seen.items() if msgid not in extracted)
+    assert not unseen, f"markers Babel does not extract (inside an f-string?): {unseen}"

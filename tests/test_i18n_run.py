@@ -44,7 +44,7 @@ def zh(fc, *args: str, **options: Any):
 
 RUN_LINES_ZH = (
     "第 1 步",
-    "→ 请求（发往 demo，deepseek 格式）：1 条消息，问题；提供的工具：get_weather",
+    "→ 请求（发往 demo，deepseek 格式）：1 条消息，用户的提问；提供的工具：get_weather",
     "← 响应：停止原因 stop_reason tool_use（厂商格式里：finish_reason tool_calls）",
     '▶ 调用意图 get_weather input {"city": "杭州"} id call_',
     "模型只是提出了调用意图；由 fc 校验参数并执行：",
@@ -120,9 +120,9 @@ FAULTS_ZH = {
         "注意：--demo-fault missing-arg：演示模型故意犯这个错",
         "模型只是提出了调用意图；fc 校验了参数，什么也没有执行：",
         "✗ 错误结果（call_",
-        "get_weather 的参数校验不通过：city：缺少此参数。请用符合其 schema 的参数重新调用：",
+        "get_weather 的参数校验不通过：city：缺少必填字段。请用符合其 schema 的参数重新调用：",
     ),
-    "wrong-type": ('get_weather 的参数校验不通过：city：应为字符串（收到的是 ["杭州"]）。',),
+    "wrong-type": ('get_weather 的参数校验不通过：city：应当是字符串（收到的是 ["杭州"]）。',),
     "bad-json": (
         '▶ 调用意图 get_weather 参数（不是 JSON 对象）\'{"city":"杭\'',
         '参数不是 JSON 对象（\'{"city":"杭\'），因此按 {} 读取。get_weather 的参数校验不通过',
@@ -278,11 +278,11 @@ def test_a_trace_made_under_zh_is_the_one_made_under_en(
 ERRORS_HANDED = {
     "missing-arg": (
         "invalid arguments for get_weather: city: Field required. Call it again",
-        "get_weather 的参数校验不通过：city：缺少此参数。请用符合其 schema 的参数重新调用",
+        "get_weather 的参数校验不通过：city：缺少必填字段。请用符合其 schema 的参数重新调用",
     ),
     "wrong-type": (
         'invalid arguments for get_weather: city: Input should be a valid string (got ["杭州"])',
-        'get_weather 的参数校验不通过：city：应为字符串（收到的是 ["杭州"]）。',
+        'get_weather 的参数校验不通过：city：应当是字符串（收到的是 ["杭州"]）。',
     ),
     "bad-json": (
         'the arguments were not a JSON object (\'{"city":"杭\'), so they were read as {}. ',

@@ -22,11 +22,25 @@ try:
     main()
 except SystemExit:
     pass
+i18n = sys.modules.get("fccli.i18n")
+print("CATALOG:" + str(i18n is not None and i18n._catalog is not None))
 print("LOADED:" + ",".join(m for m in {heavy!r} if m in sys.modules))
 """
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--version"], ["run", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        ["run", "--help"],
+        # Chinese help: the catalog and the translating formatter, nothing more
+        ["--lang", "zh", "--help"],
+        ["run", "--help", "--lang", "zh"],
+        ["export", "otel", "--help", "--lang", "zh"],
+        ["--lang", "zh", "run"],  # a usage error of click, said in Chinese
+    ],
+)
 def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
     out = subprocess.run(
         [sys.executable, "-c", PROBE.format(args=args, heavy=HEAVY)],
@@ -36,6 +50,32 @@ def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
     ).stdout
     loaded = out.rsplit("LOADED:", 1)[1].strip()
     assert loaded == "", f"fc {' '.join(args)} imported {loaded}"
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "catalog"),
+    [
+        (["--help"], {}, False),  # English: the msgid is the text, nothing to read
+        (["run", "--help"], {"LANG": "en_US.UTF-8"}, False),
+        (["--help"], {"FC_LANG": "zh"}, True),
+        (["show", "--help"], {"LANG": "zh_CN.UTF-8"}, True),
+        (["--version"], {"FC_LANG": "zh"}, False),  # answered before any language
+    ],
+)
+def test_the_catalog_is_read_only_for_chinese_words(
+    args: list[str], env: dict[str, str], catalog: bool, tmp_path: Path
+) -> None:
+    from tests.conftest import clean_env
+
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=clean_env(**env),
+    ).stdout
+    assert f"CATALOG:{catalog}" in out, out[-300:]
 
 
 @pytest.mark.parametrize(

@@ -6,22 +6,28 @@ from pathlib import Path
 
 import typer
 
+from fccli.i18n import N_
+
 
 def check(
     path: Path = typer.Argument(
         ...,
         metavar="PATH",
-        help="A trace directory, or one JSON file: a request body of any format, or a messages array.",
+        help=N_(
+            "A trace directory, or one JSON file: a request body of any format, or a messages array."
+        ),
     ),
     fmt: str | None = typer.Option(
         None,
         "--format",
         "-f",
-        help="internal, deepseek, openai, anthropic, responses or gemini: the file's format, "
-        "instead of detecting it.",
+        help=N_(
+            "internal, deepseek, openai, anthropic, responses or gemini: the file's format, "
+            "instead of detecting it."
+        ),
     ),
-    json_output: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    json_output: bool = typer.Option(False, "--json", help=N_("Print the findings as JSON.")),
+    strict: bool = typer.Option(False, "--strict", help=N_("Warnings fail too (exit 1).")),
 ) -> None:
     """Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never
     see), before anything is sent. Exit 1 on an error (or a warning with --strict), 0 otherwise,

@@ -6,22 +6,26 @@ from pathlib import Path
 
 import typer
 
+from fccli.i18n import N_
+
 
 def convert(
-    file: str = typer.Argument(..., metavar="FILE", help="A JSON file, or `-` for stdin."),
+    file: str = typer.Argument(..., metavar="FILE", help=N_("A JSON file, or `-` for stdin.")),
     to: str = typer.Option(
         ...,
         "--to",
         "-t",
-        help="Target format: internal, deepseek, openai, anthropic, responses or gemini.",
+        help=N_("Target format: internal, deepseek, openai, anthropic, responses or gemini."),
     ),
     source: str | None = typer.Option(
         None,
         "--from",
         "-f",
-        help="The source format, when detection from the content guesses wrong.",
+        help=N_("The source format, when detection from the content guesses wrong."),
     ),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Write to this file, not stdout."),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help=N_("Write to this file, not stdout.")
+    ),
 ) -> None:
     """Translate a request, response or messages array; what the target cannot hold goes to stderr."""
     from fccli.convert import convert as run_convert

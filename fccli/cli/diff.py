@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import typer
 
+from fccli.i18n import N_
+
 
 def diff(
-    a: str = typer.Argument(..., metavar="A", help="A JSON file (`-` for stdin)."),
-    b: str = typer.Argument(..., metavar="B", help="Another JSON file (`-` for stdin)."),
+    a: str = typer.Argument(..., metavar="A", help=N_("A JSON file (`-` for stdin).")),
+    b: str = typer.Argument(..., metavar="B", help=N_("Another JSON file (`-` for stdin).")),
     exit_code: bool = typer.Option(
-        False, "--exit-code", help="Exit 1 when they differ (in meaning, across formats)."
+        False, "--exit-code", help=N_("Exit 1 when they differ (in meaning, across formats).")
     ),
-    json_output: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    json_output: bool = typer.Option(False, "--json", help=N_("Print the comparison as JSON.")),
 ) -> None:
     """Compare two request or response files; formats are detected from the content."""
     from fccli.core.jsonio import dumps

@@ -7,42 +7,57 @@ from pathlib import Path
 
 import typer
 
+from fccli.i18n import N_
+
 app = typer.Typer(
-    help="Send traces elsewhere: `fc export otel` for OpenTelemetry backends.",
+    help=N_("Send traces elsewhere: `fc export otel` for OpenTelemetry backends."),
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
-@app.command("otel")
+@app.command(
+    "otel",
+    help=N_(
+        "Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace "
+        "per fc trace, a chat span per step, an execute_tool span per tool run. Needs the otel "
+        "extra."
+    ),
+)
 def otel(
     traces: list[Path] = typer.Argument(
-        None, metavar="TRACE…", help="Trace directories (default: the newest under ./traces)."
+        None, metavar="TRACE…", help=N_("Trace directories (default: the newest under ./traces).")
     ),
     endpoint: str | None = typer.Option(
         None,
         "--endpoint",
         metavar="URL",
-        help="An OTLP/HTTP traces endpoint, e.g. http://localhost:6006/v1/traces (a URL without "
-        "a path gets /v1/traces). Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else "
-        "$OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. Headers: $OTEL_EXPORTER_OTLP_HEADERS.",
+        help=N_(
+            "An OTLP/HTTP traces endpoint, e.g. http://localhost:6006/v1/traces (a URL without "
+            "a path gets /v1/traces). Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else "
+            "$OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. Headers: $OTEL_EXPORTER_OTLP_HEADERS."
+        ),
     ),
     output: str | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Write to FILE instead (- for stdout)."
+        None, "--output", "-o", metavar="FILE", help=N_("Write to FILE instead (- for stdout).")
     ),
     fmt: str | None = typer.Option(
         None,
         "--format",
         metavar="json|protobuf",
-        help="OTLP encoding. Default: protobuf to an endpoint, OTLP/JSON (one line per trace) "
-        "to a file.",
+        help=N_(
+            "OTLP encoding. Default: protobuf to an endpoint, OTLP/JSON (one line per trace) "
+            "to a file."
+        ),
     ),
     content: bool = typer.Option(
         False,
         "--content/--no-content",
-        help="Also export the messages, system prompt, tool definitions, arguments and results "
-        "(opt-in, as the conventions ask). Default: no text of the conversation leaves.",
+        help=N_(
+            "Also export the messages, system prompt, tool definitions, arguments and results "
+            "(opt-in, as the conventions ask). Default: no text of the conversation leaves."
+        ),
     ),
 ) -> None:
     """Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace per

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from fccli.i18n import N_
+
 if TYPE_CHECKING:
     from fccli.export.otel import LiveExport
 
@@ -19,13 +21,15 @@ OTLP = typer.Option(
     "--otlp",
     metavar="URL",
     envvar="FC_OTLP",
-    help="Also export the trace, when it closes, as OpenTelemetry GenAI spans to this OTLP/HTTP "
-    "endpoint (e.g. http://localhost:6006 for Phoenix; also $FC_OTLP). Needs the otel extra.",
+    help=N_(
+        "Also export the trace, when it closes, as OpenTelemetry GenAI spans to this OTLP/HTTP "
+        "endpoint (e.g. http://localhost:6006 for Phoenix; also $FC_OTLP). Needs the otel extra."
+    ),
 )
 OTLP_CONTENT = typer.Option(
     False,
     "--otlp-content",
-    help="With --otlp: export the messages, arguments and results too (default: not).",
+    help=N_("With --otlp: export the messages, arguments and results too (default: not)."),
 )
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import typer
 
+from fccli.i18n import N_
+
 
 def providers(
-    json_output: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+    json_output: bool = typer.Option(False, "--json", help=N_("Print the table as JSON.")),
 ) -> None:
     """List the providers: wire format, default model, base URL, key variable (set or not), capabilities."""
     from fccli.providers.registry import describe_providers

@@ -8,75 +8,84 @@ import typer
 
 from fccli.cli.limits import MAX_RESPONSE_MB, TIMEOUT, TOOL_TIMEOUT, megabytes
 from fccli.cli.otlp import OTLP, OTLP_CONTENT
+from fccli.i18n import N_
 
 
 def replay(
-    trace: Path = typer.Argument(..., metavar="TRACE", help="The trace directory to replay from."),
+    trace: Path = typer.Argument(
+        ..., metavar="TRACE", help=N_("The trace directory to replay from.")
+    ),
     step: int | None = typer.Option(
         None,
         "--step",
         min=1,
-        help="The step to re-send (default: the last one whose request hands tool results back).",
+        help=N_(
+            "The step to re-send (default: the last one whose request hands tool results back)."
+        ),
     ),
     set_: list[str] = typer.Option(
         [],
         "--set",
         metavar="ID=TEXT",
-        help="Replace the result of call ID with TEXT (ID=@FILE reads it from a file, @- from "
-        "stdin). Repeatable. An id may be shortened to a prefix that names one call.",
+        help=N_(
+            "Replace the result of call ID with TEXT (ID=@FILE reads it from a file, @- from "
+            "stdin). Repeatable. An id may be shortened to a prefix that names one call."
+        ),
     ),
     error: list[str] = typer.Option(
-        [], "--error", metavar="ID", help="Mark the result of call ID as an error. Repeatable."
+        [], "--error", metavar="ID", help=N_("Mark the result of call ID as an error. Repeatable.")
     ),
     ok: list[str] = typer.Option(
-        [], "--ok", metavar="ID", help="Mark the result of call ID as a success. Repeatable."
+        [], "--ok", metavar="ID", help=N_("Mark the result of call ID as a success. Repeatable.")
     ),
     edit: bool = typer.Option(
-        False, "--edit", help="Edit the step's tool results in $EDITOR (a small JSON document)."
+        False, "--edit", help=N_("Edit the step's tool results in $EDITOR (a small JSON document).")
     ),
     source: str | None = typer.Option(
         None,
         "--from",
         metavar="internal|wire",
-        help="The step's file that holds your hand edit, N-request.json (internal) or "
-        "N-request.<format>.json (wire), when the two disagree and fc cannot tell from their "
-        "times which was edited (fc says which it used, and why).",
+        help=N_(
+            "The step's file that holds your hand edit, N-request.json (internal) or "
+            "N-request.<format>.json (wire), when the two disagree and fc cannot tell from their "
+            "times which was edited (fc says which it used, and why)."
+        ),
     ),
     once: bool = typer.Option(
-        False, "--once", help="Send the edited request only; do not continue the round trip."
+        False, "--once", help=N_("Send the edited request only; do not continue the round trip.")
     ),
     max_steps: int | None = typer.Option(
-        None, "--max-steps", min=1, help="Stop after N model requests (default: as the trace)."
+        None, "--max-steps", min=1, help=N_("Stop after N model requests (default: as the trace).")
     ),
     provider: str | None = typer.Option(
-        None, "--provider", "-p", help="Replay on another provider (default: the trace's)."
+        None, "--provider", "-p", help=N_("Replay on another provider (default: the trace's).")
     ),
     model: str | None = typer.Option(
-        None, "--model", "-m", help="Model name (default: the trace's, on its provider)."
+        None, "--model", "-m", help=N_("Model name (default: the trace's, on its provider).")
     ),
     base_url: str | None = typer.Option(
-        None, "--base-url", help="Endpoint root (default: $FC_BASE_URL, else the trace's)."
+        None, "--base-url", help=N_("Endpoint root (default: $FC_BASE_URL, else the trace's).")
     ),
     tools: str | None = typer.Option(
         None,
         "--tools",
-        help="The tools that run the model's further calls (default: the trace's set).",
+        help=N_("The tools that run the model's further calls (default: the trace's set)."),
     ),
     stream: bool | None = typer.Option(
-        None, "--stream/--no-stream", help="Stream the responses (default: as the trace)."
+        None, "--stream/--no-stream", help=N_("Stream the responses (default: as the trace).")
     ),
     retries: int | None = typer.Option(
-        None, "--retries", min=0, max=10, help="Retries on 429, 5xx and connection errors."
+        None, "--retries", min=0, max=10, help=N_("Retries on 429, 5xx and connection errors.")
     ),
     timeout: float = TIMEOUT,
     max_response_mb: float = MAX_RESPONSE_MB,
     tool_timeout: float = TOOL_TIMEOUT,
     out: Path | None = typer.Option(
-        None, "--out", "-o", help="The new trace's directory (default: TRACE.replay-N)."
+        None, "--out", "-o", help=N_("The new trace's directory (default: TRACE.replay-N).")
     ),
-    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out trace."),
+    force: bool = typer.Option(False, "--force", help=N_("Replace a non-empty --out trace.")),
     json_output: bool = typer.Option(
-        False, "--json", help="Print the new trace's summary as JSON instead of the transcript."
+        False, "--json", help=N_("Print the new trace's summary as JSON instead of the transcript.")
     ),
     otlp: str | None = OTLP,
     otlp_content: bool = OTLP_CONTENT,

@@ -10,21 +10,24 @@ from typing import TextIO
 import typer
 
 from fccli.cli.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
+from fccli.i18n import N_
 
 # Shared with `fc curl`, which reads the same file and finds the same provider.
 FILE = typer.Argument(
-    ..., metavar="FILE", help="A wire-format request body, e.g. TRACE/2-request.deepseek.json."
+    ..., metavar="FILE", help=N_("A wire-format request body, e.g. TRACE/2-request.deepseek.json.")
 )
 PROVIDER = typer.Option(
     None,
     "--provider",
     "-p",
-    help="Where to send it (default: by the file's format: deepseek, openai, anthropic, "
-    "gemini; a responses file to openai; "
-    "another provider of the same format family, e.g. ollama; demo answers offline, fc send only).",
+    help=N_(
+        "Where to send it (default: by the file's format: deepseek, openai, anthropic, "
+        "gemini; a responses file to openai; "
+        "another provider of the same format family, e.g. ollama; demo answers offline, fc send only)."
+    ),
 )
 BASE_URL = typer.Option(
-    None, "--base-url", help="Endpoint root (default: $FC_BASE_URL, else the provider's)."
+    None, "--base-url", help=N_("Endpoint root (default: $FC_BASE_URL, else the provider's).")
 )
 
 
@@ -33,10 +36,10 @@ def send(
     provider: str | None = PROVIDER,
     base_url: str | None = BASE_URL,
     out: Path | None = typer.Option(
-        None, "--out", "-o", help="Save the response body to this file instead of printing it."
+        None, "--out", "-o", help=N_("Save the response body to this file instead of printing it.")
     ),
     retries: int = typer.Option(
-        3, "--retries", min=0, max=10, help="Retries on 429, 5xx and connection errors."
+        3, "--retries", min=0, max=10, help=N_("Retries on 429, 5xx and connection errors.")
     ),
     timeout: float = TIMEOUT,
     max_response_mb: float = MAX_RESPONSE_MB,

@@ -6,17 +6,23 @@ from pathlib import Path
 
 import typer
 
+from fccli.i18n import N_
+
 
 def serve(
     traces: list[Path] = typer.Argument(
-        ..., metavar="TRACE…", help="Trace directories (made by fc run or fc proxy) to play back."
+        ...,
+        metavar="TRACE…",
+        help=N_("Trace directories (made by fc run or fc proxy) to play back."),
     ),
-    port: int = typer.Option(8787, "--port", min=0, max=65535, help="Port (0: any free one)."),
+    port: int = typer.Option(8787, "--port", min=0, max=65535, help=N_("Port (0: any free one).")),
     host: str = typer.Option(
         "127.0.0.1",
         "--host",
-        help="Address to listen on. Anything but this machine (127.0.0.1, ::1, localhost) makes "
-        "the traces readable by anyone who can reach it, and fc warns.",
+        help=N_(
+            "Address to listen on. Anything but this machine (127.0.0.1, ::1, localhost) makes "
+            "the traces readable by anyone who can reach it, and fc warns."
+        ),
     ),
 ) -> None:
     """Answer each request with the recorded response of the step it equals (volatile fields

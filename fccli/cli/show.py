@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from fccli.i18n import N_
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -18,33 +20,38 @@ def show(
     target: str | None = typer.Argument(
         None,
         metavar="[TRACE|FILE]",
-        help="A trace directory, or one request/response JSON file in any format, `-` for stdin "
-        "(default: the newest trace under ./traces).",
+        help=N_(
+            "A trace directory, or one request/response JSON file in any format, `-` for stdin "
+            "(default: the newest trace under ./traces)."
+        ),
     ),
-    step: int | None = typer.Option(None, "--step", min=1, help="Show only step N."),
+    step: int | None = typer.Option(None, "--step", min=1, help=N_("Show only step N.")),
     wire: bool = typer.Option(
-        False, "--wire", help="Show each step's wire files (as sent and received) instead."
+        False, "--wire", help=N_("Show each step's wire files (as sent and received) instead.")
     ),
-    thinking: bool = typer.Option(False, "--thinking", help="Show thinking in full."),
-    full: bool = typer.Option(False, "--full", help="Do not fold long tool results."),
+    thinking: bool = typer.Option(False, "--thinking", help=N_("Show thinking in full.")),
+    full: bool = typer.Option(False, "--full", help=N_("Do not fold long tool results.")),
     html: Path | None = typer.Option(
         None,
         "--html",
         metavar="FILE",
         callback=lambda value: _page_name(value),
-        help="Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
-        "timeline, calls linked to their results, each step's four files side by side.",
+        help=N_(
+            "Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
+            "timeline, calls linked to their results, each step's four files side by side."
+        ),
     ),
     check: bool = typer.Option(
-        False, "--check", help="With --html: show fc check's findings where they point."
+        False, "--check", help=N_("With --html: show fc check's findings where they point.")
     ),
     json_output: bool = typer.Option(
-        False, "--json", help="Print the trace (manifest, steps, calls and results) as JSON."
+        False, "--json", help=N_("Print the trace (manifest, steps, calls and results) as JSON.")
     ),
 ) -> None:
     """Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."""
     from fccli.core.errors import UsageError
     from fccli.core.jsonio import dumps
+    from fccli.i18n import Msg, _
     from fccli.render import transcript
     from fccli.render.console import make_console
     from fccli.trace.names import MANIFEST
@@ -62,11 +69,11 @@ def show(
     from fccli.wire.detect import is_manifest
 
     if html is not None and json_output:
-        raise UsageError("--html and --json: choose one")
+        raise UsageError(Msg("--html and --json: choose one"))
     if check and html is None:
         raise UsageError(
-            "--check adds fc check's findings to the --html page",
-            hint="for the terminal: fc check TRACE",
+            Msg("--check adds fc check's findings to the --html page"),
+            hint=Msg("for the terminal: fc check TRACE"),
         )
     path = resolve_trace(target)
     console = transcript.recording_console() if html else make_console()
@@ -76,14 +83,19 @@ def show(
             path = path.parent  # a trace's manifest: the trace it belongs to
         else:
             if step is not None:
-                raise UsageError("--step is for a trace directory, not a single file")
+                raise UsageError(Msg("--step is for a trace directory, not a single file"))
             doc = document_from(data, name)
             if json_output and wire:
                 typer.echo(dumps(doc.to_json(wire=True)), nl=False)
             elif json_output:
                 typer.echo(dumps(doc.to_json()), nl=False)
             elif wire:
-                heading = f"{doc.name}: {doc.format} {doc.what()}, as stored"
+                heading = _(
+                    "{name}: {format} {what}, as stored",
+                    name=doc.name,
+                    format=doc.format,
+                    what=transcript.kind_text(doc.kind),
+                )
                 transcript.render_files(console, heading, [(doc.name, [(doc.name, doc.pretty())])])
             else:
                 transcript.render_document(console, doc, thinking=thinking, full=full)
@@ -94,9 +106,15 @@ def show(
         if inside:  # a folder of traces (traces/, traces/examples): what is in it
             if step is not None or wire:
                 flag = "--step" if step is not None else "--wire"
+                example = f"fc show {inside[0]} {flag}{f' {step}' if step else ''}"
                 raise UsageError(
-                    f"{path} is a folder of {len(inside)} traces; {flag} reads one of them",
-                    hint=f"e.g. fc show {inside[0]} {flag}{f' {step}' if step else ''}",
+                    Msg(
+                        "{path} is a folder of {n} traces; {flag} reads one of them",
+                        path=str(path),
+                        n=len(inside),
+                        flag=flag,
+                    ),
+                    hint=Msg("e.g. {command}", command=example),
                 )
             summaries = [trace_summary(t) for t in inside]
             if json_output:
@@ -112,7 +130,11 @@ def show(
         data = wire_json(trace, step) if wire else trace_json(trace, step)
         typer.echo(dumps(data), nl=False)
     elif wire:
-        heading = f"trace {trace.path}: the {trace.wire_format} wire files, as stored"
+        heading = _(
+            "trace {path}: the {format} wire files, as stored",
+            path=str(trace.path),
+            format=trace.wire_format,
+        )
         transcript.render_files(console, heading, wire_sections(trace, step))
     elif html is not None:
         _write_page(trace, html, check=check, step=step, thinking=thinking, full=full)
@@ -124,19 +146,26 @@ def show(
 
 def _page_name(value: Path | None) -> Path | None:
     """`--html -o page.html` (another command's habit) would write a page named `-o`."""
+    from fccli.i18n import _
+
     text = str(value) if value is not None else ""
     if text.startswith("-") and text != "-":
         raise typer.BadParameter(
-            f"takes the page's file name, not an option ({text!r}): "
-            "`--html page.html`, or `--html -` for standard output"
+            _(
+                "takes the page's file name, not an option ({text}): "
+                "`--html page.html`, or `--html -` for standard output",
+                text=repr(text),
+            )
         )
     return value
 
 
 def _save_html(console: Console, html: Path | None) -> None:
     """A single file, a folder of traces or --wire: the terminal transcript as a page."""
+    from fccli.i18n import _
+
     if html is not None:
-        _write(html, console.export_html(), "transcript")
+        _write(html, console.export_html(), _("transcript written to {file}", file=str(html)))
 
 
 def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> None:
@@ -144,11 +173,14 @@ def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> Non
     from fccli.trace_page import gather
 
     data = gather(trace, check=check, page=None if str(html) == "-" else html)
-    _write(html, trace_page(data, **options), "page")
+    from fccli.i18n import _
+
+    _write(html, trace_page(data, **options), _("page written to {file}", file=str(html)))
 
 
-def _write(html: Path, page: str, what: str) -> None:
+def _write(html: Path, page: str, written: str) -> None:
     from fccli.core.errors import UsageError
+    from fccli.i18n import Msg
 
     if str(html) == "-":
         sys.stdout.buffer.write(page.encode("utf-8"))
@@ -157,5 +189,7 @@ def _write(html: Path, page: str, what: str) -> None:
     try:
         html.write_text(page, encoding="utf-8")
     except OSError as e:
-        raise UsageError(f"cannot write {html}: {e.strerror}") from None
-    typer.echo(f"{what} written to {html}")
+        raise UsageError(
+            Msg("cannot write {file}: {reason}", file=str(html), reason=e.strerror)
+        ) from None
+    typer.echo(written)

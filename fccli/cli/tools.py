@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import typer
 
+from fccli.i18n import N_
+
 
 def tools(
     tools: str = typer.Option(
-        "weather", "--tools", help="A built-in tool set by name, or a path to a .py file of tools."
+        "weather",
+        "--tools",
+        help=N_("A built-in tool set by name, or a path to a .py file of tools."),
     ),
     wire_format: str | None = typer.Option(
         None,
         "--format",
         "-f",
-        help="internal, or a wire format (fc providers lists them); default: the demo model's.",
+        help=N_("internal, or a wire format (fc providers lists them); default: the demo model's."),
     ),
     provider: str | None = typer.Option(
-        None, "--provider", "-p", help="Show them in this provider's format (overrides --format)."
+        None,
+        "--provider",
+        "-p",
+        help=N_("Show them in this provider's format (overrides --format)."),
     ),
     strict: bool = typer.Option(
-        False, "--strict", help="Show the strict-mode form, and what strict mode refuses."
+        False, "--strict", help=N_("Show the strict-mode form, and what strict mode refuses.")
     ),
 ) -> None:
     """Print the tool definitions as they would be sent (the JSON the model reads)."""

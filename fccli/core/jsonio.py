@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from fccli.core.errors import InputFileError
 from fccli.core.models import BLOCK_TYPES
+from fccli.i18n import Msg
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -83,16 +84,24 @@ stay far below it (a tool schema is a handful of levels); past it every recursiv
 
 def parse_json(text: str | bytes, source: str) -> Any:
     if not text.strip():
-        raise InputFileError(source, "empty file" if not text else "empty file (only blanks)")
+        raise InputFileError(
+            source, Msg("empty file") if not text else Msg("empty file (only blanks)")
+        )
     try:
         value = json.loads(text)
     except UnicodeDecodeError:
-        raise InputFileError(source, "not UTF-8 text") from None
+        raise InputFileError(source, Msg("not UTF-8 text")) from None
     except RecursionError:
         raise InputFileError(source, too_deep()) from None
     except json.JSONDecodeError as e:
         raise InputFileError(
-            source, f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+            source,
+            Msg(
+                "not valid JSON: {problem} at line {line}, column {column}",
+                problem=_json_problem(e.msg),
+                line=e.lineno,
+                column=e.colno,
+            ),
         ) from None
     except ValueError as e:  # Python's limit on the digits of an integer (4300 by default)
         raise InputFileError(source, too_long_number(e)) from None
@@ -149,21 +158,72 @@ def _deep_path(value: Any) -> str:
     return ""
 
 
+def _json_problem(said: str) -> str:
+    """Python's own words for a JSON syntax error, as a Msg where fc has them translated."""
+    for known in (
+        Msg("Expecting value"),
+        Msg("Expecting ',' delimiter"),
+        Msg("Expecting ':' delimiter"),
+        Msg("Expecting property name enclosed in double quotes"),
+        Msg("Extra data"),
+        Msg("Unterminated string starting at"),
+        Msg("Invalid control character at"),
+        Msg("Invalid \\escape"),
+        Msg("Illegal trailing comma before end of object"),
+        Msg("Illegal trailing comma before end of array"),
+    ):
+        if said == known:
+            return known
+    return said
+
+
+def _pydantic_problem(error: Any) -> str:
+    """pydantic's words for the first problem of a file's shape, as a Msg where fc has them
+    translated; the English is pydantic's, unchanged."""
+    said = error["msg"]
+    kind = error.get("type")
+    ctx = error.get("ctx") or {}
+    if kind == "literal_error" and "expected" in ctx:
+        known: Msg | None = Msg("Input should be {expected}", expected=str(ctx["expected"]))
+    elif kind == "model_type" and "class_name" in ctx:
+        known = Msg(
+            "Input should be a valid dictionary or instance of {class_name}",
+            class_name=str(ctx["class_name"]),
+        )
+    else:
+        known = {
+            "missing": Msg("Field required"),
+            "string_type": Msg("Input should be a valid string"),
+            "int_type": Msg("Input should be a valid integer"),
+            "int_parsing": Msg(
+                "Input should be a valid integer, unable to parse string as an integer"
+            ),
+            "bool_type": Msg("Input should be a valid boolean"),
+            "dict_type": Msg("Input should be a valid dictionary"),
+            "list_type": Msg("Input should be a valid list"),
+            "extra_forbidden": Msg("Extra inputs are not permitted"),
+        }.get(kind)
+    return known if known is not None and known == said else said
+
+
 def too_long_number(error: ValueError) -> str:
     limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
     if "digits" not in str(error):
-        return f"not valid JSON: {error}"
-    return f"a number with more than {limit} digits, which fc does not read"
+        said = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Msg) else None
+        return Msg("not valid JSON: {problem}", problem=said or str(error))
+    return Msg("a number with more than {limit} digits, which fc does not read", limit=limit)
 
 
 def too_deep() -> str:
-    return f"nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
+    return Msg(
+        "nested too deeply (more than {limit} levels of arrays and objects)", limit=MAX_DEPTH
+    )
 
 
 def reject_constant(name: str) -> Any:
     """`parse_constant` for json.loads: Python reads NaN and Infinity, which JSON does not have,
     and a provider would refuse them when the history goes back."""
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(Msg("{name} is not JSON", name=name))  # e.args[0]: a Msg to say
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -173,19 +233,24 @@ def read_bytes(path: str | Path) -> bytes:
     try:
         mode = p.stat().st_mode
     except FileNotFoundError:
-        raise InputFileError(str(path), "no such file") from None
+        raise InputFileError(str(path), Msg("no such file")) from None
     except OSError as e:
-        raise InputFileError(str(path), f"cannot be read ({e.strerror})") from None
+        raise InputFileError(
+            str(path), Msg("cannot be read ({reason})", reason=e.strerror)
+        ) from None
     if stat.S_ISDIR(mode):
-        raise InputFileError(str(path), "is a directory, not a JSON file")
+        raise InputFileError(str(path), Msg("is a directory, not a JSON file"))
     if not stat.S_ISREG(mode):
         raise InputFileError(
-            str(path), "is not a regular file (a pipe, a device or a socket); fc reads files"
+            str(path),
+            Msg("is not a regular file (a pipe, a device or a socket); fc reads files"),
         )
     try:
         return p.read_bytes()
     except OSError as e:
-        raise InputFileError(str(path), f"cannot be read ({e.strerror})") from None
+        raise InputFileError(
+            str(path), Msg("cannot be read ({reason})", reason=e.strerror)
+        ) from None
 
 
 def read_json(path: str | Path) -> Any:
@@ -214,7 +279,9 @@ def validate(model: type[M], data: Any, source: str) -> M:
     except ValidationError as e:
         first = e.errors()[0]
         more = e.error_count() - 1
-        problem = first["msg"]
-        if more:
-            problem += f" (and {more} more problem{'s' if more > 1 else ''})"
+        problem = _pydantic_problem(first)
+        if more == 1:
+            problem = Msg("{problem} (and 1 more problem)", problem=problem)
+        elif more:
+            problem = Msg("{problem} (and {n} more problems)", problem=problem, n=more)
         raise InputFileError(source, problem, json_path=json_path(tuple(first["loc"]))) from None

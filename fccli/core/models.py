@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from fccli.i18n import Msg
+
 
 class _Model(BaseModel):
     # The field docstrings are for people reading this file; pydantic reading them into field
@@ -87,7 +89,12 @@ class ProviderBlock(_Model):
     def summary(self) -> str:
         """`anthropic server_tool_use, 312 bytes, kept as sent`: what a transcript shows."""
         size = len(json.dumps(self.block, ensure_ascii=False, separators=(",", ":")).encode())
-        return f"{self.format} {self.kind()}, {size} bytes, kept as sent"
+        return Msg(
+            "{format} {kind}, {size} bytes, kept as sent",
+            format=self.format,
+            kind=self.kind(),
+            size=size,
+        )
 
 
 Block = Annotated[
@@ -195,10 +202,15 @@ class Usage(_Model):
         if self.cache_read_tokens is None and self.cache_write_tokens is None:
             return None
         total = "?" if self.input_tokens is None else str(self.input_tokens)
-        line = f"{self.cache_read_tokens or 0} of {total} input tokens from the cache"
+        read = self.cache_read_tokens or 0
         if self.cache_write_tokens:
-            line += f", {self.cache_write_tokens} written to it"
-        return line
+            return Msg(
+                "{read} of {total} input tokens from the cache, {written} written to it",
+                read=read,
+                total=total,
+                written=self.cache_write_tokens,
+            )
+        return Msg("{read} of {total} input tokens from the cache", read=read, total=total)
 
 
 class Response(_Model):

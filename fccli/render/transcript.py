@@ -32,6 +32,8 @@ from fccli.core.models import (
     ToolSpec,
     ToolUseBlock,
 )
+from fccli.i18n import _, localized
+from fccli.trace.words import said_now
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Document, Step, Trace
@@ -111,16 +113,16 @@ class _View:
 
     def tools(self, tools: Sequence[ToolSpec], same_as: int | None) -> None:
         if not tools:
-            self.line(("tools offered: none", "dim"))
+            self.line((_("tools offered: none"), "dim"))
             return
         if same_as is not None:
             n = len(tools)
-            self.line((f"tools offered: the same {n} as step {same_as}", "dim"))
+            self.line((_("tools offered: the same {n} as step {step}", n=n, step=same_as), "dim"))
             return
-        self.line(f"tools offered ({len(tools)}):")
+        self.line(_("tools offered ({n}):", n=len(tools)))
         for k, tool in enumerate(tools, 1):
             description = (
-                one_line(tool.description, 200) if tool.description else "(no description)"
+                one_line(tool.description, 200) if tool.description else _("(no description)")
             )
             self.line(f"{k}. ", (signature(tool), "bold"), ("  " + description, "dim"), indent=2)
 
@@ -144,24 +146,25 @@ class _View:
             if isinstance(block, ThinkingBlock):
                 self._thinking(block.thinking)
             elif isinstance(block, TextBlock):
-                label = "answer: " if final else "text: "
-                text = block.text.replace("\n", "\n" + " " * (2 + len(label)))
+                label = _("answer: ") if final else _("text: ")
+                text = block.text.replace("\n", "\n" + " " * (2 + cell_len(label)))
                 self.line(label, (text, "bold" if final else ""), indent=2)
             elif isinstance(block, ProviderBlock):
-                self.line(("provider block: ", "magenta"), block.summary(), indent=2)
+                self.line((_("provider block: "), "magenta"), localized(block.summary()), indent=2)
             elif isinstance(block, ToolUseBlock):
                 self._call(block, names)
                 if results is not None:
                     self._result(block, results, runs, stop_reason, answered_later)
 
     def _thinking(self, text: str) -> None:
+        label = _("thinking: ")
         if self.thinking or (len(text) <= THINKING_PREVIEW and "\n" not in text):
-            self.block("thinking: " + text.replace("\n", "\n" + " " * 10), 2, "dim")
+            self.block(label + text.replace("\n", "\n" + " " * cell_len(label)), 2, "dim")
             return
         shown = one_line(text, THINKING_PREVIEW)
         self.line(
-            ("thinking: " + shown, "dim"),
-            (f" ({len(text)} chars; --thinking shows all)", "dim italic"),
+            (label + shown, "dim"),
+            (_(" ({n} chars; --thinking shows all)", n=len(text)), "dim italic"),
             indent=2,
         )
 
@@ -169,19 +172,21 @@ class _View:
         if names is None:
             offered = Text("")
         elif call.name in names:
-            offered = Text(f" (tool {names.index(call.name) + 1})", style="dim")
+            offered = Text(_(" (tool {n})", n=names.index(call.name) + 1), style="dim")
         else:
-            offered = Text(" (not offered!)", style="bold red")
+            offered = Text(_(" (not offered!)"), style="bold red")
         self.line(
-            ("▶ call ", "yellow"),
+            (_("▶ call "), "yellow"),
             (call.name, "bold"),
             offered,
-            ("  id ", "dim"),
+            (_("  id "), "dim"),
             self.ids.text(call.id),
             indent=2,
         )
         if call.raw_arguments is not None:
-            self.line(("arguments, not a JSON object: ", "red"), repr(call.raw_arguments), indent=6)
+            self.line(
+                (_("arguments, not a JSON object: "), "red"), repr(call.raw_arguments), indent=6
+            )
             return
         self.block(arguments_text(call.input), 6)
 
@@ -198,23 +203,23 @@ class _View:
         took = f"{duration(run.get('duration_ms'))}" if "duration_ms" in run else ""
         kind = run.get("error_kind")
         kind = kind if isinstance(kind, str) else None  # a hand-edited manifest may hold anything
-        detail = ", ".join(x for x in (kind, took) if x)
-        detail = f" ({detail})" if detail else ""
+        detail = _(", ").join(x for x in (kind, took) if x)
+        detail = _(" ({detail})", detail=detail) if detail else ""
         if result is not None:
             if result.is_error:
-                head = Text("✗ error result", style="bold red")
+                head = Text(_("✗ error result"), style="bold red")
             else:
-                head = Text("✓ result", style="green")
-            self.line(head, " for ", self.ids.text(call.id), (detail + ":", "dim"), indent=4)
+                head = Text(_("✓ result"), style="green")
+            self.line(head, _(" for "), self.ids.text(call.id), (detail + _(":"), "dim"), indent=4)
             self.block(self.fold(result.content), 6, "red" if result.is_error else "")
             return
         if run:
             # Executed, but no later request handed the result back (the run stopped first).
-            said = "✗ executed, failed" if run.get("is_error") else "✓ executed"
+            said = _("✗ executed, failed") if run.get("is_error") else _("✓ executed")
             self.line(
                 (said, "red" if run.get("is_error") else "green"),
                 (detail, "dim"),
-                ("; the result was never handed back: the run stopped first", "yellow"),
+                (_("; the result was never handed back: the run stopped first"), "yellow"),
                 indent=4,
             )
             if run.get("is_error") and isinstance(run.get("error"), str):
@@ -222,42 +227,56 @@ class _View:
             return
         if stop_reason != "tool_use":
             self.line(
-                ("not executed: ", "bold red"),
-                f"the stop reason is {stop_reason}, not tool_use",
+                (_("not executed: "), "bold red"),
+                _("the stop reason is {stop_reason}, not tool_use", stop_reason=stop_reason),
                 indent=4,
             )
         elif not answered_later:
-            self.line(("no result: the run stopped before this call was answered", "red"), indent=4)
+            self.line(
+                (_("no result: the run stopped before this call was answered"), "red"), indent=4
+            )
         else:
-            self.line(("no result for this id in the next request", "bold red"), indent=4)
+            self.line((_("no result for this id in the next request"), "bold red"), indent=4)
 
     def fold(self, text: str) -> str:
         lines = text.split("\n")
         if self.full or (len(text) <= FOLD_CHARS and len(lines) <= FOLD_LINES):
             return text
         kept = "\n".join(lines[:FOLD_KEEP_LINES])[:FOLD_KEEP_CHARS]
-        return (
-            f"{kept}…\n[folded: {len(text):,} chars, {len(lines):,} line"
-            f"{'s' if len(lines) > 1 else ''} in all; --full shows everything]"
-        )
+        if len(lines) > 1:
+            said = _(
+                "[folded: {chars:,} chars, {lines:,} lines in all; --full shows everything]",
+                chars=len(text),
+                lines=len(lines),
+            )
+        else:
+            said = _(
+                "[folded: {chars:,} chars, 1 line in all; --full shows everything]",
+                chars=len(text),
+            )
+        return f"{kept}…\n{said}"
 
     def stop(self, response: Response, wire_stop: Any, extra: list[str]) -> None:
         style = STOP_STYLES.get(response.stop_reason, "black on red")
         parts: list[str | Text | tuple[str, str]] = [
-            ("← response ", "cyan"),
+            (_("← response "), "cyan"),
             (f" {response.stop_reason} ", f"bold {style}"),
         ]
         if isinstance(wire_stop, str) and wire_stop != response.stop_reason:
-            parts.append((f" (on the wire: {wire_stop})", "dim"))
+            parts.append((_(" (on the wire: {stop_reason})", stop_reason=wire_stop), "dim"))
         usage = response.usage
         if usage is not None and usage.input_tokens is not None:
-            tokens = f"{usage.input_tokens} in / {usage.output_tokens} out tokens"
+            tokens = _(
+                "{input} in / {output} out tokens",
+                input=usage.input_tokens,
+                output=usage.output_tokens,
+            )
             if usage.reasoning_tokens:
-                tokens += f" ({usage.reasoning_tokens} reasoning)"
+                tokens += _(" ({n} reasoning)", n=usage.reasoning_tokens)
             extra = [*extra, tokens]
         cache = usage.cache_line() if usage is not None else None
         if cache is not None:
-            extra = [*extra, cache]
+            extra = [*extra, localized(cache)]
         if extra:
             parts.append((" · " + " · ".join(extra), "dim"))
         self.line(*parts)
@@ -337,21 +356,30 @@ def render_trace(
 
 def _trace_header(view: _View, trace: Trace) -> None:
     m = trace.manifest
-    view.line(("trace ", "bold"), (str(trace.path), "bold"))
+    view.line((_("trace "), "bold"), (str(trace.path), "bold"))
     facts = [
-        f"{m.get('provider', '?')} ({trace.wire_format or '?'} format)",
-        f"model {m.get('model', '?')}",
-        f"status {m.get('status', '?')}",
-        f"{len(trace.steps)} step{'s' if len(trace.steps) != 1 else ''}",
+        _(
+            "{provider} ({format} format)",
+            provider=m.get("provider", "?"),
+            format=trace.wire_format or "?",
+        ),
+        _("model {model}", model=m.get("model", "?")),
+        _("status {status}", status=m.get("status", "?")),
+        steps_text(len(trace.steps)),
     ]
     if isinstance(m.get("duration_ms"), (int, float)):
         facts.append(duration(m["duration_ms"]))
     view.line((" · ".join(facts), "dim"))
     if isinstance(m.get("question"), str):
-        view.line("question: ", (m["question"], "bold"))
+        view.line(_("question: "), (m["question"], "bold"))
     options = _options(m.get("options"))
     if options:
-        view.line(("options: " + " ".join(options), "dim"))
+        view.line((_("options: ") + " ".join(options), "dim"))
+
+
+def steps_text(n: int) -> str:
+    """`1 step`, `2 steps`."""
+    return _("1 step") if n == 1 else _("{n} steps", n=n)
 
 
 def _options(options: Any) -> list[str]:
@@ -392,26 +420,29 @@ def _step(
 ) -> None:
     record = s.record or {}
     view.c.print()
-    view.c.rule(Text(f"step {s.number}", style="bold"), align="left", style="dim")
+    view.c.rule(Text(_("step {step}", step=s.number), style="bold"), align="left", style="dim")
     request = s.request
     if request is not None:
         if s.number == 1 and request.system:
-            view.line("system: ", (request.system, "italic"))
+            view.line(_("system: "), (request.system, "italic"))
         view.tools(request.tools, same_as)
-        count = f"{len(request.messages)} message{'s' if len(request.messages) != 1 else ''}"
+        count = messages_text(len(request.messages))
         if s.wire_messages is not None and s.wire_messages != len(request.messages):
-            count += f" ({s.wire_messages} on the wire)"
-        view.line(("→ request", "cyan"), f": {count}, {_what_is_new(request)}")
+            count += _(" ({n} on the wire)", n=s.wire_messages)
+        view.line(
+            (_("→ request"), "cyan"),
+            _(": {count}, {what}", count=count, what=_what_is_new(request)),
+        )
     for note in s.notes:
-        view.line(("! ", "yellow"), (note, "yellow"))
+        view.line(("! ", "yellow"), (localized(note), "yellow"))
     bug = record.get("harness_bug")
     if isinstance(bug, str):
         # Said where it happened: this step's request, or how its answer was handled.
-        view.line(("✗ harness bug ", "bold red"), (bug, "red"))
+        view.line((_("✗ harness bug "), "bold red"), (said_now(bug), "red"))
     extra = step_facts(record)
     response = s.response
     if response is None:
-        view.line(("← no response", "red"), (" · " + " · ".join(extra), "dim") if extra else "")
+        view.line((_("← no response"), "red"), (" · " + " · ".join(extra), "dim") if extra else "")
         return
     view.stop(response, record.get("wire_stop_reason"), extra)
     tools = request.tools if request else None  # unknown: no call is said to be "not offered"
@@ -433,30 +464,46 @@ def step_facts(record: dict[str, Any]) -> list[str]:
         extra.append(attempts)
     stream = record.get("stream")
     if isinstance(stream, dict) and isinstance(stream.get("bytes"), int):
-        extra.append(f"streamed {stream['bytes']:,} bytes in {stream.get('pieces', '?')} pieces")
+        extra.append(
+            _(
+                "streamed {bytes:,} bytes in {pieces} pieces",
+                bytes=stream["bytes"],
+                pieces=stream.get("pieces", "?"),
+            )
+        )
     return extra
+
+
+def messages_text(n: int) -> str:
+    """`1 message`, `3 messages`."""
+    return _("1 message") if n == 1 else _("{n} messages", n=n)
 
 
 def _what_is_new(request: Request) -> str:
     if not request.messages:
-        return "no messages"
+        return _("no messages")
     last = request.messages[-1]
     results = last.tool_results()
     if results:
         errors = sum(r.is_error for r in results)
-        said = f"{len(results)} tool result{'s' if len(results) > 1 else ''} handed back"
+        if len(results) > 1:
+            said = _("{n} tool results handed back", n=len(results))
+        else:
+            said = _("1 tool result handed back")
         if errors:
-            said += " (1 is an error)" if errors == 1 else f" ({errors} are errors)"
+            said += _(" (1 is an error)") if errors == 1 else _(" ({n} are errors)", n=errors)
         return said
     if len(request.messages) == 1:
-        return "the question"
-    return f"the last message from the {last.role}"
+        return _("the question")
+    if last.role == "assistant":
+        return _("the last message from the assistant")
+    return _("the last message from the user")
 
 
 def attempts_text(attempts: Any) -> str | None:
     """`2 attempts: 429 then 200` from the manifest's attempt records; None for one attempt."""
     if isinstance(attempts, int):
-        return f"{attempts} attempts" if attempts > 1 else None
+        return _("{n} attempts", n=attempts) if attempts > 1 else None
     if not isinstance(attempts, list) or len(attempts) < 2:
         return None
     said = []
@@ -469,7 +516,7 @@ def attempts_text(attempts: Any) -> str | None:
             said.append(a["error"].split(":")[0])
         else:
             said.append("?")
-    return f"{len(attempts)} attempts: {' then '.join(said)}"
+    return _("{n} attempts: {statuses}", n=len(attempts), statuses=_(" then ").join(said))
 
 
 def stop_reason(error: dict[str, Any]) -> str:
@@ -490,20 +537,25 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
     reason = stop_reason(error)
     if interrupted:
         how = _how(error)
-        view.line((f"✗ interrupted here ({how})", "bold red"), (f" {reason}" if reason else ""))
+        reason = said_now(reason)
+        view.line(
+            (_("✗ interrupted here ({how})", how=how), "bold red"), (f" {reason}" if reason else "")
+        )
         return
     body = s.error_body
     if body and f": {body}" in reason:
         # The provider's sentence is in the note above, from the error body itself.
-        reason = reason.replace(f": {body}", "", 1) + " (its error body is above)"
+        reason = said_now(reason.replace(f": {body}", "", 1)) + _(" (its error body is above)")
+    else:
+        reason = said_now(reason)
     kind = error.get("kind", "error")
-    view.line(("✗ stopped here: ", "bold red"), (f"{kind}: {reason}", "red"))
+    view.line((_("✗ stopped here: "), "bold red"), (f"{kind}: {reason}", "red"))
     attempts = attempts_text(error.get("attempts"))
     if attempts:
         view.line((attempts, "dim"), indent=2)
     excerpt = error.get("body_excerpt")
     if isinstance(excerpt, str) and excerpt.strip():
-        view.line(("the provider sent: ", "dim"), one_line(excerpt, 200), indent=2)
+        view.line((_("the provider sent: "), "dim"), one_line(excerpt, 200), indent=2)
 
 
 def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
@@ -513,38 +565,48 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     view.c.print()
     last = trace.steps[-1].number if trace.steps else 0
     where = error["step"] if isinstance(error.get("step"), int) else last
-    reason = stop_reason(error)
+    reason = said_now(stop_reason(error))
     if status == "ok":
-        view.line(("done: ", "bold green"), f"the model answered at step {last}")
+        view.line((_("done: "), "bold green"), _("the model answered at step {step}", step=last))
     elif status == "max_steps":
         limit = (m.get("options") or {}).get("max_steps", last)
         view.line(
-            ("stopped: ", "bold yellow"),
-            f"--max-steps {limit} reached before the model answered; "
-            "the last tool results were not handed back",
+            (_("stopped: "), "bold yellow"),
+            _(
+                "--max-steps {limit} reached before the model answered; "
+                "the last tool results were not handed back",
+                limit=limit,
+            ),
         )
     elif status == "interrupted":
-        said = "; the trace keeps what it had" if said_where or not reason else f" {reason}"
-        view.line((f"interrupted at step {where} ({_how(error)})", "bold red"), said)
+        said = _("; the trace keeps what it had") if said_where or not reason else f" {reason}"
+        view.line(
+            (_("interrupted at step {step} ({how})", step=where, how=_how(error)), "bold red"), said
+        )
     elif status == "error":
         if said_where:
             # Said in full under the step; here only what and where.
             what = str(error.get("kind", "error"))
             if isinstance(error.get("http_status"), int):
-                what += f", HTTP {error['http_status']}"
+                what += _(", ") + f"HTTP {error['http_status']}"
             view.line(
-                (f"stopped at step {where}", "bold red"),
-                f" ({what}): the reason is under step {where}",
+                (_("stopped at step {step}", step=where), "bold red"),
+                _(" ({what}): the reason is under step {step}", what=what, step=where),
             )
         else:
-            view.line((f"stopped at step {where}: ", "bold red"), (reason or "?", "red"))
+            view.line(
+                (_("stopped at step {step}: ", step=where), "bold red"), (reason or "?", "red")
+            )
     else:
         view.line(
-            ("not finished: ", "bold yellow"),
-            f"status {status}: fc was stopped without closing the trace, or is still running",
+            (_("not finished: "), "bold yellow"),
+            _(
+                "status {status}: fc was stopped without closing the trace, or is still running",
+                status=status,
+            ),
         )
     for note in m.get("notes") or []:
-        view.line(("note: ", "yellow"), str(note))
+        view.line((_("note: "), "yellow"), said_now(str(note)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -555,14 +617,14 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
     view = _View(console, thinking=thinking, full=full)
     view.line(
         (doc.name, "bold"),
-        f": {'an' if doc.format[0] in 'aeiou' else 'a'} {doc.format} {doc.what()}",
-        (f" ({doc.reason})", "dim"),
+        document_text(doc),
+        (f" ({localized(doc.reason)})", "dim"),
     )
     internal = doc.internal
     if isinstance(internal, Response):
         facts = [
-            f"id {internal.id}" if internal.id else "",
-            f"model {internal.model}" if internal.model else "",
+            _("id {id}", id=internal.id) if internal.id else "",
+            _("model {model}", model=internal.model) if internal.model else "",
         ]
         if any(facts):
             view.line((" · ".join(f for f in facts if f), "dim"))
@@ -571,8 +633,8 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
         return
     if isinstance(internal, Request):
         # A body that names no model (Gemini's names it in the URL) shows none.
-        facts = [f"model {internal.model}"] if internal.model else []
-        facts.append(f"{len(internal.messages)} messages")
+        facts = [_("model {model}", model=internal.model)] if internal.model else []
+        facts.append(_("{n} messages", n=len(internal.messages)))
         for key in (
             "tool_choice",
             "parallel_tool_calls",
@@ -587,13 +649,30 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
                 facts.append(f"{key} {json.dumps(shown, ensure_ascii=False)}")
         view.line((" · ".join(facts), "dim"))
         if internal.system:
-            view.line("system: ", (internal.system, "italic"))
+            view.line(_("system: "), (internal.system, "italic"))
         view.tools(internal.tools, None)
         _conversation(view, internal.messages, internal.tools, "$.messages")
     elif isinstance(internal, list):
         if doc.system:
-            view.line("system: ", (doc.system, "italic"))
+            view.line(_("system: "), (doc.system, "italic"))
         _conversation(view, internal, None, "$")
+
+
+def kind_text(kind: str) -> str:
+    """`request`, `response` or `messages array` (Document.what), in the chosen language."""
+    if kind == "request":
+        return _("request")
+    if kind == "response":
+        return _("response")
+    return _("messages array")
+
+
+def document_text(doc: Document) -> str:
+    """`: a deepseek request`, `: an internal messages array`."""
+    what = kind_text(doc.kind)
+    if doc.format[:1] in tuple("aeiou"):
+        return _(": an {format} {what}", format=doc.format, what=what)
+    return _(": a {format} {what}", format=doc.format, what=what)
 
 
 def _conversation(
@@ -617,9 +696,9 @@ def _conversation(
         view.line(("user", "bold cyan"), (f"  {base}[{i}]", "dim"))
         for result in orphans:
             view.line(
-                ("result for ", "bold red"),
+                (_("result for "), "bold red"),
                 view.ids.text(result.tool_use_id),
-                (": no call with this id before it", "bold red"),
+                (_(": no call with this id before it"), "bold red"),
                 indent=2,
             )
             view.block(view.fold(result.content), 6, "red" if result.is_error else "")
@@ -637,14 +716,19 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
     console.print(
         Text.assemble(
             (str(folder), "bold"),
-            f" is a folder of {n} trace{'s' if n != 1 else ''}, not a trace "
-            "(newest first; fc show one of them):",
+            _(" is a folder of 1 trace, not a trace (newest first; fc show one of them):")
+            if n == 1
+            else _(
+                " is a folder of {n} traces, not a trace (newest first; fc show one of them):",
+                n=n,
+            ),
         )
     )
     width = max((cell_len(s["trace"]) for s in summaries), default=0)
     for s in summaries:
         steps = s["steps"]
-        counted = f"{steps} step{'s' if steps != 1 else ''}" if steps is not None else "? steps"
+        counted = steps_text(steps) if steps is not None else _("? steps")
+        counted += " " * (9 - cell_len(counted))
         style = {"ok": "green", "error": "red", "interrupted": "red"}.get(s["status"], "yellow")
         console.print(
             Text.assemble(
@@ -652,7 +736,7 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
                 (s["trace"] + " " * (width - cell_len(s["trace"])), "bold"),
                 "  ",
                 (f"{s['status']:<12}", style),
-                (f"{counted:<9} {s['provider'] or '?':<10}", "dim"),
+                (f"{counted} {s['provider'] or '?':<10}", "dim"),
                 " ",
                 one_line(s["question"] or "", 60),
             )
@@ -672,7 +756,7 @@ def render_files(
         console.print()
         console.rule(Text(title, style="bold"), align="left", style="dim")
         if not files:
-            console.print(Text("(no wire files)", style="dim"))
+            console.print(Text(_("(no wire files)"), style="dim"))
         for name, text in files:
             console.print(Text(name, style="bold cyan"))
             if console.color_system is None:

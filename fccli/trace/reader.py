@@ -29,6 +29,7 @@ from fccli.core.jsonio import (
 )
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 from fccli.core.series import Series, quiet_collector, validate_request
+from fccli.i18n import Msg
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ class Document:
         return None if self.internal is None else self.internal.to_json_dict()
 
     def what(self) -> str:
-        """`request`, `response` or `messages array`."""
+        """`request`, `response` or `messages array` (a value, as `kind` is; a person reads
+        `fccli.render.transcript.kind_text`)."""
         return "messages array" if self.kind == "messages" else self.kind
 
     def pretty(self) -> str:
@@ -88,7 +90,7 @@ def read_source(name: str) -> tuple[Any, str]:
         return _parse(data, "<stdin>"), "<stdin>"
     path = Path(name)
     if path.is_dir():
-        raise InputFileError(name, "is a directory; give a JSON file (fc show reads traces)")
+        raise InputFileError(name, Msg("is a directory; give a JSON file (fc show reads traces)"))
     if path.is_file():
         return _parse(_read_bytes(path), name), name
     return read_json(path), name  # the missing-file error, worded as everywhere else
@@ -98,7 +100,9 @@ def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as e:
-        raise InputFileError(str(path), f"cannot be read ({e.strerror})") from None
+        raise InputFileError(
+            str(path), Msg("cannot be read ({reason})", reason=e.strerror)
+        ) from None
 
 
 def _parse(data: bytes, source: str) -> Any:
@@ -108,8 +112,10 @@ def _parse(data: bytes, source: str) -> Any:
         if _looks_like_sse(data):
             raise InputFileError(
                 source,
-                "is a server-sent event stream, not a JSON document; "
-                "read the assembled N-response.<format>.json beside it",
+                Msg(
+                    "is a server-sent event stream, not a JSON document; "
+                    "read the assembled N-response.<format>.json beside it"
+                ),
             ) from None
         raise
 
@@ -134,18 +140,26 @@ def document_from(
         detected: Detected = detect(data, name_hint=name)
     except TraceManifest as e:
         trace = "DIR" if name == "<stdin>" else str(Path(name).parent)
-        raise InputFileError(name, f"{e} (or `fc show {trace}`)") from None
+        raise InputFileError(
+            name, Msg("{problem} (or `fc show {trace}`)", problem=_said(e), trace=trace)
+        ) from None
     except Unrecognised as e:
-        raise InputFileError(name, f"not a request or response fc can read: {e}") from None
+        raise InputFileError(
+            name, Msg("not a request or response fc can read: {problem}", problem=_said(e))
+        ) from None
     fmt, reason = detected.format, detected.reason
     if forced is not None:
         from fccli.wire.registry import format_names
 
         if forced not in format_names():
             raise UsageError(
-                f"unknown format {forced!r}", hint=f"known formats: {', '.join(format_names())}"
+                Msg("unknown format {format}", format=repr(forced)),
+                hint=Msg("known formats: {formats}", formats=", ".join(format_names())),
             )
-        fmt, reason = forced, f"forced with --from (the content looks {detected.format})"
+        fmt, reason = (
+            forced,
+            Msg("forced with --from (the content looks {format})", format=detected.format),
+        )
     doc = Document(name, data, fmt, detected.kind, reason)
     if internal:
         to_internal(doc)
@@ -169,7 +183,8 @@ def _check_arguments_depth(doc: Document) -> None:
                 check_depth(call.input, doc.name)
             except InputFileError:
                 raise InputFileError(
-                    doc.name, f"the arguments of call {call.id}: {too_deep()}"
+                    doc.name,
+                    Msg("the arguments of call {id}: {problem}", id=call.id, problem=too_deep()),
                 ) from None
 
 
@@ -192,7 +207,7 @@ def to_internal(doc: Document) -> None:
     except ConversionError as e:
         raise InputFileError(
             doc.name,
-            f"cannot be read as {doc.format} {doc.what()}: {e.problem}",
+            _cannot_be_read_as(doc.format, doc.kind, e.problem),
             json_path=_unwrapped(e.json_path, doc.kind),
         ) from None
     except InputFileError as e:
@@ -201,6 +216,20 @@ def to_internal(doc: Document) -> None:
         raise InputFileError(
             e.path, e.problem, json_path=_unwrapped(e.json_path, doc.kind)
         ) from None
+
+
+def _cannot_be_read_as(fmt: str, kind: str, problem: str) -> Msg:
+    if kind == "request":
+        return Msg("cannot be read as {format} request: {problem}", format=fmt, problem=problem)
+    if kind == "response":
+        return Msg("cannot be read as {format} response: {problem}", format=fmt, problem=problem)
+    return Msg("cannot be read as {format} messages array: {problem}", format=fmt, problem=problem)
+
+
+def _said(error: Exception) -> str:
+    """An exception's message, a Msg kept a Msg (`str(e)` would make it English only)."""
+    message = error.args[0] if len(error.args) == 1 else None
+    return message if isinstance(message, Msg) else str(error)
 
 
 def _unwrapped(json_path: str | None, kind: str) -> str | None:
@@ -244,7 +273,8 @@ class Step:
     wire_messages: int | None = None
     """How many messages the wire request holds (chat: one per tool result)."""
     notes: list[str] = field(default_factory=list)
-    """What could not be read, or was read another way (from the wire file)."""
+    """What could not be read, or was read another way (from the wire file): Msgs, English in
+    `--json`, said in the chosen language by `fc show`."""
     error_body: str | None = None
     """The provider's own sentence, when the step's wire response is the provider's error body
     (a failed request keeps it there); "" for an error body that says nothing."""
@@ -265,8 +295,13 @@ class Trace:
         for s in self.steps:
             if s.number == number:
                 return s
-        have = ", ".join(str(s.number) for s in self.steps) or "none"
-        raise UsageError(f"{self.path} has no step {number}", hint=f"its steps: {have}")
+        if self.steps:
+            hint = Msg("its steps: {steps}", steps=", ".join(str(s.number) for s in self.steps))
+        else:
+            hint = Msg("its steps: none")
+        raise UsageError(
+            Msg("{path} has no step {step}", path=str(self.path), step=number), hint=hint
+        )
 
     def results(self) -> dict[str, ToolResultBlock]:
         """Every tool result handed back in any request of the trace, by the id it answers."""
@@ -302,13 +337,14 @@ def resolve_trace(target: str | None, root: Path = TRACES_ROOT) -> Path:
         return Path(target)
     if not root.is_dir():
         raise UsageError(
-            f"no trace given and no {root}/ directory here",
-            hint="give a trace directory or a JSON file: fc show traces/<name>",
+            Msg("no trace given and no {root}/ directory here", root=str(root)),
+            hint=Msg("give a trace directory or a JSON file: fc show traces/<name>"),
         )
     traces = traces_in(root)
     if not traces:
         raise UsageError(
-            f"no trace under {root}/", hint="run fc run QUESTION first, or give a trace directory"
+            Msg("no trace under {root}/", root=str(root)),
+            hint=Msg("run fc run QUESTION first, or give a trace directory"),
         )
     return traces[0]
 
@@ -353,15 +389,17 @@ def _started(path: Path) -> tuple[str, float, str]:
 
 def read_trace(path: Path) -> Trace:
     if not path.exists():
-        raise InputFileError(str(path), "no such file or directory")
+        raise InputFileError(str(path), Msg("no such file or directory"))
     if not path.is_dir():
-        raise InputFileError(str(path), "is not a trace directory")
+        raise InputFileError(str(path), Msg("is not a trace directory"))
     if not (path / MANIFEST).is_file():
-        raise InputFileError(str(path), f"is not an fc trace: it has no {MANIFEST}")
+        raise InputFileError(
+            str(path), Msg("is not an fc trace: it has no {manifest}", manifest=MANIFEST)
+        )
     manifest = read_json(path / MANIFEST)
     if not isinstance(manifest, dict) or not isinstance(manifest.get("steps", []), list):
         raise InputFileError(
-            str(path / MANIFEST), "not an fc trace manifest (expected an object with steps)"
+            str(path / MANIFEST), Msg("not an fc trace manifest (expected an object with steps)")
         )
     files = _step_files(path)
     wire_format = manifest.get("wire_format")
@@ -384,7 +422,13 @@ def read_trace(path: Path) -> Trace:
         elif fmt == wire_format or wire_format is None:
             step.files[("wire_stream" if ext == "sse" else f"wire_{role}")] = path / name
         else:
-            step.notes.append(f"{name} is not in the trace's wire format ({wire_format})")
+            step.notes.append(
+                Msg(
+                    "{file} is not in the trace's wire format ({format})",
+                    file=name,
+                    format=wire_format,
+                )
+            )
     error = manifest.get("error")
     error = error if isinstance(error, dict) else {}
     series = {"request": Series(), "wire_request": Series()}
@@ -433,9 +477,12 @@ def _read_step(
         if wire_response is not None and not _is_error_body(step, wire_response, http_status):
             response = _from_wire(step, "wire_response", wire_response, wire_format)
     step.response = response if isinstance(response, Response) else None
-    n = step.number
+    request_file, response_file = (
+        step_file(step.number, "request"),
+        step_file(step.number, "response"),
+    )
     if step.request is None and not {"request", "wire_request"} & set(step.files):
-        step.notes.append(f"{n}-request.json is missing (and its wire form too)")
+        step.notes.append(Msg("{file} is missing (and its wire form too)", file=request_file))
     if (
         step.response is None
         and step.record is not None
@@ -445,11 +492,13 @@ def _read_step(
             "wire_request",
         }
     ):
-        step.notes.append(f"{n}-response.json is missing (and its wire form too)")
+        step.notes.append(Msg("{file} is missing (and its wire form too)", file=response_file))
     if step.response is None and "wire_stream" in step.files and "wire_response" not in step.files:
         step.notes.append(
-            f"only the raw stream was kept ({step.files['wire_stream'].name}): "
-            "fc show --wire shows it"
+            Msg(
+                "only the raw stream was kept ({file}): fc show --wire shows it",
+                file=step.files["wire_stream"].name,
+            )
         )
 
 
@@ -462,9 +511,23 @@ def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
     if said is None:
         return False
     step.error_body = said
-    status = f" (HTTP {http_status})" if http_status is not None else ""
     name = step.files["wire_response"].name
-    step.notes.append(f"{name}: the provider's error body{status}" + (f": {said}" if said else ""))
+    if http_status is not None and said:
+        note = Msg(
+            "{file}: the provider's error body (HTTP {status}): {said}",
+            file=name,
+            status=http_status,
+            said=said,
+        )
+    elif http_status is not None:
+        note = Msg(
+            "{file}: the provider's error body (HTTP {status})", file=name, status=http_status
+        )
+    elif said:
+        note = Msg("{file}: the provider's error body: {said}", file=name, said=said)
+    else:
+        note = Msg("{file}: the provider's error body", file=name)
+    step.notes.append(note)
     return True
 
 
@@ -479,7 +542,11 @@ def _read_quietly(step: Step, role: str, series: Series | None = None) -> Any:
             return read_json(path)
         return series.read(read_bytes(path), str(path)).data
     except InputFileError as e:
-        step.notes.append(str(e) if role != "wire_response" else f"{e} (what the provider sent)")
+        step.notes.append(
+            _said_error(e)
+            if role != "wire_response"
+            else Msg("{problem} (what the provider sent)", problem=_said_error(e))
+        )
         return None
 
 
@@ -492,13 +559,18 @@ def _read_request(step: Step, series: Series) -> Request | None:
     try:
         parsed = series.read(read_bytes(path), str(path))
     except InputFileError as e:
-        step.notes.append(str(e))
+        step.notes.append(_said_error(e))
         return None
     try:
         return validate_request(parsed, path.name)
     except InputFileError as e:
-        step.notes.append(str(e))
+        step.notes.append(_said_error(e))
         return None
+
+
+def _said_error(error: FcError) -> str:
+    """`str(error)`, as a Msg when the error's parts are (it is English in `--json`)."""
+    return error.message if error.hint is None and error.step is None else str(error)
 
 
 def _read_model(step: Step, role: str, model: type[Request] | type[Response]) -> Any:
@@ -508,7 +580,7 @@ def _read_model(step: Step, role: str, model: type[Request] | type[Response]) ->
     try:
         return validate(model, data, step.files[role].name)
     except InputFileError as e:
-        step.notes.append(str(e))
+        step.notes.append(_said_error(e))
         return None
 
 
@@ -524,12 +596,21 @@ def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | 
             fmt.from_wire_request(data) if role == "wire_request" else fmt.from_wire_response(data)
         )
     except FcError as e:
-        step.notes.append(f"{name}: cannot be read as {wire_format}: {e}")
+        step.notes.append(
+            Msg(
+                "{file}: cannot be read as {format}: {problem}",
+                file=name,
+                format=wire_format,
+                problem=_said_error(e),
+            )
+        )
         return None
     there = internal_name in [p.name for p in step.files.values()]
-    step.notes.append(
-        f"{internal_name} {'cannot be read' if there else 'is missing'}; read from {name} instead"
-    )
+    if there:
+        said = Msg("{file} cannot be read; read from {wire} instead", file=internal_name, wire=name)
+    else:
+        said = Msg("{file} is missing; read from {wire} instead", file=internal_name, wire=name)
+    step.notes.append(said)
     return value
 
 
@@ -539,6 +620,8 @@ def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | 
 
 def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
     """`fc show --wire`: per step, its wire files as stored, pretty-printed."""
+    from fccli.i18n import _
+
     out = []
     for s in trace.steps:
         if step is not None and s.number != step:
@@ -548,7 +631,7 @@ def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list
             for role in ("wire_request", "wire_response", "wire_stream")
             if role in s.files
         ]
-        out.append((f"step {s.number}", files))
+        out.append((_("step {step}", step=s.number), files))
     return out
 
 

@@ -21,6 +21,7 @@ from fccli import __version__
 from fccli.core.errors import FcError, UsageError
 from fccli.core.jsonio import encoded_pieces
 from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
+from fccli.i18n import Msg
 from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
 
@@ -39,7 +40,9 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror}") from None
+        raise UsageError(
+            Msg("cannot write {file}: {reason}", file=str(path), reason=e.strerror)
+        ) from None
     try:
         # mkstemp makes the file private (0600); a trace is meant to be shared and read.
         os.fchmod(fd, _FILE_MODE)
@@ -51,7 +54,9 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"cannot write {path}: {e.strerror}") from None
+        raise UsageError(
+            Msg("cannot write {file}: {reason}", file=str(path), reason=e.strerror)
+        ) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -82,13 +87,21 @@ def prepare_dir(path: Path, *, force: bool) -> Path:
     refused; `force` replaces an earlier trace, and of it only the files fc wrote: --force must
     never become a way to delete someone's files."""
     if path.is_symlink():
-        raise UsageError(f"{path} is a symbolic link; give the trace directory itself")
+        raise UsageError(
+            Msg("{path} is a symbolic link; give the trace directory itself", path=str(path))
+        )
     if path.exists() and not path.is_dir():
-        raise UsageError(f"{path} exists and is not a directory")
+        raise UsageError(Msg("{path} exists and is not a directory", path=str(path)))
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise UsageError(f"cannot create the trace directory {path}: {e.strerror}") from None
+        raise UsageError(
+            Msg(
+                "cannot create the trace directory {path}: {reason}",
+                path=str(path),
+                reason=e.strerror,
+            )
+        ) from None
     claim(path)
     entries = [e for e in path.iterdir() if e.name != LOCK]
     if not entries:
@@ -96,21 +109,26 @@ def prepare_dir(path: Path, *, force: bool) -> Path:
     try:
         if not force:
             raise UsageError(
-                f"{path} is not empty; fc will not mix two runs in one trace",
-                hint="choose another --out, or add --force to replace it",
+                Msg("{path} is not empty; fc will not mix two runs in one trace", path=str(path)),
+                hint=Msg("choose another --out, or add --force to replace it"),
             )
         here = Path.cwd().resolve()
         if path.resolve() in (here, *here.parents) or not looks_like_trace(path):
             raise UsageError(
-                f"{path} is not empty and is not an fc trace; --force replaces only a trace",
-                hint="choose another --out",
+                Msg(
+                    "{path} is not empty and is not an fc trace; --force replaces only a trace",
+                    path=str(path),
+                ),
+                hint=Msg("choose another --out"),
             )
         for entry in entries:
             if written_by_fc(entry):
                 entry.unlink()
     except OSError as e:
         release(path)
-        raise UsageError(f"cannot replace {path}: {e.strerror}") from None
+        raise UsageError(
+            Msg("cannot replace {path}: {reason}", path=str(path), reason=e.strerror)
+        ) from None
     except UsageError:
         release(path)
         raise
@@ -135,14 +153,19 @@ def claim(path: Path) -> None:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, _FILE_MODE)
         except OSError as e:
-            raise UsageError(f"cannot write in {path}: {e.strerror}") from None
+            raise UsageError(
+                Msg("cannot write in {path}: {reason}", path=str(path), reason=e.strerror)
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             raise UsageError(
-                f"{path} is being written by another fc run; one trace has one writer",
-                hint="choose another --out, or wait for that run to end",
+                Msg(
+                    "{path} is being written by another fc run; one trace has one writer",
+                    path=str(path),
+                ),
+                hint=Msg("choose another --out, or wait for that run to end"),
             ) from None
         try:
             same = os.stat(lock).st_ino == os.fstat(fd).st_ino
@@ -152,7 +175,7 @@ def claim(path: Path) -> None:
             _HELD[path.resolve()] = fd
             return
         os.close(fd)
-    raise UsageError(f"cannot claim {path}: its lock keeps changing hands")
+    raise UsageError(Msg("cannot claim {path}: its lock keeps changing hands", path=str(path)))
 
 
 def release(path: Path) -> None:

@@ -13,6 +13,7 @@ import re
 from itertools import count
 from typing import TYPE_CHECKING, Any
 
+from fccli.i18n import _, localized
 from fccli.render.html.jsonview import Marks, nearest, paths, render_json
 from fccli.render.html.markup import esc, tag
 
@@ -69,55 +70,74 @@ class StepFiles:
         fmt = mapping.b.format if mapping.a.format == "internal" else mapping.a.format
         for row in mapping.links:
             here = internal.at(row.a)
-            said = f": {row.note}" if row.note else ""
+            note = localized(row.note) if row.note else None
+            said = _(": {note}", note=note) if note else ""
             if not row.b:
                 here.classes.add("none")
-                here.notes.append(f"no place in the {fmt} file{said}")
+                here.notes.append(_("no place in the {format} file", format=fmt) + said)
                 continue
             n = next(numbers)
             here.links.append((n, depth(row.a)))
-            here.change = row.note
+            here.change = note
             here.notes.append(f"{fmt}: {', '.join(row.b)}{said}")
-            if row.status in ("differs", "missing"):
+            if row.status == "differs":
                 here.classes.add("differs")
                 here.notes.append(
-                    f"the {fmt} file {row.status} here: it is not what this field translates to"
+                    _(
+                        "the {format} file differs here: it is not what this field translates to",
+                        format=fmt,
+                    )
+                )
+            elif row.status == "missing":
+                here.classes.add("differs")
+                here.notes.append(
+                    _(
+                        "the {format} file missing here: it is not what this field translates to",
+                        format=fmt,
+                    )
                 )
             for path in row.b:
                 there = wire.at(path)
                 there.links.append((n, depth(row.a)))
-                there.notes.append(f"internal: {row.a}{said}")
-        for path, _ in mapping.wire_only:
+                there.notes.append(_("internal: {path}", path=row.a) + said)
+        for path, _kind in mapping.wire_only:
             there = wire.at(path)
             there.classes.add("only")
-            there.notes.append("only in the wire file: fc's internal format keeps nothing of it")
+            there.notes.append(_("only in the wire file: fc's internal format keeps nothing of it"))
 
     def html(self, wire_format: str | None, streamed: str | None) -> str:
         out = []
-        for role, what in (("request", "as sent"), ("response", "as received")):
+        for role in ("request", "response"):
             names = [self.stored[r]["file"] for r in (role, f"wire_{role}") if r in self.stored]
-            title = " ⇄ ".join(names) or "(no files)"
+            title = " ⇄ ".join(names) or _("(no files)")
             extra = ""
             if role == "response" and streamed:
                 extra = tag(
                     "p",
                     esc(
-                        f"streamed: the raw events are in {streamed}; the wire file is the "
-                        "answer assembled from them"
+                        _(
+                            "streamed: the raw events are in {file}; the wire file is the "
+                            "answer assembled from them",
+                            file=streamed,
+                        )
                     ),
                     class_="note",
                 )
+            if role == "request":
+                what = _("{format} format, as sent", format=wire_format or "wire")
+                summary = _("request: {files}", files=tag("code", esc(title)))
+            else:
+                what = _("{format} format, as received", format=wire_format or "wire")
+                summary = _("response: {files}", files=tag("code", esc(title)))
             pair = (
-                self._figure(role, "internal format")
-                + self._figure(f"wire_{role}", f"{wire_format or 'wire'} format, {what}")
+                self._figure(role, _("internal format"))
+                + self._figure(f"wire_{role}", what)
                 + tag("p", "", class_="cap")
             )
             out.append(
                 tag(
                     "details",
-                    tag("summary", f"{role}: " + tag("code", esc(title)))
-                    + extra
-                    + tag("div", pair, class_="pair"),
+                    tag("summary", summary) + extra + tag("div", pair, class_="pair"),
                     class_="files",
                     id=f"s{self.step}-{role}-files",
                 )
@@ -127,14 +147,14 @@ class StepFiles:
     def _figure(self, role: str, what: str) -> str:
         stored = self.stored.get(role)
         if stored is None:
-            body = tag("p", "(not in the trace)", class_="missing")
+            body = tag("p", esc(_("(not in the trace)")), class_="missing")
             name = "—"
         elif "json" in stored:
             name = stored["file"]
             body = tag("pre", render_json(stored["json"], self.marks[role]), class_="json")
         else:
             name = stored["file"]
-            body = tag("p", "not JSON: shown as stored", class_="note") + tag(
+            body = tag("p", esc(_("not JSON: shown as stored")), class_="note") + tag(
                 "pre", esc(stored.get("text", "")), class_="json"
             )
         caption = tag("figcaption", tag("code", esc(name)) + " " + tag("small", esc(what)))

@@ -15,6 +15,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from fccli import __version__
+from fccli.i18n import _, language, localized
 from fccli.render.html.markup import esc, tag
 from fccli.render.html.places import Places
 from fccli.render.html.steps import (
@@ -27,12 +28,14 @@ from fccli.render.html.steps import (
     tokens_text,
 )
 from fccli.render.transcript import _options, duration, stop_reason
+from fccli.trace.words import said_now
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Trace
     from fccli.trace_page import PageData, Replayed
 
 STATUS = {"ok": "ok", "max_steps": "warn", "error": "bad", "interrupted": "bad"}
+_HTML_LANG = {"en": "en", "zh": "zh-Hans"}
 
 
 @cache
@@ -77,7 +80,7 @@ def trace_page(
     title = title if isinstance(title, str) and title else str(trace.path)
     return (
         "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
+        f'<html lang="{_HTML_LANG[language()]}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(_csp(script))}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="fc {esc(__version__)}">'
@@ -94,27 +97,34 @@ def trace_page(
 def _header(trace: Trace) -> str:
     m = trace.manifest
     question = m.get("question")
-    h1 = tag("h1", esc(question) if isinstance(question, str) and question else "(no question)")
+    no_question = esc(_("(no question)"))
+    h1 = tag("h1", esc(question) if isinstance(question, str) and question else no_question)
     status = str(m.get("status", "?"))
+    provider = _(
+        "{provider} ({format} format)",
+        provider=m.get("provider", "?"),
+        format=trace.wire_format or "?",
+    )
     facts = [
-        ("trace", tag("code", esc(trace.path))),
-        ("provider", esc(f"{m.get('provider', '?')} ({trace.wire_format or '?'} format)")),
-        ("model", tag("code", esc(m.get("model", "?")))),
-        ("status", tag("span", esc(status), class_=f"badge {STATUS.get(status, 'warn')}")),
-        ("steps", esc(len(trace.steps))),
+        (_("trace"), tag("code", esc(trace.path))),
+        (_("provider"), esc(provider)),
+        (_("model"), tag("code", esc(m.get("model", "?")))),
+        (_("status"), tag("span", esc(status), class_=f"badge {STATUS.get(status, 'warn')}")),
+        (_("steps"), esc(len(trace.steps))),
     ]
     if isinstance(m.get("duration_ms"), (int, float)):
-        facts.append(("time", esc(duration(m["duration_ms"]))))
+        facts.append((_("time"), esc(duration(m["duration_ms"]))))
     tokens = _total_tokens(trace)
     if tokens:
-        facts.append(("tokens", esc(tokens)))
+        facts.append((_("tokens"), esc(tokens)))
     if isinstance(m.get("started_at"), str):
-        facts.append(("started", esc(m["started_at"])))
+        facts.append((_("started"), esc(m["started_at"])))
     options = _options(m.get("options"))
     if options:
-        facts.append(("options", tag("code", esc(" ".join(options)))))
-    dl = "".join(tag("div", tag("dt", k) + tag("dd", v)) for k, v in facts)
-    return tag("header", tag("p", "fc trace", class_="kicker") + h1 + tag("dl", dl, class_="facts"))
+        facts.append((_("options"), tag("code", esc(" ".join(options)))))
+    dl = "".join(tag("div", tag("dt", esc(k)) + tag("dd", v)) for k, v in facts)
+    kicker = tag("p", esc(_("fc trace")), class_="kicker")
+    return tag("header", kicker + h1 + tag("dl", dl, class_="facts"))
 
 
 def _total_tokens(trace: Trace) -> str | None:
@@ -143,20 +153,24 @@ def _banners(data: PageData, places: Places) -> str:
             _banner(
                 "fault",
                 f"--demo-fault {fault}",
-                "the demo model makes this mistake on purpose, to show how the harness handles it",
+                _(
+                    "the demo model makes this mistake on purpose, "
+                    "to show how the harness handles it"
+                ),
             )
         )
     bug = harness_bug_of(harness_bug(m))
     if bug is not None:
         steps = sorted(harness_steps(trace))
-        where = f" (it changed step {', '.join(map(str, steps))})" if steps else ""
-        out.append(
-            _banner(
-                "bug",
-                f"--harness-bug {bug}",
-                f"fc's own harness makes this classic mistake on purpose{where}; fc check finds it",
+        if steps:
+            said = _(
+                "fc's own harness makes this classic mistake on purpose "
+                "(it changed step {steps}); fc check finds it",
+                steps=", ".join(map(str, steps)),
             )
-        )
+        else:
+            said = _("fc's own harness makes this classic mistake on purpose; fc check finds it")
+        out.append(_banner("bug", f"--harness-bug {bug}", said))
     if data.replayed is not None:
         out.append(_replayed(data.replayed))
     out.append(_status(trace))
@@ -164,7 +178,7 @@ def _banners(data: PageData, places: Places) -> str:
         out.append(_check(data, places))
     notes = m.get("notes")
     if isinstance(notes, list) and notes:
-        items = "".join(tag("li", esc(n)) for n in notes)
+        items = "".join(tag("li", esc(said_now(localized(n)))) for n in notes)
         out.append(tag("ul", items, class_="notes"))
     return "".join(out)
 
@@ -182,65 +196,72 @@ def _status(trace: Trace) -> str:
     last = trace.steps[-1].number if trace.steps else 0
     where = error["step"] if isinstance(error.get("step"), int) else last
     link = tag(
-        "a", f"step {where}", href="#stopped" if error.get("step") == where else f"#step-{where}"
+        "a",
+        esc(_("step {step}", step=where)),
+        href="#stopped" if error.get("step") == where else f"#step-{where}",
     )
-    reason = stop_reason(error)
+    reason = said_now(stop_reason(error))
     if status == "max_steps":
         limit = (m.get("options") or {}).get("max_steps", last)
         return _banner(
             "warn",
-            "stopped:",
-            f"--max-steps {limit} reached before the model answered; "
-            "the last tool results were not handed back",
+            _("stopped:"),
+            _(
+                "--max-steps {limit} reached before the model answered; "
+                "the last tool results were not handed back",
+                limit=limit,
+            ),
         )
+    said = esc(_(": {reason}", reason=reason)) if reason else ""
     if status == "interrupted":
-        return _banner(
-            "bad", "interrupted (Ctrl-C)", "at", f" {link}" + esc(f": {reason}" if reason else "")
-        )
+        return _banner("bad", _("interrupted (Ctrl-C)"), _("at"), f" {link}" + said)
     if status == "error":
         kind = str(error.get("kind", "error"))
-        return _banner(
-            "bad", f"stopped ({kind})", "at", f" {link}" + esc(f": {reason}" if reason else "")
-        )
+        return _banner("bad", _("stopped ({kind})", kind=kind), _("at"), f" {link}" + said)
     return _banner(
         "warn",
-        "not finished:",
-        f"status {status}: fc was stopped without closing the trace, or is still running",
+        _("not finished:"),
+        _(
+            "status {status}: fc was stopped without closing the trace, or is still running",
+            status=status,
+        ),
     )
 
 
 def _replayed(r: Replayed) -> str:
     origin = tag("a", tag("code", esc(r.origin)), href=r.origin_href) if r.origin_href else "?"
-    head = f"replay of step {esc(r.step)} of {origin}"
+    head = _("replay of step {step} of {trace}", step=esc(r.step), trace=origin)
     if isinstance(r.status, str):
-        head += esc(f" (that run: {r.status})")
+        head += esc(_(" (that run: {status})", status=r.status))
     items = []
     if r.changes is not None:
         for c in r.changes:
-            how = f" by {', '.join(c.how)}" if c.how else ""
-            was = "(no result had this id)" if c.before is None else c.before
+            how = _(" by {how}", how=", ".join(c.how)) if c.how else ""
+            was = _("(no result had this id)") if c.before is None else c.before
             items.append(
                 tag(
                     "li",
-                    "result for "
-                    + tag("code", esc(c.id))
+                    _("result for {id}", id=tag("code", esc(c.id)))
                     + (esc(f" ({c.tool})") if c.tool else "")
                     + esc(how)
                     + tag(
                         "div",
-                        tag("span", "was", class_="label") + tag("pre", esc(was)),
+                        tag("span", esc(_("was")), class_="label") + tag("pre", esc(was)),
                         class_="was" + (" err" if c.before_error else ""),
                     )
                     + tag(
                         "div",
-                        tag("span", "now", class_="label") + tag("pre", esc(c.after)),
+                        tag("span", esc(_("now")), class_="label") + tag("pre", esc(c.after)),
                         class_="now" + (" err" if c.after_error else ""),
                     ),
                 )
             )
         if not r.changes:
             items.append(
-                tag("li", "no tool result changed: the step's results went out as they were")
+                tag(
+                    "li",
+                    esc(_("no tool result changed: the step's results went out as they were")),
+                )
             )
     else:
         for e in r.edits:
@@ -253,7 +274,7 @@ def _replayed(r: Replayed) -> str:
                     + (
                         tag(
                             "div",
-                            tag("span", "now", class_="label") + tag("pre", esc(now)),
+                            tag("span", esc(_("now")), class_="label") + tag("pre", esc(now)),
                             class_="now",
                         )
                         if isinstance(now, str)
@@ -261,10 +282,11 @@ def _replayed(r: Replayed) -> str:
                     ),
                 )
             )
-        items.append(tag("li", esc(f"was: {r.problem}"), class_="dim"))
+        items.append(tag("li", esc(_("was: {problem}", problem=r.problem)), class_="dim"))
     answer = ""
     if isinstance(r.answer, str) and r.answer:
-        answer = tag("details", tag("summary", "the original answer") + tag("p", esc(r.answer)))
+        summary = tag("summary", esc(_("the original answer")))
+        answer = tag("details", summary + tag("p", esc(r.answer)))
     return tag(
         "div",
         tag("strong", head) + tag("ul", "".join(items), class_="edits") + answer,
@@ -275,18 +297,23 @@ def _replayed(r: Replayed) -> str:
 def _check(data: PageData, places: Places) -> str:
     findings = data.findings or []
     if data.check_problem:
-        return _banner("bad", "fc check could not read the trace:", data.check_problem)
+        return _banner("bad", _("fc check could not read the trace:"), data.check_problem)
     if not findings:
-        return _banner("ok", "fc check:", "no findings")
+        return _banner("ok", _("fc check:"), _("no findings"))
     errors = sum(f.severity == "error" for f in findings)
     warnings = len(findings) - errors
-    said = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    said = _(", ").join(
+        [
+            _("1 error") if errors == 1 else _("{n} errors", n=errors),
+            _("1 warning") if warnings == 1 else _("{n} warnings", n=warnings),
+        ]
+    )
     placed = [p for ps in places.findings.values() for p in ps]
     placed.sort(key=lambda p: (p.step or 0, p.finding.file or "", p.finding.path))
     items = "".join(finding_item(p) for p in placed)
     return tag(
         "div",
-        tag("strong", "fc check: ") + esc(said) + tag("ul", items, class_="findings"),
+        tag("strong", esc(_("fc check: "))) + esc(said) + tag("ul", items, class_="findings"),
         class_="banner check",
     )
 
@@ -308,24 +335,31 @@ def _timeline(trace: Trace, shown: set[int]) -> str:
         stop = record.get("stop_reason")
         calls = len(s.response.tool_uses()) if s.response else 0
         what = (
-            badge(stop) if isinstance(stop, str) else tag("span", "no response", class_="badge bad")
+            badge(stop)
+            if isinstance(stop, str)
+            else tag("span", esc(_("no response")), class_="badge bad")
         )
         if calls:
-            what += esc(f" {calls} call{'s' if calls != 1 else ''}")
+            what += esc(_(" 1 call") if calls == 1 else _(" {n} calls", n=calls))
         rows.append(
             tag(
                 "li",
                 tag(
                     "a",
-                    tag("span", f"step {s.number}", class_="n")
+                    tag("span", esc(_("step {step}", step=s.number)), class_="n")
                     + tag("span", what, class_="what")
                     + _bar("time", ms / most_time, duration(record.get("duration_ms")))
-                    + _bar("tok", n / most_tokens, f"{n:,} tokens" if n else "? tokens"),
+                    + _bar(
+                        "tok",
+                        n / most_tokens,
+                        _("{n:,} tokens", n=n) if n else _("? tokens"),
+                    ),
                     href=f"#step-{s.number}",
                 ),
             )
         )
-    return tag("nav", tag("h2", "timeline") + tag("ol", "".join(rows)), class_="timeline")
+    heading = tag("h2", esc(_("timeline")))
+    return tag("nav", heading + tag("ol", "".join(rows)), class_="timeline")
 
 
 def _bar(kind: str, share: float, label: str) -> str:
@@ -352,5 +386,11 @@ def _tokens(usage: Any) -> int:
 
 
 def _footer(trace: Trace) -> str:
-    made = f"made by fc {__version__} from {trace.path}: fc show {trace.path} --html FILE"
+    command = f"fc show {trace.path} --html FILE"
+    made = _(
+        "made by fc {version} from {trace}: {command}",
+        version=__version__,
+        trace=str(trace.path),
+        command=command,
+    )
     return tag("footer", esc(made))

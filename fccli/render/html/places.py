@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import TYPE_CHECKING, Any
 
+from fccli.i18n import _
 from fccli.render.html.files import StepFiles
 
 if TYPE_CHECKING:
@@ -99,7 +100,11 @@ class Places:
             anchor = files.marks[role].anchor(found)
             mark = files.marks[role].at(found)
             mark.classes.add("flag")
-            mark.notes.append(f"{finding.rule} {finding.severity}: {finding.message}")
+            if finding.severity == "error":
+                said = _("{rule} error: {message}", rule=finding.rule, message=finding.message)
+            else:
+                said = _("{rule} warning: {message}", rule=finding.rule, message=finding.message)
+            mark.notes.append(said)
         placed = Placed(finding, anchor, step)
         self.findings.setdefault(self._where(step, role, finding.path), []).append(placed)
 

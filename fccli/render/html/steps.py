@@ -10,16 +10,19 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.models import FINAL_STOPS, TextBlock, ThinkingBlock, ToolUseBlock
+from fccli.i18n import _, localized
 from fccli.render.html.markup import esc, tag
 from fccli.render.transcript import (
     _what_is_new,
     arguments_text,
     attempts_text,
     duration,
+    messages_text,
     signature,
     step_facts,
     stop_reason,
 )
+from fccli.trace.words import said_now
 
 if TYPE_CHECKING:
     from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec
@@ -37,16 +40,21 @@ def badge(stop: str, wire: Any = None) -> str:
     kind = GOOD_STOPS.get(stop, "bad")
     out = tag("span", esc(stop), class_=f"badge {kind}")
     if isinstance(wire, str) and wire != stop:
-        out += " " + tag("span", "on the wire: " + tag("code", esc(wire)), class_="wire")
+        said = _("on the wire: {stop_reason}", stop_reason=tag("code", esc(wire)))
+        out += " " + tag("span", said, class_="wire")
     return out
 
 
 def tokens_text(usage: Any) -> str | None:
     if not isinstance(usage, dict) or not isinstance(usage.get("input_tokens"), int):
         return None
-    said = f"{usage['input_tokens']} in / {usage.get('output_tokens', '?')} out tokens"
+    said = _(
+        "{input} in / {output} out tokens",
+        input=usage["input_tokens"],
+        output=usage.get("output_tokens", "?"),
+    )
     if isinstance(usage.get("reasoning_tokens"), int) and usage["reasoning_tokens"]:
-        said += f" ({usage['reasoning_tokens']} reasoning)"
+        said += _(" ({n} reasoning)", n=usage["reasoning_tokens"])
     return said
 
 
@@ -61,10 +69,11 @@ class StepView:
         self.harness = harness_steps(self.trace)
 
     def section(self, step: Step, same_as: int | None) -> str:
-        body = [tag("h2", tag("a", f"step {step.number}", href=f"#step-{step.number}"))]
+        title = esc(_("step {step}", step=step.number))
+        body = [tag("h2", tag("a", title, href=f"#step-{step.number}"))]
         body.append(self._harness(step))
         body.append(self._request(step, same_as))
-        body += [tag("p", "! " + esc(note), class_="note") for note in step.notes]
+        body += [tag("p", "! " + esc(localized(note)), class_="note") for note in step.notes]
         body.append(self._response(step))
         body.append(self._stopped(step))
         body.append(self._findings(self.places.findings.get(("step", step.number), [])))
@@ -81,25 +90,30 @@ class StepView:
             return ""
         out = []
         if step.number == 1 and request.system:
-            out.append(tag("p", "system: " + tag("q", esc(request.system)), class_="system"))
+            said = esc(_("system: ")) + tag("q", esc(request.system))
+            out.append(tag("p", said, class_="system"))
         out.append(self._tools(request.tools, same_as))
         n = len(request.messages)
-        count = f"{n} message{'s' if n != 1 else ''}"
+        count = messages_text(n)
         if step.wire_messages is not None and step.wire_messages != n:
-            count += f" ({step.wire_messages} on the wire)"
-        line = tag("span", "→ request", class_="dir") + esc(f": {count}, {_what_is_new(request)}")
+            count += _(" ({n} on the wire)", n=step.wire_messages)
+        line = tag("span", esc(_("→ request")), class_="dir") + esc(
+            _(": {count}, {what}", count=count, what=_what_is_new(request))
+        )
         out.append(tag("p", line, class_="req"))
         out.append(self._handed_back(request))
         return tag("div", "".join(out), class_="request")
 
     def _tools(self, tools: list[ToolSpec], same_as: int | None) -> str:
         if not tools:
-            return tag("p", "tools offered: none", class_="dim")
+            return tag("p", esc(_("tools offered: none")), class_="dim")
         if same_as is not None:
-            link = tag("a", f"step {same_as}", href=f"#step-{same_as}")
-            return tag("p", f"tools offered: the same {len(tools)} as {link}", class_="dim")
+            link = tag("a", esc(_("step {step}", step=same_as)), href=f"#step-{same_as}")
+            said = _("tools offered: the same {n} as {step_link}", n=len(tools), step_link=link)
+            return tag("p", said, class_="dim")
         names = ", ".join(t.name for t in tools[:TOOL_NAMES])
-        names += f", … {len(tools) - TOOL_NAMES} more" if len(tools) > TOOL_NAMES else ""
+        if len(tools) > TOOL_NAMES:
+            names += _(", … {n} more", n=len(tools) - TOOL_NAMES)
         items = "".join(
             tag(
                 "li",
@@ -110,7 +124,10 @@ class StepView:
         )
         return tag(
             "details",
-            tag("summary", f"tools offered ({len(tools)}): " + tag("code", esc(names)))
+            tag(
+                "summary",
+                esc(_("tools offered ({n}):", n=len(tools))) + " " + tag("code", esc(names)),
+            )
             + tag("ol", items, class_="tools"),
             class_="tools",
         )
@@ -127,8 +144,11 @@ class StepView:
             said = tag("code", esc(r.tool_use_id), class_=f"id {self.places.colour(r.tool_use_id)}")
             if target is not None:
                 said = tag("a", said, href=f"#{target}")
-            kind = "✗ error result" if r.is_error else "result"
-            items.append(tag("li", f"{kind} for {said}", class_="err" if r.is_error else None))
+            if r.is_error:
+                line = _("✗ error result for {id}", id=said)
+            else:
+                line = _("result for {id}", id=said)
+            items.append(tag("li", line, class_="err" if r.is_error else None))
         return tag("ul", "".join(items), class_="back")
 
     def _result_anchor(self, call_id: str) -> str | None:
@@ -147,14 +167,14 @@ class StepView:
         extra = step_facts(record)
         response = step.response
         if response is None:
-            said = tag("span", "← no response", class_="dir bad")
+            said = tag("span", esc(_("← no response")), class_="dir bad")
             return tag("p", said + esc(" · " + " · ".join(extra) if extra else ""), class_="resp")
         usage = response.usage.to_json_dict() if response.usage else None
         tokens = tokens_text(usage)
         if tokens:
             extra.append(tokens)
         line = (
-            tag("span", "← response", class_="dir")
+            tag("span", esc(_("← response")), class_="dir")
             + " "
             + badge(response.stop_reason, record.get("wire_stop_reason"))
             + (tag("span", esc(" · " + " · ".join(extra)), class_="dim") if extra else "")
@@ -171,12 +191,13 @@ class StepView:
             if isinstance(block, ThinkingBlock):
                 out.append(self._thinking(block.thinking))
             elif isinstance(block, TextBlock):
-                label = "answer" if final else "text"
+                kind = "answer" if final else "text"
+                label = _("answer") if final else _("text")
                 out.append(
                     tag(
                         "div",
-                        tag("span", label, class_="label") + tag("p", esc(block.text)),
-                        class_=label,
+                        tag("span", esc(label), class_="label") + tag("p", esc(block.text)),
+                        class_=kind,
                     )
                 )
             elif isinstance(block, ToolUseBlock):
@@ -185,7 +206,7 @@ class StepView:
         return "".join(out)
 
     def _thinking(self, text: str) -> str:
-        summary = tag("summary", f"thinking ({len(text):,} characters)")
+        summary = tag("summary", esc(_("thinking ({n:,} characters)", n=len(text))))
         return tag("details", summary + tag("p", esc(text)), class_="thinking", open=self.thinking)
 
     def _call(
@@ -196,12 +217,12 @@ class StepView:
         offered = ""
         if tools is not None:
             offered = (
-                tag("span", f"tool {tools.index(call.name) + 1}", class_="dim")
+                tag("span", esc(_("tool {n}", n=tools.index(call.name) + 1)), class_="dim")
                 if call.name in tools
-                else tag("span", "not offered!", class_="bad")
+                else tag("span", esc(_("not offered!")), class_="bad")
             )
         head = (
-            tag("span", "▶ call", class_="label")
+            tag("span", esc(_("▶ call")), class_="label")
             + " "
             + tag("strong", esc(call.name))
             + " "
@@ -210,7 +231,7 @@ class StepView:
             + tag("a", tag("code", esc(call.id)), href=f"#{result_id}", class_="id")
         )
         if call.raw_arguments is not None:
-            args = tag("p", "arguments, not a JSON object:", class_="bad") + tag(
+            args = tag("p", esc(_("arguments, not a JSON object:")), class_="bad") + tag(
                 "pre", esc(call.raw_arguments)
             )
         else:
@@ -231,14 +252,17 @@ class StepView:
         )
         run = self.runs.get(call.id, {})
         took = duration(run["duration_ms"]) if "duration_ms" in run else ""
-        detail = ", ".join(str(x) for x in (run.get("error_kind"), took) if x)
-        detail_html = tag("span", esc(f" ({detail})"), class_="dim") if detail else ""
+        detail = _(", ").join(str(x) for x in (run.get("error_kind"), took) if x)
+        detail_html = (
+            tag("span", esc(_(" ({detail})", detail=detail)), class_="dim") if detail else ""
+        )
         result: ToolResultBlock | None = self.results.get(call.id)
         findings = self._findings(self.places.findings.get(("result", call.id), []))
         if result is not None:
+            label = _("✗ error result") if result.is_error else _("✓ result")
             head = (
-                tag("span", "✗ error result" if result.is_error else "✓ result", class_="label")
-                + " for "
+                tag("span", esc(label), class_="label")
+                + esc(_(" for "))
                 + back_to_call
                 + detail_html
                 + self._went_back(call.id)
@@ -248,15 +272,15 @@ class StepView:
             return tag("div", body, class_=classes, id=anchor)
         if run:
             failed = bool(run.get("is_error"))
-            said = "✗ executed, failed" if failed else "✓ executed"
+            said = _("✗ executed, failed") if failed else _("✓ executed")
             head = (
-                tag("span", said, class_="label")
-                + " for "
+                tag("span", esc(said), class_="label")
+                + esc(_(" for "))
                 + back_to_call
                 + detail_html
                 + tag(
                     "span",
-                    "; the result was never handed back: the run stopped first",
+                    esc(_("; the result was never handed back: the run stopped first")),
                     class_="warn",
                 )
             )
@@ -267,12 +291,14 @@ class StepView:
                 "div", tag("div", head, class_="head") + text + findings, class_=classes, id=anchor
             )
         if stop != "tool_use":
-            why = f"not executed: the stop reason is {stop}, not tool_use"
+            why = _("not executed: ") + _(
+                "the stop reason is {stop_reason}, not tool_use", stop_reason=stop
+            )
         elif any(later.number > step.number and later.request for later in self.trace.steps):
-            why = "no result for this id in the next request"
+            why = _("no result for this id in the next request")
         else:
-            why = "no result: the run stopped before this call was answered"
-        head = tag("span", esc(why), class_="label") + " (" + back_to_call + ")"
+            why = _("no result: the run stopped before this call was answered")
+        head = tag("span", esc(why), class_="label") + _(" ({detail})", detail=back_to_call)
         return tag(
             "div",
             tag("div", head, class_="head") + findings,
@@ -285,15 +311,23 @@ class StepView:
         if back is None:
             return ""
         step, anchor = back
-        return " " + tag(
-            "a", f"↪ went back in step {step}'s request", href=f"#{anchor}", class_="went"
-        )
+        said = esc(_("↪ went back in step {step}'s request", step=step))
+        return " " + tag("a", said, href=f"#{anchor}", class_="went")
 
     def _text(self, text: str) -> str:
         lines = text.count("\n") + 1
         if self.full or (len(text) <= FOLD_CHARS and lines <= FOLD_LINES):
             return tag("pre", esc(text))
-        summary = tag("summary", esc(f"{len(text):,} characters, {lines:,} lines: open to read"))
+        summary = tag(
+            "summary",
+            esc(
+                _(
+                    "{chars:,} characters, {lines:,} lines: open to read",
+                    chars=len(text),
+                    lines=lines,
+                )
+            ),
+        )
         return tag("details", summary + tag("pre", esc(text)), class_="long")
 
     # ---- where the run stopped, findings, the harness's own bug
@@ -303,21 +337,22 @@ class StepView:
         error = m.get("error") if isinstance(m.get("error"), dict) else None
         if error is None or error.get("step") != step.number:
             return ""
-        reason = stop_reason(error)
+        reason = said_now(stop_reason(error))
         if m.get("status") == "interrupted":
-            head = "✗ interrupted here (Ctrl-C)"
+            head = _("✗ interrupted here ({how})", how="Ctrl-C")
             body = tag("p", esc(reason)) if reason else ""
         else:
-            head = f"✗ stopped here: {error.get('kind', 'error')}"
+            head = _("✗ stopped here: ") + str(error.get("kind", "error"))
             body = tag("p", esc(reason)) if reason else ""
             attempts = attempts_text(error.get("attempts"))
             if attempts:
                 body += tag("p", esc(attempts), class_="dim")
             excerpt = error.get("body_excerpt")
             if isinstance(excerpt, str) and excerpt.strip():
-                body += tag("p", "the provider sent:") + tag("pre", esc(excerpt))
+                body += tag("p", esc(_("the provider sent:"))) + tag("pre", esc(excerpt))
             if step.error_body:
-                body += tag("p", "its error body says: " + tag("q", esc(step.error_body)))
+                said = _("its error body says: {body}", body=tag("q", esc(step.error_body)))
+                body += tag("p", said)
         return tag("div", tag("strong", esc(head)) + body, class_="stopped", id="stopped")
 
     def _findings(self, placed: list[Placed]) -> str:
@@ -329,7 +364,8 @@ class StepView:
         said = self.harness.get(step.number)
         if said is None:
             return ""
-        return tag("p", esc(f"the harness bug changed this step: {said}"), class_="harness")
+        said = _("the harness bug changed this step: {bug}", bug=said_now(said))
+        return tag("p", esc(said), class_="harness")
 
 
 def finding_item(p: Placed) -> str:
@@ -341,14 +377,22 @@ def finding_item(p: Placed) -> str:
     said = (
         tag("span", esc(f.rule), class_=f"badge {'bad' if f.severity == 'error' else 'warn'}")
         + " "
-        + esc(f.message)
+        + esc(localized(f.message))
         + " "
         + place
     )
     if f.provider_message:
         said += tag(
             "p",
-            esc(f"{f.provider or 'the provider'} would answer: {f.provider_message}"),
+            esc(
+                _(
+                    "{provider} would answer: {message}",
+                    provider=f.provider,
+                    message=f.provider_message,
+                )
+                if f.provider
+                else _("the provider would answer: {message}", message=f.provider_message)
+            ),
             class_="dim",
         )
     return tag("li", said, class_=f.severity)
@@ -367,7 +411,7 @@ def harness_steps(trace: Any) -> dict[int, str]:
     out: dict[int, str] = {}
     bug = harness_bug(trace.manifest)
     if isinstance(bug, dict):
-        said = harness_bug_of(bug.get("kind") or bug.get("name")) or "the harness bug"
+        said = harness_bug_of(bug.get("kind") or bug.get("name")) or _("the harness bug")
         steps = bug.get("steps", bug.get("step"))
         for n in steps if isinstance(steps, list) else [steps]:
             if isinstance(n, int):

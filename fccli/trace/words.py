@@ -1,0 +1,129 @@
+"""fc's own words read back from a trace, said in the chosen language.
+
+A trace keeps fc's sentences in English (a manifest's notes, the error that stopped a run, a
+harness bug's account): a trace made under `zh` is the same file as one made under `en`. When
+the sentence was written it was a `Msg`; read back, it is plain text. `said_now` finds the
+message it came from in the catalog (its msgid with the placeholders as wildcards) and says it
+in the chosen language, its parameters too when they are fc's words themselves. Text that is
+not fc's (a provider's sentence, a model's answer) matches no message and stays as it is.
+
+Nothing is loaded under English; under Chinese the catalog's patterns are compiled on the first
+sentence read back, once.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}")
+LETTERS = re.compile(r"[A-Za-z]")
+STRONG = 12
+"""Letters a msgid must have outside its placeholders to be matched on its own; one with fewer
+(`{where}: {problem}`) is a frame, taken only when a parameter in it is fc's words too."""
+DEPTH = 4
+
+
+def said_now(text: Any) -> Any:
+    """`text` (English, as a trace keeps it) in the chosen language; anything else as it is."""
+    from fccli.i18n import language
+
+    if language() == "en" or not isinstance(text, str) or not text:
+        return text
+    return _said(text, DEPTH)[0]
+
+
+@cache
+def _said(text: str, depth: int) -> tuple[str, int]:
+    """The text said in the chosen language, and how much of it is fc's words (0:
+    none, the text is as it was). Of the messages it matches, the one that recognises the
+    most wins: `step 2: X cannot be read; ...` is `step {step}: {message}` around a message,
+    not a message whose file is named `step 2: X`."""
+    catalog = _catalog()
+    exact = catalog.get(text)
+    if exact:
+        return exact, _weight(text) or 1
+    if depth == 0 or len(text) > 2000:
+        return text, 0
+    best: tuple[str, int] = (text, 0)
+    for needles, letters, weight, pattern, names, msgstr in _patterns():
+        if not all(n in text for n in needles):
+            continue
+        found = pattern.fullmatch(text)
+        if found is None:
+            continue
+        values = {}
+        inner = 0
+        for name in names:
+            value, known = _said(found.group(name), depth - 1)
+            values[name] = value
+            inner += known
+        if letters < STRONG and not inner:
+            continue
+        if weight + inner > best[1]:
+            best = (_filled(msgstr, values), weight + inner)
+    return best
+
+
+def _letters(text: str) -> int:
+    return len(LETTERS.findall(text))
+
+
+def _weight(text: str) -> int:
+    """What a piece of text counts for in a match: its characters but blanks."""
+    return len(text) - text.count(" ")
+
+
+def _filled(msgstr: str, values: dict[str, str]) -> str:
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) in ("{{", "}}"):
+            return m.group(0)[0]
+        return values.get(m.group(1), m.group(0))
+
+    return FIELD.sub(one, msgstr)
+
+
+@cache
+def _catalog() -> dict[str, str]:
+    from fccli.i18n import _load
+
+    messages: dict[Any, Any] = getattr(_load(), "_catalog", {})
+    return {k: v for k, v in messages.items() if isinstance(k, str) and k and v}
+
+
+@cache
+def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], str]]:
+    """Each msgid with placeholders as a pattern, those with the most words first: the pieces
+    of it a text must hold to be tried against it, its own letters and weight, the pattern,
+    its placeholders and its translation."""
+    found = []
+    for msgid, msgstr in _catalog().items():
+        names: list[str] = []
+        parts = []
+        literal = []
+        at = 0
+        for m in FIELD.finditer(msgid):
+            parts.append(re.escape(msgid[at : m.start()]))
+            literal.append(msgid[at : m.start()])
+            at = m.end()
+            if m.group(0) in ("{{", "}}"):
+                parts.append(re.escape(m.group(0)[0]))
+                literal.append(m.group(0)[0])
+            elif m.group(1) in names:
+                parts.append(f"(?P={m.group(1)})")
+            else:
+                names.append(m.group(1))
+                parts.append(f"(?P<{m.group(1)}>.+?)")
+        if not names:
+            continue
+        parts.append(re.escape(msgid[at:]))
+        literal.append(msgid[at:])
+        if not "".join(literal).strip():
+            continue  # `{a}{b}`: nothing to recognise it by
+        needles = [piece for piece in literal if len(piece.strip()) > 1]
+        own = "".join(literal)
+        pattern = re.compile("".join(parts), re.DOTALL)
+        found.append((needles, _letters(own), _weight(own), pattern, names, msgstr))
+    found.sort(key=lambda f: -f[2])
+    return found
