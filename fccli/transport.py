@@ -30,6 +30,7 @@ import httpx
 from fccli import __version__
 from fccli.core.errors import ProviderError, UsageError
 from fccli.core.secrets import MASK, MIN_SECRET, Secrets
+from fccli.i18n import Msg
 
 __all__ = ["MASK", "MIN_SECRET", "Delivered", "HttpFailure", "Transport", "TransportSettings"]
 
@@ -180,22 +181,26 @@ class Transport:
                 if isinstance(e, httpx.ConnectTimeout) and number <= self.settings.retries:
                     wait = self._backoff(number)
                     continue
-                what = "to connect" if isinstance(e, httpx.ConnectTimeout) else "for an answer"
-                limit = (
-                    self.settings.connect_timeout
-                    if isinstance(e, httpx.ConnectTimeout)
-                    else self.settings.read_timeout
-                )
-                return HttpFailure(
-                    None,
-                    f"timed out after {limit:g} s waiting {what} from {shown}",
-                    attempts=attempts,
-                )
+                if isinstance(e, httpx.ConnectTimeout):
+                    said = Msg(
+                        "timed out after {seconds} s waiting to connect from {url}",
+                        seconds=format(self.settings.connect_timeout, "g"),
+                        url=shown,
+                    )
+                else:
+                    said = Msg(
+                        "timed out after {seconds} s waiting for an answer from {url}",
+                        seconds=format(self.settings.read_timeout, "g"),
+                        url=shown,
+                    )
+                return HttpFailure(None, said, attempts=attempts)
             except (httpx.LocalProtocolError, httpx.UnsupportedProtocol) as e:
                 # fc's own request cannot go out (a bad header, a bad URL): retrying changes nothing.
                 record["error"] = type(e).__name__
                 return HttpFailure(
-                    None, f"cannot send to {shown}: {self.mask(str(e))}", attempts=attempts
+                    None,
+                    Msg("cannot send to {url}: {error}", url=shown, error=self.mask(str(e))),
+                    attempts=attempts,
                 )
             except httpx.TransportError as e:
                 # Refused, reset, closed before any answer: retried. (A server that read the
@@ -205,18 +210,29 @@ class Transport:
                 if number <= self.settings.retries:
                     wait = self._backoff(number)
                     continue
-                tries = f" (after {number} attempts)" if number > 1 else ""
-                return HttpFailure(
-                    None,
-                    f"cannot reach {shown}: {self.mask(_reason(e))}{tries}",
-                    attempts=attempts,
+                reason = _reason(e)
+                reason = reason if isinstance(reason, Msg) else self.mask(reason)
+                said = (
+                    Msg(
+                        "cannot reach {url}: {reason} (after {n} attempts)",
+                        url=shown,
+                        reason=reason,
+                        n=number,
+                    )
+                    if number > 1
+                    else Msg("cannot reach {url}: {reason}", url=shown, reason=reason)
                 )
+                return HttpFailure(None, said, attempts=attempts)
             except httpx.RequestError as e:  # a body that cannot be decoded, ...
                 record["error"] = type(e).__name__
                 record["duration_ms"] = _ms(start)
                 return HttpFailure(
                     None,
-                    f"the answer from {shown} cannot be read: {self.mask(str(e))}",
+                    Msg(
+                        "the answer from {url} cannot be read: {error}",
+                        url=shown,
+                        error=self.mask(str(e)),
+                    ),
                     attempts=attempts,
                 )
             record["status"] = response.status_code
@@ -229,8 +245,12 @@ class Transport:
                 where = response.headers.get("location", "elsewhere")
                 return HttpFailure(
                     response.status_code,
-                    f"HTTP {response.status_code}: redirected to {self.mask(where)}; "
-                    "fc does not follow a redirected POST: use that address as --base-url",
+                    Msg(
+                        "HTTP {status}: redirected to {where}; "
+                        "fc does not follow a redirected POST: use that address as --base-url",
+                        status=response.status_code,
+                        where=self.mask(where),
+                    ),
                     attempts=attempts,
                 )
             text = self.secrets.raw(received.body).decode("utf-8", errors="replace")
@@ -245,7 +265,10 @@ class Transport:
                         response.status_code,
                         text,
                         attempts,
-                        f"it asks to retry after {asked:g} s, longer than fc waits",
+                        Msg(
+                            "it asks to retry after {seconds} s, longer than fc waits",
+                            seconds=format(asked, "g"),
+                        ),
                     )
                 wait = asked if asked is not None else self._backoff(number)
                 continue
@@ -265,7 +288,7 @@ class Transport:
         settings = self.settings
         pieces: list[bytes] = []
         size = 0
-        cut: str | None = None
+        cut: str | None = None  # a Msg: kept in the manifest, said in the chosen language
         interrupted = False
         deadline = _Deadline(response, settings.read_timeout - (time.perf_counter() - start))
         try:
@@ -273,9 +296,9 @@ class Transport:
                 room = settings.max_response_bytes - size
                 if len(piece) > room:
                     piece = piece[:room]
-                    cut = (
-                        f"the answer passed --max-response-mb {_mb(settings.max_response_bytes)}, "
-                        "so fc stopped reading it"
+                    cut = Msg(
+                        "the answer passed --max-response-mb {mb}, so fc stopped reading it",
+                        mb=_mb(settings.max_response_bytes),
                     )
                 pieces.append(piece)
                 size += len(piece)
@@ -287,19 +310,25 @@ class Transport:
                     cut = deadline.message(settings.read_timeout)
                     break
         except httpx.TimeoutException:
-            cut = f"no data for {settings.read_timeout:g} s (--timeout), so fc stopped waiting"
+            cut = Msg(
+                "no data for {seconds} s (--timeout), so fc stopped waiting",
+                seconds=format(settings.read_timeout, "g"),
+            )
         except httpx.TransportError as e:  # closed mid-body: h11's "incomplete chunked read", ...
             cut = (
                 deadline.message(settings.read_timeout)
                 if deadline.fired
-                else f"the connection closed mid-stream ({self.mask(str(e) or type(e).__name__)})"
+                else Msg(
+                    "the connection closed mid-stream ({error})",
+                    error=self.mask(str(e) or type(e).__name__),
+                )
             )
         except httpx.RequestError as e:  # a body that cannot be decoded (gzip cut short, ...)
-            cut = f"the stream cannot be read further ({self.mask(str(e))})"
+            cut = Msg("the stream cannot be read further ({error})", error=self.mask(str(e)))
         except KeyboardInterrupt:
             if on_bytes is None:
                 raise
-            cut, interrupted = "interrupted", True
+            cut, interrupted = Msg("interrupted"), True
         finally:
             deadline.cancel()
             response.close()
@@ -332,13 +361,15 @@ class Transport:
     def _failure(
         self, status: int, text: str, attempts: list[dict[str, Any]], extra: str | None = None
     ) -> HttpFailure:
-        said = provider_message(text) or _snippet(text)
-        message = f"HTTP {status}" + (f": {said}" if said else "")
+        # The provider's own sentence, quoted as it is (never translated).
+        said = self.mask(provider_message(text) or _snippet(text))
+        message: str = f"HTTP {status}" + (f": {said}" if said else "")
         if len(attempts) > 1:
-            message += f" (after {len(attempts)} attempts)"
+            message = Msg("{message} (after {n} attempts)", message=message, n=len(attempts))
         if extra:
-            message = f"{message.rstrip('.')} ({extra})"
-        return HttpFailure(status, self.mask(message), body=text, attempts=attempts)
+            # i18n: a message and, in brackets, what it adds
+            message = Msg("{message} ({extra})", message=_unstopped(message), extra=extra)
+        return HttpFailure(status, message, body=text, attempts=attempts)
 
     def _backoff(self, number: int) -> float:
         ceiling = min(self.settings.backoff_cap, self.settings.backoff_base * 2.0 ** (number - 1))
@@ -390,7 +421,10 @@ class _Deadline:
 
     @staticmethod
     def message(limit: float) -> str:
-        return f"the answer took longer than --timeout {limit:g} s in all, so fc stopped reading it"
+        return Msg(
+            "the answer took longer than --timeout {seconds} s in all, so fc stopped reading it",
+            seconds=format(limit, "g"),
+        )
 
 
 def _mb(size: int) -> str:
@@ -404,8 +438,15 @@ def _ms(start: float) -> float:
 def _reason(error: httpx.TransportError) -> str:
     text = str(error) or type(error).__name__
     if "refused" in text.lower():
-        return "connection refused (is the server running, and is the base URL right?)"
+        return Msg("connection refused (is the server running, and is the base URL right?)")
     return text
+
+
+def _unstopped(message: str) -> str:
+    """The message without its final full stop (a Msg whose text has none stays a Msg)."""
+    if isinstance(message, Msg) or not message.endswith("."):
+        return message
+    return message.rstrip(".")
 
 
 def _snippet(text: str) -> str:
@@ -420,18 +461,28 @@ def as_provider_error(
     hint = None
     if failure.status in (401, 403):
         hint = (
-            f"the key was read from ${key_env}; check that it is valid for {url}"
+            Msg(
+                "the key was read from ${key_env}; check that it is valid for {url}",
+                key_env=key_env,
+                url=url,
+            )
             if key_env
-            else f"{provider} needs no key in fc; does the server at {url} expect one?"
+            else Msg(
+                "{provider} needs no key in fc; does the server at {url} expect one?",
+                provider=provider,
+                url=url,
+            )
         )
     elif failure.status == 404:
-        hint = f"fc posted to {url}; check --base-url (or $FC_BASE_URL) and --model"
+        hint = Msg("fc posted to {url}; check --base-url (or $FC_BASE_URL) and --model", url=url)
     elif failure.status == 429 and "longer than fc waits" in failure.message:
-        hint = "rate limited for a while: wait as long as it asks, then run again"
+        hint = Msg("rate limited for a while: wait as long as it asks, then run again")
     elif failure.status == 429:
-        hint = "rate limited; wait, or raise --retries"
+        hint = Msg("rate limited; wait, or raise --retries")
     return ProviderError(
-        f"{provider} answered {failure.message}" if failure.status is not None else failure.message,
+        Msg("{provider} answered {message}", provider=provider, message=failure.message)
+        if failure.status is not None
+        else failure.message,
         status=failure.status,
         body=failure.body,
         step=step,
@@ -455,6 +506,9 @@ def _client(settings: TransportSettings) -> httpx.Client:
         )
     except ImportError as e:  # a SOCKS proxy in ALL_PROXY needs an extra package
         raise UsageError(
-            f"the proxy set in the environment needs a package fc does not install ({e})",
-            hint="pip install 'httpx[socks]' into fc's environment, or unset ALL_PROXY",
+            Msg(
+                "the proxy set in the environment needs a package fc does not install ({error})",
+                error=str(e),
+            ),
+            hint=Msg("pip install 'httpx[socks]' into fc's environment, or unset ALL_PROXY"),
         ) from None

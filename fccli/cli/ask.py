@@ -6,18 +6,27 @@ import json
 import sys
 
 from fccli.core.models import ToolUseBlock
+from fccli.i18n import _
 from fccli.tools.json_tools import ASKED_ERROR_PREFIX
 
 
 def ask_at_terminal(call: ToolUseBlock) -> str:
     """Show the call on stderr and read one line from stdin: the result handed back."""
     arguments = json.dumps(call.input, ensure_ascii=False)
-    sys.stderr.write(
-        f"\nyou are the tool: {call.name} {arguments} (id {call.id})\n"
-        f"type the result (one line; start with '{ASKED_ERROR_PREFIX}' for an error result): "
+    said = _(
+        "you are the tool: {name} {arguments} (id {id})",
+        name=call.name,
+        arguments=arguments,
+        id=call.id,
     )
+    prompt = _(
+        "type the result (one line; start with '{prefix}' for an error result): ",
+        prefix=ASKED_ERROR_PREFIX,
+    )
+    sys.stderr.write(f"\n{said}\n{prompt}")
     sys.stderr.flush()
     line = sys.stdin.readline()
     if not line:
-        return f"{ASKED_ERROR_PREFIX} nobody answered (end of input)"
+        # Handed to the model, as the result: in the language it is spoken to in.
+        return f"{ASKED_ERROR_PREFIX} " + _("nobody answered (end of input)")
     return line.rstrip("\r\n")

@@ -41,19 +41,22 @@ def tools(
     if strict:
         specs, problems = strict_specs(specs)
     from fccli.core.errors import UsageError
+    from fccli.i18n import Msg
     from fccli.providers.registry import KNOWN, wire_format_of
     from fccli.wire.registry import INTERNAL, format_names
 
     if provider is not None:
         if provider not in KNOWN:
             raise UsageError(
-                f"unknown provider {provider!r}", hint=f"known providers: {', '.join(KNOWN)}"
+                Msg("unknown provider {provider!r}", provider=provider),
+                hint=Msg("known providers: {providers}", providers=", ".join(KNOWN)),
             )
         wire_format = wire_format_of(provider)
     wire_format = wire_format or wire_format_of("demo")
     if wire_format not in format_names():
         raise UsageError(
-            f"unknown format {wire_format!r}", hint=f"formats: {', '.join(format_names())}"
+            Msg("unknown format {format!r}", format=wire_format),
+            hint=Msg("formats: {formats}", formats=", ".join(format_names())),
         )
     if wire_format == INTERNAL:
         shown = [s.to_json_dict() for s in specs]
@@ -64,7 +67,14 @@ def tools(
         shown = body.get("tools", [])
     typer.echo(dumps(shown), nl=False)
     if problems:
+        said = problems[0].said()
+        for problem in problems[1:]:
+            # i18n: two messages said one after the other
+            said = Msg("{first}; {then}", first=said, then=problem.said())
         raise FindingsError(
-            "not ready for strict mode: " + "; ".join(str(p) for p in problems),
-            hint="`fc run --strict` stops before sending these; remove the keywords to use strict mode",
+            Msg("not ready for strict mode: {problems}", problems=said),
+            hint=Msg(
+                "`fc run --strict` stops before sending these; remove the keywords to use "
+                "strict mode"
+            ),
         )

@@ -28,6 +28,7 @@ def watch(
     `execute` stands in for `prepared.execute`; `before` prints ahead of the first step; `step_origin` says, for a replay, which step of the
     old trace a new step stands for (the new trace numbers its files from 1)."""
     from fccli.core.errors import FcError
+    from fccli.i18n import Msg
     from fccli.render.console import make_console
     from fccli.render.run_view import RunView, print_json_summary
 
@@ -59,10 +60,10 @@ def watch(
         if view is None:  # a script reading --json still learns the status and where it stopped
             print_json_summary(prepared.trace)
         # One more line at most: errors are one or two lines (CLI.md).
+        kept = Msg("the trace keeps what it had: {path}", path=str(prepared.trace.path))
+        # i18n: two messages said one after the other
         raise e.at(
-            hint="; ".join(
-                filter(None, [e.hint, f"the trace keeps what it had: {prepared.trace.path}"])
-            )
+            hint=kept if e.hint is None else Msg("{first}; {then}", first=e.hint, then=kept)
         ) from e
     except BaseException:
         if view is not None:

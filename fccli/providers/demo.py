@@ -32,6 +32,7 @@ from typing import Any
 from fccli import cities
 from fccli.core.errors import ProviderError, UsageError
 from fccli.core.jsonio import encode
+from fccli.i18n import Msg
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.demo_fill import (
     Filling,
@@ -62,11 +63,14 @@ class DemoProvider:
     def __init__(self, fault: str | None = None, skill: str = "strong") -> None:
         if fault is not None and fault not in DEMO_FAULTS:
             raise UsageError(
-                f"unknown demo fault {fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}"
+                Msg("unknown demo fault {fault!r}", fault=fault),
+                hint=Msg("kinds: {kinds}", kinds=", ".join(DEMO_FAULTS)),
             )
         self.fault = fault
         if skill not in DEMO_SKILLS:
-            raise UsageError(f"unknown demo skill {skill!r}", hint="weak or strong")
+            raise UsageError(
+                Msg("unknown demo skill {skill!r}", skill=skill), hint=Msg("weak or strong")
+            )
         self.skill = skill
         """strong: fills arguments from the question by type and schema; weak: the whole
         question into the first required string parameter, as the course's first demo."""
@@ -94,7 +98,7 @@ class DemoProvider:
         calls = response["choices"][0]["message"].get("tool_calls")
         if self.fault == "cut-stream" and first_calls and calls:
             events = cut_inside_first_call(events)
-            cut = "the connection closed mid-stream (the demo fault cut-stream)"
+            cut = Msg("the connection closed mid-stream (the demo fault cut-stream)")
         for n, event in enumerate(events):
             if self.pace and n:
                 time.sleep(self.pace)
@@ -114,7 +118,11 @@ class DemoProvider:
             }
             raw = encode(error).decode()
             raise ProviderError(
-                f"the demo model answered HTTP 400: {problem}", status=400, body=raw, step=step
+                # The provider's own sentence (DeepSeek's, as the demo says it) is never translated.
+                Msg("the demo model answered HTTP 400: {problem}", problem=problem),
+                status=400,
+                body=raw,
+                step=step,
             )
         # cut-stream is a fault of the connection, not of the answer: send_stream makes it.
         return respond(request, None if self.fault == "cut-stream" else self.fault, self.skill)
@@ -705,7 +713,7 @@ def _describe_result(
 def _first_sentence(error: str) -> str:
     """The first sentence of an error says what went wrong; the rest (say, the list of known
     cities) is for the model to retry with, not for the person reading the answer."""
-    short = error.split(". ")[0]
+    short = error.split(". ")[0].split("。")[0]  # an error said in English or in Chinese
     return short if len(short) <= 160 else short[:160] + "…"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,9 @@ class Profile:
     """tool_choice values accepted (and in thinking mode, where limited)."""
     strict: str
     parallel_control: str
-    streaming: str = "SSE chunks, call fragments by index, usage last (include_usage), data: [DONE]"
+    streaming: str = Msg(
+        "SSE chunks, call fragments by index, usage last (include_usage), data: [DONE]"
+    )
     """How --stream answers arrive, in words."""
     strict_base_url: str | None = None
     """Where strict mode lives, when it is a beta on another base URL (DeepSeek)."""
@@ -72,10 +75,10 @@ PROFILES: dict[str, Profile] = {
         path="/chat/completions",
         key_env="DEEPSEEK_API_KEY",
         auth="bearer",
-        thinking='on by default; --no-thinking sends {"type": "disabled"}',
-        tool_choices=("auto", "none", "required", "NAME (thinking mode: auto, none only)"),
+        thinking=Msg('on by default; --no-thinking sends {"type": "disabled"}'),
+        tool_choices=("auto", "none", "required", Msg("NAME (thinking mode: auto, none only)")),
         # api-docs.deepseek.com, guides/function_calling: strict mode is a beta at /beta.
-        strict="yes (beta: fc switches to https://api.deepseek.com/beta)",
+        strict=Msg("yes (beta: fc switches to https://api.deepseek.com/beta)"),
         parallel_control="parallel_tool_calls: false",
         strict_base_url="https://api.deepseek.com/beta",
         other_models=("deepseek-v4-pro",),
@@ -94,7 +97,7 @@ PROFILES: dict[str, Profile] = {
         auth="bearer",
         thinking="",
         tool_choices=("auto", "none", "required", "NAME"),
-        strict="yes (function.strict: true)",
+        strict=Msg("yes (function.strict: true)"),
         parallel_control="parallel_tool_calls: false",
         # OpenAI's reasoning models take reasoning_effort up to high; there is no max.
         efforts=("low", "high"),
@@ -109,8 +112,8 @@ PROFILES: dict[str, Profile] = {
         key_env=None,
         auth=None,
         thinking="",
-        tool_choices=("auto", "none", "required", "NAME (as far as the server honours them)"),
-        strict="sent; the server may ignore it",
+        tool_choices=("auto", "none", "required", Msg("NAME (as far as the server honours them)")),
+        strict=Msg("sent; the server may ignore it"),
         parallel_control="parallel_tool_calls: false (the server may ignore it)",
         efforts=("low", "high"),
         effort_field="reasoning_effort (the server may ignore it)",
@@ -123,11 +126,11 @@ PROFILES: dict[str, Profile] = {
         path="/v1/messages",
         key_env="ANTHROPIC_API_KEY",
         auth="x-api-key",
-        thinking='off by default; --thinking sends {"type": "enabled", "budget_tokens": 2048}',
-        tool_choices=("auto", "none", "required (any)", "NAME (thinking on: auto, none only)"),
-        strict="yes (tool strict: true, structured-outputs beta header)",
+        thinking=Msg('off by default; --thinking sends {"type": "enabled", "budget_tokens": 2048}'),
+        tool_choices=("auto", "none", "required (any)", Msg("NAME (thinking on: auto, none only)")),
+        strict=Msg("yes (tool strict: true, structured-outputs beta header)"),
         parallel_control="tool_choice.disable_parallel_tool_use: true",
-        streaming="SSE events: content_block_delta (input_json_delta for calls), message_stop",
+        streaming=Msg("SSE events: content_block_delta (input_json_delta for calls), message_stop"),
         extra_headers=(("anthropic-version", "2023-06-01"),),
         # Strict tool use came as the structured-outputs beta (docs.claude.com, structured outputs).
         strict_headers=(("anthropic-beta", "structured-outputs-2025-11-13"),),
@@ -149,7 +152,7 @@ PROFILES: dict[str, Profile] = {
         model_in_url=True,
         key_env="GEMINI_API_KEY",
         auth="x-goog-api-key",
-        thinking=(
+        thinking=Msg(
             "model's default; --thinking sends thinkingConfig.includeThoughts (thought "
             "summaries come back), --no-thinking thinkingBudget: 0"
         ),
@@ -159,9 +162,13 @@ PROFILES: dict[str, Profile] = {
             "required (ANY)",
             "NAME (ANY + allowedFunctionNames)",
         ),
-        strict="no: parametersJsonSchema is followed as given (fc refuses --strict)",
-        parallel_control="none: Gemini has no switch for parallel calls (fc refuses --no-parallel)",
-        streaming="SSE: each data: line a whole GenerateContentResponse chunk; calls arrive whole",
+        strict=Msg("no: parametersJsonSchema is followed as given (fc refuses --strict)"),
+        parallel_control=Msg(
+            "none: Gemini has no switch for parallel calls (fc refuses --no-parallel)"
+        ),
+        streaming=Msg(
+            "SSE: each data: line a whole GenerateContentResponse chunk; calls arrive whole"
+        ),
         other_models=("gemini-2.5-pro", "gemini-3-pro-preview"),
         # ThinkingConfig.thinkingLevel (Gemini 3): LOW, HIGH.
         efforts=("low", "high"),
@@ -185,9 +192,9 @@ DEEPSEEK_ANTHROPIC = replace(
     default_model="deepseek-flash",
     base_url="https://api.deepseek.com/anthropic",
     key_env="DEEPSEEK_API_KEY",
-    thinking='on by default; --no-thinking sends {"type": "disabled"}',
-    tool_choices=("auto", "none", "required (any)", "NAME (thinking mode: auto, none only)"),
-    strict="not documented for this endpoint: fc sends it; the server may ignore it",
+    thinking=Msg('on by default; --no-thinking sends {"type": "disabled"}'),
+    tool_choices=("auto", "none", "required (any)", Msg("NAME (thinking mode: auto, none only)")),
+    strict=Msg("not documented for this endpoint: fc sends it; the server may ignore it"),
     strict_headers=(),
     other_models=("deepseek-v4-pro",),
     effort_is_thinking=True,
@@ -202,12 +209,18 @@ OPENAI_RESPONSES = replace(
     wire_format="responses",
     default_model="gpt-5-mini",
     path="/responses",
-    thinking='reasoning models reason unasked; --no-thinking sends reasoning {"effort": "none"}',
+    thinking=Msg(
+        'reasoning models reason unasked; --no-thinking sends reasoning {"effort": "none"}'
+    ),
     tool_choices=("auto", "none", "required", "NAME"),
-    strict="yes (tool strict: true; fc writes strict: false otherwise, as omitted means strict)",
+    strict=Msg(
+        "yes (tool strict: true; fc writes strict: false otherwise, as omitted means strict)"
+    ),
     parallel_control="parallel_tool_calls: false",
-    streaming="SSE events: response.output_item.added, function_call_arguments.delta by "
-    "item_id, output_item.done, response.completed",
+    streaming=Msg(
+        "SSE events: response.output_item.added, function_call_arguments.delta by "
+        "item_id, output_item.done, response.completed"
+    ),
     other_models=("gpt-5", "gpt-4.1-mini"),
     efforts=("low", "high"),
     effort_field="reasoning.effort",
@@ -224,8 +237,8 @@ DEEPSEEK_RESPONSES = replace(
     default_model="deepseek-flash",
     base_url="https://api.deepseek.com",
     key_env="DEEPSEEK_API_KEY",
-    thinking='on by default; --no-thinking sends reasoning {"effort": "none"}',
-    strict="not documented for this endpoint: fc sends it; the server may ignore it",
+    thinking=Msg('on by default; --no-thinking sends reasoning {"effort": "none"}'),
+    strict=Msg("not documented for this endpoint: fc sends it; the server may ignore it"),
     other_models=("deepseek-v4-pro",),
     efforts=("low", "high", "max"),
     effort_is_thinking=True,
@@ -255,11 +268,21 @@ def profile_for(name: str, api: str | None = None) -> Profile:
     if variant is not None:
         return variant
     if api not in API_NAMES:
-        raise UsageError(f"unknown --api {api!r}", hint=f"known: {', '.join(API_NAMES)}")
+        raise UsageError(
+            Msg("unknown --api {api!r}", api=api),
+            hint=Msg("known: {names}", names=", ".join(API_NAMES)),
+        )
     raise UsageError(
-        f"--api {api}: fc speaks to {name} in {' or '.join(apis_of(name))} only",
-        hint="-p deepseek --api anthropic reaches DeepSeek in the Anthropic format; "
-        "-p openai --api responses reaches OpenAI's Responses API",
+        Msg(
+            "--api {api}: fc speaks to {name} in {apis} only",
+            api=api,
+            name=name,
+            apis=" or ".join(apis_of(name)),
+        ),
+        hint=Msg(
+            "-p deepseek --api anthropic reaches DeepSeek in the Anthropic format; "
+            "-p openai --api responses reaches OpenAI's Responses API"
+        ),
     )
 
 

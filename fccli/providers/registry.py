@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 from fccli.providers.base import Provider
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
 from fccli.providers.urls import http_url, shown_url
@@ -59,7 +60,9 @@ def resolve_base_url(
 ) -> str:
     profile = profile_for(name, api)
     if explicit is not None and not explicit.strip():
-        raise UsageError("--base-url is empty", hint="e.g. --base-url http://127.0.0.1:8000")
+        raise UsageError(
+            Msg("--base-url is empty"), hint=Msg("e.g. --base-url http://127.0.0.1:8000")
+        )
     chosen = explicit or os.environ.get("FC_BASE_URL")
     if chosen:
         _check_url(chosen, name)
@@ -74,9 +77,13 @@ def _check_url(url: str, name: str) -> None:
     if parts.password is not None and PROFILES[name].key_env is not None:
         # httpx would turn user:password into Basic auth, replacing the key's header.
         raise UsageError(
-            f"the base URL carries a user and password, but {name} sends its key from "
-            f"${PROFILES[name].key_env}",
-            hint="remove user:password@ from the URL",
+            Msg(
+                "the base URL carries a user and password, but {name} sends its key from "
+                "${key_env}",
+                name=name,
+                key_env=PROFILES[name].key_env,
+            ),
+            hint=Msg("remove user:password@ from the URL"),
         )
 
 
@@ -86,17 +93,25 @@ def read_key(name: str) -> str | None:
         return None
     key = os.environ.get(env, "").strip()
     if not key:
-        state = "which is empty" if env in os.environ else "which is not set"
         raise UsageError(
-            f"{name} needs a key in ${env}, {state}",
-            hint=f"export {env}=... (fc reads keys from the environment only), or run offline with -p demo",
+            Msg("{name} needs a key in ${env}, which is empty", name=name, env=env)
+            if env in os.environ
+            else Msg("{name} needs a key in ${env}, which is not set", name=name, env=env),
+            hint=Msg(
+                "export {env}=... (fc reads keys from the environment only), "
+                "or run offline with -p demo",
+                env=env,
+            ),
         )
     if not (key.isascii() and key.isprintable()):
         # A header cannot carry it, and an HTTP library's error would quote it: said here,
         # without the value.
         raise UsageError(
-            f"${env} holds characters a key cannot have (a line break, curly quotes, ...)",
-            hint=f"set {env} again, copying the key alone",
+            Msg(
+                "${env} holds characters a key cannot have (a line break, curly quotes, ...)",
+                env=env,
+            ),
+            hint=Msg("set {env} again, copying the key alone", env=env),
         )
     return key
 
@@ -113,7 +128,10 @@ def get_provider(
 
         return DemoProvider(fault=demo_fault, skill=demo_skill)
     if name not in PROFILES:
-        raise UsageError(f"unknown provider {name!r}", hint=f"known providers: {', '.join(KNOWN)}")
+        raise UsageError(
+            Msg("unknown provider {provider!r}", provider=name),
+            hint=Msg("known providers: {providers}", providers=", ".join(KNOWN)),
+        )
     connection = connection or Connection()
     profile = profile_for(name, connection.api)
     key = read_key(name)
@@ -152,16 +170,22 @@ def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
             "default": default == "demo",
             "wire_format": DEMO.wire_format,
             "default_model": DEMO.default_model,
-            "base_url": "offline (built in)",
+            "base_url": Msg("offline (built in)"),
             "key_env": None,
             "key_set": None,
-            "thinking": "as DeepSeek: on by default, --no-thinking turns it off",
-            "tool_choice": "auto, none, required, NAME (thinking mode: auto, none only)",
-            "strict": "sent in the wire files; the demo model writes null for optional values, as strict mode asks",
+            "thinking": Msg("as DeepSeek: on by default, --no-thinking turns it off"),
+            "tool_choice": Msg("auto, none, required, NAME (thinking mode: auto, none only)"),
+            "strict": Msg(
+                "sent in the wire files; the demo model writes null for optional values, "
+                "as strict mode asks"
+            ),
             "parallel_control": "parallel_tool_calls: false",
-            "streaming": "SSE as DeepSeek sends it, arguments in 5-character fragments",
+            "streaming": Msg("SSE as DeepSeek sends it, arguments in 5-character fragments"),
             "other_models": [],
-            "effort": "as DeepSeek: reasoning_effort low, high, max (the demo writes it, and answers alike)",
+            "effort": Msg(
+                "as DeepSeek: reasoning_effort low, high, max "
+                "(the demo writes it, and answers alike)"
+            ),
             "apis": ["chat"],
         }
     ]
@@ -173,15 +197,15 @@ def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
                 "default": default == profile.name,
                 "wire_format": profile.wire_format,
                 "default_model": profile.default_model,
-                "base_url": f"{shown_url(env_url)} (from $FC_BASE_URL)"
+                "base_url": Msg("{url} (from $FC_BASE_URL)", url=shown_url(env_url))
                 if env_url
                 else profile.base_url,
                 "key_env": profile.key_env,
                 "key_set": bool(os.environ.get(profile.key_env, "").strip())
                 if profile.key_env
                 else None,
-                "thinking": profile.thinking or "no switch",
-                "tool_choice": ", ".join(profile.tool_choices),
+                "thinking": profile.thinking or Msg("no switch"),
+                "tool_choice": _listed(profile.tool_choices),
                 "strict": profile.strict,
                 "parallel_control": profile.parallel_control,
                 "streaming": profile.streaming,
@@ -199,16 +223,27 @@ def _api_text(name: str, api: str) -> str:
     spoken = profile_for(name, api)
     model = spoken.default_model
     own = PROFILES[name].default_model
-    return f"{api} ({spoken.base_url}{'' if model == own else f', model {model}'})"
+    if model == own:
+        return Msg("{api} ({url})", api=api, url=spoken.base_url)
+    return Msg("{api} ({url}, model {model})", api=api, url=spoken.base_url, model=model)
 
 
 def _effort_text(name: str) -> str:
     """Where --effort goes, per --api, and its levels: `reasoning_effort: low, high, max`."""
     spoken = [profile_for(name, api) for api in apis_of(name)]
     if not spoken[0].efforts:
-        return "none"
+        return Msg("none")
     if len(spoken) == 1:
         field = spoken[0].effort_field
     else:
         field = ", ".join(f"{p.effort_field} (--api {p.api})" for p in spoken)
     return f"{field}: {', '.join(spoken[0].efforts)}"
+
+
+def _listed(items: tuple[str, ...]) -> str:
+    """`a, b, c`, each item said in the chosen language where printed (a Msg among them)."""
+    said = items[0]
+    for item in items[1:]:
+        # i18n: the items of a list, one after the other
+        said = Msg("{first}, {then}", first=said, then=item)
+    return said

@@ -40,15 +40,27 @@ def http_url(url: str, label: str, option: str) -> SplitResult:
     """`url` read as an http:// or https:// URL with a host, or a usage error that names it
     as `label` (`base URL`, `--to`) and shows `option` with an example."""
     from fccli.core.errors import UsageError
+    from fccli.i18n import Msg
 
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (reading it validates it)
     except ValueError as e:
-        raise UsageError(f"{label} {shown_url(url)} cannot be read: {e}") from None
+        raise UsageError(
+            Msg(
+                "{label} {url} cannot be read: {error}",
+                label=label,
+                url=shown_url(url),
+                error=str(e),
+            )
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(
-            f"{label} {shown_url(url)} is not an http:// or https:// URL with a host",
-            hint=f"e.g. {option} http://127.0.0.1:8000",
+            Msg(
+                "{label} {url} is not an http:// or https:// URL with a host",
+                label=label,
+                url=shown_url(url),
+            ),
+            hint=Msg("e.g. {option} http://127.0.0.1:8000", option=option),
         )
     return parts

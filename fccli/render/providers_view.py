@@ -9,34 +9,41 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from fccli.i18n import N_, _, gettext, localized
+
 _CAPABILITIES = (
-    ("models", "models"),
+    (N_("models"), "models"),
     ("--api", "apis"),
-    ("thinking", "thinking"),
-    ("effort", "effort"),
+    (N_("thinking"), "thinking"),
+    (N_("effort"), "effort"),
     ("tool_choice", "tool_choice"),
     ("strict", "strict"),
-    ("one call", "parallel_control"),
-    ("stream", "streaming"),
+    (N_("one call"), "parallel_control"),
+    (N_("stream"), "streaming"),
 )
 
 
 def _key(row: dict[str, Any]) -> str:
     if row["key_env"] is None:
-        return "no key needed"
-    return f"${row['key_env']} " + ("(set)" if row["key_set"] else "(not set)")
+        return _("no key needed")
+    if row["key_set"]:
+        return _("${key_env} (set)", key_env=row["key_env"])
+    return _("${key_env} (not set)", key_env=row["key_env"])
 
 
 def _capability(row: dict[str, Any], field: str) -> str:
     if field == "models":
         others = ", ".join(row["other_models"])
-        default = f"{row['default_model']} (the default)"
-        return (
-            f"{default}, {others}; -m takes any name" if others else f"{default}; -m takes any name"
-        )
+        if others:
+            return _(
+                "{model} (the default), {others}; -m takes any name",
+                model=row["default_model"],
+                others=others,
+            )
+        return _("{model} (the default); -m takes any name", model=row["default_model"])
     if field == "apis":
-        return ", ".join(row["apis"])
-    return str(row[field])
+        return ", ".join(localized(api) for api in row["apis"])
+    return str(localized(row[field]))
 
 
 def print_providers(console: Console, rows: list[dict[str, Any]]) -> None:
@@ -44,38 +51,41 @@ def print_providers(console: Console, rows: list[dict[str, Any]]) -> None:
     fit the width (a narrow terminal), each provider's place goes with its capabilities instead,
     one field a line, so that no URL or key variable is broken in two."""
     table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("provider", no_wrap=True)
-    table.add_column("format", no_wrap=True)
-    table.add_column("default model", no_wrap=True)
-    table.add_column("base URL", overflow="fold")
-    table.add_column("key", overflow="fold")
+    table.add_column(_("provider"), no_wrap=True)
+    table.add_column(_("format"), no_wrap=True)
+    table.add_column(_("default model"), no_wrap=True)
+    table.add_column(_("base URL"), overflow="fold")
+    table.add_column(_("key"), overflow="fold")
     for row in rows:
         table.add_row(
-            _name(row), row["wire_format"], row["default_model"], row["base_url"], _key(row)
+            _name(row),
+            row["wire_format"],
+            row["default_model"],
+            localized(row["base_url"]),
+            _key(row),
         )
     unbounded = console.options.update_width(10_000)
     fits = Measurement.get(console, unbounded, table).maximum <= console.width
     if fits:
         console.print(table)
-    console.print(_DEFAULT)
+    console.print(
+        _("* the default now: $FC_PROVIDER, else deepseek when its key is set, else demo")
+    )
     for row in rows:
         console.print()
         console.print(Text(row["name"] if fits else _name(row), style="bold"))
         grid = Table.grid(padding=(0, 2))
         grid.add_column(no_wrap=True, style="dim")
         grid.add_column(overflow="fold")
-        place = [] if fits else [("format", "wire_format"), ("model", "default_model")]
+        place = [] if fits else [(_("format"), "wire_format"), (_("model"), "default_model")]
         for label, field in place:
             grid.add_row(f"  {label}", row[field])
         if not fits:
-            grid.add_row("  base URL", row["base_url"])
-            grid.add_row("  key", _key(row))
+            grid.add_row("  " + _("base URL"), localized(row["base_url"]))
+            grid.add_row("  " + _("key"), _key(row))
         for label, field in _CAPABILITIES:
-            grid.add_row(f"  {label}", _capability(row, field))
+            grid.add_row(f"  {gettext(label)}", _capability(row, field))
         console.print(grid)
-
-
-_DEFAULT = "* the default now: $FC_PROVIDER, else deepseek when its key is set, else demo"
 
 
 def _name(row: dict[str, Any]) -> str:

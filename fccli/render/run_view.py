@@ -7,12 +7,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 from rich.text import Text
 
 from fccli.core.models import FINAL_STOPS, ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
+from fccli.i18n import _, localized
 from fccli.run.events import (
     Event,
     Note,
@@ -40,19 +42,39 @@ def _short(text: str, limit: int) -> str:
 def _attempts(attempts: list[dict[str, Any]]) -> str:
     said = []
     for a in attempts[:-1]:
-        failure = f"HTTP {a['status']}" if "status" in a else str(a.get("error", "failed"))
-        said.append(f"attempt {a['attempt']}: {failure}")
+        failure = (
+            f"HTTP {a['status']}"
+            if "status" in a
+            else str(localized(a.get("error")) or _("failed"))
+        )
+        said.append(_("attempt {attempt}: {failure}", attempt=a["attempt"], failure=failure))
     last = attempts[-1]
     waited = sum(a.get("waited_s", 0) for a in attempts)
-    return f"{', '.join(said)}; attempt {last['attempt']} answered ({waited:.1f} s spent waiting)"
+    # i18n: the separator between the items of a list ("a, b, c")
+    separator = _(", ")
+    return _(
+        "{earlier}; attempt {attempt} answered ({waited} s spent waiting)",
+        earlier=separator.join(said),
+        attempt=last["attempt"],
+        waited=format(waited, ".1f"),
+    )
 
 
 def _streamed(stream: dict[str, Any]) -> str:
     first = stream.get("first_byte_ms")
-    when = f", the first after {first:.0f} ms" if first is not None else ""
-    return (
-        f"streamed: {stream['bytes']} bytes in {stream['pieces']} piece(s){when}; "
-        "assembled into the answer below (raw events in the .sse file)"
+    if first is None:
+        return _(
+            "streamed: {bytes} bytes in {pieces} piece(s); "
+            "assembled into the answer below (raw events in the .sse file)",
+            bytes=stream["bytes"],
+            pieces=stream["pieces"],
+        )
+    return _(
+        "streamed: {bytes} bytes in {pieces} piece(s), the first after {first} ms; "
+        "assembled into the answer below (raw events in the .sse file)",
+        bytes=stream["bytes"],
+        pieces=stream["pieces"],
+        first=format(first, ".0f"),
     )
 
 
@@ -75,10 +97,15 @@ _NOT_RUN = ("unknown_tool", "invalid_arguments", "invalid_json")
 def _executed(runs: list[ToolRun]) -> str:
     """What fc did with the calls, as it happened: executing nothing is said as such."""
     ran = sum(1 for run in runs if run.error_kind not in _NOT_RUN)
-    done = "executed" if ran == len(runs) else f"executed {ran} of {len(runs)} calls"
     if ran == 0:
-        done = "executed nothing"
-    return f"fc validated the arguments and {done}"
+        return _("the model only asked; fc validated the arguments and executed nothing:")
+    if ran == len(runs):
+        return _("the model only asked; fc validated the arguments and executed:")
+    return _(
+        "the model only asked; fc validated the arguments and executed {ran} of {total} calls:",
+        ran=ran,
+        total=len(runs),
+    )
 
 
 class RunView:
@@ -139,13 +166,13 @@ class RunView:
         self.close()
         self._show(event)
         if isinstance(event, StepStarted):
-            self._wait(f"waiting for {self.provider}…")
+            self._wait(_("waiting for {provider}…", provider=self.provider))
         elif (
             isinstance(event, ResponseReceived)
             and event.response.stop_reason == "tool_use"
             and self.tools_spinner
         ):
-            self._wait("the tools are running…")
+            self._wait(_("the tools are running…"))
 
     def _stream(self, event: StreamProgress) -> None:
         if not self.live:
@@ -165,111 +192,179 @@ class RunView:
             req = event.request
             last = req.messages[-1]
             if last.tool_results():
-                what = f"{len(last.tool_results())} tool result(s) handed back"
+                what = _("{n} tool result(s) handed back", n=len(last.tool_results()))
             elif len(req.messages) == 1:
-                what = "the question"
+                what = _("the question")
             else:  # a history that does not end on results (--harness-bug drop-results)
-                what = f"the last message from the {last.role}"
-            tools = ", ".join(t.name for t in req.tools) or "none"
+                what = _("the last message from the {role}", role=last.role)
+            tools = ", ".join(t.name for t in req.tools) or _("none")
             c.print()
             origin = (
                 f" [dim]({escape(self.step_origin(event.step))})[/]" if self.step_origin else ""
             )
             label = f" [dim]{escape(self.label)}[/]" if self.label else ""
-            c.rule(f"[bold]step {event.step}[/]{origin}{label}", align="left", style="dim")
-            count = f"{len(req.messages)} message(s)"
+            step = _("[bold]step {step}[/]", step=event.step)
+            c.rule(f"{step}{origin}{label}", align="left", style="dim")
             if event.wire_messages != len(req.messages):
-                count += f" ({event.wire_messages} on the wire)"
+                count = _(
+                    "{n} message(s) ({wire} on the wire)",
+                    n=len(req.messages),
+                    wire=event.wire_messages,
+                )
+            else:
+                count = _("{n} message(s)", n=len(req.messages))
             c.print(
-                f"[cyan]→ request[/] to {escape(self.provider)} ({self.wire_format} format): "
-                f"{count}, {escape(what)}; tools offered: {escape(tools)}"
+                _(
+                    "[cyan]→ request[/] to {provider} ({wire_format} format): "
+                    "{count}, {what}; tools offered: {tools}",
+                    provider=escape(self.provider),
+                    wire_format=self.wire_format,
+                    count=count,
+                    what=escape(what),
+                    tools=escape(tools),
+                )
             )
         elif isinstance(event, ResponseReceived):
             self._response(event)
         elif isinstance(event, ToolsExecuted):
-            c.print(f"  [dim]the model only asked; {_executed(event.runs)}:[/]")
+            c.print(f"  [dim]{_executed(event.runs)}[/]")
             for run in event.runs:
-                mark = "[red]✗ error[/]" if run.result.is_error else "[green]✓ result[/]"
-                c.print(
-                    f"  {mark} for [magenta]{escape(run.call.id)}[/] "
-                    f"[dim]({run.duration_ms:.1f} ms)[/]: {escape(_short(run.result.content, 300))}"
-                )
-            c.print(
-                "  [dim]the results go back paired with their calls by id: internally in ONE user "
-                f"message, in the {self.wire_format} format as {self.results_layout}[/]"
+                said = {
+                    "id": escape(run.call.id),
+                    "ms": f"{run.duration_ms:.1f}",
+                    "content": escape(_short(run.result.content, 300)),
+                }
+                if run.result.is_error:
+                    line = _(
+                        "[red]✗ error[/] for [magenta]{id}[/] [dim]({ms} ms)[/]: {content}", **said
+                    )
+                else:
+                    line = _(
+                        "[green]✓ result[/] for [magenta]{id}[/] [dim]({ms} ms)[/]: {content}",
+                        **said,
+                    )
+                c.print(f"  {line}")
+            said_back = _(
+                "the results go back paired with their calls by id: internally in ONE user "
+                "message, in the {wire_format} format as {layout}",
+                wire_format=self.wire_format,
+                layout=self.results_layout,
             )
+            c.print(f"  [dim]{said_back}[/]")
         elif isinstance(event, Note):
-            colour = "red" if event.text.startswith("harness bug") else "yellow"
-            c.print(f"  [{colour}]note:[/] {escape(event.text)}")
+            note = escape(localized(event.text))
+            if event.text.startswith("harness bug"):
+                c.print("  " + _("[red]note:[/] {note}", note=note))
+            else:
+                c.print("  " + _("[yellow]note:[/] {note}", note=note))
 
     def _response(self, event: ResponseReceived) -> None:
         c = self.console
         resp = event.response
         usage = ""
         if resp.usage and resp.usage.input_tokens is not None:
-            usage = f", {resp.usage.input_tokens} in / {resp.usage.output_tokens} out tokens"
+            usage = _(
+                ", {input} in / {output} out tokens",
+                input=resp.usage.input_tokens,
+                output=resp.usage.output_tokens,
+            )
         colour = "yellow" if resp.stop_reason == "tool_use" else "green"
         wire = ""
         if event.wire_stop_reason and event.wire_stop_reason != resp.stop_reason:
-            wire = f" [dim](on the wire: {self.stop_field} {escape(event.wire_stop_reason)})[/]"
+            wire = _(
+                " [dim](on the wire: {field} {value})[/]",
+                field=self.stop_field,
+                value=escape(event.wire_stop_reason),
+            )
+        reason = f"[bold {colour}]{escape(resp.stop_reason)}[/]"
         c.print(
-            f"[cyan]← response[/]: stop_reason [bold {colour}]{escape(resp.stop_reason)}[/]{wire} "
-            f"[dim]({event.duration_ms:.0f} ms{usage})[/]"
+            _(
+                "[cyan]← response[/]: stop_reason {reason}{wire} [dim]({ms} ms{usage})[/]",
+                reason=reason,
+                wire=wire,
+                ms=format(event.duration_ms, ".0f"),
+                usage=usage,
+            )
         )
         cache = resp.usage.cache_line() if resp.usage else None
         if cache is not None:
-            c.print(f"  [dim]prompt cache: {escape(cache)}[/]")
+            c.print("  " + _("[dim]prompt cache: {cache}[/]", cache=escape(localized(cache))))
         if len(event.attempts) > 1:
-            c.print(f"  [yellow]retried:[/] {escape(_attempts(event.attempts))}")
+            attempts = escape(_attempts(event.attempts))
+            c.print("  " + _("[yellow]retried:[/] {attempts}", attempts=attempts))
         if event.stream is not None:
             c.print(f"  [dim]{escape(_streamed(event.stream))}[/]")
         for block in resp.content:
             if isinstance(block, ThinkingBlock):
-                c.print(f"  [dim]thinking: {escape(_short(block.thinking, THINKING_PREVIEW))}[/]")
+                thought = escape(_short(block.thinking, THINKING_PREVIEW))
+                c.print("  " + _("[dim]thinking: {thinking}[/]", thinking=thought))
             elif isinstance(block, TextBlock):
                 final = resp.stop_reason in FINAL_STOPS and not resp.tool_uses()
-                label = "answer" if final else "text"
-                indented = block.text.replace("\n", "\n" + " " * (len(label) + 4))
-                c.print(
-                    Text.assemble(f"  {label}: ", (indented, "bold" if label == "answer" else ""))
-                )
+                label = _("  answer: ") if final else _("  text: ")
+                indented = block.text.replace("\n", "\n" + " " * cell_len(label))
+                c.print(Text.assemble(label, (indented, "bold" if final else "")))
             elif isinstance(block, ProviderBlock):
-                c.print(f"  [magenta]provider block:[/] {escape(block.summary())}")
+                summary = escape(localized(block.summary()))
+                c.print("  " + _("[magenta]provider block:[/] {summary}", summary=summary))
             elif isinstance(block, ToolUseBlock):
                 if block.raw_arguments is not None:
-                    args = f"arguments (not a JSON object) {block.raw_arguments!r}"
+                    args = _("arguments (not a JSON object) {raw}", raw=repr(block.raw_arguments))
                 else:
                     args = "input " + json.dumps(block.input, ensure_ascii=False)
-                c.print(
-                    f"  [yellow]▶ tool call[/] [bold]{escape(block.name)}[/] {escape(args)} "
-                    f"[dim]id[/] [magenta]{escape(block.id)}[/]"
+                said = _(
+                    "[yellow]▶ tool call[/] [bold]{name}[/] {arguments} [dim]id[/] [magenta]{id}[/]",
+                    name=escape(block.name),
+                    arguments=escape(args),
+                    id=escape(block.id),
                 )
+                c.print(f"  {said}")
         if resp.tool_uses() and resp.stop_reason != "tool_use":
-            c.print(
-                f"  [red]not executed:[/] the stop reason is {escape(resp.stop_reason)}, not tool_use"
-                + (" (the arguments may be cut off)" if resp.stop_reason == "max_tokens" else "")
-            )
+            reason = escape(resp.stop_reason)
+            if resp.stop_reason == "max_tokens":
+                said = _(
+                    "[red]not executed:[/] the stop reason is {reason}, not tool_use "
+                    "(the arguments may be cut off)",
+                    reason=reason,
+                )
+            else:
+                said = _(
+                    "[red]not executed:[/] the stop reason is {reason}, not tool_use",
+                    reason=reason,
+                )
+            c.print(f"  {said}")
 
     def notes(self, notes: list[str]) -> None:
         for note in notes:
-            self.console.print(f"[yellow]note:[/] {escape(note)}")
+            self.console.print(_("[yellow]note:[/] {note}", note=escape(localized(note))))
 
     def finished(self, result: RunResult, trace: Path) -> None:
         c = self.console
         c.print()
         if result.status == "max_steps":
-            c.print(f"[yellow]{escape(result.notes[-1])}[/]")
+            c.print(f"[yellow]{escape(localized(result.notes[-1]))}[/]")
         if result.notes and result.notes[-1].startswith("ignore-stop-reason"):
             c.print(
-                f"[red]answer, as the buggy harness took it:[/] {escape(result.final_answer or '')} "
-                "[dim](no tool ran: nothing in it was looked up)[/]"
+                _(
+                    "[red]answer, as the buggy harness took it:[/] {answer} "
+                    "[dim](no tool ran: nothing in it was looked up)[/]",
+                    answer=escape(result.final_answer or ""),
+                )
             )
         files = len([p for p in trace.iterdir() if p.suffix in (".json", ".sse")])
-        c.print(f"[bold]trace:[/] {escape(str(trace))} [dim]({files} files)[/]")
+        c.print(
+            _(
+                "[bold]trace:[/] {path} [dim]({files} files)[/]",
+                path=escape(str(trace)),
+                files=files,
+            )
+        )
         if (trace / "2-request.json").exists():
             c.print(
-                f"[dim]open side by side: 1-request.json ↔ 1-request.{self.wire_format}.json, "
-                f"then 2-request.json ↔ 2-request.{self.wire_format}.json[/]"
+                _(
+                    "[dim]open side by side: 1-request.json ↔ 1-request.{wire_format}.json, "
+                    "then 2-request.json ↔ 2-request.{wire_format}.json[/]",
+                    wire_format=self.wire_format,
+                )
             )
 
 

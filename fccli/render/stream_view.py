@@ -59,24 +59,36 @@ class LiveStream:
     def _render(self) -> Group:
         # Each line sized to the terminal, ending where the new fragments land: Rich crops a
         # line too long, and a cropped tail would hide exactly what is arriving.
+        from rich.cells import cell_len
+
+        from fccli.i18n import _
+
         room = max(12, self._console.width - 1)
-        lines: list[Text] = [Text(f"  streaming… {self._fragments} fragment(s)", style="dim")]
+        lines: list[Text] = [
+            Text(_("  streaming… {n} fragment(s)", n=self._fragments), style="dim")
+        ]
         if self._thinking:
-            lines.append(
-                Text(
-                    "  thinking: " + _tail(self._mask("".join(self._thinking)), room - 12),
-                    style="dim",
-                )
-            )
+            label = _("  thinking: ")
+            thought = _tail(self._mask("".join(self._thinking)), room - cell_len(label))
+            lines.append(Text(label + thought, style="dim"))
         if self._text:
-            lines.append(Text("  text: " + _tail(self._mask("".join(self._text)), room - 8)))
+            label = _("  text: ")
+            text = _tail(self._mask("".join(self._text)), room - cell_len(label))
+            lines.append(Text(label + text))
         for position, call in sorted(self._calls.items()):
             lines.append(
                 Text.assemble(
                     ("  ▶ ", "yellow"),
                     (call.name or "?", "bold"),
                     (f" id {call.id or '?'}", "magenta"),
-                    (f" (call {position}, {len(call.parts)} fragment(s))", "dim"),
+                    (
+                        _(
+                            " (call {position}, {n} fragment(s))",
+                            position=position,
+                            n=len(call.parts),
+                        ),
+                        "dim",
+                    ),
                 )
             )
             arguments = _tail(self._mask("".join(call.parts)), room - 7)

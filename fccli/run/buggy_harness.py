@@ -12,19 +12,18 @@ import json
 from typing import Any
 
 from fccli.core.models import Block, Message, ProviderBlock, ThinkingBlock, ToolResultBlock
+from fccli.i18n import Msg
 from fccli.tools.execute import ToolRun
 
 
-def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], str | None]:
+def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], Msg | None]:
     """The user message(s) that hand the results back, and what the bug changed (or None)."""
     results = [r.result for r in runs]
     if bug == "drop-results":
         ids = ", ".join(r.call.id for r in runs)
-        return [], f"drop-results: the results of {ids} were not handed back"
+        return [], Msg("drop-results: the results of {ids} were not handed back", ids=ids)
     if bug == "split-results" and len(results) > 1:
-        note = (
-            f"split-results: {len(results)} results sent as {len(results)} user messages, not one"
-        )
+        note = Msg("split-results: {n} results sent as {n} user messages, not one", n=len(results))
         return [Message(role="user", content=[r]) for r in results], note
     if bug == "pair-by-order" and len(results) > 1:
         # The results came back in another order and were matched to the calls by position:
@@ -34,11 +33,22 @@ def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], str 
             ToolResultBlock(tool_use_id=r.tool_use_id, content=m.content, is_error=m.is_error)
             for r, m in zip(results, moved, strict=True)
         ]
-        swaps = "; ".join(
-            f"{run.call.id} ({_label(run)}) got the result of {other.call.id} ({_label(other)})"
+        swaps = [
+            Msg(
+                "{id} ({arguments}) got the result of {other} ({other_arguments})",
+                id=run.call.id,
+                arguments=_label(run),
+                other=other.call.id,
+                other_arguments=_label(other),
+            )
             for run, other in zip(runs, [*runs[1:], runs[0]], strict=True)
+        ]
+        said = swaps[0]
+        for swap in swaps[1:]:
+            said = Msg("{first}; {then}", first=said, then=swap)
+        return [Message(role="user", content=list(paired))], Msg(
+            "pair-by-order: {swaps}", swaps=said
         )
-        return [Message(role="user", content=list(paired))], f"pair-by-order: {swaps}"
     return [Message(role="user", content=list(results))], None
 
 

@@ -41,6 +41,7 @@ from fccli.core.models import (
     ToolChoice,
     ToolSpec,
 )
+from fccli.i18n import Msg
 from fccli.providers.base import Provider, Reply
 from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
 from fccli.run.events import (
@@ -105,9 +106,9 @@ class RoundTrip:
         self.tools = tools
         self.trace = trace
         self.emit = on_event
-        self._phase = ""  # where the run is, for an interruption's message
+        self._phase: str = ""  # where the run is, for an interruption's message
         self.bug: str | None = None
-        self._bug_said: list[str] = []
+        self._bug_said: list[Msg] = []
         """What --harness-bug changed in the request about to go out: recorded on its step."""
 
     def run(self, options: RunOptions) -> RunResult:
@@ -119,7 +120,7 @@ class RoundTrip:
         strict = any(spec.strict for spec in options.tool_specs or [])
         self.bug = options.harness_bug
         step = 0
-        self._phase = "before the first request"
+        self._phase = Msg("before the first request")
         try:
             while step < options.max_steps:
                 step += 1
@@ -144,13 +145,13 @@ class RoundTrip:
                     calls = response.tool_uses()
                     if not calls:
                         raise ProtocolError(
-                            "the stop reason is tool_use but the answer holds no tool call",
+                            Msg("the stop reason is tool_use but the answer holds no tool call"),
                             step=step,
                         )
                     if self.bug == "ignore-stop-reason":
                         return self._taken_as_final(step, response, record)
                     # The model only asked. Here the program decides, validates and executes.
-                    self._phase = "while the tools ran"
+                    self._phase = Msg("while the tools ran")
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
                     with contextlib.redirect_stdout(sys.stderr):
                         runs = run_calls(
@@ -168,8 +169,11 @@ class RoundTrip:
                         self._bug_on_step(
                             step,
                             record,
-                            "no-validation: ran with arguments that "
-                            "fail the schema: " + "; ".join(unchecked),
+                            Msg(
+                                "no-validation: ran with arguments that fail the schema: "
+                                "{problems}",
+                                problems="; ".join(unchecked),
+                            ),
                         )
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs))
@@ -182,7 +186,7 @@ class RoundTrip:
                     continue
                 if response.stop_reason == "max_tokens" and not response.tool_uses():
                     # A final answer cut short is still the model's answer: keep it, say so.
-                    note = f"step {step}: the answer was cut off at max_tokens"
+                    note = Msg("step {step}: the answer was cut off at max_tokens", step=step)
                     self.trace.note(note)
                     self.emit(Note(step, note))
                     answer = response.text()
@@ -197,25 +201,40 @@ class RoundTrip:
                     return RunResult("ok", step, answer, notes)
                 if response.stop_reason == "max_tokens":
                     raise ProtocolError(
-                        "the answer was cut off at max_tokens"
-                        + self._not_executed(response)
-                        + " (their arguments may be cut too)",
-                        hint="raise --max-tokens, or ask for less",
+                        Msg(
+                            "the answer was cut off at max_tokens; its {n} tool call(s) were NOT "
+                            "executed (their arguments may be cut too)",
+                            n=len(response.tool_uses()),
+                        ),
+                        hint=Msg("raise --max-tokens, or ask for less"),
                         step=step,
                     )
+                n = len(response.tool_uses())
                 raise ProtocolError(
-                    f"unknown stop reason {response.stop_reason!r}; fc stops rather than guess"
-                    + self._not_executed(response),
+                    Msg(
+                        "unknown stop reason {reason!r}; fc stops rather than guess; "
+                        "its {n} tool call(s) were NOT executed",
+                        reason=response.stop_reason,
+                        n=n,
+                    )
+                    if n
+                    else Msg(
+                        "unknown stop reason {reason!r}; fc stops rather than guess",
+                        reason=response.stop_reason,
+                    ),
                     step=step,
                 )
             self.trace.finish("max_steps")
-            note = (
-                f"stopped after --max-steps {options.max_steps}, before the model answered; "
-                "the last tool results were not handed back"
+            note = Msg(
+                "stopped after --max-steps {max_steps}, before the model answered; "
+                "the last tool results were not handed back",
+                max_steps=options.max_steps,
             )
             return RunResult("max_steps", step, None, [note])
         except KeyboardInterrupt:
-            interrupted = Interrupted(f"interrupted at step {step} {self._phase}")
+            interrupted = Interrupted(
+                Msg("interrupted at step {step} {phase}", step=step, phase=self._phase)
+            )
             self.trace.finish("interrupted", error=interrupted, step=step)
             raise interrupted from None
         except FcError as e:
@@ -230,7 +249,9 @@ class RoundTrip:
         message = response.as_message()
         if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
             return message
-        self._bug_said.append(f"drop-reasoning: step {step}'s reasoning was not carried back")
+        self._bug_said.append(
+            Msg("drop-reasoning: step {step}'s reasoning was not carried back", step=step)
+        )
         return without_reasoning(message)
 
     def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
@@ -240,8 +261,11 @@ class RoundTrip:
         self._bug_on_step(
             step,
             record,
-            f"ignore-stop-reason: stop_reason tool_use was not read: the text was taken as the "
-            f"answer and {n} tool call(s) never executed",
+            Msg(
+                "ignore-stop-reason: stop_reason tool_use was not read: the text was taken as the "
+                "answer and {n} tool call(s) never executed",
+                n=n,
+            ),
         )
         answer = response.text()
         self.trace.manifest.final_answer = answer
@@ -251,7 +275,7 @@ class RoundTrip:
     def _bug_on_step(self, step: int, record: StepRecord, text: str) -> None:
         record.harness_bug = text
         self.trace.save_manifest()
-        self.emit(Note(step, "harness bug " + text))
+        self.emit(Note(step, Msg("harness bug {text}", text=text)))
 
     def _exchange(self, step: int, request: Request) -> tuple[Response, StepRecord]:
         fmt = self.wire.name
@@ -266,9 +290,9 @@ class RoundTrip:
         on_wire = len(history) if isinstance(history, list) else len(request.messages)
         self.emit(StepStarted(step, request, on_wire))
         if self._bug_said:
-            self.emit(Note(step, "harness bug " + "; ".join(self._bug_said)))
+            self.emit(Note(step, Msg("harness bug {text}", text=_joined(self._bug_said))))
         sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
-        self._phase = "while waiting for the model"
+        self._phase = Msg("while waiting for the model")
         # When the step began, in the manifest's own form: `fc export otel` places its span.
         started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         start = time.perf_counter()
@@ -319,7 +343,7 @@ class RoundTrip:
         if reply.attempts:
             record.attempts = [Attempt.model_validate(a) for a in reply.attempts]
         if reply.stored is not None:
-            record.masked = "the response echoed a secret; fc keeps and reads it as ***"
+            record.masked = Msg("the response echoed a secret; fc keeps and reads it as ***")
         if reply.cut is not None and stream is None:
             record.truncated = reply.cut
         if self._bug_said:
@@ -328,9 +352,11 @@ class RoundTrip:
         # On record before it is read: an answer that cannot be read still shows its attempts.
         self.trace.add_step(record)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
-            self._phase = f"while the answer streamed in ({len(raw):,} bytes kept)"
+            self._phase = Msg(
+                "while the answer streamed in ({size} bytes kept)", size=format(len(raw), ",")
+            )
             raise KeyboardInterrupt
-        self._phase = "after the answer came"
+        self._phase = Msg("after the answer came")
         if stream is not None:
             wire_response = self._assembled(step, reply, stream)
         else:
@@ -338,19 +364,24 @@ class RoundTrip:
                 raise ProviderError(
                     reply.cut,
                     step=step,
-                    hint=f"the {len(raw):,} bytes that came are kept in {step}-response.{fmt}.json, "
-                    "cut short",
+                    hint=Msg(
+                        "the {size} bytes that came are kept in {file}, cut short",
+                        size=format(len(raw), ","),
+                        file=step_file(step, "response", fmt, "json"),
+                    ),
                 )
             try:
                 wire_response = parse_json(seen, f"{step}-response.{fmt}.json")
             except FcError as e:
                 raise ProtocolError(
-                    f"the provider's answer cannot be read: {e}", step=step
+                    Msg("the provider's answer cannot be read: {error}", error=_told(e)), step=step
                 ) from None
         try:
             response = self.wire.from_wire_response(wire_response)
         except FcError as e:  # not of the format's shape
-            raise ProtocolError(f"the provider's answer cannot be read: {e}", step=step) from None
+            raise ProtocolError(
+                Msg("the provider's answer cannot be read: {error}", error=_told(e)), step=step
+            ) from None
         self.trace.write_json(f"{step}-response.json", response.to_json_dict())
         _refuse_shared_ids(step, response)
         wire_stop = self.wire.wire_stop_reason(wire_response)
@@ -381,7 +412,7 @@ class RoundTrip:
         mask = self.provider.mask  # these messages quote what the server sent
         if stream.failure is not None:  # an `error` event, or data that is not JSON
             failure = stream.failure
-            context: dict[str, Any] = {"step": step, "message": mask(failure.message)}
+            context: dict[str, Any] = {"step": step, "message": _masked(mask, failure.message)}
             if isinstance(failure, ProviderError) and failure.body is not None:
                 context["body"] = mask(failure.body)
             raise failure.at(**context) from failure
@@ -392,11 +423,17 @@ class RoundTrip:
                 self._write_partial(step, reply, e.partial)
             raise e.at(
                 step=step,
-                message=mask(f"{e.message}; nothing in it was executed"),
-                hint=e.hint or f"the bytes that arrived are in {step}-response.{fmt}.sse",
+                message=Msg(
+                    "{message}; nothing in it was executed", message=_masked(mask, e.message)
+                ),
+                hint=e.hint
+                or Msg(
+                    "the bytes that arrived are in {file}",
+                    file=step_file(step, "response", fmt, "sse"),
+                ),
             ) from e
         for text in stream.folder.notes:
-            note = f"step {step}: {text}"
+            note = Msg("step {step}: {message}", step=step, message=text)
             self.trace.note(note)
             self.emit(Note(step, note))
         if reply.stored is not None:  # a key the server echoed: read, as kept, masked
@@ -436,9 +473,10 @@ class RoundTrip:
             return asked
         if step == 2:
             forced = asked.name if asked.type == "tool" else asked.type
-            text = (
-                f"--tool-choice {forced} forced the call of step 1; from step 2 fc sends "
-                "tool_choice auto, or the model could never answer"
+            text = Msg(
+                "--tool-choice {forced} forced the call of step 1; from step 2 fc sends "
+                "tool_choice auto, or the model could never answer",
+                forced=forced,
             )
             self.trace.note(text)
             self.emit(Note(step, text))
@@ -457,39 +495,49 @@ class RoundTrip:
         if errors and self.bug is not None:
             # The mistake is on purpose: it goes out, as a buggy harness would send it.
             first = errors[0]
-            text = (
-                f"fc's own check would stop this request ({first.rule} at {first.path}); "
-                f"sent anyway because of --harness-bug {self.bug}"
+            text = Msg(
+                "fc's own check would stop this request ({rule} at {path}); "
+                "sent anyway because of --harness-bug {bug}",
+                rule=first.rule,
+                path=first.path,
+                bug=self.bug,
             )
             self._bug_said.append(text)
             return
         if errors:
             first = errors[0]
-            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            said = {"rule": first.rule, "path": first.path, "message": first.message}
             raise FindingsError(
-                f"not sent: the request breaks {first.rule} at {first.path}: {first.message}{more}",
+                Msg(
+                    "not sent: the request breaks {rule} at {path}: {message} (and {more} more)",
+                    more=len(errors) - 1,
+                    **said,
+                )
+                if len(errors) > 1
+                else Msg("not sent: the request breaks {rule} at {path}: {message}", **said),
                 step=step,
-                hint="fc built this history itself, so this is a bug in fc (or the provider's "
-                f"earlier answers broke the protocol); `fc check {self.trace.path}` shows it all",
+                hint=Msg(
+                    "fc built this history itself, so this is a bug in fc (or the provider's "
+                    "earlier answers broke the protocol); `fc check {trace}` shows it all",
+                    trace=str(self.trace.path),
+                ),
             )
 
     def _unexecuted_calls(self, step: int, response: Response) -> list[str]:
         calls = response.tool_uses()
         if not calls:
             return []
-        text = (
-            f"step {step}: the stop reason is {response.stop_reason} but the answer holds "
-            f"{len(calls)} tool call(s); fc follows the stop reason and did not execute them"
+        text = Msg(
+            "step {step}: the stop reason is {reason} but the answer holds "
+            "{n} tool call(s); fc follows the stop reason and did not execute them",
+            step=step,
+            reason=response.stop_reason,
+            n=len(calls),
         )
         self.trace.note(text)
         self.trace.save_manifest()
         self.emit(Note(step, text))
         return [text]
-
-    @staticmethod
-    def _not_executed(response: Response) -> str:
-        n = len(response.tool_uses())
-        return f"; its {n} tool call(s) were NOT executed" if n else ""
 
 
 class _StreamReceipt:
@@ -526,9 +574,12 @@ def _refuse_shared_ids(step: int, response: Response) -> None:
     for call in response.tool_uses():
         if call.id in seen:
             raise ProtocolError(
-                f"the provider sent two tool calls with one id {call.id!r}; "
-                "results are paired with calls by id, so fc cannot answer them apart "
-                "(the provider broke the protocol; nothing was executed)",
+                Msg(
+                    "the provider sent two tool calls with one id {id!r}; "
+                    "results are paired with calls by id, so fc cannot answer them apart "
+                    "(the provider broke the protocol; nothing was executed)",
+                    id=call.id,
+                ),
                 step=step,
             )
         seen.add(call.id)
@@ -540,3 +591,29 @@ def _is_json(text: str) -> bool:
     except FcError:
         return False
     return True
+
+
+def _joined(items: list[Msg]) -> Msg:
+    """Several messages in one, `a; b`, each still said in the chosen language."""
+    joined = items[0]
+    for item in items[1:]:
+        # i18n: two messages said one after the other
+        joined = Msg("{first}; {then}", first=joined, then=item)
+    return joined
+
+
+def _told(error: FcError) -> str:
+    """An error said inside another message: its own message (a Msg, still translatable) when
+    it has no context to add, else its text as it stands."""
+    return error.message if error.step is None and error.hint is None else str(error)
+
+
+def _masked(mask: Callable[[str], str], text: str) -> str:
+    """`text` with a secret masked; the same (a Msg stays a Msg) when it holds none."""
+    masked = mask(text)
+    return text if masked == text else masked
+
+
+def step_file(step: int, kind: str, fmt: str, suffix: str) -> str:
+    """A step's wire file's name: `2-response.deepseek.sse`."""
+    return f"{step}-{kind}.{fmt}.{suffix}"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 
 FORMS = ("json_object", "json_schema:FILE")
 
@@ -24,17 +25,20 @@ def parse_response_format(value: str | None) -> dict[str, Any] | None:
     kind, _, file = value.partition(":")
     if kind != "json_schema" or not file:
         raise UsageError(
-            f"--response-format {value!r} is neither json_object nor json_schema:FILE",
-            hint="e.g. --response-format json_schema:answer.schema.json",
+            Msg(
+                "--response-format {value!r} is neither json_object nor json_schema:FILE",
+                value=value,
+            ),
+            hint=Msg("e.g. --response-format json_schema:answer.schema.json"),
         )
     from fccli.core.jsonio import parse_json
 
     path = Path(file)
     if not path.is_file():
-        raise UsageError(f"--response-format: {file}: no such schema file")
+        raise UsageError(Msg("--response-format: {file}: no such schema file", file=file))
     schema = parse_json(path.read_bytes(), file)
     if not isinstance(schema, dict):
-        raise UsageError(f"--response-format: {file} holds no JSON Schema object")
+        raise UsageError(Msg("--response-format: {file} holds no JSON Schema object", file=file))
     # The schema's name on the wire: a-z, 0-9, _ and - (OpenAI's rule), from the file's name.
     name = re.sub(r"[^a-zA-Z0-9_-]", "_", path.name.split(".")[0])[:64] or "answer"
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}

@@ -14,6 +14,7 @@ from typing import Any
 from fccli.core.errors import UsageError
 from fccli.core.manifest import Manifest, Options, with_tools_file
 from fccli.core.models import Request, ToolChoice, ToolSpec
+from fccli.i18n import Msg
 from fccli.providers.base import Provider
 from fccli.providers.demo import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.faults import DEMO_FAULTS
@@ -119,39 +120,52 @@ def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], N
 def _refuse_fault(settings: RunSettings) -> None:
     fault = settings.demo_fault
     if fault is not None and fault not in DEMO_FAULTS:
-        raise UsageError(f"unknown --demo-fault {fault!r}", hint=f"kinds: {', '.join(DEMO_FAULTS)}")
+        raise UsageError(
+            Msg("unknown --demo-fault {fault!r}", fault=fault),
+            hint=Msg("kinds: {kinds}", kinds=", ".join(DEMO_FAULTS)),
+        )
     name = settings.provider or default_provider_name()
     if fault is not None and name != "demo":
         raise UsageError(
-            f"--demo-fault makes the offline demo model err on purpose; it has no meaning for {name}",
-            hint="add --provider demo",
+            Msg(
+                "--demo-fault makes the offline demo model err on purpose; "
+                "it has no meaning for {name}",
+                name=name,
+            ),
+            hint=Msg("add --provider demo"),
         )
     if settings.demo_skill is not None and settings.demo_skill not in DEMO_SKILLS:
-        raise UsageError(f"unknown --demo-skill {settings.demo_skill!r}", hint="weak or strong")
+        raise UsageError(
+            Msg("unknown --demo-skill {skill!r}", skill=settings.demo_skill),
+            hint=Msg("weak or strong"),
+        )
     if settings.demo_skill is not None and name != "demo":
         raise UsageError(
-            f"--demo-skill sets how well the offline demo model fills arguments; {name} fills "
-            "them as it does",
-            hint="add --provider demo",
+            Msg(
+                "--demo-skill sets how well the offline demo model fills arguments; {name} fills "
+                "them as it does",
+                name=name,
+            ),
+            hint=Msg("add --provider demo"),
         )
     if settings.harness_bug is not None and settings.harness_bug not in HARNESS_BUGS:
         raise UsageError(
-            f"unknown --harness-bug {settings.harness_bug!r}",
-            hint=f"kinds: {', '.join(HARNESS_BUGS)}",
+            Msg("unknown --harness-bug {bug!r}", bug=settings.harness_bug),
+            hint=Msg("kinds: {kinds}", kinds=", ".join(HARNESS_BUGS)),
         )
     if settings.pace_ms is not None and not settings.stream:
         raise UsageError(
-            "--pace slows the fragments of a streamed answer, and this run streams nothing",
-            hint="add --stream",
+            Msg("--pace slows the fragments of a streamed answer, and this run streams nothing"),
+            hint=Msg("add --stream"),
         )
     if settings.asker is not None and not settings.tools.lower().endswith(".json"):
         raise UsageError(
-            "--ask answers for tools defined in a JSON file; these tools run their own code",
+            Msg("--ask answers for tools defined in a JSON file; these tools run their own code"),
             hint="--tools FILE.json --ask",
         )
     if fault == "cut-stream" and not settings.stream:
         raise UsageError(
-            "--demo-fault cut-stream cuts a stream, so it needs --stream",
+            Msg("--demo-fault cut-stream cuts a stream, so it needs --stream"),
             hint="fc run --stream --demo-fault cut-stream QUESTION",
         )
 
@@ -163,8 +177,11 @@ def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
         return ToolChoice(type=value)  # type: ignore[arg-type]
     if tools.get(value) is None:
         raise UsageError(
-            f"--tool-choice {value!r} is neither auto, none, required nor a tool offered",
-            hint=f"tools offered: {', '.join(tools.names())}",
+            Msg(
+                "--tool-choice {value!r} is neither auto, none, required nor a tool offered",
+                value=value,
+            ),
+            hint=Msg("tools offered: {tools}", tools=", ".join(tools.names())),
         )
     return ToolChoice(type="tool", name=value)
 
@@ -172,7 +189,7 @@ def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
 def prepare_run(settings: RunSettings) -> PreparedRun:
     """Check everything that can be checked before anything is written or sent."""
     if not settings.question.strip():
-        raise UsageError("the question is empty")
+        raise UsageError(Msg("the question is empty"))
     name = settings.provider or default_provider_name()
     refuse_demo_base_url(name, settings.base_url)
     _refuse_fault(settings)
@@ -216,9 +233,9 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     if problem is not None:
         close_provider(provider)
         hint = (
-            "add --no-thinking to force a tool, or nudge in the question"
+            Msg("add --no-thinking to force a tool, or nudge in the question")
             if "tool_choice" in problem
-            else "raise --max-tokens, or run without --thinking"
+            else Msg("raise --max-tokens, or run without --thinking")
         )
         raise UsageError(problem, hint=hint)
     out = settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names()))
@@ -251,8 +268,11 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             ),
         ),
     )
-    notes = [
-        f"tool {spec.name} has no description: the model sees only its name and parameters"
+    notes: list[str] = [
+        Msg(
+            "tool {name} has no description: the model sees only its name and parameters",
+            name=spec.name,
+        )
         for spec in tools.specs()
         if not spec.description
     ]
@@ -263,7 +283,10 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         assert trace.manifest.options is not None
         trace.manifest.options.demo_fault = settings.demo_fault
         notes.append(
-            f"--demo-fault {settings.demo_fault}: the demo model makes this mistake on purpose"
+            Msg(
+                "--demo-fault {fault}: the demo model makes this mistake on purpose",
+                fault=settings.demo_fault,
+            )
         )
     # Said only when used, so traces made without them keep their manifest as it was.
     for key, value in (
@@ -278,7 +301,10 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             setattr(trace.manifest.options, key, value)
     if settings.harness_bug:
         notes.append(
-            f"--harness-bug {settings.harness_bug}: fc's harness makes this mistake on purpose"
+            Msg(
+                "--harness-bug {bug}: fc's harness makes this mistake on purpose",
+                bug=settings.harness_bug,
+            )
         )
     if notes:
         for note in notes:
@@ -302,8 +328,12 @@ def _refuse_meaningless(settings: RunSettings, name: str) -> None:
     if settings.thinking is not None and profile is not None and not profile.thinking:
         flag = "--thinking" if settings.thinking else "--no-thinking"
         raise UsageError(
-            f"{flag} has no meaning for {name}: its chat format has no thinking switch",
-            hint="thinking can be switched for deepseek, anthropic and the demo",
+            Msg(
+                "{flag} has no meaning for {name}: its chat format has no thinking switch",
+                flag=flag,
+                name=name,
+            ),
+            hint=Msg("thinking can be switched for deepseek, anthropic and the demo"),
         )
     refuse_effort(name, profile, settings.effort, settings.thinking)
     if (
@@ -313,17 +343,25 @@ def _refuse_meaningless(settings: RunSettings, name: str) -> None:
     ):
         flag = "--strict" if settings.strict else "--no-parallel"
         raise UsageError(
-            f"{flag} has no meaning for {name}: it has no strict mode and no switch for "
-            "parallel calls (fc providers)",
-            hint=f"run without {flag}",
+            Msg(
+                "{flag} has no meaning for {name}: it has no strict mode and no switch for "
+                "parallel calls (fc providers)",
+                flag=flag,
+                name=name,
+            ),
+            hint=Msg("run without {flag}", flag=flag),
         )
     forced = settings.tool_choice not in (None, "auto", "none")
     thinking_on = settings.thinking is not False
     if profile is not None and profile.forcing_needs_no_thinking and forced and thinking_on:
         raise UsageError(
-            f"tool_choice {settings.tool_choice!r} is refused in {name}'s thinking mode "
-            "(on by default), which accepts only auto or none",
-            hint="add --no-thinking to force a tool, or nudge in the question",
+            Msg(
+                "tool_choice {choice!r} is refused in {name}'s thinking mode "
+                "(on by default), which accepts only auto or none",
+                choice=settings.tool_choice,
+                name=name,
+            ),
+            hint=Msg("add --no-thinking to force a tool, or nudge in the question"),
         )
 
 
@@ -337,8 +375,11 @@ def spoken_profile(name: str, api: str | None) -> Profile | None:
     if name == "demo":
         if api not in (None, "chat"):
             raise UsageError(
-                f"--api {api}: the offline demo model speaks DeepSeek's chat format only",
-                hint=f"-p deepseek --api {api} reaches DeepSeek in that format",
+                Msg(
+                    "--api {api}: the offline demo model speaks DeepSeek's chat format only",
+                    api=api,
+                ),
+                hint=Msg("-p deepseek --api {api} reaches DeepSeek in that format", api=api),
             )
         return None
     if name not in PROFILES:
@@ -354,16 +395,28 @@ def refuse_effort(
     if effort is None:
         return
     if effort not in EFFORTS:
-        raise UsageError(f"unknown --effort {effort!r}: choose low, high or max")
+        raise UsageError(Msg("unknown --effort {effort!r}: choose low, high or max", effort=effort))
     efforts = profile.efforts if profile is not None else EFFORTS
     if effort not in efforts:
-        takes = f"takes {', '.join(efforts)}" if efforts else "has no effort setting"
-        raise UsageError(f"--effort {effort}: {name} {takes}")
+        raise UsageError(
+            Msg(
+                "--effort {effort}: {name} takes {efforts}",
+                effort=effort,
+                name=name,
+                efforts=", ".join(efforts),
+            )
+            if efforts
+            else Msg("--effort {effort}: {name} has no effort setting", effort=effort, name=name)
+        )
     bound = profile.effort_is_thinking if profile is not None else True
     if bound and thinking is False:
         raise UsageError(
-            f"--effort {effort} and --no-thinking contradict each other: on {name} the effort "
-            "is thinking mode's, and --no-thinking turns thinking off (give one of them)"
+            Msg(
+                "--effort {effort} and --no-thinking contradict each other: on {name} the effort "
+                "is thinking mode's, and --no-thinking turns thinking off (give one of them)",
+                effort=effort,
+                name=name,
+            )
         )
 
 
@@ -374,8 +427,8 @@ def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
     if problems:
         # Reported rather than sent: the provider would answer 400, or stop enforcing.
         raise UsageError(
-            "--strict: " + "; ".join(str(p) for p in problems),
-            hint="remove those keywords from the tool's parameters, or run without --strict",
+            Msg("--strict: {problems}", problems=_joined([p.said() for p in problems])),
+            hint=Msg("remove those keywords from the tool's parameters, or run without --strict"),
         )
     return specs
 
@@ -388,7 +441,7 @@ def refuse_demo_base_url(name: str, base_url: str | None) -> None:
     # Only an explicit --base-url is refused for the demo: $FC_BASE_URL, set for a real
     # provider in the shell, must not break the offline run.
     if base_url and name == "demo":
-        raise UsageError("--base-url has no meaning for the offline demo provider")
+        raise UsageError(Msg("--base-url has no meaning for the offline demo provider"))
 
 
 def open_provider(
@@ -431,7 +484,13 @@ def kept_note(path: Path) -> list[str]:
     kept = sorted(e.name for e in path.iterdir() if not written_by_fc(e))
     if not kept:
         return []
-    return [f"kept {', '.join(kept)} in {path}: --force replaces only the files fc wrote"]
+    return [
+        Msg(
+            "kept {kept} in {path}: --force replaces only the files fc wrote",
+            kept=", ".join(kept),
+            path=str(path),
+        )
+    ]
 
 
 def trace_manifest(
@@ -459,16 +518,24 @@ def connection_notes(
 ) -> list[str]:
     """What a learner may not expect of where the requests go; `asked` is the provider named on
     the command line (None when fc chose it), `base_url` the --base-url given."""
-    notes = []
+    notes: list[str] = []
     if name == "demo" and asked is None and os.environ.get("FC_BASE_URL"):
         notes.append(
-            "$FC_BASE_URL is set, but no --provider or key chose a real provider: "
-            "this run is the offline demo (add -p, e.g. -p ollama)"
+            Msg(
+                "$FC_BASE_URL is set, but no --provider or key chose a real provider: "
+                "this run is the offline demo (add -p, e.g. -p ollama)"
+            )
         )
     key_env = PROFILES[name].key_env if name in PROFILES else None
     if key_env and not base_url and os.environ.get("FC_BASE_URL"):
         # The key goes wherever the URL points; one set in the shell long ago is easy to forget.
-        notes.append(f"${key_env} goes to {provider.info.base_url}, taken from $FC_BASE_URL")
+        notes.append(
+            Msg(
+                "${key_env} goes to {url}, taken from $FC_BASE_URL",
+                key_env=key_env,
+                url=provider.info.base_url,
+            )
+        )
     return notes
 
 
@@ -482,3 +549,12 @@ def _city_names() -> dict[str, str]:
     from fccli.cities import cities
 
     return {c["zh"]: c["en"] for c in cities()}
+
+
+def _joined(problems: list[Msg]) -> Msg:
+    """Several problems in one message, `a; b`, each said in the chosen language."""
+    said = problems[0]
+    for problem in problems[1:]:
+        # i18n: two messages said one after the other
+        said = Msg("{first}; {then}", first=said, then=problem)
+    return said

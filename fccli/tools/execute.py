@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
 from fccli.core.models import ToolResultBlock, ToolUseBlock
+from fccli.i18n import N_, _, gettext
 from fccli.tools.json_tools import JsonTool
 from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 
@@ -64,18 +65,50 @@ def result_text(value: Any) -> str:
     return json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False)
 
 
+# pydantic's own words for the problems a model's arguments most often have: said to the model
+# in the chosen language (any other is said as pydantic says it).
+PYDANTIC_MESSAGES = {
+    N_("Field required"),
+    N_("Extra inputs are not permitted"),
+    N_("Input should be a valid string"),
+    N_("Input should be a valid integer"),
+    N_("Input should be a valid integer, unable to parse string as an integer"),
+    N_("Input should be a valid integer, got a number with a fractional part"),
+    N_("Input should be a valid number"),
+    N_("Input should be a valid number, unable to parse string as a number"),
+    N_("Input should be a valid boolean"),
+    N_("Input should be a valid boolean, unable to interpret input"),
+    N_("Input should be a valid list"),
+    N_("Input should be a valid dictionary"),
+    N_("Input should be a valid array"),
+    N_("Input should be an object"),
+}
+
+
 def describe_validation_error(tool: Tool, error: ValidationError) -> str:
+    """What the model is told when its arguments fail validation (in the chosen language)."""
     problems = []
     for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
-        problem = f"{where}: {item['msg']}"
+        where = ".".join(str(p) for p in item["loc"]) or _("(arguments)")
+        message = item["msg"]
+        said = gettext(message) if message in PYDANTIC_MESSAGES else message
         if item["type"] not in ("missing", "extra_forbidden"):
-            problem += f" (got {json.dumps(item.get('input'), ensure_ascii=False)})"
-        problems.append(problem)
-    schema = json.dumps(tool.spec().input_schema, ensure_ascii=False)
-    return (
-        f"invalid arguments for {tool.name}: {'; '.join(problems)}. "
-        f"Call it again with arguments that match its schema: {schema}"
+            got = json.dumps(item.get("input"), ensure_ascii=False)
+            problems.append(
+                _("{where}: {problem} (got {value})", where=where, problem=said, value=got)
+            )
+        else:
+            problems.append(_("{where}: {problem}", where=where, problem=said))
+    return invalid_arguments(tool.name, problems, tool.spec().input_schema)
+
+
+def invalid_arguments(name: str, problems: list[str], schema: dict[str, Any]) -> str:
+    return _(
+        "invalid arguments for {tool}: {problems}. "
+        "Call it again with arguments that match its schema: {schema}",
+        tool=name,
+        problems=_("; ").join(problems),
+        schema=json.dumps(schema, ensure_ascii=False),
     )
 
 
@@ -125,15 +158,25 @@ def run_call(
 
     tool = tools.get(call.name)
     if tool is None:
-        known = ", ".join(tools.names()) or "(none)"
-        return done(f"unknown tool {call.name!r}; the tools offered are: {known}", "unknown_tool")
+        known = ", ".join(tools.names()) or _("(none)")
+        return done(
+            _(
+                "unknown tool {name!r}; the tools offered are: {known}",
+                name=call.name,
+                known=known,
+            ),
+            "unknown_tool",
+        )
     broken = call.raw_arguments is not None and call.raw_arguments.strip() != ""
     prefix = ""
     if broken:
         # Read as {} so that validation says what is missing (PROTOCOL.md, mistake 4).
         raw = call.raw_arguments or ""
         shown = raw if len(raw) <= 200 else raw[:200] + "…"
-        prefix = f"the arguments were not a JSON object ({shown!r}), so they were read as {{}}. "
+        prefix = _(
+            "the arguments were not a JSON object ({shown!r}), so they were read as {{}}. ",
+            shown=shown,
+        )
     given = without_strict_nulls(tool, call.input) if strict else call.input
     if not validate:
         return _run_unchecked(tool, call, given, done)
@@ -148,20 +191,17 @@ def run_call(
     if broken:
         # Even when {} would do, the model meant something else: never run a tool on
         # half-received arguments. (An empty string is how some servers say "no arguments".)
-        return done(
-            prefix + f"{tool.name} was not run; send the arguments again as a JSON object.",
-            "invalid_json",
-        )
+        return done(prefix + _not_run(tool.name), "invalid_json")
     try:
         # Turning the value into text is part of the tool's run: a value JSON cannot hold is
         # the tool's failure, reported to the model, not a crash of the loop.
         return done(result_text(tool.call(arguments)))
     except ToolError as e:
-        return done(f"{tool.name} failed: {e}", "tool_error")
+        return done(_failed(tool.name, e), "tool_error")
     except BaseException as e:
         # Any BaseException: SystemExit, GeneratorExit, KeyboardInterrupt raised by the tool
         # itself (it runs in a thread of its own: a Ctrl-C reaches the loop, not the tool).
-        return done(f"{tool.name} raised {type(e).__name__}: {_said(e)}", "tool_raised")
+        return done(_raised(tool.name, e), "tool_raised")
 
 
 def _said(error: BaseException) -> str:
@@ -169,7 +209,24 @@ def _said(error: BaseException) -> str:
     try:
         return str(error)
     except Exception:
-        return "(its message cannot be read)"
+        return _("(its message cannot be read)")
+
+
+def _not_run(name: str) -> str:
+    return _("{tool} was not run; send the arguments again as a JSON object.", tool=name)
+
+
+def _failed(name: str, error: ToolError) -> str:
+    return _("{tool} failed: {error}", tool=name, error=_said(error))
+
+
+def _raised(name: str, error: BaseException) -> str:
+    return _(
+        "{tool} raised {type}: {message}",
+        tool=name,
+        type=type(error).__name__,
+        message=_said(error),
+    )
 
 
 def _run_json_tool(
@@ -189,10 +246,7 @@ def _run_json_tool(
             "invalid_json" if prefix else "invalid_arguments",
         )
     if broken:
-        return done(
-            prefix + f"{tool.name} was not run; send the arguments again as a JSON object.",
-            "invalid_json",
-        )
+        return done(prefix + _not_run(tool.name), "invalid_json")
     with _ASKING:  # parallel calls ask one at a time
         answer = tool.answer(call, given)
     return done(answer.content, answer.kind if answer.is_error else None)
@@ -225,9 +279,9 @@ def _run_unchecked(
         try:
             run = done(result_text(tool.call_unchecked(given)), None)
         except ToolError as e:
-            run = done(f"{tool.name} failed: {e}", "tool_error")
+            run = done(_failed(tool.name, e), "tool_error")
         except (Exception, SystemExit) as e:
-            run = done(f"{tool.name} raised {type(e).__name__}: {e}", "tool_raised")
+            run = done(_raised(tool.name, e), "tool_raised")
     run.unchecked = unchecked
     return run
 
@@ -305,9 +359,11 @@ def _wait(
                 running.abandoned = True
                 slots.release()  # its slot goes to the next call; the thread runs on, unwaited
             call = running.call
-            text = (
-                f"{call.name} did not finish within --tool-timeout {timeout:g} s; "
-                "fc stopped waiting for it"
+            text = _(
+                "{tool} did not finish within --tool-timeout {timeout} s; "
+                "fc stopped waiting for it",
+                tool=call.name,
+                timeout=format(timeout, "g"),
             )
             result = ToolResultBlock(tool_use_id=call.id, content=text, is_error=True)
             return ToolRun(call, result, timeout * 1000, "tool_timeout")
@@ -319,6 +375,6 @@ def _lost(call: ToolUseBlock) -> ToolRun:
     # Only a failure in fc itself ends a worker without a result; every call still gets its
     # answer, or the next request is refused.
     result = ToolResultBlock(
-        tool_use_id=call.id, content=f"{call.name} did not finish", is_error=True
+        tool_use_id=call.id, content=_("{tool} did not finish", tool=call.name), is_error=True
     )
     return ToolRun(call, result, 0.0, "tool_raised")

@@ -28,6 +28,7 @@ from typing import Any
 
 from fccli.core.errors import UsageError
 from fccli.core.models import ToolSpec, ToolUseBlock
+from fccli.i18n import Msg, _
 from fccli.tools.registry import TOOL_NAME, ToolSet
 
 Asker = Callable[[ToolUseBlock], str]
@@ -71,11 +72,9 @@ class JsonTool:
         return validate(arguments, self.input_schema).errors
 
     def describe_problems(self, problems: list[str]) -> str:
-        schema = json.dumps(self.input_schema, ensure_ascii=False)
-        return (
-            f"invalid arguments for {self.name}: {'; '.join(problems)}. "
-            f"Call it again with arguments that match its schema: {schema}"
-        )
+        from fccli.tools.execute import invalid_arguments
+
+        return invalid_arguments(self.name, problems, self.input_schema)
 
     def answer(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Answer:
         for entry in self.results:
@@ -91,8 +90,12 @@ class JsonTool:
                 return Answer(typed[len(ASKED_ERROR_PREFIX) :].strip(), True, "tool_error")
             return Answer(typed)
         return Answer(
-            f"{self.name} has no implementation: it is defined in {self.source} with no result "
-            "for these arguments (no matching `results` entry, no `default`)",
+            _(
+                "{tool} has no implementation: it is defined in {source} with no result "
+                "for these arguments (no matching `results` entry, no `default`)",
+                tool=self.name,
+                source=self.source,
+            ),
             True,
             "no_implementation",
         )
@@ -107,14 +110,19 @@ def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
 
     if not path.is_file():
         raise UsageError(
-            f"{path}: not a regular file" if path.exists() else f"{path}: no such tools file"
+            Msg("{path}: not a regular file", path=str(path))
+            if path.exists()
+            else Msg("{path}: no such tools file", path=str(path))
         )
     doc = parse_json(path.read_bytes(), str(path))
     items = doc.get("tools") if isinstance(doc, dict) else doc
     if not isinstance(items, list) or not items:
         raise UsageError(
-            f'{path}: expected a list of tool definitions (or {{"tools": [...]}})',
-            hint='e.g. [{"name": "get_order", "description": "...", "input_schema": {...}}]',
+            Msg(
+                '{path}: expected a list of tool definitions (or {{"tools": [...]}})',
+                path=str(path),
+            ),
+            hint=Msg('e.g. [{"name": "get_order", "description": "...", "input_schema": {...}}]'),
         )
     tools = [_tool(item, f"{path}[{i}]", str(path)) for i, item in enumerate(items)]
     for tool in tools:
@@ -124,33 +132,47 @@ def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
 
 def _tool(item: Any, where: str, source: str) -> JsonTool:
     if not isinstance(item, dict):
-        raise UsageError(f"{where}: a tool definition is an object")
+        raise UsageError(Msg("{where}: a tool definition is an object", where=where))
     definition = item.get("function") if item.get("type") == "function" else item
     if not isinstance(definition, dict):
-        raise UsageError(f"{where}: `function` is an object: {{name, description, parameters}}")
+        raise UsageError(
+            Msg("{where}: `function` is an object: {{name, description, parameters}}", where=where)
+        )
     name = definition.get("name")
     if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
         raise UsageError(
-            f"{where}: the tool's name {name!r} would be refused by providers",
-            hint="tool names are 1 to 64 of a-z A-Z 0-9 _ -",
+            Msg(
+                "{where}: the tool's name {name!r} would be refused by providers",
+                where=where,
+                name=name,
+            ),
+            hint=Msg("tool names are 1 to 64 of a-z A-Z 0-9 _ -"),
         )
     schema = definition.get("parameters", definition.get("input_schema"))
     if schema is None:
         schema = {"type": "object", "properties": {}}
     if not isinstance(schema, dict):
         raise UsageError(
-            f"{where}: {name}'s parameters (input_schema) must be a JSON Schema object"
+            Msg(
+                "{where}: {name}'s parameters (input_schema) must be a JSON Schema object",
+                where=where,
+                name=name,
+            )
         )
     description = definition.get("description") or ""
     if not isinstance(description, str):
-        raise UsageError(f"{where}: {name}'s description must be text")
+        raise UsageError(Msg("{where}: {name}'s description must be text", where=where, name=name))
     strict = definition.get("strict")
     results = item.get("results", [])
     if not isinstance(results, list) or not all(
         isinstance(r, dict) and isinstance(r.get("arguments", {}), dict) for r in results
     ):
         raise UsageError(
-            f'{where}: {name}\'s `results` is a list of {{"arguments": {{...}}, "result": ...}}'
+            Msg(
+                '{where}: {name}\'s `results` is a list of {{"arguments": {{...}}, "result": ...}}',
+                where=where,
+                name=name,
+            )
         )
     return JsonTool(
         name=name,

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from fccli.core.errors import UsageError
+from fccli.i18n import Msg
 from fccli.tools.json_tools import Asker
 from fccli.tools.registry import Tool, ToolSet, tool_from_function
 
@@ -37,9 +38,12 @@ def load_toolset(spec: str, asker: Asker | None = None) -> ToolSet:
     if path.suffix == ".py" or path.exists() or "/" in spec:
         return load_tool_file(path)
     raise UsageError(
-        f"unknown tool set {spec!r}",
-        hint=f"built-in sets: {', '.join(BUILTIN_SETS)}; none; or the path of a .py file of "
-        "tool functions or a .json file of tool definitions",
+        Msg("unknown tool set {spec!r}", spec=spec),
+        hint=Msg(
+            "built-in sets: {sets}; none; or the path of a .py file of "
+            "tool functions or a .json file of tool definitions",
+            sets=", ".join(BUILTIN_SETS),
+        ),
     )
 
 
@@ -64,10 +68,14 @@ def tools_file_in(options: dict[str, object], trace_dir: Path) -> Path | None:
 
 def load_tool_file(path: Path) -> ToolSet:
     if path.is_dir():
-        raise UsageError(f"{path} is a directory; --tools takes a .py file or a built-in set")
+        raise UsageError(
+            Msg("{path} is a directory; --tools takes a .py file or a built-in set", path=str(path))
+        )
     if not path.is_file():
         raise UsageError(
-            f"{path}: not a regular file" if path.exists() else f"{path}: no such tools file"
+            Msg("{path}: not a regular file", path=str(path))
+            if path.exists()
+            else Msg("{path}: no such tools file", path=str(path))
         )
     module = _import_file(path)
     listed = getattr(module, "TOOLS", None)
@@ -75,7 +83,13 @@ def load_tool_file(path: Path) -> ToolSet:
         candidates = list(listed) if isinstance(listed, (list, tuple)) else [listed]
         for c in candidates:
             if not isinstance(c, Tool) and not (callable(c) and hasattr(c, "__name__")):
-                raise UsageError(f"{path}: TOOLS holds {c!r}, which is not a function")
+                raise UsageError(
+                    Msg(
+                        "{path}: TOOLS holds {value}, which is not a function",
+                        path=str(path),
+                        value=repr(c),
+                    )
+                )
     else:
         candidates = [
             obj
@@ -87,8 +101,8 @@ def load_tool_file(path: Path) -> ToolSet:
     tools = [c if isinstance(c, Tool) else tool_from_function(c) for c in candidates]
     if not tools:
         raise UsageError(
-            f"{path}: no tool functions found",
-            hint="define public functions with type hints and a docstring, or a TOOLS list",
+            Msg("{path}: no tool functions found", path=str(path)),
+            hint=Msg("define public functions with type hints and a docstring, or a TOOLS list"),
         )
     return ToolSet(str(path), tools)
 
@@ -98,7 +112,7 @@ def _import_file(path: Path) -> ModuleType:
     name = f"fc_user_tools_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise UsageError(f"{path}: cannot be loaded as Python")
+        raise UsageError(Msg("{path}: cannot be loaded as Python", path=str(path)))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pydantic look their module up here
     # A tools file may import a helper module that sits next to it, as a script would.
@@ -109,11 +123,25 @@ def _import_file(path: Path) -> ModuleType:
         with contextlib.redirect_stdout(sys.stderr):
             spec.loader.exec_module(module)
     except SyntaxError as e:
-        raise UsageError(f"{path}, line {e.lineno}: syntax error: {e.msg}") from None
+        raise UsageError(
+            Msg(
+                "{path}, line {line}: syntax error: {error}",
+                path=str(path),
+                line=e.lineno,
+                error=e.msg,
+            )
+        ) from None
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # SystemExit too: a tools file must not end fc with its own code
-        raise UsageError(f"{path}: importing it failed: {type(e).__name__}: {e}") from None
+        raise UsageError(
+            Msg(
+                "{path}: importing it failed: {type}: {error}",
+                path=str(path),
+                type=type(e).__name__,
+                error=str(e),
+            )
+        ) from None
     finally:
         sys.path.remove(folder)
     return module

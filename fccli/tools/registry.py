@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from fccli.core.errors import UsageError
 from fccli.core.models import ToolSpec
+from fccli.i18n import Msg
 
 
 class ToolError(Exception):
@@ -81,14 +82,16 @@ def tool_from_function(func: Callable[..., Any], name: str | None = None) -> Too
     tool_name = name or func.__name__
     if not TOOL_NAME.fullmatch(tool_name):
         raise UsageError(
-            f"tool name {tool_name!r} would be refused by providers",
-            hint="tool names are 1 to 64 of a-z A-Z 0-9 _ -",
+            Msg("tool name {name!r} would be refused by providers", name=tool_name),
+            hint=Msg("tool names are 1 to 64 of a-z A-Z 0-9 _ -"),
         )
     description = inspect.cleandoc(func.__doc__ or "").strip()
     try:
         hints = typing.get_type_hints(func, include_extras=True)
     except Exception as e:  # a bad forward reference in a user's file
-        raise UsageError(f"tool {tool_name}: cannot read its type hints ({e})") from None
+        raise UsageError(
+            Msg("tool {name}: cannot read its type hints ({error})", name=tool_name, error=str(e))
+        ) from None
     params = [
         p
         for p in inspect.signature(func).parameters.values()
@@ -112,24 +115,42 @@ def tool_from_function(func: Callable[..., Any], name: str | None = None) -> Too
                 f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
             )
     except Exception as e:
-        raise UsageError(f"tool {tool_name}: its parameters cannot be described: {e}") from None
+        raise UsageError(
+            Msg(
+                "tool {name}: its parameters cannot be described: {error}",
+                name=tool_name,
+                error=str(e),
+            )
+        ) from None
     return _checked(Tool(tool_name, description, model, func, takes_model=False))
 
 
 def _check_parameter(tool: str, p: inspect.Parameter, hints: dict[str, Any]) -> None:
     if p.name not in hints:
         raise UsageError(
-            f"tool {tool}: parameter {p.name!r} has no type hint, "
-            "so fc cannot tell the model what to send"
+            Msg(
+                "tool {tool}: parameter {name!r} has no type hint, "
+                "so fc cannot tell the model what to send",
+                tool=tool,
+                name=p.name,
+            )
         )
     if p.kind is p.POSITIONAL_ONLY:
         raise UsageError(
-            f"tool {tool}: parameter {p.name!r} is positional-only; arguments come by name"
+            Msg(
+                "tool {tool}: parameter {name!r} is positional-only; arguments come by name",
+                tool=tool,
+                name=p.name,
+            )
         )
     if p.name.startswith("_") or p.name.startswith("model_"):
         raise UsageError(
-            f"tool {tool}: parameter {p.name!r} cannot be an argument name "
-            "(names starting with _ or model_ are reserved by pydantic)"
+            Msg(
+                "tool {tool}: parameter {name!r} cannot be an argument name "
+                "(names starting with _ or model_ are reserved by pydantic)",
+                tool=tool,
+                name=p.name,
+            )
         )
 
 
@@ -139,7 +160,13 @@ def _checked(tool: Tool) -> Tool:
         tool.spec()
     except Exception as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise UsageError(f"tool {tool.name}: its arguments have no JSON Schema: {first}") from None
+        raise UsageError(
+            Msg(
+                "tool {name}: its arguments have no JSON Schema: {error}",
+                name=tool.name,
+                error=first,
+            )
+        ) from None
     return tool
 
 
@@ -203,7 +230,9 @@ class ToolSet:
         self._specs: list[ToolSpec] | None = None
         for tool in tools:
             if tool.name in self.tools:
-                raise UsageError(f"tool set {name}: two tools are named {tool.name!r}")
+                raise UsageError(
+                    Msg("tool set {set}: two tools are named {name!r}", set=name, name=tool.name)
+                )
             self.tools[tool.name] = tool
 
     def specs(self) -> list[ToolSpec]:

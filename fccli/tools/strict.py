@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fccli.core.models import ToolSpec
+from fccli.i18n import Msg
 
 REJECTED_KEYWORDS = (
     "minLength",
@@ -44,6 +45,12 @@ class StrictProblem:
 
     def __str__(self) -> str:
         return f"{self.tool}: {self.problem} at {self.path}"
+
+    def said(self) -> Msg:
+        """`str(self)`, still said in the chosen language when printed."""
+        return Msg(
+            "{tool}: {problem} at {path}", tool=self.tool, problem=self.problem, path=self.path
+        )
 
 
 def strict_spec(spec: ToolSpec) -> tuple[ToolSpec, list[StrictProblem]]:
@@ -84,7 +91,9 @@ def _rewrite(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
     for key, value in schema.items():
         if key in REJECTED_KEYWORDS:
             problems.append(
-                StrictProblem(tool, f"{path}.{key}", f"`{key}` is refused in strict mode")
+                StrictProblem(
+                    tool, f"{path}.{key}", Msg("`{key}` is refused in strict mode", key=key)
+                )
             )
             out[key] = value
         elif key in _SCHEMA_MAPS and isinstance(value, dict):
@@ -112,7 +121,7 @@ def _rewrite(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
                 StrictProblem(
                     tool,
                     f"{path}.additionalProperties",
-                    "extra properties are not allowed in strict mode (a free-form object)",
+                    Msg("extra properties are not allowed in strict mode (a free-form object)"),
                 )
             )
         elif "properties" not in schema and extra is not False:
@@ -121,7 +130,7 @@ def _rewrite(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
                 StrictProblem(
                     tool,
                     path,
-                    "a free-form object (no properties) cannot be expressed in strict mode",
+                    Msg("a free-form object (no properties) cannot be expressed in strict mode"),
                 )
             )
         out["additionalProperties"] = False
@@ -162,7 +171,9 @@ def _inspect(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
     for key in REJECTED_KEYWORDS:
         if key in schema:
             problems.append(
-                StrictProblem(tool, f"{path}.{key}", f"`{key}` is refused in strict mode")
+                StrictProblem(
+                    tool, f"{path}.{key}", Msg("`{key}` is refused in strict mode", key=key)
+                )
             )
     if _is_object(schema):
         properties = schema.get("properties", {})
@@ -174,7 +185,10 @@ def _inspect(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
                     StrictProblem(
                         tool,
                         f"{path}.required",
-                        f"strict mode needs every property in `required`; missing: {', '.join(missing)}",
+                        Msg(
+                            "strict mode needs every property in `required`; missing: {missing}",
+                            missing=", ".join(missing),
+                        ),
                     )
                 )
         if schema.get("additionalProperties") is not False:
@@ -182,7 +196,7 @@ def _inspect(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
                 StrictProblem(
                     tool,
                     f"{path}.additionalProperties",
-                    "strict mode needs `additionalProperties: false`",
+                    Msg("strict mode needs `additionalProperties: false`"),
                 )
             )
     for key in _SCHEMA_MAPS:

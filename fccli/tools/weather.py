@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from fccli.cities import cities, lookup
+from fccli.i18n import _
 from fccli.tools.registry import ToolError, ToolSet, tool_from_function
 
 
@@ -21,7 +22,7 @@ def get_weather(
     found = lookup(city)
     if found is None:
         known = "、".join(f"{c['zh']} ({c['en']})" for c in cities())
-        raise ToolError(f"unknown city {city!r}. Known cities: {known}")
+        raise ToolError(_("unknown city {city!r}. Known cities: {known}", city=city, known=known))
     row, lang = found
     return {
         "city": row[lang],
