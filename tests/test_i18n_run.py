@@ -145,7 +145,7 @@ def test_a_cut_stream_is_an_error_said_in_chinese(fc) -> None:
     ran = zh(fc, "run", "--stream", "--demo-fault", "cut-stream", QUESTION, "-o", "t")
     assert ran.returncode == 3
     first, hint = ran.stderr.strip().splitlines()
-    assert first.startswith("fc: error: 第 1 步：")
+    assert first.startswith("fc: 错误：第 1 步：")
     assert first.endswith("；其中的内容都没有执行")
     assert hint.strip() == "已到达的字节在 1-response.deepseek.sse 里；轨迹保存了已有的内容：t"
 
@@ -179,12 +179,12 @@ def test_a_harness_bug_is_said_in_chinese(fc) -> None:
 def test_usage_errors_of_fc_run_are_said_in_chinese(fc) -> None:
     ran = zh(fc, "run", "--demo-fault", "nonsense", QUESTION)
     assert ran.returncode == 2
-    assert ran.stderr.startswith("fc: error: 未知的 --demo-fault 'nonsense'")
+    assert ran.stderr.startswith("fc: 错误：未知的 --demo-fault 'nonsense'")
     assert "可选：bad-json, missing-arg" in ran.stderr
     ran = zh(fc, "run", "--tools", "nope", QUESTION)
-    assert ran.stderr.startswith("fc: error: 未知的工具集 'nope'")
+    assert ran.stderr.startswith("fc: 错误：未知的工具集 'nope'")
     ran = zh(fc, "run", " ")
-    assert ran.stderr.strip() == "fc: error: 问题是空的"
+    assert ran.stderr.strip() == "fc: 错误：问题是空的"
 
 
 def test_unknown_stop_reason_is_an_error_said_in_chinese() -> None:
@@ -451,7 +451,7 @@ def test_fc_tools_strict_problems_in_chinese(fc, tmp_path: Path) -> None:
     ran = zh(fc, "tools", "--tools", str(tools), "--strict")
     assert ran.returncode == 1
     assert (
-        "fc: error: 还不能用于严格模式（strict）：f：严格模式拒绝 `minLength`（位置 " in ran.stderr
+        "还不能用于 strict 模式：f：strict 模式拒绝 `minLength`（位置 " in ran.stderr
     )
     en = fc("tools", "--tools", str(tools), "--strict")
     assert en.stdout == ran.stdout  # the definitions themselves are never translated
