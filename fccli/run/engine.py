@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from fccli.check.findings import Joined
 from fccli.core.errors import (
     FcError,
     FindingsError,
@@ -164,7 +165,9 @@ class RoundTrip:
                     record.tool_runs = [
                         ToolRunRecord.model_validate(r.manifest_entry()) for r in runs
                     ]
-                    unchecked = [f"{r.call.id}: {r.unchecked}" for r in runs if r.unchecked]
+                    unchecked = [
+                        Joined((r.call.id, r.unchecked), ": ") for r in runs if r.unchecked
+                    ]
                     if unchecked:
                         self._bug_on_step(
                             step,
@@ -172,7 +175,7 @@ class RoundTrip:
                             Msg(
                                 "no-validation: ran with arguments that fail the schema: "
                                 "{problems}",
-                                problems="; ".join(unchecked),
+                                problems=Joined(unchecked),
                             ),
                         )
                     self.trace.save_manifest()

@@ -17,8 +17,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
+from fccli.check.findings import Joined
 from fccli.core.models import ToolResultBlock, ToolUseBlock
-from fccli.i18n import N_, _, gettext
+from fccli.i18n import N_, Msg, _, gettext, localized
 from fccli.tools.json_tools import JsonTool
 from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 
@@ -107,7 +108,7 @@ def invalid_arguments(name: str, problems: list[str], schema: dict[str, Any]) ->
         "invalid arguments for {tool}: {problems}. "
         "Call it again with arguments that match its schema: {schema}",
         tool=name,
-        problems=_("; ").join(problems),
+        problems=_("; ").join(str(localized(p)) for p in problems),
         schema=json.dumps(schema, ensure_ascii=False),
     )
 
@@ -262,7 +263,7 @@ def _run_unchecked(
     validation would have said is kept on the run, for the trace to show."""
     if isinstance(tool, JsonTool):
         problems = tool.problems(given)
-        unchecked = "; ".join(problems) if problems else None
+        unchecked = Joined(problems) if problems else None
         with _ASKING:
             answer = tool.answer(call, given)
         run = done(answer.content, answer.kind if answer.is_error else None)
@@ -272,8 +273,12 @@ def _run_unchecked(
             tool.arguments_model.model_validate(given)
             unchecked = None
         except ValidationError as e:
-            unchecked = "; ".join(
-                f"{'.'.join(str(p) for p in item['loc']) or '(arguments)'}: {item['msg']}"
+            unchecked = Joined(
+                Msg(
+                    "{where}: {problem}",
+                    where=".".join(str(p) for p in item["loc"]) or Msg("(arguments)"),
+                    problem=Msg(item["msg"]) if item["msg"] in PYDANTIC_MESSAGES else item["msg"],
+                )
                 for item in e.errors()
             )
         try:

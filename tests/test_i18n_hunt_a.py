@@ -1,0 +1,106 @@
+"""The English left in fc's Chinese (issue 18), found by a hunt over `fc run`, `fc tools`,
+`fc providers`, `fc replay`, `fc convert`, `fc send` and `fc curl` under `--lang zh`: each fix
+says the exact Chinese, and the English is unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import clean_env
+
+REFUND_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "refund_order",
+            "description": "为订单办理退款。用户要求退款时使用。",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "order_id": {"type": "string", "description": "订单号"},
+                    "amount": {"type": "number", "description": "退款金额（元）"},
+                },
+                "required": ["order_id", "amount"],
+            },
+        },
+        "results": [{"arguments": {"order_id": "ORD-2024-000123"}, "result": {"ok": True}}],
+    }
+]
+REFUND_QUESTION = "帮我把订单 ORD-2024-000123 退款 4999 元"
+
+
+def run(fc, lang: str, *args: str, **options: Any):
+    return fc("--lang", lang, *args, env=clean_env(COLUMNS="10000"), **options)
+
+
+def tool_results(trace: Path) -> list[str]:
+    request = json.loads((trace / "2-request.json").read_text(encoding="utf-8"))
+    return [
+        block["content"]
+        for message in request["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+# --- the schema problems of a JSON-defined tool (the issue's own example) -------------------
+
+
+def test_schema_problems_handed_to_the_model_are_chinese(fc, tmp_path: Path) -> None:
+    (tmp_path / "refund.json").write_text(json.dumps(REFUND_TOOLS), encoding="utf-8")
+    args = ("run", REFUND_QUESTION, "--tools", "refund.json", "--demo-fault", "missing-arg")
+    zh = run(fc, "zh", *args, "-o", "zh")
+    assert zh.returncode == 0, zh.stderr
+    said = (
+        "refund_order 的参数校验不通过：$：缺少必需的属性 'order_id'；$：缺少必需的属性 'amount'。"
+    )
+    assert said in zh.stdout
+    assert tool_results(tmp_path / "zh")[0].startswith(said)
+    assert "is missing" not in zh.stdout
+    en = run(fc, "en", *args, "-o", "en")
+    assert en.returncode == 0, en.stderr
+    assert tool_results(tmp_path / "en")[0].startswith(
+        "invalid arguments for refund_order: $: the required property 'order_id' is missing; "
+        "$: the required property 'amount' is missing. Call it again"
+    )
+
+
+def test_no_validation_note_says_the_problems_in_chinese(fc, tmp_path: Path) -> None:
+    (tmp_path / "refund.json").write_text(json.dumps(REFUND_TOOLS), encoding="utf-8")
+    args = (
+        "run",
+        REFUND_QUESTION,
+        "--tools",
+        "refund.json",
+        "--demo-fault",
+        "missing-arg",
+        "--harness-bug",
+        "no-validation",
+    )
+    zh = run(fc, "zh", *args, "-o", "zh")
+    assert (
+        "harness 缺陷 no-validation：用不符合 schema 的参数执行了：call_" in zh.stdout
+        and "：$：缺少必需的属性 'order_id'；$：缺少必需的属性 'amount'" in zh.stdout
+    ), zh.stdout
+    en = run(fc, "en", *args, "-o", "en")
+    assert (
+        ": $: the required property 'order_id' is missing; $: the required property 'amount' "
+        "is missing" in en.stdout
+    )
+    # the trace keeps the English either way
+    for lang in ("zh", "en"):
+        manifest = (tmp_path / lang / "manifest.json").read_text(encoding="utf-8")
+        assert "the required property 'amount' is missing" in manifest
+        assert "缺少" not in manifest
+
+
+def test_no_validation_note_says_pydantic_problems_in_chinese(fc) -> None:
+    args = ("run", "北京和上海", "--harness-bug", "no-validation", "--demo-fault", "wrong-type")
+    zh = run(fc, "zh", *args, "-o", "zh")
+    assert "用不符合 schema 的参数执行了：call_" in zh.stdout
+    assert "：city：应当是字符串" in zh.stdout
+    en = run(fc, "en", *args, "-o", "en")
+    assert ": city: Input should be a valid string" in en.stdout
