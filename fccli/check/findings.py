@@ -284,7 +284,7 @@ class Joined(Msg):
         return sep.join(str(localized(part)) for part in self.parts)
 
 
-_SEPARATORS = {"; ": "；", " or ": " 或 ", "; or ": "；或 ", ": ": "："}
+_SEPARATORS = {"; ": "；", " or ": " 或 ", "; or ": "；或 ", ": ": "：", ", ": "、"}
 """A separator as Chinese writes it between phrases."""
 
 

@@ -101,7 +101,7 @@ PROFILES: dict[str, Profile] = {
         parallel_control="parallel_tool_calls: false",
         # OpenAI's reasoning models take reasoning_effort up to high; there is no max.
         efforts=("low", "high"),
-        effort_field="reasoning_effort (reasoning models)",
+        effort_field=Msg("reasoning_effort (reasoning models)"),
     ),
     "ollama": Profile(
         name="ollama",
@@ -114,9 +114,11 @@ PROFILES: dict[str, Profile] = {
         thinking="",
         tool_choices=("auto", "none", "required", Msg("NAME (as far as the server honours them)")),
         strict=Msg("sent; the server may ignore it"),
-        parallel_control="parallel_tool_calls: false (the server may ignore it)",
+        parallel_control=Msg(
+            "{field} (the server may ignore it)", field="parallel_tool_calls: false"
+        ),
         efforts=("low", "high"),
-        effort_field="reasoning_effort (the server may ignore it)",
+        effort_field=Msg("{field} (the server may ignore it)", field="reasoning_effort"),
     ),
     "anthropic": Profile(
         name="anthropic",

@@ -230,14 +230,18 @@ def _api_text(name: str, api: str) -> str:
 
 def _effort_text(name: str) -> str:
     """Where --effort goes, per --api, and its levels: `reasoning_effort: low, high, max`."""
+    from fccli.check.findings import Joined
+
     spoken = [profile_for(name, api) for api in apis_of(name)]
     if not spoken[0].efforts:
         return Msg("none")
     if len(spoken) == 1:
         field = spoken[0].effort_field
     else:
-        field = ", ".join(f"{p.effort_field} (--api {p.api})" for p in spoken)
-    return f"{field}: {', '.join(spoken[0].efforts)}"
+        field = Joined(
+            [Msg("{field} (--api {api})", field=p.effort_field, api=p.api) for p in spoken], ", "
+        )
+    return Msg("{field}: {levels}", field=field, levels=Joined(spoken[0].efforts, ", "))
 
 
 def _listed(items: tuple[str, ...]) -> str:

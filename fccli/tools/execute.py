@@ -86,6 +86,14 @@ PYDANTIC_MESSAGES = {
 }
 
 
+class _Said(Msg):
+    """One of pydantic's messages (PYDANTIC_MESSAGES marks them for the catalog), said in the
+    chosen language where it is printed."""
+
+    def localized(self) -> str:
+        return gettext(str(self))
+
+
 def describe_validation_error(tool: Tool, error: ValidationError) -> str:
     """What the model is told when its arguments fail validation (in the chosen language)."""
     problems = []
@@ -277,7 +285,7 @@ def _run_unchecked(
                 Msg(
                     "{where}: {problem}",
                     where=".".join(str(p) for p in item["loc"]) or Msg("(arguments)"),
-                    problem=Msg(item["msg"]) if item["msg"] in PYDANTIC_MESSAGES else item["msg"],
+                    problem=_Said(item["msg"]) if item["msg"] in PYDANTIC_MESSAGES else item["msg"],
                 )
                 for item in e.errors()
             )
