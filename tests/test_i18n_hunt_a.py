@@ -128,3 +128,24 @@ def test_providers_effort_and_parallel_rows_in_chinese(fc) -> None:
     assert (
         run(fc, "zh", "providers", "--json").stdout == run(fc, "en", "providers", "--json").stdout
     )
+
+
+# --- fc replay -------------------------------------------------------------------------------
+
+
+def test_replay_step_origin_uses_full_width_parentheses(fc) -> None:
+    assert run(fc, "zh", "run", "杭州今天适合跑步吗？", "-o", "t").returncode == 0
+    zh = run(fc, "zh", "replay", "t", "--once", "-o", "r-zh")
+    assert zh.returncode == 0, zh.stderr
+    assert "第 1 步（重放 t 的第 2 步）" in zh.stdout
+    en = run(fc, "en", "replay", "t", "--once", "-o", "r-en")
+    assert "step 1 (replays step 2 of t)" in en.stdout
+
+
+def test_replay_without_an_answer_says_so_in_full_width_parentheses(fc) -> None:
+    ran = run(fc, "zh", "run", "北京和上海", "--harness-bug", "drop-reasoning", "-o", "t")
+    assert ran.returncode != 0
+    zh = run(fc, "zh", "replay", "t", "--once", "-o", "r-zh")
+    assert "  （没有：那次运行以状态 error 结束）" in zh.stdout, zh.stdout
+    en = run(fc, "en", "replay", "t", "--once", "-o", "r-en")
+    assert "  (none: that run ended with status error)" in en.stdout, en.stdout

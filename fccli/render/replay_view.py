@@ -128,7 +128,7 @@ def render_answers(console: Console, plan: ReplayPlan, result: RunResult) -> Non
 def _answer(c: Console, label: str, text: str | None, missing: str) -> None:
     c.print(f"[bold]{escape(label)}[/]")
     if text is None:
-        c.print(f"  [dim]({escape(missing)})[/]")
+        c.print("  " + _("[dim]({missing})[/]", missing=escape(missing)))
         return
     c.print(Text("  " + text.replace("\n", "\n  ")))
 

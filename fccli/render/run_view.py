@@ -200,7 +200,9 @@ class RunView:
             tools = ", ".join(t.name for t in req.tools) or _("none")
             c.print()
             origin = (
-                f" [dim]({escape(self.step_origin(event.step))})[/]" if self.step_origin else ""
+                _(" [dim]({origin})[/]", origin=escape(self.step_origin(event.step)))
+                if self.step_origin
+                else ""
             )
             label = f" [dim]{escape(self.label)}[/]" if self.label else ""
             step = _("[bold]step {step}[/]", step=event.step)
