@@ -149,3 +149,21 @@ def test_replay_without_an_answer_says_so_in_full_width_parentheses(fc) -> None:
     assert "  （没有：那次运行以状态 error 结束）" in zh.stdout, zh.stdout
     en = run(fc, "en", "replay", "t", "--once", "-o", "r-en")
     assert "  (none: that run ended with status error)" in en.stdout, en.stdout
+
+
+def test_drop_results_note_lists_the_ids_with_a_chinese_comma(fc, tmp_path: Path) -> None:
+    args = ("run", "北京和上海", "--harness-bug", "drop-results")
+    zh = run(fc, "zh", *args, "-o", "zh")
+    assert "harness 缺陷 drop-results：call_" in zh.stdout
+    assert "、call_" in zh.stdout and "的结果没有回填" in zh.stdout
+    en = run(fc, "en", *args, "-o", "en")
+    assert ", call_" in en.stdout and "were not handed back" in en.stdout
+    manifests = [(tmp_path / d / "manifest.json").read_text(encoding="utf-8") for d in ("zh", "en")]
+    assert all("drop-results: the results of call_" in m for m in manifests)
+
+
+def test_unknown_city_lists_the_known_ones_with_full_width_parentheses(fc) -> None:
+    zh = run(fc, "zh", "run", "巴黎今天天气如何", "-o", "zh")
+    assert "已知城市：北京（Beijing）、上海（Shanghai）、" in zh.stdout
+    en = run(fc, "en", "run", "巴黎今天天气如何", "-o", "en")
+    assert "Known cities: 北京 (Beijing)、上海 (Shanghai)、" in en.stdout

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fccli.check.findings import Joined
 from fccli.core.models import Block, Message, ProviderBlock, ThinkingBlock, ToolResultBlock
 from fccli.i18n import Msg
 from fccli.tools.execute import ToolRun
@@ -20,7 +21,7 @@ def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], Msg 
     """The user message(s) that hand the results back, and what the bug changed (or None)."""
     results = [r.result for r in runs]
     if bug == "drop-results":
-        ids = ", ".join(r.call.id for r in runs)
+        ids = Joined([r.call.id for r in runs], ", ")
         return [], Msg("drop-results: the results of {ids} were not handed back", ids=ids)
     if bug == "split-results" and len(results) > 1:
         note = Msg("split-results: {n} results sent as {n} user messages, not one", n=len(results))

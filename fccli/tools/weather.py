@@ -21,7 +21,7 @@ def get_weather(
     """查询某个城市当前的天气。返回温度（摄氏度）、天气状况和空气质量指数。"""
     found = lookup(city)
     if found is None:
-        known = "、".join(f"{c['zh']} ({c['en']})" for c in cities())
+        known = "、".join(_("{zh} ({en})", zh=c["zh"], en=c["en"]) for c in cities())
         raise ToolError(_("unknown city {city!r}. Known cities: {known}", city=city, known=known))
     row, lang = found
     return {
