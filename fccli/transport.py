@@ -363,12 +363,16 @@ class Transport:
     ) -> HttpFailure:
         # The provider's own sentence, quoted as it is (never translated).
         said = self.mask(provider_message(text) or _snippet(text))
-        message: str = f"HTTP {status}" + (f": {said}" if said else "")
+        if extra and len(attempts) <= 1:
+            said = said.rstrip(".")  # "{message} ({extra})" below: no full stop before it
+        message: str = (
+            Msg("HTTP {status}: {said}", status=status, said=said) if said else f"HTTP {status}"
+        )
         if len(attempts) > 1:
             message = Msg("{message} (after {n} attempts)", message=message, n=len(attempts))
         if extra:
             # i18n: a message and, in brackets, what it adds
-            message = Msg("{message} ({extra})", message=_unstopped(message), extra=extra)
+            message = Msg("{message} ({extra})", message=message, extra=extra)
         return HttpFailure(status, message, body=text, attempts=attempts)
 
     def _backoff(self, number: int) -> float:
@@ -440,13 +444,6 @@ def _reason(error: httpx.TransportError) -> str:
     if "refused" in text.lower():
         return Msg("connection refused (is the server running, and is the base URL right?)")
     return text
-
-
-def _unstopped(message: str) -> str:
-    """The message without its final full stop (a Msg whose text has none stays a Msg)."""
-    if isinstance(message, Msg) or not message.endswith("."):
-        return message
-    return message.rstrip(".")
 
 
 def _snippet(text: str) -> str:

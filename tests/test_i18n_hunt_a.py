@@ -167,3 +167,28 @@ def test_unknown_city_lists_the_known_ones_with_full_width_parentheses(fc) -> No
     assert "已知城市：北京（Beijing）、上海（Shanghai）、" in zh.stdout
     en = run(fc, "en", "run", "巴黎今天天气如何", "-o", "en")
     assert "Known cities: 北京 (Beijing)、上海 (Shanghai)、" in en.stdout
+
+
+# --- a provider's HTTP error -----------------------------------------------------------------
+
+
+def test_an_http_error_quotes_the_provider_after_a_chinese_colon(fc, fake_provider) -> None:
+    from tests.test_providers_http import env_for, run_fc
+
+    sentence = "The `reasoning_content` in the thinking mode must be passed back to the API."
+    fake_provider.script = [{"status": 400, "message": sentence}]
+    zh = run_fc(
+        fc, fake_provider, "deepseek", "--lang", "zh", env=env_for("deepseek", COLUMNS="10000")
+    )
+    assert f"fc: 错误：第 1 步：deepseek 回答 HTTP 400：{sentence}" in zh.stderr, zh.stderr
+    fake_provider.script = [{"status": 400, "message": sentence}]
+    en = run_fc(
+        fc,
+        fake_provider,
+        "deepseek",
+        "--lang",
+        "en",
+        "--force",
+        env=env_for("deepseek", COLUMNS="10000"),
+    )
+    assert f"fc: error: step 1: deepseek answered HTTP 400: {sentence}" in en.stderr, en.stderr
