@@ -192,3 +192,20 @@ def test_an_http_error_quotes_the_provider_after_a_chinese_colon(fc, fake_provid
         env=env_for("deepseek", COLUMNS="10000"),
     )
     assert f"fc: error: step 1: deepseek answered HTTP 400: {sentence}" in en.stderr, en.stderr
+
+
+# --- fc convert ------------------------------------------------------------------------------
+
+
+def test_convert_says_the_dropped_thinking_switch_in_chinese(fc, tmp_path: Path) -> None:
+    request = {
+        "model": "m",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        "thinking": True,
+    }
+    (tmp_path / "r.json").write_text(json.dumps(request), encoding="utf-8")
+    zh = run(fc, "zh", "convert", "r.json", "--from", "internal", "--to", "openai")
+    assert "$.thinking：丢弃了开启思考模式的设置：openai chat 没有思考开关" in zh.stderr, zh.stderr
+    en = run(fc, "en", "convert", "r.json", "--from", "internal", "--to", "openai")
+    assert "$.thinking: thinking on dropped: openai chat has no thinking switch" in en.stderr
+    assert zh.stdout == en.stdout
