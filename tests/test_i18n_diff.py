@@ -311,7 +311,7 @@ def test_replay_plan_and_answers_are_chinese_and_the_new_trace_is_the_same(
         '的结果（get_weather {"city": "杭州"}），修改方式：--set、--error',
         '      现在：{"temp_c": 39} (is_error)',
         "  新轨迹：t.replay-1（原轨迹不会被改动）",
-        "(重放 t 的第 2 步)",
+        "（重放 t 的第 2 步）",
         "回答：重放前与重放后",
         "原来的（t）：",
         "重放的（t.replay-1）：",
