@@ -209,3 +209,16 @@ def test_convert_says_the_dropped_thinking_switch_in_chinese(fc, tmp_path: Path)
     en = run(fc, "en", "convert", "r.json", "--from", "internal", "--to", "openai")
     assert "$.thinking: thinking on dropped: openai chat has no thinking switch" in en.stderr
     assert zh.stdout == en.stdout
+
+
+def test_convert_quotes_the_providers_400_after_a_chinese_colon(fc, tmp_path: Path) -> None:
+    assert run(fc, "zh", "run", "杭州今天适合跑步吗？", "-o", "t").returncode == 0
+    args = ("convert", "t/2-request.deepseek.json", "--to", "anthropic")
+    zh = run(fc, "zh", *args)
+    assert (
+        "思考内容块没有签名，Anthropic 会拒绝（HTTP 400：messages.1.content.0.thinking.signature: "
+        "Field required）" in zh.stderr
+    ), zh.stderr
+    en = run(fc, "en", *args)
+    assert "which Anthropic refuses (HTTP 400: messages.1.content.0.thinking.signature" in en.stderr
+    assert zh.stdout == en.stdout
