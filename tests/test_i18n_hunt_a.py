@@ -222,3 +222,22 @@ def test_convert_quotes_the_providers_400_after_a_chinese_colon(fc, tmp_path: Pa
     en = run(fc, "en", *args)
     assert "which Anthropic refuses (HTTP 400: messages.1.content.0.thinking.signature" in en.stderr
     assert zh.stdout == en.stdout
+
+
+def test_a_value_outside_a_literal_is_said_in_chinese(fc, tmp_path: Path) -> None:
+    (tmp_path / "typed.py").write_text(
+        "from typing import Literal\n\n\n"
+        "def get_weather(city: Literal['北京', '上海']) -> dict:\n"
+        '    """查天气"""\n'
+        "    return {'city': city}\n",
+        encoding="utf-8",
+    )
+    args = ("run", "杭州", "--tools", "typed.py")
+    zh = run(fc, "zh", *args, "-o", "zh")
+    said = "get_weather 的参数校验不通过：city：应当是 '北京'、'上海' 之一（收到的是 \"杭州\"）。"
+    assert said in zh.stdout, zh.stdout
+    assert tool_results(tmp_path / "zh")[0].startswith(said)
+    assert run(fc, "en", *args, "-o", "en").returncode == 0
+    assert tool_results(tmp_path / "en")[0].startswith(
+        "invalid arguments for get_weather: city: Input should be '北京' or '上海' (got \"杭州\")."
+    )

@@ -8,6 +8,7 @@ with `is_error: true` and a message the model can act on; the loop goes on and t
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from pydantic_core import to_jsonable_python
 
 from fccli.check.findings import Joined
 from fccli.core.models import ToolResultBlock, ToolUseBlock
-from fccli.i18n import N_, Msg, _, gettext, localized
+from fccli.i18n import N_, Msg, _, gettext, language, localized
 from fccli.tools.json_tools import JsonTool
 from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 
@@ -101,6 +102,11 @@ def describe_validation_error(tool: Tool, error: ValidationError) -> str:
         where = ".".join(str(p) for p in item["loc"]) or _("(arguments)")
         message = item["msg"]
         said = gettext(message) if message in PYDANTIC_MESSAGES else message
+        expected = (item.get("ctx") or {}).get("expected")
+        if item["type"] in ("literal_error", "enum") and isinstance(expected, str):
+            # "Input should be 'a', 'b' or 'c'": the choices are the schema's, the words fc's
+            choices = expected if language() == "en" else re.sub(r", | or ", "、", expected)
+            said = _("Input should be {choices}", choices=choices)
         if item["type"] not in ("missing", "extra_forbidden"):
             got = json.dumps(item.get("input"), ensure_ascii=False)
             problems.append(
