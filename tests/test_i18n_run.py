@@ -450,8 +450,6 @@ def test_fc_tools_strict_problems_in_chinese(fc, tmp_path: Path) -> None:
     )
     ran = zh(fc, "tools", "--tools", str(tools), "--strict")
     assert ran.returncode == 1
-    assert (
-        "还不能用于 strict 模式：f：strict 模式拒绝 `minLength`（位置 " in ran.stderr
-    )
+    assert "还不能用于 strict 模式：f：strict 模式拒绝 `minLength`（位置 " in ran.stderr
     en = fc("tools", "--tools", str(tools), "--strict")
     assert en.stdout == ran.stdout  # the definitions themselves are never translated

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from fccli.core.jsonio import dumps
-from fccli.i18n import N_, _, gettext, language, localized
+from fccli.i18n import N_, _, gettext, language, localized, tidy
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
@@ -93,7 +93,7 @@ def _finding(console: Console, f: Finding) -> None:
     if f.provider_message:
         who = escape(gettext(f.provider)) if f.provider else _("the provider")
         # One line of text, so that it wraps within the terminal as a whole.
-        said = Text.from_markup("    " + _("[dim]{who} would answer 400:[/] ", who=who))
+        said = Text.from_markup("    " + tidy(_("[dim]{who} would answer 400:[/] ", who=who)))
         said.append(f.provider_message, style="italic")
         console.print(said)
         meaning = getattr(f.provider_message, "meaning", None)

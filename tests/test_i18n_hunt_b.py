@@ -1,0 +1,119 @@
+"""The English left in fc's Chinese (issue 18), found by playing a learner under `--lang zh`
+with `fc show`, `fc check` and `fc proxy`, each fixed at its source: the exact Chinese under
+zh, the English unchanged."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from fccli import i18n
+from fccli.trace.words import said_now
+from tests.conftest import clean_env
+from tests.fake_provider import FakeProvider
+from tests.proxy_harness import proxy
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "tests" / "corpus" / "check"
+BEARER = {"Authorization": "Bearer sk-test"}
+
+
+@pytest.fixture
+def zh() -> Iterator[None]:
+    i18n.set_language("zh")
+    yield
+    i18n.set_language("en")
+
+
+def _env(lang: str) -> dict[str, str]:
+    return clean_env(FC_LANG=lang, COLUMNS="200", NO_COLOR="1")
+
+
+def test_tidy_takes_out_a_space_between_chinese_words_only(zh) -> None:
+    assert i18n.tidy("兼容 OpenAI 的服务器 会返回 400：") == "兼容 OpenAI 的服务器会返回 400："
+    assert i18n.tidy("OpenAI 会返回 400：") == "OpenAI 会返回 400："
+    i18n.set_language("en")
+    assert i18n.tidy("a b 的 会") == "a b 的 会"
+
+
+def test_check_says_who_answers_400_without_a_stray_space(fc) -> None:
+    case = str(CORPUS / "openai" / "FC109-arguments-not-an-object.json")
+    zh = fc("check", case, env=_env("zh"))
+    assert "    兼容 OpenAI 的服务器会返回 400：messages.1.tool_calls.0" in zh.stdout
+    assert "服务器 会" not in zh.stdout
+    en = fc("check", case, env=_env("en"))
+    assert "    OpenAI-compatible servers would answer 400: messages.1.tool_calls.0" in en.stdout
+
+
+@pytest.fixture(scope="module")
+def drop_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.inprocess import run_in_process
+
+    out = tmp_path_factory.mktemp("hunt") / "t"
+    args = ["run", "-p", "demo", "--harness-bug", "drop-results", "--out", str(out)]
+    run_in_process([*args, "北京和杭州今天适合跑步吗？"], cwd=out.parent, env=_env("en"))
+    assert (out / "manifest.json").is_file()
+    return out
+
+
+def _page(fc, trace: Path, lang: str) -> str:
+    page = fc("show", str(trace), "--check", "--html", "-", env=_env(lang)).stdout
+    return re.sub(r"&#x27;", "'", page)
+
+
+def test_the_html_pages_findings_name_the_provider_and_say_the_meaning(fc, drop_results) -> None:
+    zh = _page(fc, drop_results, "zh")
+    assert '<p class="dim">OpenAI 和 DeepSeek 会这样回答：An assistant message with' in zh
+    assert "<p class=\"dim\">（意思是：带 'tool_calls' 的助手消息后面必须跟着回应每个" in zh
+    assert "OpenAI and DeepSeek" not in zh
+    en = _page(fc, drop_results, "en")
+    assert '<p class="dim">OpenAI and DeepSeek would answer: An assistant message with' in en
+    assert "it means" not in en  # the provider's sentence is English already
+
+
+def test_a_stop_at_the_demo_models_400_is_all_chinese_in_show(fc, tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    args = ["run", "-p", "demo", "--harness-bug", "drop-reasoning", "--out", str(out)]
+    fc(*args, "北京和杭州今天适合跑步吗？", env=_env("en"))
+    zh = fc("show", str(out), env=_env("zh")).stdout
+    assert "✗ 在这里停止：ProviderError: 演示模型回答了 HTTP 400（错误正文见上方）" in zh
+    assert "the demo model" not in zh
+    en = fc("show", str(out), env=_env("en")).stdout
+    assert (
+        "✗ stopped here: ProviderError: the demo model answered HTTP 400 (its error body is above)"
+        in en
+    )
+
+
+def test_a_cut_streams_call_is_said_in_chinese_when_read_back(zh) -> None:
+    kept = "call call_3a59e4a9768d1b816e073447 (get_weather) has incomplete arguments: '{\"cit'"
+    assert said_now(kept) == (
+        "调用 call_3a59e4a9768d1b816e073447（get_weather）的参数不完整：'{\"cit'"
+    )
+    # A short message opening with a word vouches for no frame around it.
+    assert said_now("step 2: Rate limit reached") == "step 2: Rate limit reached"
+    i18n.set_language("en")
+    assert said_now(kept) == kept
+
+
+def test_the_proxy_says_a_body_that_is_not_json_in_fc_s_words(zh, tmp_path: Path) -> None:
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
+        httpx.post(px.url + "/v1/chat/completions", content=b"{not json", headers=BEARER)
+    assert (
+        "POST /v1/chat/completions：已转发，未记录（请求体不是 JSON："
+        "不是有效的 JSON：第 1 行第 2 列，这里应当有用双引号括起的属性名）"
+    ) in px.printed
+    assert "Expecting" not in px.printed
+
+
+def test_the_proxy_in_english_names_the_json_problem(tmp_path: Path) -> None:
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
+        httpx.post(px.url + "/v1/chat/completions", content=b"{not json", headers=BEARER)
+    assert (
+        "POST /v1/chat/completions: forwarded, not recorded (its body is not JSON: "
+        "not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2)"
+    ) in px.printed
