@@ -117,3 +117,23 @@ def test_the_proxy_in_english_names_the_json_problem(tmp_path: Path) -> None:
         "POST /v1/chat/completions: forwarded, not recorded (its body is not JSON: "
         "not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2)"
     ) in px.printed
+
+
+def test_show_of_one_file_gives_its_reason_in_full_width_brackets(fc) -> None:
+    file = str(REPO / "traces" / "examples" / "hangzhou" / "1-response.deepseek.json")
+    zh = fc("show", file, env=_env("zh")).stdout
+    assert "1-response.deepseek.json：deepseek 响应（它有 `choices`）\n" in zh
+    en = fc("show", file, env=_env("en")).stdout
+    assert "1-response.deepseek.json: a deepseek response (it has `choices`)\n" in en
+
+
+def test_diff_by_meaning_puts_a_full_width_colon_after_its_chinese_place(fc) -> None:
+    examples = REPO / "traces" / "examples"
+    a = str(examples / "hangzhou" / "2-request.deepseek.json")
+    b = str(examples / "hangzhou-gemini" / "2-request.gemini.json")
+    zh = fc("diff", a, b, env=_env("zh")).stdout
+    assert '（消息 1（assistant） › text 块 › type）："text" → "provider_block"\n' in zh
+    assert "（消息 1（assistant） › thinking 块 › thinking）：\n" in zh
+    assert '~ A $.model: "fc-demo" → ""\n' in zh  # no place said: as in English
+    en = fc("diff", a, b, env=_env("en")).stdout
+    assert '  (message 1 (assistant) › text block › type): "text" → "provider_block"\n' in en

@@ -631,7 +631,7 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
     view.line(
         (doc.name, "bold"),
         document_text(doc),
-        (f" ({localized(doc.reason)})", "dim"),
+        (_(" ({reason})", reason=localized(doc.reason)), "dim"),
     )
     internal = doc.internal
     if isinstance(internal, Response):
