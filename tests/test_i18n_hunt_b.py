@@ -137,3 +137,13 @@ def test_diff_by_meaning_puts_a_full_width_colon_after_its_chinese_place(fc) -> 
     assert '~ A $.model: "fc-demo" → ""\n' in zh  # no place said: as in English
     en = fc("diff", a, b, env=_env("en")).stdout
     assert '  (message 1 (assistant) › text block › type): "text" → "provider_block"\n' in en
+
+
+def test_the_systems_reason_a_file_cannot_be_written_is_said_in_chinese(fc, tmp_path: Path) -> None:
+    trace = str(REPO / "traces" / "examples" / "hangzhou")
+    page = fc("show", trace, "--html", str(tmp_path), env=_env("zh"))
+    assert page.stderr == f"fc: 错误：无法写入 {tmp_path}：是一个目录\n"
+    page = fc("show", trace, "--html", str(tmp_path), env=_env("en"))
+    assert page.stderr == f"fc: error: cannot write {tmp_path}: Is a directory\n"
+    spans = fc("export", "otel", trace, "-o", str(tmp_path), env=_env("zh"))
+    assert spans.stderr == f"fc: 错误：无法写入 {tmp_path}：是一个目录\n"
