@@ -147,3 +147,17 @@ def test_the_systems_reason_a_file_cannot_be_written_is_said_in_chinese(fc, tmp_
     assert page.stderr == f"fc: error: cannot write {tmp_path}: Is a directory\n"
     spans = fc("export", "otel", trace, "-o", str(tmp_path), env=_env("zh"))
     assert spans.stderr == f"fc: 错误：无法写入 {tmp_path}：是一个目录\n"
+
+
+def test_check_strict_note_follows_the_counts_without_a_space_in_chinese(fc) -> None:
+    case = str(CORPUS / "openai" / "FC118-more-than-15-tools.json")
+    zh = fc("check", "--strict", case, env=_env("zh"))
+    assert "0 个错误，1 个警告（--strict：警告也算失败）\n" in zh.stdout
+    en = fc("check", "--strict", case, env=_env("en"))
+    assert "0 errors, 1 warning (--strict: warnings fail too)\n" in en.stdout
+
+
+def test_a_tool_without_a_name_is_not_called_none(fc) -> None:
+    case = str(CORPUS / "openai" / "FC109-arguments-not-an-object.json")
+    en = fc("check", "-f", "anthropic", case, env=_env("en")).stdout
+    assert "although ? was offered" in en and "None" not in en

@@ -69,7 +69,8 @@ def render_report(console: Console, report: Report, *, strict: bool = False) -> 
         counts.append(_counted(report.notes, "note"))
     summary = ("，" if language() == "zh" else ", ").join(counts)
     colour = "red" if report.failed(strict) else "yellow"
-    note = " " + _("[dim](--strict: warnings fail too)[/]") if strict and report.warnings else ""
+    space = "" if language() == "zh" else " "  # `（…）` after Chinese text: no space
+    note = space + _("[dim](--strict: warnings fail too)[/]") if strict and report.warnings else ""
     console.print(f"[{colour}]{summary}[/]{note}")
 
 
