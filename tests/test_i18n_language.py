@@ -6,7 +6,7 @@ import pytest
 
 from fccli import i18n
 from fccli.cli.lang import language_in
-from tests.conftest import clean_env
+from tests.conftest import REPO, clean_env
 
 LANG_LINE_ZH = "fc 说话用的语言"
 LANG_LINE_EN = "The language fc speaks in"
@@ -67,3 +67,12 @@ def test_a_msg_is_english_text_said_in_chinese_when_localized() -> None:
     import pickle
 
     assert pickle.loads(pickle.dumps(message)).localized() == "第 2 步：x"
+
+
+def test_the_readme_section_on_chinese_shows_what_it_says(tmp_path) -> None:
+    from tests.doc_claims import examples, failures, run
+
+    readme = (REPO / "README.md").read_text("utf-8")
+    (block,) = [e for e in examples(readme) if e.heading.startswith("fc in Chinese")]
+    outcome = run(block, tmp_path, clean_env())
+    assert failures(block, outcome, tmp_path) == []

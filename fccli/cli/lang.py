@@ -359,12 +359,14 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 # Not at the start of a line / not at the end of one (Chinese line breaking, simplified).
 _CLOSING = set("，。、：；？！）》」』】…—,.:;?!)]}%")
 _OPENING = set("（《「『【([{")
-_TOKEN = re.compile(r"\s+|[\u1100-\uffff]|[^\s\u1100-\uffff]+")
+# Patterns, not compiled objects: compiling these character classes costs ~10 ms, which every
+# `fc --help` in English would pay at import; `re` compiles them (and caches) on first use.
+_TOKEN = r"\s+|[\u1100-\uffff]|[^\s\u1100-\uffff]+"
 
 
 # East Asian Wide and Fullwidth characters (what `unicodedata.east_asian_width` calls W and F),
 # by block: a regular expression counts them at C speed, and a page has thousands to measure.
-_WIDE = re.compile(
+_WIDE = (
     "[\u1100-\u115f\u231a\u231b\u2329\u232a\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf"
     "\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19"
     "\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\U0001f300-\U0001f64f\U0001f900-\U0001f9ff"
@@ -376,7 +378,7 @@ def cells(text: str) -> int:
     """The columns `text` takes in a terminal: two for a wide (CJK) character."""
     if text.isascii():
         return len(text)
-    return len(text) + len(_WIDE.findall(text))
+    return len(text) + len(re.findall(_WIDE, text))
 
 
 def _tokens(text: str) -> list[str]:
@@ -384,7 +386,7 @@ def _tokens(text: str) -> list[str]:
     mark nor ends with an opening one."""
     found: list[str] = []
     glue_next = False
-    for token in _TOKEN.findall(text):
+    for token in re.findall(_TOKEN, text):
         if token.isspace():
             found.append(" " * len(token.replace("\n", "")) or " ")
             glue_next = False
