@@ -161,3 +161,13 @@ def test_a_tool_without_a_name_is_not_called_none(fc) -> None:
     case = str(CORPUS / "openai" / "FC109-arguments-not-an-object.json")
     en = fc("check", "-f", "anthropic", case, env=_env("en")).stdout
     assert "although ? was offered" in en and "None" not in en
+
+
+def test_a_manifest_without_a_status_says_no_python_none(fc, tmp_path: Path) -> None:
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "manifest.json").write_text("{}", encoding="utf-8")
+    zh = fc("show", str(tmp_path / "t"), env=_env("zh")).stdout
+    assert "未完成：状态 ?：fc 没来得及关闭轨迹就被停止了，或者仍在运行" in zh
+    en = fc("show", str(tmp_path / "t"), env=_env("en")).stdout
+    assert "status ?: fc was stopped without closing the trace, or is still running" in en
+    assert "None" not in zh + en

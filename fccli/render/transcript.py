@@ -615,7 +615,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
             (_("not finished: "), "bold yellow"),
             _(
                 "status {status}: fc was stopped without closing the trace, or is still running",
-                status=status,
+                status=status if status is not None else "?",  # a manifest without one
             ),
         )
     for note in m.get("notes") or []:
