@@ -171,3 +171,13 @@ def test_a_manifest_without_a_status_says_no_python_none(fc, tmp_path: Path) -> 
     en = fc("show", str(tmp_path / "t"), env=_env("en")).stdout
     assert "status ?: fc was stopped without closing the trace, or is still running" in en
     assert "None" not in zh + en
+
+
+def test_the_proxys_check_note_names_who_answers_400_without_a_stray_space(
+    zh, tmp_path: Path
+) -> None:
+    body = (CORPUS / "openai" / "FC109-arguments-not-an-object.json").read_bytes()
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
+        httpx.post(px.url + "/v1/chat/completions", content=body, headers=BEARER)
+    assert "（兼容 OpenAI 的服务器会返回 HTTP 400：messages.1.tool_calls.0" in px.printed
+    assert "服务器 会" not in px.printed
