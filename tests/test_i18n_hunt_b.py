@@ -181,3 +181,22 @@ def test_the_proxys_check_note_names_who_answers_400_without_a_stray_space(
         httpx.post(px.url + "/v1/chat/completions", content=body, headers=BEARER)
     assert "（兼容 OpenAI 的服务器会返回 HTTP 400：messages.1.tool_calls.0" in px.printed
     assert "服务器 会" not in px.printed
+
+
+def test_the_html_replay_banner_gives_the_tool_in_full_width_brackets(fc, tmp_path: Path) -> None:
+    out = tmp_path / "rp"
+    call = "call_3a59e4a9768d1b816e073447"
+    hangzhou = str(REPO / "traces" / "examples" / "hangzhou")
+    ran = fc("replay", hangzhou, "--set", f"{call}=sunny", "--out", str(out), env=_env("en"))
+    assert ran.returncode == 0, ran.stderr
+    zh = fc("show", str(out), "--html", "-", env=_env("zh")).stdout
+    assert f"<code>{call}</code> 的结果（get_weather）（通过 set）" in zh
+    en = fc("show", str(out), "--html", "-", env=_env("en")).stdout
+    assert f"<code>{call}</code> (get_weather) by set" in en
+
+
+def test_the_html_page_of_a_manifest_without_a_status_says_no_none(fc, tmp_path: Path) -> None:
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "manifest.json").write_text("{}", encoding="utf-8")
+    zh = fc("show", str(tmp_path / "t"), "--html", "-", env=_env("zh")).stdout
+    assert "状态 ?：fc 没来得及关闭轨迹就被停止了，或者仍在运行" in zh
