@@ -293,7 +293,7 @@ def test_a_trace_summary_and_strict_in_chinese(fc, traces) -> None:
     assert "  ! 警告 FC100 位于 $\n    fc 还不能检查 mistral 格式；已跳过这个文件" in out
     assert "这不是 2-request.json 翻译出来的内容（第一处不同在这里）：两者之一被修改过" in out
     assert "  i 提示 FC122 位于 $.messages[0].content" in out
-    assert "0 个错误，2 个警告，1 个提示 （--strict：警告也算失败）" in out
+    assert "0 个错误，2 个警告，1 个提示（--strict：警告也算失败）" in out
     assert "中有 2 个警告（--strict）" in ran.stderr
     clean = fc("check", "--lang", "zh", str(EXAMPLES[0]))
     assert clean.returncode == 0 and clean.stdout.endswith("\n没有发现问题\n")

@@ -118,7 +118,7 @@ def test_two_formats_two_steps_and_two_traces_are_said_in_chinese(fc, tmp_path: 
         str(hangzhou / "2-request.deepseek.json"),
     )
     assert "这看起来是不同的步（1 条消息对 3 条消息），所以按含义比较，不逐字段对应" in steps.stdout
-    assert "  （消息 2（user））: " in steps.stdout
+    assert "  （消息 2（user））：" in steps.stdout
     # Two traces: the same step of two runs, one format: by path.
     traces = fc(
         "--lang",

@@ -179,7 +179,7 @@ def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> Non
 
 
 def _write(html: Path, page: str, written: str) -> None:
-    from fccli.core.errors import UsageError
+    from fccli.core.errors import UsageError, os_reason
     from fccli.i18n import Msg
 
     if str(html) == "-":
@@ -190,6 +190,6 @@ def _write(html: Path, page: str, written: str) -> None:
         html.write_text(page, encoding="utf-8")
     except OSError as e:
         raise UsageError(
-            Msg("cannot write {file}: {reason}", file=str(html), reason=e.strerror)
+            Msg("cannot write {file}: {reason}", file=str(html), reason=os_reason(e))
         ) from None
     typer.echo(written)

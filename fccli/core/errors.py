@@ -170,3 +170,22 @@ class Interrupted(FcError):
     """Ctrl-C. Raised after the trace has been closed with status `interrupted`."""
 
     exit_code = 130
+
+
+OS_REASONS = {
+    "Is a directory": Msg("Is a directory"),
+    "Not a directory": Msg("Not a directory"),
+    "No such file or directory": Msg("No such file or directory"),
+    "Permission denied": Msg("Permission denied"),
+    "No space left on device": Msg("No space left on device"),
+    "Read-only file system": Msg("Read-only file system"),
+    "File name too long": Msg("File name too long"),
+}
+"""The system's most common reasons a file cannot be read or written (`e.strerror`), as Msgs:
+the same English, said in the chosen language where printed."""
+
+
+def os_reason(error: OSError) -> str:
+    """`error.strerror` (the system's words, English), a Msg when fc has them translated."""
+    said = error.strerror or str(error)
+    return OS_REASONS.get(said, said)

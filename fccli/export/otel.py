@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fccli.core.errors import ProviderError, UsageError
+from fccli.core.errors import ProviderError, UsageError, os_reason
 from fccli.export import otlp, send
 from fccli.export.source import read_trace
 from fccli.export.spans import TraceRecord, build
@@ -96,7 +96,7 @@ def _to_file(records: list[tuple[Path, TraceRecord]], output: str, fmt: str) -> 
         Path(output).write_bytes(data)
     except OSError as e:
         raise UsageError(
-            Msg("cannot write {path}: {error}", path=output, error=e.strerror)
+            Msg("cannot write {path}: {error}", path=output, error=os_reason(e))
         ) from None
     return ExportReport(output, fmt, exported)
 

@@ -23,6 +23,7 @@ shipped in the wheel) is read on the first message said in Chinese, not before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,6 +126,17 @@ def _rebuild(msgid: str, params: dict[str, Any]) -> Msg:
 def localized(text: Any) -> Any:
     """`text` said in the chosen language when it is a Msg; anything else as it is."""
     return text.localized() if isinstance(text, Msg) else text
+
+
+_STRAY_SPACE = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
+
+
+def tidy(text: str) -> str:
+    """`text` without a space between two Chinese characters (a placeholder filled with a
+    Chinese phrase where a Latin name goes, `{who} 会返回`), under zh; as it is under en."""
+    if _language == "en" or " " not in text:
+        return text
+    return _STRAY_SPACE.sub("", text)
 
 
 def _load() -> GNUTranslations:

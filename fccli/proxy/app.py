@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fccli.core.errors import FcError, FindingsError, ProviderError
+from fccli.core.errors import FcError, FindingsError, InputFileError, ProviderError
+from fccli.core.jsonio import parse_json
 from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
@@ -241,9 +242,9 @@ class ProxyApp:
             )
             return None
         try:
-            wire = json.loads(body)
-        except ValueError as e:
-            self._pass(path, Msg("its body is not JSON: {error}", error=str(e)))
+            wire = parse_json(body, path)
+        except InputFileError as e:  # said in fc's words (Python's are English only)
+            self._pass(path, Msg("its body is not JSON: {error}", error=e.problem))
             return None
         if not isinstance(wire, dict):
             self._pass(path, Msg("its body is not a JSON object"))

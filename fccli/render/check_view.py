@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from fccli.core.jsonio import dumps
-from fccli.i18n import N_, _, gettext, language, localized
+from fccli.i18n import N_, _, gettext, language, localized, tidy
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
@@ -69,7 +69,8 @@ def render_report(console: Console, report: Report, *, strict: bool = False) -> 
         counts.append(_counted(report.notes, "note"))
     summary = ("，" if language() == "zh" else ", ").join(counts)
     colour = "red" if report.failed(strict) else "yellow"
-    note = " " + _("[dim](--strict: warnings fail too)[/]") if strict and report.warnings else ""
+    space = "" if language() == "zh" else " "  # `（…）` after Chinese text: no space
+    note = space + _("[dim](--strict: warnings fail too)[/]") if strict and report.warnings else ""
     console.print(f"[{colour}]{summary}[/]{note}")
 
 
@@ -93,7 +94,7 @@ def _finding(console: Console, f: Finding) -> None:
     if f.provider_message:
         who = escape(gettext(f.provider)) if f.provider else _("the provider")
         # One line of text, so that it wraps within the terminal as a whole.
-        said = Text.from_markup("    " + _("[dim]{who} would answer 400:[/] ", who=who))
+        said = Text.from_markup("    " + tidy(_("[dim]{who} would answer 400:[/] ", who=who)))
         said.append(f.provider_message, style="italic")
         console.print(said)
         meaning = getattr(f.provider_message, "meaning", None)

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from fccli.diff import compact, kind_said
-from fccli.i18n import _, localized
+from fccli.i18n import _, language, localized
 
 if TYPE_CHECKING:
     from fccli.diff import Change, DiffResult, Link, Side
@@ -213,15 +213,16 @@ def _changes(
         where = (
             Text(_("  ({where})", where=change.where), style="dim") if change.where else Text("")
         )
+        colon = "：" if change.where and language() == "zh" else ": "  # after `（…）`, full-width
         path = _path(change, tagged, b_name)
         if change.kind == "removed":
             console.print(
-                Text.assemble(("- ", "bold red"), path, where, ": ", (_value(change.old), "red"))
+                Text.assemble(("- ", "bold red"), path, where, colon, (_value(change.old), "red"))
             )
         elif change.kind == "added":
             console.print(
                 Text.assemble(
-                    ("+ ", "bold green"), path, where, ": ", (_value(change.new), "green")
+                    ("+ ", "bold green"), path, where, colon, (_value(change.new), "green")
                 )
             )
         else:
@@ -232,14 +233,14 @@ def _changes(
                         ("~ ", "bold yellow"),
                         path,
                         where,
-                        ": ",
+                        colon,
                         (_value(change.old), "red"),
                         " → ",
                         (_value(change.new), "green"),
                     )
                 )
             else:
-                console.print(Text.assemble(("~ ", "bold yellow"), path, where, ":"))
+                console.print(Text.assemble(("~ ", "bold yellow"), path, where, colon.strip()))
                 console.print(Text.assemble("    ", _inline(pieces, console.color_system is None)))
 
 

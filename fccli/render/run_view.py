@@ -14,7 +14,7 @@ from rich.status import Status
 from rich.text import Text
 
 from fccli.core.models import FINAL_STOPS, ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
-from fccli.i18n import _, localized
+from fccli.i18n import _, localized, tidy
 from fccli.run.events import (
     Event,
     Note,
@@ -254,7 +254,7 @@ class RunView:
             )
             c.print(f"  [dim]{said_back}[/]")
         elif isinstance(event, Note):
-            note = escape(localized(event.text))
+            note = escape(tidy(localized(event.text)))  # `{provider} 会返回`: no stray space
             if event.text.startswith("harness bug"):
                 c.print("  " + _("[red]note:[/] {note}", note=note))
             else:

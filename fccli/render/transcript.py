@@ -533,6 +533,10 @@ def _how(error: dict[str, Any]) -> str:
     return name if isinstance(name, str) and name else "Ctrl-C"
 
 
+_BODY = "\u2063body\u2063"
+"""Where the error body was in a stop reason, while the reason is said (an invisible mark)."""
+
+
 def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: bool) -> None:
     reason = stop_reason(error)
     if interrupted:
@@ -544,8 +548,17 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
         return
     body = s.error_body
     if body and f": {body}" in reason:
-        # The provider's sentence is in the note above, from the error body itself.
-        reason = said_now(reason.replace(f": {body}", "", 1)) + _(" (its error body is above)")
+        # The provider's sentence is in the note above, from the error body itself: the
+        # message is said whole (it is known whole, `the demo model answered HTTP 400: {x}`),
+        # a mark in the body's place, then the mark taken out.
+        said = said_now(reason.replace(f": {body}", f": {_BODY}", 1))
+        for cut in (f": {_BODY}", f"：{_BODY}"):
+            if cut in said:
+                said = said.replace(cut, "", 1)
+                break
+        else:
+            said = said_now(reason.replace(f": {body}", "", 1))
+        reason = said + _(" (its error body is above)")
     else:
         reason = said_now(reason)
     kind = error.get("kind", "error")
@@ -602,7 +615,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
             (_("not finished: "), "bold yellow"),
             _(
                 "status {status}: fc was stopped without closing the trace, or is still running",
-                status=status,
+                status=status if status is not None else "?",  # a manifest without one
             ),
         )
     for note in m.get("notes") or []:
@@ -618,7 +631,7 @@ def render_document(console: Console, doc: Document, *, thinking: bool, full: bo
     view.line(
         (doc.name, "bold"),
         document_text(doc),
-        (f" ({localized(doc.reason)})", "dim"),
+        (_(" ({reason})", reason=localized(doc.reason)), "dim"),
     )
     internal = doc.internal
     if isinstance(internal, Response):

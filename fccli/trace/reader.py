@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
+from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError, os_reason
 from fccli.core.jsonio import (
     check_depth,
     dumps,
@@ -101,7 +101,7 @@ def _read_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as e:
         raise InputFileError(
-            str(path), Msg("cannot be read ({reason})", reason=e.strerror)
+            str(path), Msg("cannot be read ({reason})", reason=os_reason(e))
         ) from None
 
 

@@ -47,7 +47,8 @@ def _said(text: str, depth: int) -> tuple[str, int]:
     if depth == 0 or len(text) > 2000:
         return text, 0
     best: tuple[str, int] = (text, 0)
-    for needles, letters, weight, pattern, names, msgstr in _patterns():
+    soft = text  # a short message opening with a word (`call {who} ({name})`), as a parameter
+    for needles, letters, weight, pattern, names, msgstr, word_first in _patterns():
         if not all(n in text for n in needles):
             continue
         found = pattern.fullmatch(text)
@@ -60,10 +61,12 @@ def _said(text: str, depth: int) -> tuple[str, int]:
             values[name] = value
             inner += known
         if letters < STRONG and not inner:
+            if word_first and depth < DEPTH and soft is text:
+                soft = _filled(msgstr, values)  # said, but it vouches for no frame around it
             continue
         if weight + inner > best[1]:
             best = (_filled(msgstr, values), weight + inner)
-    return best
+    return best if best[1] else (soft, 0)
 
 
 def _letters(text: str) -> int:
@@ -93,10 +96,11 @@ def _catalog() -> dict[str, str]:
 
 
 @cache
-def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], str]]:
+def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], str, bool]]:
     """Each msgid with placeholders as a pattern, those with the most words first: the pieces
     of it a text must hold to be tried against it, its own letters and weight, the pattern,
-    its placeholders and its translation."""
+    its placeholders, its translation, and whether it opens with a word (`call {who}
+    ({name})`, not `{where}: {problem}`)."""
     found = []
     for msgid, msgstr in _catalog().items():
         names: list[str] = []
@@ -124,6 +128,7 @@ def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], s
         needles = [piece for piece in literal if len(piece.strip()) > 1]
         own = "".join(literal)
         pattern = re.compile("".join(parts), re.DOTALL)
-        found.append((needles, _letters(own), _weight(own), pattern, names, msgstr))
+        word_first = bool(re.match(r"[A-Za-z]{3,} ", literal[0]))
+        found.append((needles, _letters(own), _weight(own), pattern, names, msgstr, word_first))
     found.sort(key=lambda f: -f[2])
     return found

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli import __version__
-from fccli.core.errors import FcError, UsageError
+from fccli.core.errors import FcError, UsageError, os_reason
 from fccli.core.jsonio import encoded_pieces
 from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
 from fccli.i18n import Msg
@@ -41,7 +41,7 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
         raise UsageError(
-            Msg("cannot write {file}: {reason}", file=str(path), reason=e.strerror)
+            Msg("cannot write {file}: {reason}", file=str(path), reason=os_reason(e))
         ) from None
     try:
         # mkstemp makes the file private (0600); a trace is meant to be shared and read.
@@ -55,7 +55,7 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
         raise UsageError(
-            Msg("cannot write {file}: {reason}", file=str(path), reason=e.strerror)
+            Msg("cannot write {file}: {reason}", file=str(path), reason=os_reason(e))
         ) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -99,7 +99,7 @@ def prepare_dir(path: Path, *, force: bool) -> Path:
             Msg(
                 "cannot create the trace directory {path}: {reason}",
                 path=str(path),
-                reason=e.strerror,
+                reason=os_reason(e),
             )
         ) from None
     claim(path)
@@ -127,7 +127,7 @@ def prepare_dir(path: Path, *, force: bool) -> Path:
     except OSError as e:
         release(path)
         raise UsageError(
-            Msg("cannot replace {path}: {reason}", path=str(path), reason=e.strerror)
+            Msg("cannot replace {path}: {reason}", path=str(path), reason=os_reason(e))
         ) from None
     except UsageError:
         release(path)
@@ -154,7 +154,7 @@ def claim(path: Path) -> None:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, _FILE_MODE)
         except OSError as e:
             raise UsageError(
-                Msg("cannot write in {path}: {reason}", path=str(path), reason=e.strerror)
+                Msg("cannot write in {path}: {reason}", path=str(path), reason=os_reason(e))
             ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -21,7 +21,7 @@ def may_answer_unasked(h: History) -> bool:
 
 
 def made_up_message(h: History) -> Msg:
-    names = ", ".join(str(t.name) for t in h.tools)
+    names = ", ".join(t.name if isinstance(t.name, str) and t.name else "?" for t in h.tools)
     if len(h.tools) == 1:
         return Msg(
             "an answer with no tool call, although {names} was offered: if it states facts a "

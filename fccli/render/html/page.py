@@ -223,7 +223,7 @@ def _status(trace: Trace) -> str:
         _("not finished:"),
         _(
             "status {status}: fc was stopped without closing the trace, or is still running",
-            status=status,
+            status=status if status is not None else "?",  # a manifest without one
         ),
     )
 
@@ -242,7 +242,7 @@ def _replayed(r: Replayed) -> str:
                 tag(
                     "li",
                     _("result for {id}", id=tag("code", esc(c.id)))
-                    + (esc(f" ({c.tool})") if c.tool else "")
+                    + (esc(_(" ({reason})", reason=c.tool)) if c.tool else "")
                     + esc(how)
                     + tag(
                         "div",

@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.models import FINAL_STOPS, TextBlock, ThinkingBlock, ToolUseBlock
-from fccli.i18n import _, localized
+from fccli.i18n import _, gettext, localized, tidy
 from fccli.render.html.markup import esc, tag
 from fccli.render.transcript import (
     _what_is_new,
@@ -385,16 +385,22 @@ def finding_item(p: Placed) -> str:
         said += tag(
             "p",
             esc(
-                _(
-                    "{provider} would answer: {message}",
-                    provider=f.provider,
-                    message=f.provider_message,
+                tidy(
+                    _(
+                        "{provider} would answer: {message}",
+                        provider=gettext(f.provider),
+                        message=f.provider_message,
+                    )
                 )
                 if f.provider
                 else _("the provider would answer: {message}", message=f.provider_message)
             ),
             class_="dim",
         )
+        meaning = getattr(f.provider_message, "meaning", None)
+        said_here = meaning() if meaning is not None else None
+        if said_here:  # what the provider's sentence says, in the chosen language
+            said += tag("p", esc(_("(it means: {meaning})", meaning=said_here)), class_="dim")
     return tag("li", said, class_=f.severity)
 
 
