@@ -19,6 +19,16 @@ QUESTION = "杭州今天适合跑步吗？"
 ESCAPED = "".join(f"\\u{ord(c):04x}" for c in DEFAULT_KEY)
 
 
+@pytest.fixture(autouse=True, params=["en", "zh"])
+def language(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: fc's Chinese messages are built from the same values as its English
+    ones (fccli/i18n), and a key must reach neither."""
+    from fccli import i18n
+
+    monkeypatch.setattr(i18n, "language_from_environment", lambda environ: request.param)
+    return str(request.param)
+
+
 def assert_nowhere(secret: str, *texts: str | bytes, trace: Path | None = None) -> None:
     escaped = "".join(f"\\u{ord(c):04x}" for c in secret)
     places: list[tuple[str, bytes]] = [(f"text {i}", _b(t)) for i, t in enumerate(texts)]
