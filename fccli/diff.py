@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, Literal
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request, Response
-from fccli.i18n import Msg, language, localized
+from fccli.i18n import Joined, Msg
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Document
@@ -63,32 +63,6 @@ def compact(value: Any, limit: int = 60) -> str:
 
 def _canon(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-class Joined(Msg):
-    """Parts said one after the other, each in the chosen language: joined with `sep` in
-    English, `zh_sep` in Chinese (by default `、` for a list's `, `, else `sep`). Its value is
-    the English text."""
-
-    sep: str
-    zh_sep: str
-    parts: list[str]
-
-    def __new__(cls, parts: Sequence[str], sep: str = ", ", zh_sep: str | None = None) -> Joined:
-        text = sep.join(parts)
-        self = str.__new__(cls, text)
-        self.msgid, self.params = text, {}
-        self.parts, self.sep = list(parts), sep
-        self.zh_sep = ("、" if sep == ", " else sep) if zh_sep is None else zh_sep
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Joined, (self.parts, self.sep, self.zh_sep))
-
-    def localized(self) -> str:
-        if language() == "en":
-            return str(self)
-        return self.zh_sep.join(localized(part) for part in self.parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,7 +507,9 @@ class _Mapper:
                     else Msg("1 `{role}` message", role=r)
                     for r, n in _tally(roles)
                 ]
-                header.note = Msg("1 {role} message → {messages}", role=role, messages=Joined(each))
+                header.note = Msg(
+                    "1 {role} message → {messages}", role=role, messages=Joined(each, ", ")
+                )
 
     def _response_message(self, wire_locs: list[Loc]) -> list[Loc]:
         if wire_locs and all(w[:3] == ("choices", 0, "message") for w in wire_locs):
@@ -801,7 +777,7 @@ def _summary(blocks: list[Any]) -> str:
         "tool_result": lambda n: Msg("1 result") if n == 1 else Msg("{n} results", n=n),
     }
     parts = [say(kinds.count(kind)) for kind, say in said.items() if kinds.count(kind)]
-    return Joined(parts) if parts else Msg("empty")
+    return Joined(parts, ", ") if parts else Msg("empty")
 
 
 def _tally(items: list[str]) -> list[tuple[str, int]]:
@@ -1075,4 +1051,4 @@ def _compared(doc: Request | Response) -> str:
             if n == 1
             else Msg("{n} tools offered (name, description, schema)", n=n)
         )
-    return Joined(parts, zh_sep="，") if parts else Msg("no content")
+    return Joined(parts, ", ", zh_sep="，") if parts else Msg("no content")

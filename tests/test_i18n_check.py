@@ -21,11 +21,12 @@ from rich.console import Console
 
 from fccli import i18n
 from fccli.check import RULES, check_request
-from fccli.check.findings import PROVIDER_SENTENCES, Finding, Joined, Quoted
+from fccli.check.findings import PROVIDER_SENTENCES, Finding, Quoted
 from fccli.check.report import check_path
 from fccli.check.schema import validate
 from fccli.core.errors import FcError
 from fccli.core.jsonio import dumps
+from fccli.i18n import Joined
 from fccli.render.check_view import _finding
 from fccli.wire.registry import format_names, refusals
 from tests.conftest import clean_env

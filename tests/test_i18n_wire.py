@@ -23,7 +23,6 @@ from fccli.core.errors import (
 from fccli.i18n import Msg
 from fccli.wire.detect import Unrecognised, detect
 from fccli.wire.registry import FORMATS, get_format
-from fccli.wire.sse import Listed
 from tests.conftest import clean_env
 
 
@@ -287,7 +286,7 @@ def test_a_streams_notes_are_msgs(zh: None) -> None:
 
 
 def test_a_listed_msg_crosses_processes_and_says_each_item() -> None:
-    listed = Listed([Msg("no chunk"), Msg("no finishReason")])
+    listed = i18n.Joined([Msg("no chunk"), Msg("no finishReason")], ", ", zh_sep="，")
     again = pickle.loads(pickle.dumps(Msg("x: {reasons}", reasons=listed)))
     assert again == "x: no chunk, no finishReason"
     i18n.set_language("zh")

@@ -11,11 +11,10 @@ or call index) or `{ids}` in it is filled in with the place of the finding, as t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from fccli.i18n import N_, Msg, gettext, language, localized
+from fccli.i18n import N_, Msg, gettext, language
 from fccli.wire.registry import FORMATS, family, format_names, refusals
 
 Severity = Literal["error", "warning", "note"]
@@ -256,51 +255,6 @@ class Quoted(str):
 
 def _quoted(template: str, values: dict[str, Any]) -> Quoted:
     return Quoted(template, **values)
-
-
-class Joined(Msg):
-    """Parts (Msgs or plain text) joined by `sep`: English as `sep.join(parts)`, each part said
-    in the chosen language when localized, and the separator too (`; ` is `；` in Chinese)."""
-
-    parts: tuple[Any, ...]
-    sep: str
-
-    def __new__(cls, parts: Iterable[Any], sep: str = "; ") -> Joined:
-        parts = tuple(parts)
-        self = str.__new__(cls, sep.join(parts))
-        self.msgid = str(self)
-        self.params = {}
-        self.parts = parts
-        self.sep = sep
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Joined, (self.parts, self.sep))
-
-    def localized(self) -> str:
-        if language() == "en":
-            return str(self)
-        sep = _SEPARATORS.get(self.sep, self.sep)
-        return sep.join(str(localized(part)) for part in self.parts)
-
-
-_SEPARATORS = {"; ": "；", " or ": " 或 ", "; or ": "；或 ", ": ": "：", ", ": "、"}
-"""A separator as Chinese writes it between phrases."""
-
-
-def described(value: Any) -> Msg:
-    """A JSON value's type in words (as fccli/wire/shape.py's `describe` says it in English)."""
-    if value is None:
-        return Msg("null")
-    if isinstance(value, bool):
-        return Msg("a boolean")
-    if isinstance(value, (int, float)):
-        return Msg("a number")
-    if isinstance(value, str):
-        return Msg("a string")
-    if isinstance(value, list):
-        return Msg("an array")
-    return Msg("an object")
 
 
 def count(findings: list[Finding], severity: Severity) -> int:

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.check.findings import Joined, described
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
+from fccli.wire.shape import describe
 
 CHECKED = frozenset(
     {
@@ -187,7 +187,7 @@ def _check_type(value: Any, schema: dict[str, Any], path: str, report: SchemaRep
                 "{path}: expected {wanted}, found {kind} {value}",
                 path=path,
                 wanted=wanted,
-                kind=described(value),
+                kind=describe(value),
                 value=_shown(value),
             )
         )

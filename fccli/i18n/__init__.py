@@ -24,7 +24,7 @@ shipped in the wheel) is read on the first message said in Chinese, not before.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +117,36 @@ class Msg(str):
 
     def localized(self) -> str:
         return _(self.msgid, **self.params) if _language != "en" else str(self)
+
+
+class Joined(Msg):
+    """Parts (Msgs or plain text) said one after the other: English as `sep.join(parts)`; in
+    Chinese each part localized and joined by `zh_sep`, by default the separator as Chinese
+    writes it between phrases (`; ` is `；`, a list's `, ` is `、`). A list of clauses rather
+    than items passes `zh_sep="，"`."""
+
+    parts: tuple[Any, ...]
+    sep: str
+    zh_sep: str | None
+
+    def __new__(cls, parts: Iterable[Any], sep: str = "; ", zh_sep: str | None = None) -> Joined:
+        parts = tuple(parts)
+        self = str.__new__(cls, sep.join(parts))
+        self.msgid, self.params = str(self), {}
+        self.parts, self.sep, self.zh_sep = parts, sep, zh_sep
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Joined, (self.parts, self.sep, self.zh_sep))
+
+    def localized(self) -> str:
+        if _language == "en":
+            return str(self)
+        sep = self.zh_sep if self.zh_sep is not None else _ZH_SEPARATORS.get(self.sep, self.sep)
+        return sep.join(str(localized(part)) for part in self.parts)
+
+
+_ZH_SEPARATORS = {"; ": "；", " or ": " 或 ", "; or ": "；或 ", ": ": "：", ", ": "、"}
 
 
 def _rebuild(msgid: str, params: dict[str, Any]) -> Msg:

@@ -230,7 +230,7 @@ def _api_text(name: str, api: str) -> str:
 
 def _effort_text(name: str) -> str:
     """Where --effort goes, per --api, and its levels: `reasoning_effort: low, high, max`."""
-    from fccli.check.findings import Joined
+    from fccli.i18n import Joined
 
     spoken = [profile_for(name, api) for api in apis_of(name)]
     if not spoken[0].efforts:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fccli.check.findings import Joined
 from fccli.core.models import Block, Message, ProviderBlock, ThinkingBlock, ToolResultBlock
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 from fccli.tools.execute import ToolRun
 
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from fccli.check.findings import Joined
 from fccli.core.errors import (
     FcError,
     FindingsError,
@@ -42,7 +41,7 @@ from fccli.core.models import (
     ToolChoice,
     ToolSpec,
 )
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 from fccli.providers.base import Provider, Reply
 from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
 from fccli.run.events import (

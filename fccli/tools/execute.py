@@ -18,9 +18,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
-from fccli.check.findings import Joined
 from fccli.core.models import ToolResultBlock, ToolUseBlock
-from fccli.i18n import N_, Msg, _, gettext, language, localized
+from fccli.i18n import N_, Joined, Msg, _, gettext, language, localized
 from fccli.tools.json_tools import JsonTool
 from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 

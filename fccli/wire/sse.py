@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, cast
 
 from fccli.core.errors import ProtocolError
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 
 SHOWN = 80
 """Characters of a bad event's data shown in an error message."""
@@ -33,44 +33,6 @@ SLICE = 16 * 1024
 """Bytes decoded at a time by feed_json_slices. The objects parsed from one slice are folded
 (and freed) before the next slice is parsed: a 12 MB body parsed at once held 50,000 chunk
 objects alive and assembled ~3× slower (measured with benchmarks/stream_assembly.py)."""
-
-
-class Listed(Msg):
-    """Several messages said as one list (`a, b, c`): English joined with `separator`, said in
-    the chosen language item by item, joined with the separator's translation. For a message
-    whose parts are counted only when it is made (a stream's reasons for ending early)."""
-
-    items: list[Any]
-    separator: str
-
-    def __new__(cls, items: list[Any], separator: str = ", ") -> Listed:
-        self = str.__new__(cls, separator.join(items))
-        self.msgid = str(self)
-        self.params = {}
-        self.items = list(items)
-        self.separator = separator
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Listed, (self.items, self.separator))
-
-    def localized(self) -> str:
-        from fccli.i18n import language, localized
-
-        if language() == "en":
-            return str(self)
-        separator = str(localized(_SEPARATORS.get(self.separator, self.separator)))
-        return separator.join(str(localized(item)) for item in self.items)
-
-
-_SEPARATORS = {
-    # i18n: the separator between the items of a list (the stream ended early: a, b, c)
-    ", ": Msg(", "),
-    # i18n: the separator between the sentences of a list (a; b; c)
-    "; ": Msg("; "),
-    # i18n: the word between the last two items of a list (auto or none)
-    " or ": Msg(" or "),
-}
 
 
 class SSEEvent(NamedTuple):
@@ -369,7 +331,7 @@ def ended_early(bytes_received: int, reasons: list[str]) -> Msg:
     return Msg(
         "the stream ended early after {count:,} bytes: {reasons}",
         count=bytes_received,
-        reasons=Listed(reasons),
+        reasons=Joined(reasons, ", ", zh_sep="，"),
     )
 
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fccli.check.findings import Finding, Joined, described, finding
+from fccli.check.findings import Finding, finding
 from fccli.check.history import Call, History, OfferedTool
 from fccli.check.rules.common import call_label, shown
 from fccli.check.schema import validate
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
+from fccli.wire.shape import describe
 
 SHOWN_ERRORS = 3
 
@@ -50,13 +51,13 @@ def arguments_shape(h: History) -> Iterator[Finding]:
                     "the arguments of call {call} are {kind}, not a string: the format carries "
                     "them as a JSON object *string*",
                     call=call_label(call),
-                    kind=described(call.raw),
+                    kind=describe(call.raw),
                 ),
                 n=call.message,
                 k=call.position,
             )
         elif not isinstance(call.arguments, dict):
-            label, kind = call_label(call), described(call.arguments)
+            label, kind = call_label(call), describe(call.arguments)
             if h.string_arguments:
                 said = Msg(
                     "the arguments of call {call} are valid JSON but {kind}, not an object",

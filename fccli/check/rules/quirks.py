@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fccli.check.findings import Finding, Joined, described, finding
+from fccli.check.findings import Finding, finding
 from fccli.check.history import History
 from fccli.check.rules.common import call_label
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
+from fccli.wire.shape import describe
 
 
 def reasoning_passed_back(h: History) -> Iterator[Finding]:
@@ -67,7 +68,7 @@ def tool_content_is_text(h: History) -> Iterator[Finding]:
                 Msg(
                     "this tool message's content is {kind}, not a string: DeepSeek reads only "
                     "text here (put the result's JSON in a string)",
-                    kind=described(content),
+                    kind=describe(content),
                 ),
                 n=turn.index,
                 found=_serde_kind(content),

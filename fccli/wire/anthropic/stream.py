@@ -34,11 +34,10 @@ from typing import Any, Literal
 from fccli.core.errors import ProtocolError, StreamCut
 from fccli.core.jsonio import reject_constant
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
     LAST_LINE_CUT,
-    Listed,
     ListenerFailed,
     call_label,
     closing_reasons,
@@ -262,7 +261,7 @@ class AnthropicStreamFolder(StreamAssembler):
                 )
             )
         if (reasons and reasons != [NO_STOP]) or bad:
-            incomplete = Listed(
+            incomplete = Joined(
                 [
                     Msg(
                         "{call} has incomplete input: {tail}",

@@ -45,10 +45,9 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
-from fccli.i18n import N_, Msg
+from fccli.i18n import N_, Joined, Msg
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.shape import count, expect, shape_errors
-from fccli.wire.sse import Listed
 
 ERROR_MARKER = "[tool error] "
 """Prefix of a tool message's content when the internal result had `is_error: true`."""
@@ -117,7 +116,7 @@ def tool_choice_problem(request: Request, dialect: ChatDialect) -> str | None:
         "tool_choice {asked!r} is refused in {provider}'s thinking mode, which accepts only {accepted}",
         asked=asked,
         provider=dialect.name,
-        accepted=Listed(list(allowed), " or "),
+        accepted=Joined(list(allowed), " or "),
     )
 
 

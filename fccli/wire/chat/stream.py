@@ -38,13 +38,12 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.sse import (
     LAST_LINE_CUT,
-    Listed,
     ListenerFailed,
     call_label,
     closing_reasons,
@@ -391,7 +390,7 @@ class ChatStreamFolder(StreamAssembler):
                 message = Msg(
                     "{message}; {calls}",
                     message=message,
-                    calls=Listed(
+                    calls=Joined(
                         [
                             Msg(
                                 "{call} has incomplete arguments: {tail}",

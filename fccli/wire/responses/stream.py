@@ -28,11 +28,10 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
     LAST_LINE_CUT,
-    Listed,
     ListenerFailed,
     call_label,
     closing_reasons,
@@ -192,7 +191,7 @@ class ResponsesStreamFolder(StreamAssembler):
                     )
                     for i in open_calls
                 ]
-                text = Msg("{message}; {calls}", message=text, calls=Listed(calls, "; "))
+                text = Msg("{message}; {calls}", message=text, calls=Joined(calls, "; "))
             raise StreamCut(text, bytes_received=self.bytes_received, partial=body)
         assert self._final is not None
         if self._after_end:
