@@ -56,6 +56,9 @@ def test_a_language_fc_does_not_speak_is_a_usage_error(fc) -> None:
     assert ran.returncode == 2
     assert ran.stderr.startswith("fc: error: --lang:") and "'fr'" in ran.stderr
     assert "Traceback" not in ran.stderr
+    bare = fc("show", "--lang")
+    assert bare.returncode == 2
+    assert bare.stderr.strip() == "fc: error: --lang: fc speaks en or zh (fc 只会说 en 或 zh)"
 
 
 def test_a_msg_is_english_text_said_in_chinese_when_localized() -> None:

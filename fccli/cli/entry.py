@@ -80,7 +80,8 @@ def _choose_language(args: list[str]) -> bool:
     try:
         chosen = language_in(args)
     except ValueError as e:
-        _print_error(f"--lang: fc speaks en or zh, not {str(e)!r} (fc 只会说 en 或 zh)")
+        given = f", not {str(e)!r}" if str(e) else ""  # `fc --lang` with nothing after it
+        _print_error(f"--lang: fc speaks en or zh{given} (fc 只会说 en 或 zh)")
         return False
     i18n.set_language(chosen or i18n.language_from_environment(os.environ))
     return True
