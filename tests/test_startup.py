@@ -130,6 +130,10 @@ EXAMPLE = sorted(
                 "fccli.run.engine",
                 "importlib.metadata",
                 *(m for m in COMMAND_MODULES if m != "fccli.cli.show"),
+                # the example is a DeepSeek trace: the other formats' packages stay unread
+                "fccli.wire.anthropic.format",
+                "fccli.wire.gemini.format",
+                "fccli.wire.responses.format",
             ),
         ),
     ],
