@@ -7,7 +7,7 @@ here, and `internal` (fc's own format, which needs no translation) beside them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from functools import cache
 
 from fccli.core.errors import UsageError
@@ -63,10 +63,11 @@ def _gemini() -> WireFormat:
     return gemini.GeminiFormat()
 
 
-class _Formats(Mapping[str, WireFormat]):
+class _Formats(MutableMapping[str, WireFormat]):
     """The formats by name, each package imported when its format is first asked for: a
     command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's (~4% of
-    `fc show`'s start-up for the four). Names and order are known without importing any."""
+    `fc show`'s start-up for the four). Names and order are known without importing any.
+    A format object can be registered as it is, too (tests/test_toy_format.py)."""
 
     def __init__(self, makers: dict[str, Callable[[], WireFormat]]) -> None:
         self._makers = makers
@@ -87,8 +88,16 @@ class _Formats(Mapping[str, WireFormat]):
     def __contains__(self, name: object) -> bool:
         return name in self._makers
 
+    def __setitem__(self, name: str, fmt: WireFormat) -> None:
+        self._makers[name] = lambda: fmt
+        self._made[name] = fmt
 
-FORMATS: Mapping[str, WireFormat] = _Formats(
+    def __delitem__(self, name: str) -> None:
+        del self._makers[name]
+        self._made.pop(name, None)
+
+
+FORMATS: MutableMapping[str, WireFormat] = _Formats(
     {
         "deepseek": _deepseek,
         "openai": _openai,
