@@ -1,5 +1,5 @@
 """`python -m fccli` is `fc`."""
 
-from fccli.cli.entry import main
+from fccli.cli.entry import console
 
-main()
+console()

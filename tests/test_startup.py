@@ -144,3 +144,22 @@ def test_run_and_show_import_only_what_they_use(
 ) -> None:
     loaded = _loaded(args, unused, tmp_path)
     assert loaded == "", f"fc {args[0]} imported {loaded}"
+
+
+def test_the_fc_command_ends_without_collecting_its_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fc` (and `python -m fccli`) is console(): main(), then the heap frozen, so the
+    collection Python runs at exit has nothing to walk (fccli/cli/entry.py)."""
+    import gc
+
+    from fccli.cli import entry
+
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    assert '\nfc = "fccli.cli.entry:console"\n' in pyproject
+    ran: list[bool] = []
+    monkeypatch.setattr(entry, "main", lambda: ran.append(gc.get_freeze_count() == 0))
+    try:
+        entry.console()
+        assert ran == [True]  # main ran first, with the collector working
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -17,6 +17,25 @@ import os
 import sys
 
 
+def console() -> None:
+    """The `fc` command (and `python -m fccli`): main(), then an exit without the collection of
+    the whole heap that Python runs when a process ends.
+
+    That last collection walks every object the command made (pydantic's schemas, typer's
+    commands, the trace read) to find cycles to free, in a process about to give all its memory
+    back: ~10% of `fc show`'s start-up, ~6% of `fc run`'s (callgrind). gc.freeze() moves the
+    heap out of the collector's sight, so that collection finds nothing to walk. Nothing is
+    lost: fc closes its files and writes its traces explicitly (no finalizers, no atexit), and
+    the standard streams are flushed at exit as ever. Tests call main() itself, in-process,
+    hundreds of times: there the collector keeps working."""
+    try:
+        main()
+    finally:
+        import gc
+
+        gc.freeze()
+
+
 def main() -> None:
     args = sys.argv[1:]
     if args in (["--version"], ["-V"]):
