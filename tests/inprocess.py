@@ -20,10 +20,8 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 _SIGNALS = tuple(
     getattr(signal, name)
@@ -54,7 +52,6 @@ def run_in_process(
     """`terminal`: stdout says it is a terminal (isatty), as Rich asks before wrapping lines."""
     from fccli.cli.entry import main
 
-    _read_signatures_once()
     stdout = _Terminal(_Bytes(), encoding="utf-8") if terminal else _stream()
     stderr = _stream(errors="backslashreplace")  # as Python's own stderr does
     stdin = io.TextIOWrapper(io.BytesIO((input or "").encode("utf-8")), encoding="utf-8")
@@ -71,31 +68,6 @@ def run_in_process(
             with contextlib.suppress(ValueError):  # closed by the code under test
                 stream.flush()
     return Ran(["fc", *args], code, _text(stdout), _text(stderr))
-
-
-def _read_signatures_once() -> None:
-    """typer reads every command function's signature and type hints on each `main()`, twice
-    (building the click tree, then the callback): half the CPU of an in-process `fc show`. A
-    process does it once, so the harness reads each function once too. The result depends only
-    on the function object (a new or patched function is read afresh), and typer only reads
-    it; the click tree itself is still built anew by every run (fc changes it per language)."""
-    import typer.main
-
-    if typer.main.get_params_from_function in _ONCE:
-        return
-    read = typer.main.get_params_from_function
-    known: dict[Callable[..., Any], dict[str, Any]] = {}
-
-    def once(func: Callable[..., Any]) -> dict[str, Any]:
-        if func not in known:
-            known[func] = read(func)
-        return known[func]
-
-    _ONCE.add(once)
-    typer.main.get_params_from_function = once
-
-
-_ONCE: set[Callable[..., Any]] = set()
 
 
 class _Bytes(io.BytesIO):
