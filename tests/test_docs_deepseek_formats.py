@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import REPO, clean_env
 from tests.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.inprocess import run_in_process
 
 DOC = REPO / "docs" / "deepseek-formats.md"
 TEXT = DOC.read_text("utf-8")
@@ -65,14 +66,9 @@ def ran(workdir: Path) -> dict[str, Any]:
         for argv, comment in commands():
             if argv[0] != "fc":
                 continue  # the exports and the fake provider itself: what `env` stands for
-            result = subprocess.run(
-                [sys.executable, "-m", "fccli", *argv[1:]],
-                cwd=workdir,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
+            # In-process (tests/inprocess.py), as a process would run it: the page's claims are
+            # about what fc writes and says, not about start-up.
+            result = run_in_process(argv[1:], cwd=workdir, env=env)
             expected = int(m[1]) if (m := re.search(r"exit (\d+)", comment)) else 0
             assert result.returncode == expected, (argv, result.stdout, result.stderr)
             results[shlex.join(argv)] = (result, comment)

@@ -5,10 +5,12 @@ TypeAdapter), the response files as its `Response` model. Skipped, saying why, w
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 
 from fccli.core.models import Request, Response, Usage
@@ -16,24 +18,39 @@ from fccli.wire.registry import FORMATS
 from tests.conftest import clean_env
 from tests.fake_provider import DEFAULT_KEY, FakeProvider
 
-responses_types = pytest.importorskip(
-    "openai.types.responses",
-    reason="the openai package is not installed: pip install -e '.[test]' to check fc's "
-    "Responses files against its types",
-)
-pydantic = pytest.importorskip("pydantic")
+
+def _sdk() -> Any:
+    """openai's Responses types, imported by the tests that use them (not at collection: ~1.3 s
+    of CPU in every xdist worker, whether or not it runs one of them)."""
+    return pytest.importorskip(
+        "openai.types.responses",
+        reason="the openai package is not installed: pip install -e '.[test]' to check fc's "
+        "Responses files against its types",
+    )
+
+
+@functools.cache
+def _adapters() -> tuple[pydantic.TypeAdapter[Any], ...]:
+    """The request's validators, built once (building a TypeAdapter of ResponseCreateParams
+    costs more than validating with it)."""
+    types = _sdk()
+    return (
+        pydantic.TypeAdapter(types.ResponseCreateParams),
+        # `tools` is an Iterable in the SDK's type, which pydantic checks lazily: read it as a list.
+        pydantic.TypeAdapter(list[types.ToolParam]),
+        pydantic.TypeAdapter(types.ResponseInputParam),
+    )
 
 
 def _valid_request(body: Any) -> None:
-    adapter = pydantic.TypeAdapter
-    adapter(responses_types.ResponseCreateParams).validate_python(body)
-    # `tools` is an Iterable in the SDK's type, which pydantic checks lazily: read it as a list.
-    adapter(list[responses_types.ToolParam]).validate_python(body.get("tools", []))
-    adapter(responses_types.ResponseInputParam).validate_python(body["input"])
+    params, tools, history = _adapters()
+    params.validate_python(body)
+    tools.validate_python(body.get("tools", []))
+    history.validate_python(body["input"])
 
 
 def _valid_response(body: Any) -> None:
-    responses_types.Response.model_validate(body)
+    _sdk().Response.model_validate(body)
 
 
 @pytest.mark.parametrize("stream", [False, True])
