@@ -487,7 +487,7 @@ class RoundTrip:
     def _refuse_broken(self, step: int, request: Request, wire_request: dict[str, Any]) -> None:
         """Lint fc's own request with `fc check`'s rules before it goes out (the files are
         already written, so the request can be read). An error here is never sent."""
-        from fccli.check import check_outgoing
+        from fccli.check.lint import check_outgoing
 
         errors = [
             f
