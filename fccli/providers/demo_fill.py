@@ -23,7 +23,6 @@ schema's shape, fills the rest with empty values of the right type: shape, not c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.providers.demo_reading import (
@@ -69,22 +68,32 @@ _EXAMPLE = re.compile(
 _REASON = re.compile(r"(?:因为|由于|原因是|because|since)\s*[:：,，]?\s*([^。！？.!?]+)")
 
 
-@dataclass
+# A plain class: a dataclass costs every `fc run` ~2 M instructions to create.
 class Filling:
     """Filled values and, per parameter, how: the demo says it in its reasoning."""
 
-    question: Question
-    skill: str = "strong"
-    strict: bool = False
-    language: str | None = None
-    """The language a place parameter asks names in (英文名): "en", "zh", or as written."""
-    known: dict[str, Any] = field(default_factory=dict)
-    """Values already known by field name (a JSON-mode answer fills from the tool results)."""
-    verdicts: dict[str, bool] = field(default_factory=dict)
-    """What the results say to a yes-or-no question, by aspect: umbrella, run (JSON mode)."""
-    how: list[tuple[str, str, Any]] = field(default_factory=list)
-    """(parameter, source, value): the notes the reasoning is made of."""
-    used_numbers: set[int] = field(default_factory=set)
+    def __init__(
+        self,
+        question: Question,
+        skill: str = "strong",
+        strict: bool = False,
+        language: str | None = None,
+        *,
+        known: dict[str, Any] | None = None,
+        verdicts: dict[str, bool] | None = None,
+    ) -> None:
+        self.question = question
+        self.skill = skill
+        self.strict = strict
+        self.language = language
+        """The language a place parameter asks names in (英文名): "en", "zh", or as written."""
+        self.known: dict[str, Any] = {} if known is None else known
+        """Values already known by field name (a JSON-mode answer fills from the tool results)."""
+        self.verdicts: dict[str, bool] = {} if verdicts is None else verdicts
+        """What the results say to a yes-or-no question, by aspect: umbrella, run (JSON mode)."""
+        self.how: list[tuple[str, str, Any]] = []
+        """(parameter, source, value): the notes the reasoning is made of."""
+        self.used_numbers: set[int] = set()
 
 
 MISSING = object()

@@ -9,8 +9,7 @@ demo world. All of it is deterministic, so the same question reads the same way 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli import cities
 
@@ -130,30 +129,33 @@ _STOP = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Number:
+# NamedTuples and plain classes, not dataclasses: a dataclass costs every `fc run` ~2 M
+# instructions to create (its methods are compiled from source), a frozen one ~3 M.
+
+
+class Number(NamedTuple):
     value: float | int
     unit: str
     """The word right after it (元, 天, days, ...): what kind of quantity it is."""
     start: int
 
 
-@dataclass
 class Question:
     """What the demo finds in a question, once."""
 
-    text: str
-    language: str
-    topics: set[str] = field(default_factory=set)
-    places: list[dict[str, Any]] = field(default_factory=list)
-    """Known cities, in order of appearance (table rows)."""
-    place_word: str | None = None
-    """A place-like word that is not a known city (巴黎)."""
-    numbers: list[Number] = field(default_factory=list)
-    quoted: list[str] = field(default_factory=list)
-    ids: list[str] = field(default_factory=list)
-    aspect: str = "weather"
-    """What a weather question wants to know: run, umbrella, or just weather."""
+    def __init__(self, text: str, language: str) -> None:
+        self.text = text
+        self.language = language
+        self.topics: set[str] = set()
+        self.places: list[dict[str, Any]] = []
+        """Known cities, in order of appearance (table rows)."""
+        self.place_word: str | None = None
+        """A place-like word that is not a known city (巴黎)."""
+        self.numbers: list[Number] = []
+        self.quoted: list[str] = []
+        self.ids: list[str] = []
+        self.aspect = "weather"
+        """What a weather question wants to know: run, umbrella, or just weather."""
 
     def mentions(self, word: str) -> bool:
         return says(self.text, word)
@@ -272,8 +274,7 @@ def words_of(text: str) -> set[str]:
     return pieces
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     score: int
     shared: tuple[str, ...]
     """The topics or words the question and the text have in common: the reason, to say."""
