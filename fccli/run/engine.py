@@ -18,9 +18,8 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli.core.errors import (
     FcError,
@@ -59,8 +58,8 @@ from fccli.trace.writer import TraceWriter
 from fccli.wire.registry import WireFormat
 
 
-@dataclass
-class RunOptions:
+# A NamedTuple, not a dataclass: ~2 M instructions less to create at every start of `fc run`.
+class RunOptions(NamedTuple):
     question: str
     model: str
     system: str | None = None
