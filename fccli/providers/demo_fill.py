@@ -62,10 +62,11 @@ _COUNT = (
     ("个", "件", "本", "张", "条", "份", "位", "items"),
 )
 _NEGATIONS = ("不", "别", "无需", "不要", "不用", "没", "don't", "do not", "no ", "without", "not ")
-_EXAMPLE = re.compile(
+# Patterns as text, compiled by `re` on first use (and cached there): most runs use neither.
+_EXAMPLE = (
     r"(?:形如|例如|比如|如|e\.g\.|like|such as)[:：]?\s*([A-Za-z0-9][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)"
 )
-_REASON = re.compile(r"(?:因为|由于|原因是|because|since)\s*[:：,，]?\s*([^。！？.!?]+)")
+_REASON = r"(?:因为|由于|原因是|because|since)\s*[:：,，]?\s*([^。！？.!?]+)"
 
 
 # A plain class: a dataclass costs every `fc run` ~2 M instructions to create.
@@ -249,7 +250,7 @@ def string_values(
         if q.place_word:
             filling.how.append((where, "place", q.place_word))
             return [q.place_word]
-    example = _EXAMPLE.search(str(schema.get("description") or ""))
+    example = re.search(_EXAMPLE, str(schema.get("description") or ""))
     if example:
         shape = _shape(example.group(1))
         found = [m.group(0) for m in re.finditer(shape, q.text)]
@@ -261,7 +262,7 @@ def string_values(
         filling.how.append((where, "id", q.ids[0]))
         return list(q.ids)
     if name.casefold() in _REASON_NAMES or any(w in text for w in ("原因", "reason")):
-        m = _REASON.search(q.text)
+        m = re.search(_REASON, q.text)
         if m:
             filling.how.append((where, "reason", m.group(1).strip()))
             return [m.group(1).strip()]
