@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -131,7 +130,7 @@ def inspect(
         if after is not None and repeats and rule in CONTEXT_ONLY:
             by_rule[rule] = after.by_rule[rule]
         elif after is not None and repeats and rule in PER_TURN:
-            tail = replace(history, turns=history.turns[repeats:])
+            tail = history.with_turns(history.turns[repeats:])
             by_rule[rule] = [*after.by_rule[rule], *rule(tail)]
         elif rule in WINDOWED:
             kept: list[tuple[int, Finding]] = []
