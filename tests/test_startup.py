@@ -119,7 +119,19 @@ EXAMPLE = sorted(
     [
         # asyncio only runs async tools (~17 ms of every run otherwise)
         # importlib.metadata: pydantic's plugin loader looks for plugins with it (entry.py)
-        (["run", "杭州今天适合跑步吗？", "-o", "t"], ("asyncio", "httpx", "importlib.metadata")),
+        # a spinner (rich.status) only on a terminal; emoji names only where a code can stand;
+        # fc's own check of each request needs the linter, not the trace checker
+        (
+            ["run", "杭州今天适合跑步吗？", "-o", "t"],
+            (
+                "asyncio",
+                "httpx",
+                "importlib.metadata",
+                "rich.status",
+                "rich._emoji_codes",
+                "fccli.check.traces",
+            ),
+        ),
         # a transcript needs neither the linter nor the network nor asyncio
         (
             ["show", str(EXAMPLE)],

@@ -11,8 +11,7 @@ or call index) or `{ids}` in it is filled in with the place of the finding, as t
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from fccli.i18n import N_, Msg, gettext, language
 from fccli.wire.registry import FORMATS, family, format_names, refusals
@@ -27,8 +26,9 @@ def _without_place(name: str) -> tuple[str, ...]:
     return fmt.rules_without_place if fmt is not None else ()
 
 
-@dataclass(frozen=True)
-class Rule:
+# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
+# (a dataclass compiles its methods from source) at every `fc run`, which checks its requests.
+class Rule(NamedTuple):
     id: str
     severity: Severity
     applies: Applies
@@ -172,8 +172,9 @@ RULES: dict[str, Rule] = {
 }
 
 
-@dataclass(frozen=True)
-class Finding:
+# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
+# (a dataclass compiles its methods from source) at every `fc run`, which checks its requests.
+class Finding(NamedTuple):
     rule: str
     """The rule's id, FC1xx."""
     severity: Severity
@@ -190,10 +191,10 @@ class Finding:
     """The file, when several were checked (a trace)."""
 
     def to_json_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
     def in_file(self, name: str) -> Finding:
-        return replace(self, file=name)
+        return self._replace(file=name)
 
 
 def finding(

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import operator
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -34,62 +33,91 @@ ITEMS = "items"
 """The family whose history is a flat list of items (wire/base.py)."""
 
 
-@dataclass
+# Plain classes, not dataclasses: `fc run` checks every request it sends, so this module is
+# imported at each start, and a dataclass costs ~2 M instructions to create (its methods are
+# compiled from source). Nothing compares these records: the rules read their fields.
+
+
 class Call:
-    id: str | None
-    """None when the id is missing or not a string (fc's reader says so)."""
-    name: Any
-    arguments: Any
-    """The arguments as a JSON value: chat's string parsed (None when it does not parse)."""
-    raw: Any
-    """The arguments exactly as written (chat: the string; blocks: the input)."""
-    parses: bool
-    """Chat: the arguments string is valid JSON. Blocks: always."""
-    message: int
-    position: int
-    """Index in `tool_calls` (chat) or in the message's content blocks."""
-    path: str
-    args_path: str
-    reports: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    """The arguments' schema report by the schema's JSON text (rules/arguments.py): a call is
-    checked once, not again in every later request of a trace that repeats it."""
+    def __init__(
+        self,
+        id: str | None,
+        name: Any,
+        arguments: Any,
+        raw: Any,
+        parses: bool,
+        message: int,
+        position: int,
+        path: str,
+        args_path: str,
+    ) -> None:
+        self.id = id
+        """None when the id is missing or not a string (fc's reader says so)."""
+        self.name = name
+        self.arguments = arguments
+        """The arguments as a JSON value: chat's string parsed (None when it does not parse)."""
+        self.raw = raw
+        """The arguments exactly as written (chat: the string; blocks: the input)."""
+        self.parses = parses
+        """Chat: the arguments string is valid JSON. Blocks: always."""
+        self.message = message
+        self.position = position
+        """Index in `tool_calls` (chat) or in the message's content blocks."""
+        self.path = path
+        self.args_path = args_path
+        self.reports: dict[str, Any] = {}
+        """The arguments' schema report by the schema's JSON text (rules/arguments.py): a call
+        is checked once, not again in every later request of a trace that repeats it."""
 
 
-@dataclass
 class Result:
-    call_id: str | None
-    content: Any
-    is_error: bool
-    """Blocks: `is_error: true`. Chat has no flag: content starting with fc's `[tool error] `."""
-    message: int
-    position: int
-    path: str
-    name: Any = None
-    """Gemini: the function's name on a result without an id, to pair it by name and order."""
+    def __init__(
+        self,
+        call_id: str | None,
+        content: Any,
+        is_error: bool,
+        message: int,
+        position: int,
+        path: str,
+        name: Any = None,
+    ) -> None:
+        self.call_id = call_id
+        self.content = content
+        self.is_error = is_error
+        """Blocks: `is_error: true`. Chat has no flag: content starting with fc's
+        `[tool error] `."""
+        self.message = message
+        self.position = position
+        self.path = path
+        self.name = name
+        """Gemini: the function's name on a result without an id, to pair it by name and
+        order."""
 
 
-@dataclass
 class Turn:
-    index: int
-    role: Any
-    path: str
-    kinds: list[str] = field(default_factory=list)
-    """The message's parts in order: text, thinking, call, result, other."""
-    calls: list[Call] = field(default_factory=list)
-    results: list[Result] = field(default_factory=list)
-    text: str = ""
-    raw: dict[str, Any] = field(default_factory=dict)
-    unsigned: Call | None = None
-    """Gemini: the turn's first call, when its part carries no thoughtSignature."""
+    def __init__(
+        self, index: int, role: Any, path: str, *, raw: dict[str, Any] | None = None
+    ) -> None:
+        self.index = index
+        self.role = role
+        self.path = path
+        self.kinds: list[str] = []
+        """The message's parts in order: text, thinking, call, result, other."""
+        self.calls: list[Call] = []
+        self.results: list[Result] = []
+        self.text = ""
+        self.raw: dict[str, Any] = {} if raw is None else raw
+        self.unsigned: Call | None = None
+        """Gemini: the turn's first call, when its part carries no thoughtSignature."""
 
 
-@dataclass
 class OfferedTool:
-    name: Any
-    schema: Any
-    strict: bool
-    path: str
-    schema_path: str
+    def __init__(self, name: Any, schema: Any, strict: bool, path: str, schema_path: str) -> None:
+        self.name = name
+        self.schema = schema
+        self.strict = strict
+        self.path = path
+        self.schema_path = schema_path
 
     @cached_property
     def schema_text(self) -> str | None:
@@ -101,16 +129,20 @@ class OfferedTool:
             return None
 
 
-@dataclass
 class Index:
     """Calls and results by the id they carry, so that the rules look them up rather than walk
     a long history again for each call. A trace's next request extends its request before's
     index with its new turns (the lists are copied where they grow, never changed)."""
 
-    first_calls: dict[str, Call] = field(default_factory=dict)
-    """The first call with each id."""
-    results: dict[str, list[Result]] = field(default_factory=dict)
-    """Every result naming each id, in the order of the history."""
+    def __init__(
+        self,
+        first_calls: dict[str, Call] | None = None,
+        results: dict[str, list[Result]] | None = None,
+    ) -> None:
+        self.first_calls: dict[str, Call] = {} if first_calls is None else first_calls
+        """The first call with each id."""
+        self.results: dict[str, list[Result]] = {} if results is None else results
+        """Every result naming each id, in the order of the history."""
 
     def extended(self, turns: list[Turn]) -> Index:
         first_calls, results = dict(self.first_calls), dict(self.results)
@@ -132,20 +164,45 @@ class Index:
         return found[at] if at < len(found) else None
 
 
-@dataclass
 class History:
-    format: str
-    root: str
-    """`$.messages` for a request, `$` for a bare messages array."""
-    turns: list[Turn]
-    tools: list[OfferedTool]
-    choice: tuple[str, str | None] | None
-    """The tool_choice as (auto | none | required | tool, name), None when unset or unreadable."""
-    thinking: bool
-    """Thinking mode on, as the format's provider reads the request (DeepSeek: on by default)."""
-    doc: dict[str, Any]
-    index: Index | None = field(default=None, repr=False, compare=False)
-    """Calls and results by id (see `ids`), made along with the turns."""
+    def __init__(
+        self,
+        format: str,
+        root: str,
+        turns: list[Turn],
+        tools: list[OfferedTool],
+        choice: tuple[str, str | None] | None,
+        thinking: bool,
+        doc: dict[str, Any],
+        index: Index | None = None,
+    ) -> None:
+        self.format = format
+        self.root = root
+        """`$.messages` for a request, `$` for a bare messages array."""
+        self.turns = turns
+        self.tools = tools
+        self.choice = choice
+        """The tool_choice as (auto | none | required | tool, name), None when unset or
+        unreadable."""
+        self.thinking = thinking
+        """Thinking mode on, as the format's provider reads the request (DeepSeek: on by
+        default)."""
+        self.doc = doc
+        self.index = index
+        """Calls and results by id (see `ids`), made along with the turns."""
+
+    def with_turns(self, turns: list[Turn]) -> History:
+        """The same request read with other turns (a tail of these); the index is kept."""
+        return History(
+            self.format,
+            self.root,
+            turns,
+            self.tools,
+            self.choice,
+            self.thinking,
+            self.doc,
+            self.index,
+        )
 
     @property
     def ids(self) -> Index:

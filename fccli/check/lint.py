@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -28,18 +27,32 @@ from fccli.wire.registry import format_names, get_format
 MAX_READER_FINDINGS = 5
 
 
-@dataclass
 class Checked:
-    findings: list[Finding]
-    history: History
-    request: Request | None = None
-    """An internal request as its reader read it (None for another format, or when refused)."""
-    by_rule: dict[RuleFunction, list[Finding]] = field(default_factory=dict)
-    """Each rule's findings, for the next request of a trace to build on."""
-    context: str | None = None
-    """The request besides its messages, as text (see _context)."""
-    windows: dict[RuleFunction, tuple[list[tuple[int, Finding]], int]] = field(default_factory=dict)
-    """The WINDOWED rules' findings, each with its message, and their cuts."""
+    """One request's check. A plain class: a dataclass costs ~2 M instructions to create, and
+    `fc run` imports this module to check its own requests."""
+
+    def __init__(
+        self,
+        findings: list[Finding],
+        history: History,
+        request: Request | None = None,
+        by_rule: dict[RuleFunction, list[Finding]] | None = None,
+        context: str | None = None,
+        windows: dict[RuleFunction, tuple[list[tuple[int, Finding]], int]] | None = None,
+    ) -> None:
+        self.findings = findings
+        self.history = history
+        self.request = request
+        """An internal request as its reader read it (None for another format, or when
+        refused)."""
+        self.by_rule: dict[RuleFunction, list[Finding]] = {} if by_rule is None else by_rule
+        """Each rule's findings, for the next request of a trace to build on."""
+        self.context = context
+        """The request besides its messages, as text (see _context)."""
+        self.windows: dict[RuleFunction, tuple[list[tuple[int, Finding]], int]] = (
+            {} if windows is None else windows
+        )
+        """The WINDOWED rules' findings, each with its message, and their cuts."""
 
 
 def check_request(request_doc: Any, fmt: str) -> list[Finding]:
@@ -72,8 +85,7 @@ def check_outgoing(request: Request, wire_body: dict[str, Any], fmt: str) -> lis
 def _demoted(f: Finding) -> Finding:
     if f.rule != "FC110":
         return f
-    return replace(
-        f,
+    return f._replace(
         severity="warning",
         message=Msg(
             "{message} (fc's executor validated it with the tool's own model)", message=f.message
@@ -118,7 +130,7 @@ def inspect(
         if after is not None and repeats and rule in CONTEXT_ONLY:
             by_rule[rule] = after.by_rule[rule]
         elif after is not None and repeats and rule in PER_TURN:
-            tail = replace(history, turns=history.turns[repeats:])
+            tail = history.with_turns(history.turns[repeats:])
             by_rule[rule] = [*after.by_rule[rule], *rule(tail)]
         elif rule in WINDOWED:
             kept: list[tuple[int, Finding]] = []

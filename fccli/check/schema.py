@@ -19,7 +19,6 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.i18n import Joined, Msg
@@ -70,13 +69,15 @@ MAX_DEPTH = 64
 """A `$ref` cycle stops here."""
 
 
-@dataclass
 class SchemaReport:
-    errors: list[str] = field(default_factory=list)
-    """Each: where in the arguments, and what is wrong there (a Msg: English, and said in the
-    chosen language by `fccli.i18n.localized`)."""
-    unchecked: set[str] = field(default_factory=set)
-    """Keywords met but not checked."""
+    """A plain class: a dataclass costs ~2 M instructions to create (`fc run` imports this)."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        """Each: where in the arguments, and what is wrong there (a Msg: English, and said in
+        the chosen language by `fccli.i18n.localized`)."""
+        self.unchecked: set[str] = set()
+        """Keywords met but not checked."""
 
 
 def validate(value: Any, schema: Any) -> SchemaReport:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 
-@dataclass(frozen=True)
-class ProviderInfo:
+# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
+# (a dataclass compiles its methods from source) at every start of `fc run`.
+class ProviderInfo(NamedTuple):
     name: str
     wire_format: str
     """The name of the wire format, also the trace files' suffix."""
@@ -18,19 +18,29 @@ class ProviderInfo:
     """The environment variable holding the key (never the key itself)."""
 
 
-@dataclass
 class Reply:
-    body: bytes
-    """The response body exactly as received."""
-    attempts: list[dict[str, Any]] = field(default_factory=list)
-    """One entry per HTTP attempt (status or error, duration, wait before it), for the manifest."""
-    stored: bytes | None = None
-    """What the trace keeps when it must differ from `body`: a key the server echoed, masked."""
-    cut: str | None = None
-    """A stream only: why the body ended early ("the connection closed mid-stream"), or None
-    when it ended cleanly. The bytes that did arrive are in `body`."""
-    interrupted: bool = False
-    """A stream only: Ctrl-C stopped it. The caller writes what came, then stops the run."""
+    """What a provider answered. A plain class: a dataclass costs ~2 M instructions to create."""
+
+    def __init__(
+        self,
+        body: bytes,
+        attempts: list[dict[str, Any]] | None = None,
+        stored: bytes | None = None,
+        cut: str | None = None,
+        interrupted: bool = False,
+    ) -> None:
+        self.body = body
+        """The response body exactly as received."""
+        self.attempts: list[dict[str, Any]] = [] if attempts is None else attempts
+        """One entry per HTTP attempt (status or error, duration, wait before it), for the
+        manifest."""
+        self.stored = stored
+        """What the trace keeps when it must differ from `body`: a key the server echoed, masked."""
+        self.cut = cut
+        """A stream only: why the body ended early ("the connection closed mid-stream"), or None
+        when it ended cleanly. The bytes that did arrive are in `body`."""
+        self.interrupted = interrupted
+        """A stream only: Ctrl-C stopped it. The caller writes what came, then stops the run."""
 
 
 class Provider(Protocol):

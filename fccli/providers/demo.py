@@ -26,7 +26,6 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from fccli import cities
@@ -174,10 +173,10 @@ def history_problem(request: dict[str, Any]) -> str | None:
 # what the model says
 
 
-@dataclass
 class _Call:
-    name: str
-    arguments: dict[str, Any]
+    def __init__(self, name: str, arguments: dict[str, Any]) -> None:
+        self.name = name
+        self.arguments = arguments
 
 
 def respond(
@@ -211,17 +210,25 @@ def respond(
     return _answer_response(request, messages, q, say, why_no_call=choice.basis, skip=slipped)
 
 
-@dataclass
 class _Plan:
     """The calls to make now, and how their arguments were found (for the reasoning)."""
 
-    calls: list[_Call]
-    key: str | None
-    """The parameter the question fills (the first required string): one call per value."""
-    values: list[Any]
-    language: str | None
-    place: bool
-    filling: Filling
+    def __init__(
+        self,
+        calls: list[_Call],
+        key: str | None,
+        values: list[Any],
+        language: str | None,
+        place: bool,
+        filling: Filling,
+    ) -> None:
+        self.calls = calls
+        self.key = key
+        """The parameter the question fills (the first required string): one call per value."""
+        self.values = values
+        self.language = language
+        self.place = place
+        self.filling = filling
 
 
 def _plan(
@@ -262,15 +269,22 @@ def _enum_value(key: str, schema: dict[str, Any], filling: Filling) -> Any:
     return fill_object({"properties": {key: schema}, "required": [key]}, filling)[key]
 
 
-@dataclass
 class _ToolChoice:
-    tool: dict[str, Any] | None
-    basis: str
-    """Why this tool, or why none: description | name | forced | none_fits | forbidden | no_tools."""
-    shared: tuple[str, ...] = ()
-    """What the question and the definition have in common (said in the reasoning)."""
-    weather: bool = False
-    """The tool speaks of weather: the built-in example's words apply."""
+    def __init__(
+        self,
+        tool: dict[str, Any] | None,
+        basis: str,
+        shared: tuple[str, ...] = (),
+        weather: bool = False,
+    ) -> None:
+        self.tool = tool
+        self.basis = basis
+        """Why this tool, or why none: description | name | forced | none_fits | forbidden |
+        no_tools."""
+        self.shared = shared
+        """What the question and the definition have in common (said in the reasoning)."""
+        self.weather = weather
+        """The tool speaks of weather: the built-in example's words apply."""
 
 
 def _choose_tool(tools: list[dict[str, Any]], choice: Any, q: Question) -> _ToolChoice:

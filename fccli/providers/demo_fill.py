@@ -23,7 +23,6 @@ schema's shape, fills the rest with empty values of the right type: shape, not c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.providers.demo_reading import (
@@ -63,28 +62,39 @@ _COUNT = (
     ("个", "件", "本", "张", "条", "份", "位", "items"),
 )
 _NEGATIONS = ("不", "别", "无需", "不要", "不用", "没", "don't", "do not", "no ", "without", "not ")
-_EXAMPLE = re.compile(
+# Patterns as text, compiled by `re` on first use (and cached there): most runs use neither.
+_EXAMPLE = (
     r"(?:形如|例如|比如|如|e\.g\.|like|such as)[:：]?\s*([A-Za-z0-9][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)"
 )
-_REASON = re.compile(r"(?:因为|由于|原因是|because|since)\s*[:：,，]?\s*([^。！？.!?]+)")
+_REASON = r"(?:因为|由于|原因是|because|since)\s*[:：,，]?\s*([^。！？.!?]+)"
 
 
-@dataclass
+# A plain class: a dataclass costs every `fc run` ~2 M instructions to create.
 class Filling:
     """Filled values and, per parameter, how: the demo says it in its reasoning."""
 
-    question: Question
-    skill: str = "strong"
-    strict: bool = False
-    language: str | None = None
-    """The language a place parameter asks names in (英文名): "en", "zh", or as written."""
-    known: dict[str, Any] = field(default_factory=dict)
-    """Values already known by field name (a JSON-mode answer fills from the tool results)."""
-    verdicts: dict[str, bool] = field(default_factory=dict)
-    """What the results say to a yes-or-no question, by aspect: umbrella, run (JSON mode)."""
-    how: list[tuple[str, str, Any]] = field(default_factory=list)
-    """(parameter, source, value): the notes the reasoning is made of."""
-    used_numbers: set[int] = field(default_factory=set)
+    def __init__(
+        self,
+        question: Question,
+        skill: str = "strong",
+        strict: bool = False,
+        language: str | None = None,
+        *,
+        known: dict[str, Any] | None = None,
+        verdicts: dict[str, bool] | None = None,
+    ) -> None:
+        self.question = question
+        self.skill = skill
+        self.strict = strict
+        self.language = language
+        """The language a place parameter asks names in (英文名): "en", "zh", or as written."""
+        self.known: dict[str, Any] = {} if known is None else known
+        """Values already known by field name (a JSON-mode answer fills from the tool results)."""
+        self.verdicts: dict[str, bool] = {} if verdicts is None else verdicts
+        """What the results say to a yes-or-no question, by aspect: umbrella, run (JSON mode)."""
+        self.how: list[tuple[str, str, Any]] = []
+        """(parameter, source, value): the notes the reasoning is made of."""
+        self.used_numbers: set[int] = set()
 
 
 MISSING = object()
@@ -240,7 +250,7 @@ def string_values(
         if q.place_word:
             filling.how.append((where, "place", q.place_word))
             return [q.place_word]
-    example = _EXAMPLE.search(str(schema.get("description") or ""))
+    example = re.search(_EXAMPLE, str(schema.get("description") or ""))
     if example:
         shape = _shape(example.group(1))
         found = [m.group(0) for m in re.finditer(shape, q.text)]
@@ -252,7 +262,7 @@ def string_values(
         filling.how.append((where, "id", q.ids[0]))
         return list(q.ids)
     if name.casefold() in _REASON_NAMES or any(w in text for w in ("原因", "reason")):
-        m = _REASON.search(q.text)
+        m = re.search(_REASON, q.text)
         if m:
             filling.how.append((where, "reason", m.group(1).strip()))
             return [m.group(1).strip()]

@@ -9,8 +9,8 @@ demo world. All of it is deterministic, so the same question reads the same way 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from itertools import groupby
+from typing import Any, NamedTuple
 
 from fccli import cities
 
@@ -19,6 +19,10 @@ def has_cjk(text: str) -> bool:
     """Whether `text` holds a CJK ideograph. Not a regex: a class of ideographs takes ~3 ms to
     compile, more than the demo's whole reading of a question."""
     return any("\u4e00" <= c <= "\u9fff" for c in text)
+
+
+def _is_cjk(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
 
 
 TOPICS: dict[str, tuple[str, ...]] = {
@@ -97,8 +101,10 @@ _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[个件天次元块本张位条份年月周小])")
 _QUOTED = re.compile(r"[「“\"'‘《]([^」”\"'’》]{1,200})[」”\"'’》]")
 # "巴黎今天适合跑步吗" -> 巴黎: a place-like head before a time or weather word.
-_ZH_PLACE = re.compile(r"^([\u4e00-\u9fff]{2,8}?)(?:今天|明天|现在|今日|的天气|天气)")
-_EN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+# As text, compiled by `re` when first used (and cached there): only a question that names no
+# known city looks for a place word, and a class of ideographs costs ~9 M instructions to compile.
+_ZH_PLACE = r"^([\u4e00-\u9fff]{2,8}?)(?:今天|明天|现在|今日|的天气|天气)"
+_EN_PLACE = r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _STOP = frozenset(
     [
@@ -130,30 +136,33 @@ _STOP = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Number:
+# NamedTuples and plain classes, not dataclasses: a dataclass costs every `fc run` ~2 M
+# instructions to create (its methods are compiled from source), a frozen one ~3 M.
+
+
+class Number(NamedTuple):
     value: float | int
     unit: str
     """The word right after it (元, 天, days, ...): what kind of quantity it is."""
     start: int
 
 
-@dataclass
 class Question:
     """What the demo finds in a question, once."""
 
-    text: str
-    language: str
-    topics: set[str] = field(default_factory=set)
-    places: list[dict[str, Any]] = field(default_factory=list)
-    """Known cities, in order of appearance (table rows)."""
-    place_word: str | None = None
-    """A place-like word that is not a known city (巴黎)."""
-    numbers: list[Number] = field(default_factory=list)
-    quoted: list[str] = field(default_factory=list)
-    ids: list[str] = field(default_factory=list)
-    aspect: str = "weather"
-    """What a weather question wants to know: run, umbrella, or just weather."""
+    def __init__(self, text: str, language: str) -> None:
+        self.text = text
+        self.language = language
+        self.topics: set[str] = set()
+        self.places: list[dict[str, Any]] = []
+        """Known cities, in order of appearance (table rows)."""
+        self.place_word: str | None = None
+        """A place-like word that is not a known city (巴黎)."""
+        self.numbers: list[Number] = []
+        self.quoted: list[str] = []
+        self.ids: list[str] = []
+        self.aspect = "weather"
+        """What a weather question wants to know: run, umbrella, or just weather."""
 
     def mentions(self, word: str) -> bool:
         return says(self.text, word)
@@ -164,7 +173,7 @@ def read_question(text: str) -> Question:
     q.places = _places(text)
     if not q.places:
         stripped = text.strip()
-        m = _ZH_PLACE.match(stripped) or _EN_PLACE.search(stripped)
+        m = re.match(_ZH_PLACE, stripped) or re.search(_EN_PLACE, stripped)
         q.place_word = m.group(1) if m else None
     q.topics = topics_of(text)
     if q.places:
@@ -252,10 +261,19 @@ def zh_number(text: str) -> int:
     return total + current
 
 
+_UNIT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz%$¥")
+
+
 def _unit_after(text: str, end: int) -> str:
+    """The ideograph, or the run of letters (and %$¥), right after a number. Not a regex, for
+    the reason has_cjk gives."""
     rest = text[end : end + 12].lstrip()
-    m = re.match(r"[\u4e00-\u9fff]|[A-Za-z%$¥]+", rest)
-    return m.group(0).casefold() if m else ""
+    if rest and _is_cjk(rest[0]):
+        return rest[0].casefold()
+    n = 0
+    while n < len(rest) and (rest[n] in _UNIT_CHARS):
+        n += 1
+    return rest[:n].casefold()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,13 +285,14 @@ def words_of(text: str) -> set[str]:
     (a name's parts too: get_order -> get, order)."""
     text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).replace("_", " ").casefold()
     pieces = {w for w in _WORD.findall(text) if w not in _STOP}
-    for run in re.findall(r"[\u4e00-\u9fff]+", text):
-        pieces.update(run[i : i + 2] for i in range(len(run) - 1))
+    for cjk, chars in groupby(text, _is_cjk):  # runs of ideographs (has_cjk: not a regex)
+        if cjk:
+            run = "".join(chars)
+            pieces.update(run[i : i + 2] for i in range(len(run) - 1))
     return pieces
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     score: int
     shared: tuple[str, ...]
     """The topics or words the question and the text have in common: the reason, to say."""

@@ -7,7 +7,7 @@ key is a usage error naming the variable (exit 2), never a request sent without 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
@@ -18,8 +18,9 @@ from fccli.providers.urls import http_url, shown_url
 KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini")
 
 
-@dataclass(frozen=True)
-class Connection:
+# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
+# (a dataclass compiles its methods from source) at every start of `fc run`.
+class Connection(NamedTuple):
     """How to reach a real provider, from the command line and the environment."""
 
     base_url: str | None = None

@@ -12,6 +12,7 @@ ends the output, not the command: the run still finishes and writes its trace.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -22,8 +23,19 @@ from rich.text import Text
 
 from fccli.core.controls import escape_controls, has_controls
 
+_EMOJI_CODE = re.compile(r":\S*?:")
+"""Where an emoji code (`:smile:`, `:warning-emoji:`) could stand: Rich's own pattern, looser."""
+
 
 class SafeConsole(Console):
+    def render_str(self, text: str, *, emoji: bool | None = None, **options: Any) -> Text:
+        # Rich looks for emoji codes in every string it renders, and the first look imports its
+        # table of 3,600 names (~12 M instructions, every `fc run`). A string where no code can
+        # stand comes out the same without the look.
+        if emoji is None and not _EMOJI_CODE.search(text):
+            emoji = False
+        return super().render_str(text, emoji=emoji, **options)
+
     def render(
         self, renderable: RenderableType, options: ConsoleOptions | None = None
     ) -> Iterable[Segment]:

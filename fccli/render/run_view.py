@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
-from rich.status import Status
 from rich.text import Text
 
 from fccli.core.models import FINAL_STOPS, ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
@@ -27,6 +26,8 @@ from fccli.run.events import (
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from rich.status import Status  # a spinner is made only on a terminal (Console.status)
 
     from fccli.render.stream_view import LiveStream
     from fccli.tools.execute import ToolRun

@@ -18,9 +18,8 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli.core.errors import (
     FcError,
@@ -59,8 +58,8 @@ from fccli.trace.writer import TraceWriter
 from fccli.wire.registry import WireFormat
 
 
-@dataclass
-class RunOptions:
+# A NamedTuple, not a dataclass: ~2 M instructions less to create at every start of `fc run`.
+class RunOptions(NamedTuple):
     question: str
     model: str
     system: str | None = None
@@ -487,7 +486,7 @@ class RoundTrip:
     def _refuse_broken(self, step: int, request: Request, wire_request: dict[str, Any]) -> None:
         """Lint fc's own request with `fc check`'s rules before it goes out (the files are
         already written, so the request can be read). An error here is never sent."""
-        from fccli.check import check_outgoing
+        from fccli.check.lint import check_outgoing
 
         errors = [
             f

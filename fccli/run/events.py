@@ -6,7 +6,6 @@ providers or wire formats (ARCHITECTURE.md: render never imports wire, providers
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.models import Request, Response
@@ -14,58 +13,70 @@ from fccli.core.stream import StreamDelta
 from fccli.tools.execute import ToolRun
 
 # Events, in the order they happen. A renderer may ignore any of them.
+# Plain classes, not dataclasses: a dataclass costs ~2 M instructions to create (its methods
+# are compiled from source), and `fc run` imports these at every start.
 
 
-@dataclass
 class StepStarted:
-    step: int
-    request: Request
-    wire_messages: int
-    """How many messages the wire body holds (chat: one per tool result)."""
+    def __init__(self, step: int, request: Request, wire_messages: int) -> None:
+        self.step = step
+        self.request = request
+        self.wire_messages = wire_messages
+        """How many messages the wire body holds (chat: one per tool result)."""
 
 
-@dataclass
 class StreamProgress:
     """A fragment of a streamed answer, as it arrives (text, reasoning, a call's arguments)."""
 
-    step: int
-    delta: StreamDelta
+    def __init__(self, step: int, delta: StreamDelta) -> None:
+        self.step = step
+        self.delta = delta
 
 
-@dataclass
 class ResponseReceived:
-    step: int
-    response: Response
-    duration_ms: float
-    wire_stop_reason: str | None = None
-    """The stop reason in the wire format's own words (chat: `finish_reason`)."""
-    attempts: list[dict[str, Any]] = field(default_factory=list)
-    """The HTTP attempts it took (a retry after 429 or 5xx shows here); empty offline."""
-    stream: dict[str, Any] | None = None
-    """For a streamed answer: bytes, pieces and time to the first byte, as in the manifest."""
+    def __init__(
+        self,
+        step: int,
+        response: Response,
+        duration_ms: float,
+        wire_stop_reason: str | None = None,
+        attempts: list[dict[str, Any]] | None = None,
+        stream: dict[str, Any] | None = None,
+    ) -> None:
+        self.step = step
+        self.response = response
+        self.duration_ms = duration_ms
+        self.wire_stop_reason = wire_stop_reason
+        """The stop reason in the wire format's own words (chat: `finish_reason`)."""
+        self.attempts: list[dict[str, Any]] = [] if attempts is None else attempts
+        """The HTTP attempts it took (a retry after 429 or 5xx shows here); empty offline."""
+        self.stream = stream
+        """For a streamed answer: bytes, pieces and time to the first byte, as in the manifest."""
 
 
-@dataclass
 class ToolsExecuted:
-    step: int
-    runs: list[ToolRun]
+    def __init__(self, step: int, runs: list[ToolRun]) -> None:
+        self.step = step
+        self.runs = runs
 
 
-@dataclass
 class Note:
     """Something a learner should notice (a stop reason at odds with the content, ...)."""
 
-    step: int
-    text: str
+    def __init__(self, step: int, text: str) -> None:
+        self.step = step
+        self.text = text
 
 
 Event = StepStarted | StreamProgress | ResponseReceived | ToolsExecuted | Note
 
 
-@dataclass
 class RunResult:
-    status: str
-    """ok | error | interrupted | max_steps"""
-    steps: int
-    final_answer: str | None
-    notes: list[str] = field(default_factory=list)
+    def __init__(
+        self, status: str, steps: int, final_answer: str | None, notes: list[str] | None = None
+    ) -> None:
+        self.status = status
+        """ok | error | interrupted | max_steps"""
+        self.steps = steps
+        self.final_answer = final_answer
+        self.notes: list[str] = [] if notes is None else notes

@@ -7,9 +7,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli.core.errors import UsageError
 from fccli.core.manifest import Manifest, Options, with_tools_file
@@ -34,8 +33,9 @@ from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, written_by
 from fccli.wire.registry import WireFormat, get_format
 
 
-@dataclass
-class RunSettings:
+# NamedTuples, not dataclasses: read the same, and ~2 M instructions less each to create (a
+# dataclass compiles its methods from source) at every start of `fc run`.
+class RunSettings(NamedTuple):
     question: str
     provider: str | None = None
     model: str | None = None
@@ -69,8 +69,7 @@ class RunSettings:
     """Milliseconds between the fragments of a streamed answer in the live view."""
 
 
-@dataclass
-class PreparedRun:
+class PreparedRun(NamedTuple):
     provider_name: str
     provider: Provider
     wire: WireFormat

@@ -12,7 +12,6 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -24,19 +23,26 @@ from fccli.tools.json_tools import JsonTool
 from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 
 
-@dataclass
 class ToolRun:
-    """One executed (or refused) call, as the trace's manifest records it."""
+    """One executed (or refused) call, as the trace's manifest records it. A plain class: a
+    dataclass costs every `fc run` ~2 M instructions to create."""
 
-    call: ToolUseBlock
-    result: ToolResultBlock
-    duration_ms: float
-    error_kind: str | None = None
-    """None, or unknown_tool | invalid_json | invalid_arguments | tool_error | tool_raised |
-    tool_timeout | no_implementation (a JSON tool with no result for the call)."""
-    unchecked: str | None = None
-    """What validation would have said, when the harness ran the call without it
-    (--harness-bug no-validation)."""
+    def __init__(
+        self,
+        call: ToolUseBlock,
+        result: ToolResultBlock,
+        duration_ms: float,
+        error_kind: str | None = None,
+    ) -> None:
+        self.call = call
+        self.result = result
+        self.duration_ms = duration_ms
+        self.error_kind = error_kind
+        """None, or unknown_tool | invalid_json | invalid_arguments | tool_error | tool_raised |
+        tool_timeout | no_implementation (a JSON tool with no result for the call)."""
+        self.unchecked: str | None = None
+        """What validation would have said, when the harness ran the call without it
+        (--harness-bug no-validation)."""
 
     def manifest_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {

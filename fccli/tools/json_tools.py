@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli.core.errors import UsageError
 from fccli.core.models import ToolSpec, ToolUseBlock
@@ -38,25 +37,37 @@ ASKED_ERROR_PREFIX = "error:"
 """A typed answer starting with this is handed back as an error result."""
 
 
-@dataclass
-class Answer:
+# Not dataclasses: each would cost every `fc run` ~2 M instructions to create (its methods are
+# compiled from source), and this module is on its path.
+class Answer(NamedTuple):
     content: str
     is_error: bool = False
     kind: str | None = None
     """None, or tool_error (the file says so) | no_implementation."""
 
 
-@dataclass
 class JsonTool:
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    strict: bool | None = None
-    results: list[dict[str, Any]] = field(default_factory=list)
-    default: Any = None
-    has_default: bool = False
-    source: str = ""
-    asker: Asker | None = None
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        input_schema: dict[str, Any],
+        *,
+        strict: bool | None = None,
+        results: list[dict[str, Any]] | None = None,
+        default: Any = None,
+        has_default: bool = False,
+        source: str = "",
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.input_schema = input_schema
+        self.strict = strict
+        self.results: list[dict[str, Any]] = [] if results is None else results
+        self.default = default
+        self.has_default = has_default
+        self.source = source
+        self.asker: Asker | None = None
 
     def spec(self) -> ToolSpec:
         return ToolSpec(

@@ -13,8 +13,7 @@ import re
 import typing
 import warnings
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -27,8 +26,9 @@ class ToolError(Exception):
     """Raised by a tool to fail with a message meant for the model (no type name prefixed)."""
 
 
-@dataclass(frozen=True)
-class Tool:
+# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
+# (a dataclass compiles its methods from source) at every start of `fc run`.
+class Tool(NamedTuple):
     name: str
     description: str
     arguments_model: type[BaseModel]

@@ -11,8 +11,7 @@ provider answers with 400, or, worse, silently stop enforcing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli.core.models import ToolSpec
 from fccli.i18n import Msg
@@ -36,8 +35,8 @@ _SCHEMA_MAPS = ("properties", "$defs", "definitions")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 
 
-@dataclass(frozen=True)
-class StrictProblem:
+# A NamedTuple, not a frozen dataclass: ~3 M instructions less to create (`fc run` imports it).
+class StrictProblem(NamedTuple):
     tool: str
     path: str
     """JSON path inside the tool's input_schema."""
