@@ -83,8 +83,6 @@ async def one(client: object, url: str, stream: bool) -> float:
         async for _ in response.aiter_raw():
             if first is None:
                 first = time.perf_counter()
-                if stream:
-                    break  # time to first byte; the rest is drained on close
         if response.status_code != 200:
             raise RuntimeError(f"HTTP {response.status_code} from {url}")
     end = first if stream and first is not None else time.perf_counter()
@@ -140,26 +138,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=100, help="per client and side")
     parser.add_argument("--clients", default="1,16")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="measure a bare uvicorn+httpx pass-through (benchmarks/passthrough.py) in place "
+        "of fc proxy: what any Python proxy on this machine adds",
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
     fake, fake_url = start([sys.executable, "-c", FAKE.format(repo=str(REPO))])
     with tempfile.TemporaryDirectory() as out:
-        proxy, banner = start(
-            [
-                sys.executable,
-                "-m",
-                "fccli",
-                "proxy",
-                "--to",
-                fake_url,
-                "--port",
-                "0",
-                "--out",
-                str(Path(out) / "traces"),
-            ],
-            env=env,
-        )
+        fc_proxy = [sys.executable, "-m", "fccli", "proxy", "--to", fake_url, "--port", "0"]
+        fc_proxy += ["--out", str(Path(out) / "traces")]
+        floor = [sys.executable, str(REPO / "benchmarks" / "passthrough.py"), fake_url]
+        proxy, banner = start(floor if args.floor else fc_proxy, env=env)
         try:
             # The banner said where it listens; it goes on printing every step: drained in a
             # thread, or a full pipe would stall it.
@@ -169,7 +162,8 @@ def main() -> None:
             threading.Thread(target=proxy.stdout.read, daemon=True).start()
             proxied = banner.split(" on ", 1)[1].split()[0]
             load = os.getloadavg()
-            print(f"fake provider {fake_url}, fc proxy {proxied}; load average {load[0]:.2f}")
+            what = "bare pass-through (--floor)" if args.floor else "fc proxy"
+            print(f"fake provider {fake_url}, {what} {proxied}; load average {load[0]:.2f}")
             print(f"{os.cpu_count()} CPU(s); {args.requests} requests per client and side; ms")
             print(
                 f"{'':<34} {'direct':>8} {'p90':>8} {'proxy':>8} {'p90':>8} {'added':>9} "
