@@ -114,20 +114,27 @@ async def measure(
     return times
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process so far (Linux's /proc; None elsewhere)."""
+def cpu_seconds(pid: int) -> tuple[float, float] | None:
+    """User + system CPU time so far of a process, and of its children (fc proxy's journal
+    runs in one); Linux's /proc, None elsewhere."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        own = _cpu(pid)
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return None
+    return own, sum(_cpu(int(child)) for child in children)
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def row(label: str, times: dict[str, list[float]], cpu_ms: float | None) -> str:
+def row(label: str, times: dict[str, list[float]], cpu_ms: tuple[float, float] | None) -> str:
     d, p = sorted(times["direct"]), sorted(times["proxy"])
     md, mp = statistics.median(d), statistics.median(p)
     p90 = lambda xs: xs[int(len(xs) * 0.9)]  # noqa: E731
-    cpu = f"{cpu_ms:9.2f}" if cpu_ms is not None else f"{'?':>9}"
+    cpu = f"{cpu_ms[0]:9.2f} {cpu_ms[1]:9.2f}" if cpu_ms is not None else f"{'?':>9} {'?':>9}"
     return (
         f"{label:<34} {md:8.2f} {p90(d):8.2f} {mp:8.2f} {p90(p):8.2f} {mp - md:+9.2f} "
         f"{mp / md:7.2f}x {cpu}"
@@ -167,7 +174,7 @@ def main() -> None:
             print(f"{os.cpu_count()} CPU(s); {args.requests} requests per client and side; ms")
             print(
                 f"{'':<34} {'direct':>8} {'p90':>8} {'proxy':>8} {'p90':>8} {'added':>9} "
-                f"{'ratio':>8} {'proxy CPU':>9}"
+                f"{'ratio':>8} {'loop CPU':>9} {'journal':>9}"
             )
             for clients in counts:
                 for stream in (False, True):
@@ -176,7 +183,12 @@ def main() -> None:
                     after = cpu_seconds(proxy.pid)
                     # per proxied request, the warm-up's `clients` requests included
                     n = len(times["proxy"]) + clients
-                    cpu = None if before is None or after is None else (after - before) * 1000 / n
+                    cpu = None
+                    if before is not None and after is not None:
+                        cpu = (
+                            (after[0] - before[0]) * 1000 / n,
+                            (after[1] - before[1]) * 1000 / n,
+                        )
                     what = "first byte (stream)" if stream else "request (JSON)"
                     print(row(f"{what}, {clients} client(s)", times, cpu), flush=True)
             load = os.getloadavg()
