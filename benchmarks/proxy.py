@@ -2,18 +2,26 @@
 the proxy vs straight to the provider (the test suite's fake, on 127.0.0.1), at 1 and at 16
 concurrent clients.
 
-Usage: python benchmarks/proxy.py [--requests N] [--clients 1,16]
+Usage: python benchmarks/proxy.py [--requests N] [--clients 1,16] [--floor]
 
-Three processes, so that none of them shares an interpreter lock with another: the fake provider
-(its prompt cache off, so every answer costs the same however many came before), `fc proxy --to
-<fake>` recording every request into a temporary directory (each request is a new conversation:
-a trace directory, its manifest and four step files, the checks), and this one, whose asyncio
-clients (httpx) send a step-1 chat request with the weather tool, round-robin direct and through
-the proxy, so drift on a busy machine hits both alike. A stream's time to first byte is from the
-request to the first byte of its body. The table shows the median and p90 of each, the median
-added by the proxy, the ratio to direct, and the proxy process's CPU time per request (its event
-loop, and the journal thread that writes the traces and prints the transcript; Linux only).
-This is a measurement, not a test: it exits 0.
+Three processes (four with fc proxy's journal), so that none of them shares an interpreter lock
+with another: the fake provider (its prompt cache off, so every answer costs the same however
+many came before), `fc proxy --to <fake>` recording every request into a temporary directory
+(each request is a new conversation: a trace directory, its manifest and four step files, the
+checks), and this one, whose asyncio clients (httpx) send a step-1 chat request with the weather
+tool, round-robin direct and through the proxy, so drift on a busy machine hits both alike. A
+stream is read to its end, as an agent does, and timed to the first byte of its body (a client
+that left after the first byte would measure fc cutting the upstream request and writing an
+interrupted trace, not what a stream costs). The table shows the median and p90 of each, the
+median added by the proxy, the ratio to direct, and CPU time per proxied request of the proxy's
+process (its event loop: the forwarding) and of its children (the journal that reads, checks,
+writes the traces and prints the transcript; Linux only).
+
+`--floor` runs benchmarks/passthrough.py in place of fc proxy: the same server stack and
+forwarding, no fc code, nothing recorded. What it adds is the least any Python proxy adds on the
+same machine at the same moment; on 2 cores at 16 clients the fake provider and this script's
+clients take most of the CPU, and every process on the machine competes for it (report the load
+average with every number). This is a measurement, not a test: it exits 0.
 """
 
 from __future__ import annotations
