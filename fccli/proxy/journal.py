@@ -90,7 +90,11 @@ class ThreadJournal:
 class ChildJournal:
     """The journal in a child process, fed through a pipe."""
 
-    def __init__(self, target: Target, settings: Settings) -> None:
+    def __init__(
+        self, target: Target, settings: Settings, on_lost: Callable[[], None] = lambda: None
+    ) -> None:
+        """`on_lost`: said once if the journal's process is found gone while the proxy runs
+        (the proxy goes on forwarding, without recording)."""
         from fccli.i18n import language
 
         self._child = subprocess.Popen(
@@ -104,8 +108,17 @@ class ChildJournal:
         """What the pipe could not take yet."""
         self._watched: asyncio.AbstractEventLoop | None = None
         self._dead = False
-        self._send_now(pickle.dumps((target, settings, language()), pickle.HIGHEST_PROTOCOL))
+        self._on_lost = on_lost
+        if not self._send_now(
+            pickle.dumps((target, settings, language()), pickle.HIGHEST_PROTOCOL)
+        ):
+            self._lost()
         os.set_blocking(self._fd, False)
+
+    def _lost(self) -> None:
+        if not self._dead:
+            self._dead = True
+            self._on_lost()
 
     def __call__(self, fact: Any) -> None:
         """Hand `fact` on; never blocks (what the pipe cannot take waits in memory)."""
@@ -120,7 +133,7 @@ class ChildJournal:
         except BlockingIOError:
             written = 0
         except OSError:  # the journal is gone: the proxy goes on forwarding
-            self._dead = True
+            self._lost()
             return
         if written < len(data):
             self._pending += data[written:]
@@ -141,7 +154,7 @@ class ChildJournal:
         except BlockingIOError:
             return
         except OSError:
-            self._dead = True
+            self._lost()
             written = len(self._pending)
         del self._pending[:written]
         if not self._pending and self._watched is not None:

@@ -68,7 +68,7 @@ def serve(options: ProxyOptions) -> None:
 
     target, settings, view = _parts(options, None)
     bound = launch.bind(options.host, options.port)
-    app = ProxyApp(target, settings, view, ChildJournal(target, settings))
+    app = ProxyApp(target, settings, view, ChildJournal(target, settings, view.journal_lost))
     view.banner(bound.url, target.agent_lines(bound.url), target.shown, str(settings.out))
     warning = launch.exposure_warning(options.host)
     if warning is not None:

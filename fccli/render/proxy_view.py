@@ -116,6 +116,14 @@ class ProxyView:
     def waiting_for_journal(self) -> None:
         self.console.print(_("[dim]fc proxy: writing the traces still queued…[/]"))
 
+    def journal_lost(self) -> None:
+        self.console.print(
+            _(
+                "[red]fc proxy: its journal process ended:[/] requests are still forwarded, "
+                "no longer recorded"
+            )
+        )
+
     def journal_unfinished(self) -> None:
         self.console.print(
             _(
