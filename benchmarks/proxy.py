@@ -167,14 +167,18 @@ def main() -> None:
         fc_proxy = [sys.executable, "-m", "fccli", "proxy", "--to", fake_url, "--port", "0"]
         fc_proxy += ["--out", str(Path(out) / "traces")]
         floor = [sys.executable, str(REPO / "benchmarks" / "passthrough.py"), fake_url]
-        proxy, banner = start(floor if args.floor else fc_proxy, env=env)
+        # What the proxy prints (every step) goes to a file: a pipe drained by a thread of
+        # this process would take the interpreter lock from the clients being timed.
+        printed = Path(out) / "printed.txt"
+        with printed.open("wb") as screen:
+            proxy = subprocess.Popen(
+                floor if args.floor else fc_proxy, stdout=screen, stderr=subprocess.DEVNULL, env=env
+            )
         try:
-            # The banner said where it listens; it goes on printing every step: drained in a
-            # thread, or a full pipe would stall it.
-            import threading
-
-            assert proxy.stdout is not None
-            threading.Thread(target=proxy.stdout.read, daemon=True).start()
+            banner = ""
+            while " on " not in banner and proxy.poll() is None:
+                time.sleep(0.05)
+                banner = printed.read_text("utf-8", errors="replace").split("\n", 1)[0]
             proxied = banner.split(" on ", 1)[1].split()[0]
             load = os.getloadavg()
             what = "bare pass-through (--floor)" if args.floor else "fc proxy"
