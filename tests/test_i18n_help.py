@@ -24,7 +24,7 @@ def _commands() -> list[tuple[list[str], Any]]:
     """Every command of fc as (its path of names, its click command), `fc` itself first."""
     from typer.main import get_command
 
-    from fccli.cli.app import app
+    from fccli.cli.app import full_app
     from fccli.cli.lang import prepared
 
     found: list[tuple[list[str], Any]] = []
@@ -34,7 +34,7 @@ def _commands() -> list[tuple[list[str], Any]]:
         for name, sub in getattr(command, "commands", {}).items():
             walk([*path, name], sub)
 
-    walk([], prepared(get_command(app)))
+    walk([], prepared(get_command(full_app())))
     return found
 
 

@@ -27,18 +27,16 @@ def main() -> None:
     if not _choose_language(args):
         sys.exit(2)
     from fccli import interrupts
-    from fccli.cli.app import app
+    from fccli.cli.app import app_for
 
     _without_pydantic_plugins()
 
     interrupts.received.clear()
     restore = interrupts.install()
     try:
-        from typer.main import get_command
-
         from fccli.cli.lang import prepared
 
-        prepared(get_command(app))(prog_name="fc")
+        prepared(app_for(args))(prog_name="fc")
     except SystemExit as e:
         # typer turns Ctrl-C into exit 130 and a closed pipe into exit 1, silently.
         if _caused_by(e, BrokenPipeError):

@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fccli.core.models import empty_list
+
 SCHEMA_VERSION = 1
 
 
@@ -34,7 +36,7 @@ class Options(_Record):
     """The tool set: a built-in name or a file."""
     tools_file: Any = None
     """Where a tools file was, and its digest (only for a file; tools/loader.py)."""
-    tools_offered: list[str] = Field(default_factory=list)
+    tools_offered: list[str] = Field(default_factory=empty_list)
     system: str | None = None
     stream: bool | None = None
     thinking: bool | None = None
@@ -108,7 +110,7 @@ class StepRecord(_Record):
     """The stop reason in the wire format's own words (chat: finish_reason)."""
     duration_ms: float | None = None
     usage: dict[str, Any] | None = None
-    tool_runs: list[ToolRunRecord] = Field(default_factory=list)
+    tool_runs: list[ToolRunRecord] = Field(default_factory=empty_list)
     stream: StreamRecord | None = None
     attempts: list[Attempt] | None = None
     masked: str | None = None
@@ -161,7 +163,7 @@ class Manifest(_Record):
     started_at: str | None = None
     finished_at: str | None = None
     duration_ms: float | None = None
-    steps: list[StepRecord] = Field(default_factory=list)
+    steps: list[StepRecord] = Field(default_factory=empty_list)
     final_answer: str | None = None
     notes: list[str] | None = None
     """What a learner should know about the run, in the order it happened (only if any)."""

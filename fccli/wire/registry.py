@@ -7,16 +7,13 @@ here, and `internal` (fc's own format, which needs no translation) beside them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from functools import cache
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.wire.anthropic import format as anthropic
 from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
-from fccli.wire.chat import format as chat
-from fccli.wire.chat.dialects import DEEPSEEK, OPENAI
-from fccli.wire.gemini import format as gemini
-from fccli.wire.responses import format as responses
+from fccli.wire.chat.dialects import DEEPSEEK
 
 __all__ = [
     "DEEPSEEK_DIALECT",
@@ -34,27 +31,98 @@ DEEPSEEK_DIALECT = DEEPSEEK
 INTERNAL = "internal"
 """fc's own format: the blocks of core/models.py, read and written as they are."""
 
-FORMATS: dict[str, WireFormat] = {
-    f.name: f
-    for f in (
-        chat.ChatFormat(DEEPSEEK, chat.DEEPSEEK_REFUSALS),
-        chat.ChatFormat(OPENAI),
-        anthropic.AnthropicFormat(),
-        responses.ResponsesFormat(),
-        gemini.GeminiFormat(),
-    )
-}
-"""Chat dialects in the order detection tries them: a dialect with signs first, the plain one last."""
 
-INTERNAL_REFUSALS: Mapping[str, Refusal] = {
-    # The internal format lays calls and results out as Anthropic does: its sentences hold.
-    **{
-        rule: anthropic.REFUSALS[rule]
-        for rule in ("FC101", "FC102", "FC103", "FC104", "FC106", "FC109")
-    },
-    "FC115": chat.INVALID_SCHEMA,
-}
-"""What a provider answers for a mistake in an internal-format history."""
+def _deepseek() -> WireFormat:
+    from fccli.wire.chat import format as chat
+
+    return chat.ChatFormat(DEEPSEEK, chat.DEEPSEEK_REFUSALS)
+
+
+def _openai() -> WireFormat:
+    from fccli.wire.chat import format as chat
+    from fccli.wire.chat.dialects import OPENAI
+
+    return chat.ChatFormat(OPENAI)
+
+
+def _anthropic() -> WireFormat:
+    from fccli.wire.anthropic import format as anthropic
+
+    return anthropic.AnthropicFormat()
+
+
+def _responses() -> WireFormat:
+    from fccli.wire.responses import format as responses
+
+    return responses.ResponsesFormat()
+
+
+def _gemini() -> WireFormat:
+    from fccli.wire.gemini import format as gemini
+
+    return gemini.GeminiFormat()
+
+
+class _Formats(MutableMapping[str, WireFormat]):
+    """The formats by name, each package imported when its format is first asked for: a
+    command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's (~4% of
+    `fc show`'s start-up for the four). Names and order are known without importing any.
+    A format object can be registered as it is, too (tests/test_toy_format.py)."""
+
+    def __init__(self, makers: dict[str, Callable[[], WireFormat]]) -> None:
+        self._makers = makers
+        self._made: dict[str, WireFormat] = {}
+
+    def __getitem__(self, name: str) -> WireFormat:
+        made = self._made.get(name)
+        if made is None:
+            made = self._made[name] = self._makers[name]()  # KeyError for an unknown name
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._makers
+
+    def __setitem__(self, name: str, fmt: WireFormat) -> None:
+        self._makers[name] = lambda: fmt
+        self._made[name] = fmt
+
+    def __delitem__(self, name: str) -> None:
+        del self._makers[name]
+        self._made.pop(name, None)
+
+
+FORMATS: MutableMapping[str, WireFormat] = _Formats(
+    {
+        "deepseek": _deepseek,
+        "openai": _openai,
+        "anthropic": _anthropic,
+        "responses": _responses,
+        "gemini": _gemini,
+    }
+)
+"""Chat dialects in the order detection tries them: a dialect with signs first, the plain one
+last. Each key is its format's `name` (tests/test_format_contract.py)."""
+
+
+@cache
+def _internal_refusals() -> Mapping[str, Refusal]:
+    from fccli.wire.anthropic import format as anthropic
+    from fccli.wire.chat import format as chat
+
+    return {
+        # The internal format lays calls and results out as Anthropic does: its sentences hold.
+        **{
+            rule: anthropic.REFUSALS[rule]
+            for rule in ("FC101", "FC102", "FC103", "FC104", "FC106", "FC109")
+        },
+        "FC115": chat.INVALID_SCHEMA,
+    }
 
 
 def format_names() -> tuple[str, ...]:
@@ -78,7 +146,9 @@ def family(name: str) -> str:
 
 
 def refusals(name: str) -> Mapping[str, Refusal]:
-    return FORMATS[name].refusals if name in FORMATS else INTERNAL_REFUSALS
+    """What a provider answers for each mistake in a history of format `name` (for the
+    internal format, what the providers would)."""
+    return FORMATS[name].refusals if name in FORMATS else _internal_refusals()
 
 
 def formats_at(path: str) -> list[WireFormat]:
