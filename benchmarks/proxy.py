@@ -2,18 +2,26 @@
 the proxy vs straight to the provider (the test suite's fake, on 127.0.0.1), at 1 and at 16
 concurrent clients.
 
-Usage: python benchmarks/proxy.py [--requests N] [--clients 1,16]
+Usage: python benchmarks/proxy.py [--requests N] [--clients 1,16] [--floor]
 
-Three processes, so that none of them shares an interpreter lock with another: the fake provider
-(its prompt cache off, so every answer costs the same however many came before), `fc proxy --to
-<fake>` recording every request into a temporary directory (each request is a new conversation:
-a trace directory, its manifest and four step files, the checks), and this one, whose asyncio
-clients (httpx) send a step-1 chat request with the weather tool, round-robin direct and through
-the proxy, so drift on a busy machine hits both alike. A stream's time to first byte is from the
-request to the first byte of its body. The table shows the median and p90 of each, the median
-added by the proxy, the ratio to direct, and the proxy process's CPU time per request (its event
-loop, and the journal thread that writes the traces and prints the transcript; Linux only).
-This is a measurement, not a test: it exits 0.
+Three processes (four with fc proxy's journal), so that none of them shares an interpreter lock
+with another: the fake provider (its prompt cache off, so every answer costs the same however
+many came before), `fc proxy --to <fake>` recording every request into a temporary directory
+(each request is a new conversation: a trace directory, its manifest and four step files, the
+checks), and this one, whose asyncio clients (httpx) send a step-1 chat request with the weather
+tool, round-robin direct and through the proxy, so drift on a busy machine hits both alike. A
+stream is read to its end, as an agent does, and timed to the first byte of its body (a client
+that left after the first byte would measure fc cutting the upstream request and writing an
+interrupted trace, not what a stream costs). The table shows the median and p90 of each, the
+median added by the proxy, the ratio to direct, and CPU time per proxied request of the proxy's
+process (its event loop: the forwarding) and of its children (the journal that reads, checks,
+writes the traces and prints the transcript; Linux only).
+
+`--floor` runs benchmarks/passthrough.py in place of fc proxy: the same server stack and
+forwarding, no fc code, nothing recorded. What it adds is the least any Python proxy adds on the
+same machine at the same moment; on 2 cores at 16 clients the fake provider and this script's
+clients take most of the CPU, and every process on the machine competes for it (report the load
+average with every number). This is a measurement, not a test: it exits 0.
 """
 
 from __future__ import annotations
@@ -83,8 +91,6 @@ async def one(client: object, url: str, stream: bool) -> float:
         async for _ in response.aiter_raw():
             if first is None:
                 first = time.perf_counter()
-                if stream:
-                    break  # time to first byte; the rest is drained on close
         if response.status_code != 200:
             raise RuntimeError(f"HTTP {response.status_code} from {url}")
     end = first if stream and first is not None else time.perf_counter()
@@ -116,20 +122,27 @@ async def measure(
     return times
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process so far (Linux's /proc; None elsewhere)."""
+def cpu_seconds(pid: int) -> tuple[float, float] | None:
+    """User + system CPU time so far of a process, and of its children (fc proxy's journal
+    runs in one); Linux's /proc, None elsewhere."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        own = _cpu(pid)
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return None
+    return own, sum(_cpu(int(child)) for child in children)
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def row(label: str, times: dict[str, list[float]], cpu_ms: float | None) -> str:
+def row(label: str, times: dict[str, list[float]], cpu_ms: tuple[float, float] | None) -> str:
     d, p = sorted(times["direct"]), sorted(times["proxy"])
     md, mp = statistics.median(d), statistics.median(p)
     p90 = lambda xs: xs[int(len(xs) * 0.9)]  # noqa: E731
-    cpu = f"{cpu_ms:9.2f}" if cpu_ms is not None else f"{'?':>9}"
+    cpu = f"{cpu_ms[0]:9.2f} {cpu_ms[1]:9.2f}" if cpu_ms is not None else f"{'?':>9} {'?':>9}"
     return (
         f"{label:<34} {md:8.2f} {p90(d):8.2f} {mp:8.2f} {p90(p):8.2f} {mp - md:+9.2f} "
         f"{mp / md:7.2f}x {cpu}"
@@ -140,40 +153,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=100, help="per client and side")
     parser.add_argument("--clients", default="1,16")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="measure a bare uvicorn+httpx pass-through (benchmarks/passthrough.py) in place "
+        "of fc proxy: what any Python proxy on this machine adds",
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
     fake, fake_url = start([sys.executable, "-c", FAKE.format(repo=str(REPO))])
     with tempfile.TemporaryDirectory() as out:
-        proxy, banner = start(
-            [
-                sys.executable,
-                "-m",
-                "fccli",
-                "proxy",
-                "--to",
-                fake_url,
-                "--port",
-                "0",
-                "--out",
-                str(Path(out) / "traces"),
-            ],
-            env=env,
-        )
+        fc_proxy = [sys.executable, "-m", "fccli", "proxy", "--to", fake_url, "--port", "0"]
+        fc_proxy += ["--out", str(Path(out) / "traces")]
+        floor = [sys.executable, str(REPO / "benchmarks" / "passthrough.py"), fake_url]
+        # What the proxy prints (every step) goes to a file: a pipe drained by a thread of
+        # this process would take the interpreter lock from the clients being timed.
+        printed = Path(out) / "printed.txt"
+        with printed.open("wb") as screen:
+            proxy = subprocess.Popen(
+                floor if args.floor else fc_proxy, stdout=screen, stderr=subprocess.DEVNULL, env=env
+            )
         try:
-            # The banner said where it listens; it goes on printing every step: drained in a
-            # thread, or a full pipe would stall it.
-            import threading
-
-            assert proxy.stdout is not None
-            threading.Thread(target=proxy.stdout.read, daemon=True).start()
+            banner = ""
+            while " on " not in banner and proxy.poll() is None:
+                time.sleep(0.05)
+                banner = printed.read_text("utf-8", errors="replace").split("\n", 1)[0]
             proxied = banner.split(" on ", 1)[1].split()[0]
             load = os.getloadavg()
-            print(f"fake provider {fake_url}, fc proxy {proxied}; load average {load[0]:.2f}")
+            what = "bare pass-through (--floor)" if args.floor else "fc proxy"
+            print(f"fake provider {fake_url}, {what} {proxied}; load average {load[0]:.2f}")
             print(f"{os.cpu_count()} CPU(s); {args.requests} requests per client and side; ms")
             print(
                 f"{'':<34} {'direct':>8} {'p90':>8} {'proxy':>8} {'p90':>8} {'added':>9} "
-                f"{'ratio':>8} {'proxy CPU':>9}"
+                f"{'ratio':>8} {'loop CPU':>9} {'journal':>9}"
             )
             for clients in counts:
                 for stream in (False, True):
@@ -182,7 +195,12 @@ def main() -> None:
                     after = cpu_seconds(proxy.pid)
                     # per proxied request, the warm-up's `clients` requests included
                     n = len(times["proxy"]) + clients
-                    cpu = None if before is None or after is None else (after - before) * 1000 / n
+                    cpu = None
+                    if before is not None and after is not None:
+                        cpu = (
+                            (after[0] - before[0]) * 1000 / n,
+                            (after[1] - before[1]) * 1000 / n,
+                        )
                     what = "first byte (stream)" if stream else "request (JSON)"
                     print(row(f"{what}, {clients} client(s)", times, cpu), flush=True)
             load = os.getloadavg()

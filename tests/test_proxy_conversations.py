@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from fccli.core.models import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
 
@@ -21,49 +19,42 @@ def _first_step(conversations: Conversations) -> Conversation:
 
 
 def test_a_request_going_on_from_an_answer_is_the_next_step() -> None:
-    async def go() -> None:
-        conversations = Conversations()
-        c = _first_step(conversations)
-        found = await conversations.continued("openai", keys_of([QUESTION, ANSWER, RESULTS]))
-        assert found is c and c.steps == 2 and c.in_flight is not None
-
-    asyncio.run(go())
+    conversations = Conversations()
+    c = _first_step(conversations)
+    keys = keys_of([QUESTION, ANSWER, RESULTS])
+    assert conversations.blocker("openai", keys) is None
+    found = conversations.continued("openai", keys)
+    assert found is c and c.steps == 2 and c.in_flight
 
 
 def test_the_reasoning_dropped_still_continues_but_another_format_or_a_retry_does_not() -> None:
-    async def go() -> None:
-        conversations = Conversations()
-        c = _first_step(conversations)
-        plain = Message(role="assistant", content=[CALL])
-        assert (
-            await conversations.continued("deepseek", keys_of([QUESTION, plain, RESULTS])) is None
-        )
-        assert await conversations.continued("openai", keys_of([QUESTION])) is None  # a retry
-        assert await conversations.continued("openai", keys_of([QUESTION, plain])) is None
-        assert await conversations.continued("openai", keys_of([QUESTION, plain, RESULTS])) is c
-
-    asyncio.run(go())
+    conversations = Conversations()
+    c = _first_step(conversations)
+    plain = Message(role="assistant", content=[CALL])
+    assert conversations.continued("deepseek", keys_of([QUESTION, plain, RESULTS])) is None
+    assert conversations.continued("openai", keys_of([QUESTION])) is None  # a retry
+    assert conversations.continued("openai", keys_of([QUESTION, plain])) is None
+    assert conversations.continued("openai", keys_of([QUESTION, plain, RESULTS])) is c
 
 
 def test_a_request_waits_for_the_step_it_may_continue() -> None:
-    async def go() -> None:
-        conversations = Conversations()
-        c = Conversation("openai")
-        conversations.start(c, keys_of([QUESTION]))  # its answer is still streaming in
-        asyncio.get_running_loop().call_later(0.05, conversations.settle, c, ANSWER, False)
-        found = await conversations.continued("openai", keys_of([QUESTION, ANSWER, RESULTS]))
-        assert found is c and c.steps == 2
-
-    asyncio.run(go())
+    conversations = Conversations()
+    c = Conversation("openai")
+    conversations.start(c, keys_of([QUESTION]))  # its answer is still streaming in
+    keys = keys_of([QUESTION, ANSWER, RESULTS])
+    assert conversations.blocker("openai", keys) is c
+    assert conversations.blocker("openai", keys_of([QUESTION, ANSWER])) is None  # a retry
+    assert conversations.blocker("deepseek", keys) is None
+    conversations.settle(c, ANSWER, False)
+    assert conversations.blocker("openai", keys) is None
+    found = conversations.continued("openai", keys)
+    assert found is c and c.steps == 2
 
 
 def test_an_ended_conversation_is_not_continued() -> None:
-    async def go() -> None:
-        conversations = Conversations()
-        c = Conversation("openai")
-        conversations.start(c, keys_of([QUESTION]))
-        conversations.settle(c, ANSWER, closed=True)
-        assert c.closed and c not in conversations.open
-        assert await conversations.continued("openai", keys_of([QUESTION, ANSWER, RESULTS])) is None
-
-    asyncio.run(go())
+    conversations = Conversations()
+    c = Conversation("openai")
+    conversations.start(c, keys_of([QUESTION]))
+    conversations.settle(c, ANSWER, closed=True)
+    assert c.closed and c not in conversations.open
+    assert conversations.continued("openai", keys_of([QUESTION, ANSWER, RESULTS])) is None

@@ -242,37 +242,33 @@ def test_stopping_closes_open_traces_as_interrupted(tmp_path: Path) -> None:
     assert not (trace / ".fc-writing").exists()
 
 
+def _fc_proxy(tmp_path: Path, to: str, *more: str) -> tuple[subprocess.Popen[str], str]:
+    """`fc proxy` as a process of its own (in a process group of its own, as a shell runs
+    it), and its banner's first line."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fccli", "proxy", "--to", to, "--port", "0", "--out", "px", *more],
+        cwd=tmp_path,
+        env=clean_env(PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    return process, process.stdout.readline() if process.stdout else ""
+
+
 def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path) -> None:
+    """The journal runs in a child process: the terminal's Ctrl-C (sent to the whole process
+    group) stops the proxy, which has the journal close the open traces."""
     with FakeProvider() as server:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "fccli",
-                "proxy",
-                "--to",
-                server.url,
-                "--port",
-                "0",
-                "--host",
-                "0.0.0.0",
-                "--out",
-                "px",
-            ],
-            cwd=tmp_path,
-            env=clean_env(PYTHONUNBUFFERED="1"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        process, banner = _fc_proxy(tmp_path, server.url, "--host", "0.0.0.0")
         try:
-            banner = process.stdout.readline() if process.stdout else ""
             port = int(banner.split("http://0.0.0.0:", 1)[1].split()[0])
             answer = httpx.post(
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
             assert answer.status_code == 200
-            process.send_signal(signal.SIGINT)
+            os.killpg(process.pid, signal.SIGINT)  # as the terminal does
             process.wait(timeout=20)
             # read through the file objects: readline() above may hold more than its line
             out = process.stdout.read() if process.stdout else ""
@@ -290,6 +286,32 @@ def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path)
     assert manifest["status"] == "interrupted"
     assert os.listdir(trace)  # the step that came is kept
     assert (trace / "1-response.openai.json").exists()
+    assert "1 open trace(s) closed as interrupted" in out  # said once, by the journal
+    written = b"".join(p.read_bytes() for p in trace.iterdir() if p.is_file())
+    assert DEFAULT_KEY.encode() not in written
+
+
+def test_a_proxy_killed_outright_still_leaves_its_traces_closed(tmp_path: Path) -> None:
+    """SIGKILL gives the proxy no time to stop: its journal sees the end of its pipe, and
+    closes the open traces as interrupted on its own."""
+    with FakeProvider() as server:
+        process, banner = _fc_proxy(tmp_path, server.url)
+        try:
+            port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
+            answer = httpx.post(
+                f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
+            )
+            assert answer.status_code == 200
+            process.kill()
+            process.wait(timeout=20)
+            # the journal's output goes to the same pipe: its end means the journal has ended
+            out = process.stdout.read() if process.stdout else ""
+        finally:
+            if process.poll() is None:
+                process.kill()
+    (trace,) = (tmp_path / "px").iterdir()
+    assert load(trace / "manifest.json")["status"] == "interrupted"
+    assert "1 open trace(s) closed as interrupted" in out
 
 
 def test_stopping_mid_stream_keeps_what_came_as_interrupted(tmp_path: Path) -> None:

@@ -1,5 +1,8 @@
 """The proxy as an ASGI app: each request forwarded unchanged, its answer streamed back as it
-arrives (each piece goes on to the client before fc records it), model requests recorded.
+arrives, model requests recorded. The event loop only forwards: it reads the body, picks the
+upstream from the path, applies the size limit (and with --strict-check reads and checks the
+request before forwarding), relays each piece of the answer at once, and hands the journal
+plain facts (facts.py); the journal reads, matches, checks, records and prints (journal.py).
 
 What it answers itself, in the provider's own error shape so the client's SDK reads it:
 502 when the upstream cannot be reached, 400 for a request `--strict-check` stops. Everything
@@ -10,25 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fccli.core.errors import FcError, FindingsError, InputFileError, ProviderError
-from fccli.core.jsonio import parse_json
-from fccli.core.manifest import Manifest, Options
-from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
-from fccli.proxy.conversations import Conversation, Conversations, keys_of
-from fccli.proxy.journal import Journal
-from fccli.proxy.recorder import Step, checks_of, header_secrets, question_of, said_of
+from fccli.proxy.facts import Asked, Ended, Said
+from fccli.proxy.journal import ChildJournal, ThreadJournal
+from fccli.proxy.recorder import header_secrets, secret_values
 from fccli.proxy.target import Target
 from fccli.proxy.upstreams import Upstreams
 from fccli.wire.base import openai_error_body
-from fccli.wire.registry import WireFormat, route_at
+from fccli.wire.registry import WireFormat
 
 if TYPE_CHECKING:
     import httpx
@@ -66,15 +67,23 @@ class Settings:
 
 
 class ProxyApp:
-    def __init__(self, target: Target, settings: Settings, view: ProxyView) -> None:
+    """`journal`: where the facts go (journal.py): a child process for `fc proxy`, a thread
+    for the in-process tests; None: a thread journal printing with `view`."""
+
+    def __init__(
+        self,
+        target: Target,
+        settings: Settings,
+        view: ProxyView,
+        journal: ChildJournal | ThreadJournal | None = None,
+    ) -> None:
         self.target = target
         self.settings = settings
         self.view = view
-        self.conversations = Conversations()
-        self.journal = Journal(view.bug)
-        """Writes the traces and prints, in order, off the requests' path (journal.py)."""
+        self.journal = journal or ThreadJournal(target, settings, view)
+        """Records and prints, in order, off the requests' path (journal.py)."""
         self.upstreams = Upstreams(settings.timeout)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._asked = 0
         self._stopped = False
         self.stopping: Callable[[], bool] = lambda: False
         """Whether the server is shutting down (set by server/launch.py)."""
@@ -90,7 +99,7 @@ class ProxyApp:
         try:
             await self._http(scope, receive, send)
         except Exception as e:  # a bug in fc: one line on the terminal, a 500 to the client
-            self.journal(self.view.bug, e)
+            self.journal(Said("bug", "", type(e).__name__, None, str(e)))
             with contextlib.suppress(Exception):
                 await _answer(send, 500, openai_error_body(500, f"fc proxy: internal error: {e}"))
 
@@ -105,20 +114,13 @@ class ProxyApp:
                 return
 
     def close(self) -> None:
-        """Stopped (Ctrl-C): every trace still open is closed as `interrupted`, said once,
-        and the journal is written out."""
+        """Stopped (Ctrl-C): the journal closes every trace still open as `interrupted`, says
+        so once, and writes what is queued (in a bounded time, said when it runs out)."""
         if self._stopped:
             return
         self._stopped = True
-        self.journal(self._close_open, list(self.conversations.open))
-        self.journal.close()
-
-    def _close_open(self, conversations: list[Conversation]) -> None:
-        from fccli.core.errors import Interrupted
-
-        stopped = Interrupted(Msg("fc proxy stopped before the conversation ended"))
-        closed = [c for c in conversations if c.finish("interrupted", stopped)]
-        self.view.stopped(closed)
+        if not self.journal.close(say=lambda _: self.view.waiting_for_journal()):
+            self.view.journal_unfinished()
 
     async def aclose(self) -> None:
         self.close()
@@ -128,39 +130,58 @@ class ProxyApp:
         """Wait until every trace file and line so far is written (tests)."""
         self.journal.flush()
 
-    def _settle(self, conversation: Conversation, answer: Message | None, closed: bool) -> None:
-        """From the journal's thread: a step is recorded; the loop learns its outcome."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            self.conversations.settle(conversation, answer, closed)
-            return
-        with contextlib.suppress(RuntimeError):  # the loop has just stopped
-            loop.call_soon_threadsafe(self.conversations.settle, conversation, answer, closed)
-
     # one request
 
     async def _http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        self._loop = self._loop or asyncio.get_running_loop()
         body = await _read_body(receive)
         if body is None:  # the client left before its request was complete
             return
         method: str = scope["method"]
         path: str = scope["path"]
-        query: bytes = scope.get("query_string", b"")
         fmt = self.target.format_at(path) if method == "POST" else None
-        secrets = header_secrets(scope["headers"], _query_values(query))
-        step: Step | None = None
+        rid = None
         if fmt is not None:
-            prepared = await self._prepare(fmt, path, body, secrets)
-            if isinstance(prepared, Msg):  # --strict-check: not forwarded
-                await _answer(send, 400, fmt.error_body(400, prepared))
+            asked = self._ask(fmt, scope, body)
+            if isinstance(asked, Msg):  # --strict-check: not forwarded
+                await _answer(send, 400, fmt.error_body(400, asked))
                 return
-            step = prepared
+            rid = asked
         client = self.upstreams.lend()
         try:  # given back once the upstream's answer is closed (_Relay.run), however it ended
-            await self._forward(client, (scope, receive, send), body, fmt, step, secrets)
+            await self._forward(client, (scope, receive, send), body, fmt, rid)
         finally:
             self.upstreams.give_back(client)
+
+    def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
+        """The request handed to the journal: its id (None: too big to record, said); what to
+        answer when --strict-check stops it."""
+        path: str = scope["path"]
+        limit = self.settings.max_record_bytes
+        if len(body) > limit:
+            too_big = Msg(
+                "its body is {size} bytes, above the limit of {limit}",
+                size=format(len(body), ","),
+                limit=format(limit, ","),
+            )
+            self.journal(Said("passed", "POST", path, None, too_big))
+            return None
+        self._asked += 1
+        rid = self._asked
+        values = secret_values(scope["headers"], _query_values(scope.get("query_string", b"")))
+        asked = Asked(rid, fmt.name, path, body, values, time.perf_counter(), time.time())
+        if not self.settings.strict_check:
+            self.journal(asked)
+            return rid
+        # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
+        from fccli.proxy.scribe import strict_findings
+
+        findings = strict_findings(fmt, path, body, limit)
+        errors = [text for severity, text in findings if severity == "error"]
+        blocked: Msg | None = None
+        if errors:
+            blocked = Msg("fc proxy --strict-check: not forwarded: {finding}", finding=errors[0])
+        self.journal(dataclasses.replace(asked, findings=findings, blocked=blocked))
+        return rid if blocked is None else blocked
 
     async def _forward(
         self,
@@ -168,8 +189,7 @@ class ProxyApp:
         asgi: tuple[dict[str, Any], Any, Any],
         body: bytes,
         fmt: WireFormat | None,
-        step: Step | None,
-        secrets: Secrets,
+        rid: int | None,
     ) -> None:
         """The request sent upstream with `client`, its answer relayed to the client."""
         scope, receive, send = asgi
@@ -199,146 +219,22 @@ class ProxyApp:
         except Exception as e:
             if not isinstance(e, httpx.HTTPError):
                 raise
+            secrets = header_secrets(scope["headers"], _query_values(query))
             why = _unanswered(secrets.text(self.target.shown), e, secrets)
-            self.journal(self.view.refused, method, path, 502, why)
-            if step is not None:
-                self.journal(step.unreachable, self.view, ProviderError(why, status=502))
+            self.journal(Said("refused", method, path, 502, why))
+            if rid is not None:
+                self.journal(Ended(rid, "unreachable", end=time.perf_counter(), why=why))
             shape = fmt.error_body if fmt is not None else openai_error_body
             await _answer(send, 502, shape(502, f"fc proxy: {why}"))
             return
-        relay = _Relay(upstream, send, step)
-        outcome = await relay.run(receive, self)
-        if step is not None:
-            step.ended()
-            if outcome == "done":
-                self.journal(step.done, self.view)
-            elif outcome == "disconnected":
-                self.journal(step.cut, self.view, self._gone())
-            elif outcome == "broken":
-                why = Msg(
-                    "the upstream's answer broke off: {reason}", reason=secrets.text(relay.broken)
-                )
-                self.journal(step.cut, self.view, why)
+        relay = _Relay(upstream, send, self.settings.max_record_bytes if rid is not None else -1)
+        outcome = await relay.run(receive, self, rid)
+        if rid is not None:
+            self.journal(relay.ended(rid, outcome, self._gone() if outcome == "cut" else ""))
         elif fmt is None:
             self.journal(
-                self.view.passed, method, path, upstream.status_code, Msg("not a model request")
+                Said("passed", method, path, upstream.status_code, Msg("not a model request"))
             )
-
-    async def _prepare(
-        self, fmt: WireFormat, path: str, body: bytes, secrets: Secrets
-    ) -> Step | Msg | None:
-        """The request read, checked and matched to its trace, its recording handed to the
-        journal; None when it is forwarded without a record (said on the terminal); what to
-        answer when --strict-check stops it."""
-        limit = self.settings.max_record_bytes
-        if len(body) > limit:
-            self._pass(
-                path,
-                Msg(
-                    "its body is {size} bytes, above the limit of {limit}",
-                    size=format(len(body), ","),
-                    limit=format(limit, ","),
-                ),
-            )
-            return None
-        try:
-            wire = parse_json(body, path)
-        except InputFileError as e:  # said in fc's words (Python's are English only)
-            self._pass(path, Msg("its body is not JSON: {error}", error=e.problem))
-            return None
-        if not isinstance(wire, dict):
-            self._pass(path, Msg("its body is not a JSON object"))
-            return None
-        try:
-            request = fmt.from_wire_request(wire)
-        except FcError as e:
-            self._pass(
-                path,
-                Msg(
-                    "not a {format} request fc can read: {error}", format=fmt.name, error=said_of(e)
-                ),
-            )
-            return None
-        route = route_at(fmt, path)
-        stream = (
-            route.streams if route and route.streams is not None else wire.get("stream") is True
-        )
-        # What Gemini says in the path (the model, a stream) goes into the internal request,
-        # as `fc run` writes it.
-        said: dict[str, Any] = {"model": route.captured(path).get("model") if route else None}
-        said["stream"] = True if stream and not request.stream else None
-        request = request.model_copy(update={k: v for k, v in said.items() if v})
-        # `fc check` blocks only with --strict-check; otherwise it runs in the journal, off the
-        # request's path (its findings still go with the step: Step.opened).
-        findings = checks_of(wire, fmt) if self.settings.strict_check else None
-        keys = keys_of(request.messages)
-        conversation = await self.conversations.continued(fmt.name, keys)
-        if conversation is None:
-            conversation = Conversation(fmt.name, (fmt.results_layout, fmt.stop_field))
-            self.conversations.start(conversation, keys)
-            self.journal(self._open, conversation, self._header(fmt, request, stream))
-        step = Step(
-            conversation,
-            conversation.steps,
-            fmt,
-            request,
-            body,
-            wire,
-            stream,
-            None if findings is None else [text for _, text in findings],
-            secrets,
-            self._settle,
-            max_bytes=self.settings.max_record_bytes,
-        )
-        self.journal(step.opened, self.view)
-        errors = [text for severity, text in findings or () if severity == "error"]
-        if errors:
-            why = Msg("fc proxy --strict-check: not forwarded: {finding}", finding=errors[0])
-            self.journal(self.view.refused, "POST", path, 400, why)
-            self.journal(step.blocked, self.view, FindingsError(why))
-            return why
-        return step
-
-    def _header(self, fmt: WireFormat, request: Request, stream: bool) -> Manifest:
-        """What a new trace's manifest says before its first step, read from its first request."""
-        choice = request.tool_choice
-        options = Options(
-            tools_offered=[t.name for t in request.tools],
-            system=request.system,
-            stream=stream,
-            thinking=request.thinking,
-            tool_choice=None if choice is None else (choice.name or choice.type),
-            parallel_tool_calls=request.parallel_tool_calls,
-            max_tokens=request.max_tokens,
-        )
-        return Manifest(
-            provider=self.target.name,
-            wire_format=fmt.name,
-            model=request.model,
-            base_url=self.target.shown_for(fmt),
-            question=question_of(request.messages),
-            options=options,
-            recorded_by="fc proxy",
-        )
-
-    def _open(self, conversation: Conversation, header: Manifest) -> None:
-        """(In the journal) the trace's directory, claimed, and its first manifest. One that
-        cannot be written leaves the conversation unrecorded, and says so."""
-        from fccli.cities import cities
-        from fccli.slug import slugify
-        from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
-
-        names = {c["zh"]: c["en"] for c in cities()}
-        slug = slugify(header.question or "agent", names)
-        try:
-            path = prepare_dir(default_dir(self.settings.out, slug), force=False)
-            conversation.writer = TraceWriter(path, header)
-        except FcError as e:
-            self.view.passed(
-                "POST", "", None, Msg("the trace cannot be written: {error}", error=said_of(e))
-            )
-            return
-        self.view.opened(conversation)
 
     def _gone(self) -> Msg:
         """Why a client's connection closed mid-answer: it went away, or fc proxy is stopping."""
@@ -346,23 +242,41 @@ class ProxyApp:
             STOPPED if self.stopping() else Msg("the client disconnected before the answer ended")
         )
 
-    def _pass(self, path: str, why: Msg) -> None:
-        self.journal(self.view.passed, "POST", path, None, why)
-
 
 class _Relay:
     """The upstream's answer passed on to the client piece by piece, while the client is
-    watched: one that goes away ends the relay (and the upstream request) at once."""
+    watched: one that goes away ends the relay (and the upstream request) at once. Each piece
+    goes to the client first; all the relay does besides is keep it for the journal (up to
+    `keep` bytes in all; -1: nothing kept)."""
 
-    def __init__(self, upstream: httpx.Response, send: Any, step: Step | None) -> None:
+    def __init__(self, upstream: httpx.Response, send: Any, keep: int) -> None:
         self.upstream = upstream
         self.send = send
-        self.step = step
+        self.keep = keep
+        self.pieces: list[bytes] = []
+        self.size = 0
+        self.first_byte: float | None = None
         self.finished = False
         self.broken = ""
 
-    async def run(self, receive: Any, app: ProxyApp) -> str:
-        """`done`, `disconnected` (the client left), or `broken` (the upstream did)."""
+    def ended(self, rid: int, outcome: str, why: str = "") -> Ended:
+        """The fact for the journal: how the exchange ended, and what came."""
+        upstream = self.upstream
+        return Ended(
+            rid,
+            outcome,
+            upstream.status_code,
+            upstream.headers.get("content-encoding", ""),
+            self.pieces,
+            self.size,
+            self.first_byte,
+            time.perf_counter(),
+            why,
+            self.broken,
+        )
+
+    async def run(self, receive: Any, app: ProxyApp, rid: int | None) -> str:
+        """`done`, `cut` (the client left), or `broken` (the upstream did)."""
         relay = asyncio.ensure_future(self._relay())
         watch = asyncio.ensure_future(_disconnected(receive))
         try:
@@ -372,12 +286,11 @@ class _Relay:
             relay.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await relay
-            return "disconnected"
+            return "cut"
         except asyncio.CancelledError:  # fc proxy stops: the step is cut, the task goes on ending
             relay.cancel()
-            if self.step is not None:
-                self.step.ended()
-                app.journal(self.step.cut, app.view, STOPPED)
+            if rid is not None:
+                app.journal(self.ended(rid, "cut", STOPPED))
             raise
         finally:
             watch.cancel()
@@ -386,18 +299,22 @@ class _Relay:
     async def _relay(self) -> str:
         import httpx
 
-        upstream, send, step = self.upstream, self.send, self.step
+        upstream, send = self.upstream, self.send
         headers = [(k, v) for k, v in upstream.headers.raw if k.lower() not in HOP_BY_HOP]
-        if step is not None:
-            step.answered(upstream.status_code, upstream.headers.get("content-encoding", ""))
         await send(
             {"type": "http.response.start", "status": upstream.status_code, "headers": headers}
         )
+        pieces, keep = self.pieces, self.keep
         try:
             async for chunk in upstream.aiter_raw():
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                if step is not None:
-                    step.on_bytes(chunk)
+                if self.first_byte is None:
+                    self.first_byte = time.perf_counter()
+                self.size += len(chunk)
+                if self.size <= keep:
+                    pieces.append(chunk)
+                elif pieces:
+                    pieces.clear()  # forwarded, not recorded: held no longer
         except httpx.HTTPError as e:
             self.broken = _reason(e)
             return "broken"  # the client's connection is dropped: its answer was cut too

@@ -8,8 +8,10 @@ thinking is left out of the comparison, so an agent that drops its reasoning (wh
 then reports) still continues its trace.
 
 An agent asks for its next step only after the answer came, but the last bytes of a stream reach
-it about when the proxy reads them: a request that could continue a step still in flight waits
-for that step to be recorded before it is matched (requests of other conversations do not wait).
+it about when the proxy reads them, so the journal may learn of the next request before it
+learns how the step ended: a request that could continue a step still in flight waits for that
+step to be recorded before it is matched (`blocker`; requests of other conversations do not
+wait; the journal holds it back, journal.py).
 
 Conversations are found by the hashes of their histories' prefixes, not by scanning them all:
 a proxy that has seen thousands of conversations matches a request as fast as one that has seen
@@ -18,7 +20,6 @@ one (a chain hash per message: each message's text is hashed once per request).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,9 +56,7 @@ def prefix_hashes(keys: list[str]) -> list[int]:
 class Conversation:
     """One agent's conversation, recorded as one trace.
 
-    Two threads share it, each its own fields: the event loop matches requests (`steps` to
-    `closed`, changed only on the loop), the journal writes the trace (`writer` to `finished`,
-    changed only in the journal's thread; journal.py)."""
+    Lives in the journal (journal.py), which matches requests and writes the trace."""
 
     fmt: str
     layout: tuple[str, str] = ("", "")
@@ -70,7 +69,8 @@ class Conversation:
     None while that answer is in flight (or when it never came)."""
     request_hash: int = 0
     history_hash: int = 0
-    in_flight: asyncio.Event | None = None
+    in_flight: bool = False
+    """A step was claimed and its answer is not recorded yet."""
     closed: bool = False
     """No further step: it ended (an answer without calls, an error), or fc proxy stopped."""
 
@@ -95,7 +95,7 @@ class Conversation:
 
 class Conversations:
     """The conversations not closed yet, indexed by what their next request must begin with.
-    Changed on the event loop only."""
+    In the journal, which hands them requests and outcomes in the order the proxy saw them."""
 
     def __init__(self) -> None:
         self.open: dict[Conversation, None] = {}
@@ -105,20 +105,27 @@ class Conversations:
         self._flying: dict[int, list[Conversation]] = {}
         """By their last request's hash: those whose answer is in flight."""
 
-    async def continued(self, fmt: str, keys: list[str]) -> Conversation | None:
-        """The open conversation that a request of history `keys` continues, its next step
-        claimed; None: the request starts a conversation of its own."""
+    def blocker(self, fmt: str, keys: list[str]) -> Conversation | None:
+        """A conversation whose step in flight a request of history `keys` may continue (it
+        extends that step's request by an answer and more): the request must wait until that
+        step is settled before it is matched. None: it can be matched now."""
         hashes = prefix_hashes(keys)
-        # A step in flight whose request this one extends by its answer and more: wait for it.
         for n in range(len(keys) - 2, 0, -1):
-            for c in list(self._flying.get(hashes[n], ())):
-                if c.fmt == fmt and c.in_flight is not None and c.request_keys == keys[:n]:
-                    await c.in_flight.wait()
+            for c in self._flying.get(hashes[n], ()):
+                if c.fmt == fmt and c.in_flight and c.request_keys == keys[:n]:
+                    return c
+        return None
+
+    def continued(self, fmt: str, keys: list[str]) -> Conversation | None:
+        """The open conversation that a request of history `keys` continues, its next step
+        claimed; None: the request starts a conversation of its own. Asked once `blocker`
+        says None."""
+        hashes = prefix_hashes(keys)
         # The longest history this request goes on from (more than an answer: results).
         for n in range(len(keys) - 1, 0, -1):
             for c in self._waiting.get(hashes[n], ()):
                 if c.fmt == fmt and not c.closed and c.history_keys == keys[:n]:
-                    self.begin(c, keys, hashes[-1])  # claimed at once: no await from here
+                    self.begin(c, keys, hashes[-1])
                     return c
         return None
 
@@ -134,7 +141,7 @@ class Conversations:
         c.steps += 1
         c.request_keys, c.request_hash = keys, request_hash
         c.history_keys = None
-        c.in_flight = asyncio.Event()
+        c.in_flight = True
         self._flying.setdefault(request_hash, []).append(c)
 
     def settle(self, c: Conversation, answer: Message | None, closed: bool) -> None:
@@ -149,9 +156,7 @@ class Conversations:
             c.history_keys = [*c.request_keys, key]
             c.history_hash = hash((c.request_hash, key))
             self._waiting.setdefault(c.history_hash, []).append(c)
-        if c.in_flight is not None:
-            c.in_flight.set()
-            c.in_flight = None
+        c.in_flight = False
 
 
 def _drop(index: dict[int, list[Conversation]], key: int, c: Conversation) -> None:

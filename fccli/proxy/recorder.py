@@ -40,16 +40,22 @@ KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-ke
 def header_secrets(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> Secrets:
     """The client's key (as sent, and without its `Bearer `), and the values of its query
     string (Gemini's `?key=`): what no file may hold."""
+    return maskers(secret_values(headers, query_values))
+
+
+def secret_values(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> tuple[str, ...]:
+    """`header_secrets`' values, not yet compiled into patterns (cheap: the proxy's event loop
+    hands them to the journal, which compiles them)."""
     values = list(query_values)
     for name, value in headers:
         if name.decode("latin-1").lower() in KEY_HEADERS:
             text = value.decode("latin-1")
             values += [text, text.partition(" ")[2]]
-    return _maskers(tuple(values))
+    return tuple(values)
 
 
 @functools.lru_cache(maxsize=64)
-def _maskers(values: tuple[str, ...]) -> Secrets:
+def maskers(values: tuple[str, ...]) -> Secrets:
     """One agent sends one key again and again: its patterns are compiled once."""
     return Secrets(values)
 
@@ -80,10 +86,9 @@ class Decoder:
 
 @dataclass(eq=False)
 class Step:
-    """One step, from the request's arrival to its answer's last byte. The event loop builds it
-    and adds the answer's pieces (`on_bytes`, cheap); everything that writes or prints runs in
-    the journal's thread (`opened`, then one of `done`, `cut`, `unreachable`, `blocked`), which
-    hands the outcome back to the loop through `settle`."""
+    """One step, from the request's arrival to its answer's last byte, recorded in the journal
+    (journal.py) from what the event loop saw (facts.py): `opened`, then one of `done`, `cut`,
+    `unreachable`, `blocked`, each of which hands the outcome to `settle`."""
 
     conversation: Conversation
     number: int
@@ -98,8 +103,10 @@ class Step:
     until it is read (in the journal, unless --strict-check read it before forwarding)."""
     secrets: Secrets
     settle: Callable[[Conversation, Message | None, bool], None]
-    """Hands the step's outcome back to the event loop (its answer; whether it closed)."""
+    """Hands the step's outcome on to the matching of requests (its answer; whether it closed)."""
     start: float = field(default_factory=time.perf_counter)
+    """When the request came (the event loop's clock, as `first_byte` and `end`)."""
+    wall: float = field(default_factory=time.time)
     pieces: list[bytes] = field(default_factory=list)
     max_bytes: int = 16 * 1024 * 1024
     """An answer above this is forwarded whole and not kept (--max-record-mb), not held in memory."""
@@ -113,7 +120,9 @@ class Step:
     def __post_init__(self) -> None:
         self.record = StepRecord(
             step=self.number,
-            started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            started_at=datetime.fromtimestamp(self.wall, timezone.utc).isoformat(
+                timespec="milliseconds"
+            ),
             stop_reason=None,
             wire_stop_reason=None,
             duration_ms=None,
@@ -121,27 +130,13 @@ class Step:
             tool_runs=[],
         )
 
-    # on the event loop
-
-    def answered(self, status: int, encoding: str) -> None:
-        """The answer's head came: its status, and how its body is compressed."""
-        self.status = status
-        self.encoding = encoding
-
-    def on_bytes(self, chunk: bytes) -> None:
-        """A piece of the answer, after it went on to the client."""
-        if self.first_byte is None:
-            self.first_byte = time.perf_counter()
-        self.size += len(chunk)
-        if self.size > self.max_bytes:
-            self.pieces.clear()  # forwarded, not recorded: held no longer
-            return
-        self.pieces.append(chunk)
-
-    def ended(self) -> None:
-        self.end = time.perf_counter()
-
-    # in the journal's thread
+    def answered(
+        self, status: int, encoding: str, pieces: list[bytes], size: int, first: float | None
+    ) -> None:
+        """What came back: its status, how its body is compressed, the body's pieces as they
+        came (none when above the limit), its size, when its first byte came."""
+        self.status, self.encoding = status, encoding
+        self.pieces, self.size, self.first_byte = pieces, size, first
 
     def opened(self, view: Any) -> None:
         """The request's files and record, and the step on the terminal."""
@@ -311,7 +306,7 @@ class Step:
             body=text,
         )
 
-    def cut(self, view: Any, why: Msg) -> None:
+    def cut(self, view: Any, why: str) -> None:
         """The exchange ended before the answer did (the client went away, fc proxy stopped):
         what came is kept, and the trace says `interrupted`."""
         c = self.conversation

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.proxy.app import ProxyApp, Settings
-from fccli.proxy.target import resolve
+from fccli.proxy.target import Target, resolve
 from fccli.trace.names import TRACES_ROOT
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from fccli.render.proxy_view import ProxyView
 
 
 @dataclass
@@ -35,8 +37,13 @@ def default_out(now: datetime | None = None) -> Path:
 
 
 def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyApp, Path]:
-    """The app for `options`, and where its traces go; nothing is bound or printed yet.
-    `console`: where it prints (a test's), else stdout."""
+    """The app for `options` with its journal in a thread (tests), and where its traces go;
+    nothing is bound or printed yet. `console`: where it prints (a test's), else stdout."""
+    target, settings, view = _parts(options, console)
+    return ProxyApp(target, settings, view), settings.out
+
+
+def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Settings, ProxyView]:
     from fccli.render.console import make_console
     from fccli.render.proxy_view import ProxyView
 
@@ -51,18 +58,18 @@ def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyA
         max_record_bytes=options.max_record_bytes,
         timeout=options.timeout,
     )
-    return ProxyApp(target, settings, view), out
+    return target, settings, view
 
 
 def serve(options: ProxyOptions) -> None:
-    from fccli.proxy.journal import quick_handoff
+    """`fc proxy`: its journal in a child process (journal.py), started once the port is bound."""
+    from fccli.proxy.journal import ChildJournal
     from fccli.server import launch
 
-    quick_handoff()
-    app, out = build(options)
+    target, settings, view = _parts(options, None)
     bound = launch.bind(options.host, options.port)
-    view = app.view
-    view.banner(bound.url, app.target.agent_lines(bound.url), app.target.shown, str(out))
+    app = ProxyApp(target, settings, view, ChildJournal(target, settings, view.journal_lost))
+    view.banner(bound.url, target.agent_lines(bound.url), target.shown, str(settings.out))
     warning = launch.exposure_warning(options.host)
     if warning is not None:
         view.warn(warning)

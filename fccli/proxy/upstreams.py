@@ -4,9 +4,9 @@ one request at a time, not one client whose pool all requests share.
 Why not one pool: httpx's pool (httpcore) looks at every connection it holds each time a
 request enters or leaves it, and asks each idle one's socket whether the server closed it (two
 system calls, through anyio). At 16 concurrent clients that is a hundred system calls per
-request, each of which lets the journal's thread take the interpreter lock (journal.py), and the
-event loop waits for it to hand it back: tens of milliseconds per request at 16 clients
-(benchmarks/proxy.py). A client of one connection has one to look at. The clients share one SSL
+request, CPU on the event loop's path (and, when the journal was a thread, a chance each time for
+it to take the interpreter lock: tens of milliseconds per request at 16 clients,
+benchmarks/proxy.py). A client of one connection has one to look at. The clients share one SSL
 context (building one takes tens of milliseconds); there are as many as requests were ever in
 flight at once, each keeping its connection alive as httpx does (5 s idle).
 """

@@ -113,11 +113,31 @@ class ProxyView:
         for conversation in closed:
             c.print(f"  {escape(str(conversation.path))}")
 
-    def bug(self, error: BaseException) -> None:
+    def waiting_for_journal(self) -> None:
+        self.console.print(_("[dim]fc proxy: writing the traces still queued…[/]"))
+
+    def journal_lost(self) -> None:
+        self.console.print(
+            _(
+                "[red]fc proxy: its journal process ended:[/] requests are still forwarded, "
+                "no longer recorded"
+            )
+        )
+
+    def journal_unfinished(self) -> None:
+        self.console.print(
+            _(
+                "[yellow]warning:[/] fc proxy stopped before it had written every trace: "
+                "the last steps may be missing"
+            )
+        )
+
+    def bug(self, kind: str, error: str) -> None:
+        """An exception in fc proxy (`kind`, its text): a bug, said in one line."""
         self.console.print(
             _(
                 "[red]internal error:[/] {kind}: {error} (a bug in fc proxy; the client got HTTP 500)",
-                kind=escape(type(error).__name__),
-                error=escape(str(error)),
+                kind=escape(kind),
+                error=escape(error),
             )
         )

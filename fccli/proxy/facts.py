@@ -1,0 +1,78 @@
+"""What the event loop hands the journal (journal.py): plain facts about each exchange, picklable
+and cheap to build, so that the loop does no more than forward and the journal (in a child
+process) does the reading, matching, checking, writing and printing.
+
+One model request is an `Asked`, then an `Ended` with the same `rid`, in that order; other lines
+for the terminal are `Said`. Times are the loop's `time.perf_counter()`: only their differences
+are used. The client's key is among `Asked.secrets`, which the journal holds in memory only, to
+mask an answer that echoes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A model request was read and is being forwarded."""
+
+    rid: int
+    fmt: str
+    """The wire format its path says (the registry's name)."""
+    path: str
+    body: bytes
+    secrets: tuple[str, ...]
+    """The client's key header values and query values: never written, masked where echoed."""
+    start: float
+    wall: float
+    """`time.time()` at the start: the step's `started_at`."""
+    findings: list[tuple[str, str]] | None = None
+    """What `fc check` found, when --strict-check read it before forwarding."""
+    blocked: str | None = None
+    """--strict-check stopped it (why): not forwarded, answered 400."""
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The exchange of request `rid` is over, one way or another."""
+
+    rid: int
+    outcome: str
+    """`done`; `cut` (the client left, or fc proxy stopped: `why`); `broken` (the upstream's
+    answer broke off: `reason`, unmasked); `unreachable` (no answer: `why`, masked)."""
+    status: int = 0
+    encoding: str = ""
+    """The answer's Content-Encoding."""
+    pieces: list[bytes] = field(default_factory=list)
+    """The answer's body as it came, piece by piece (empty when above the record limit)."""
+    size: int = 0
+    first_byte: float | None = None
+    end: float = 0.0
+    why: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Said:
+    """A line for the terminal about a request that is not recorded: `passed` (forwarded, not
+    recorded), `refused` (fc answered it itself), or `bug` (`path` is the error's kind)."""
+
+    kind: str
+    method: str
+    path: str
+    status: int | None
+    why: str
+
+
+@dataclass(frozen=True)
+class Close:
+    """fc proxy stops: every open trace is closed `interrupted`, and the journal ends."""
+
+
+@dataclass
+class Flush:
+    """(In-process journal) `done` is set once every fact before it is handled."""
+
+    done: Any
