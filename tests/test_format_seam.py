@@ -39,3 +39,13 @@ def test_the_search_finds_a_format_name() -> None:
     # The test above can fail: a module naming a format is found, a longer string is not.
     source = 'KIND = "anthropic"\nNOTE = "anthropic blocks"\n'
     assert _format_literals(source) == [(1, "anthropic")]
+
+
+def test_refuses_is_membership_in_refusals() -> None:
+    """registry.refuses tells a rule without reading sentences (no provider's package for an
+    internal-format history): the same answer as `rule in refusals(name)`."""
+    from fccli.wire import registry
+
+    for name in registry.format_names():
+        for rule in [f"FC{n}" for n in range(100, 131)]:
+            assert registry.refuses(name, rule) == (rule in registry.refusals(name)), (name, rule)

@@ -25,9 +25,8 @@ from typing import Any
 from fccli.core.jsonio import reject_constant
 from fccli.wire.base import WireFormat
 from fccli.wire.chat.codec import ERROR_MARKER
-from fccli.wire.gemini.codec import SIGNATURE, invented_id
-from fccli.wire.gemini.format import FAMILY as PARTS_FAMILY
-from fccli.wire.registry import FORMATS, family, refusals
+from fccli.wire.gemini import FAMILY as PARTS_FAMILY
+from fccli.wire.registry import FORMATS, family, refuses
 
 ITEMS = "items"
 """The family whose history is a flat list of items (wire/base.py)."""
@@ -230,7 +229,7 @@ class History:
 
     def refuses(self, rule: str) -> bool:
         """The format's providers answer this rule's mistake with HTTP 400."""
-        return rule in refusals(self.format)
+        return refuses(self.format, rule)
 
     def calls(self) -> list[Call]:
         return [c for t in self.turns for c in t.calls]
@@ -398,6 +397,8 @@ def _string_call(
 def _parts_turn(content: dict[str, Any], index: int, path: str) -> Turn:
     """Gemini's `{role: user | model, parts}`; role model read as assistant. A call or result
     without an id gets one here as fc's reader gives it (_pair_by_name pairs the results)."""
+    from fccli.wire.gemini.codec import SIGNATURE, invented_id
+
     role = content.get("role", "user")
     turn = Turn(index, "assistant" if role == "model" else role, path, raw=content)
     parts = content.get("parts")

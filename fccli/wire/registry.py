@@ -110,18 +110,20 @@ FORMATS: MutableMapping[str, WireFormat] = _Formats(
 last. Each key is its format's `name` (tests/test_format_contract.py)."""
 
 
+# The internal format lays calls and results out as Anthropic does: those of Anthropic's
+# sentences hold, and chat's for a schema. Which rules, known without importing either.
+_INTERNAL_AS_ANTHROPIC = ("FC101", "FC102", "FC103", "FC104", "FC106", "FC109")
+_INTERNAL_AS_CHAT = "FC115"
+
+
 @cache
 def _internal_refusals() -> Mapping[str, Refusal]:
     from fccli.wire.anthropic import format as anthropic
     from fccli.wire.chat import format as chat
 
     return {
-        # The internal format lays calls and results out as Anthropic does: its sentences hold.
-        **{
-            rule: anthropic.REFUSALS[rule]
-            for rule in ("FC101", "FC102", "FC103", "FC104", "FC106", "FC109")
-        },
-        "FC115": chat.INVALID_SCHEMA,
+        **{rule: anthropic.REFUSALS[rule] for rule in _INTERNAL_AS_ANTHROPIC},
+        _INTERNAL_AS_CHAT: chat.INVALID_SCHEMA,
     }
 
 
@@ -149,6 +151,15 @@ def refusals(name: str) -> Mapping[str, Refusal]:
     """What a provider answers for each mistake in a history of format `name` (for the
     internal format, what the providers would)."""
     return FORMATS[name].refusals if name in FORMATS else _internal_refusals()
+
+
+def refuses(name: str, rule: str) -> bool:
+    """Whether a provider answers a history of format `name` that breaks `rule` with a 400:
+    `rule in refusals(name)`, without reading the sentences (fc run checks its own internal
+    request this way, and needs no provider's package for it)."""
+    if name in FORMATS:
+        return rule in FORMATS[name].refusals
+    return rule in _INTERNAL_AS_ANTHROPIC or rule == _INTERNAL_AS_CHAT
 
 
 def formats_at(path: str) -> list[WireFormat]:

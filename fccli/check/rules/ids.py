@@ -13,7 +13,7 @@ from fccli.check.findings import Finding, finding
 from fccli.check.history import History
 from fccli.check.rules.common import call_label
 from fccli.i18n import Msg
-from fccli.wire.anthropic.codec import ID_PATTERN
+from fccli.wire.anthropic import ID_PATTERN
 
 _ID = re.compile(ID_PATTERN)
 

@@ -51,8 +51,6 @@ THINKING_BUDGET = 2048
 MIN_THINKING_BUDGET = 1024
 NAME = "anthropic"
 """The format's name: trace files' suffix, and the origin of the blocks it keeps verbatim."""
-ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
-"""Anthropic refuses a tool_use id outside this pattern."""
 
 
 def thinking_budget(max_tokens: int) -> int:

@@ -15,10 +15,8 @@ from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
 from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
-from fccli.wire.gemini import codec
+from fccli.wire.gemini import FAMILY, codec
 
-FAMILY = "gemini"
-"""The layout family of this format alone: contents of parts (wire/base.py)."""
 _WHO = "Gemini"
 # google-gemini/gemini-cli#4217, #5443, #16415: a call turn whose results are missing or more.
 COUNT_MISMATCH = (
