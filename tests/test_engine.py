@@ -89,7 +89,8 @@ def test_a_tool_stop_is_executed_and_all_results_go_back_in_one_turn(tmp_path: P
     )
     result, _ = run(tmp_path, provider)
     assert result.status == "ok" and result.final_answer == "done"
-    assert executed == ["A", "B"]
+    # both executed; they run at once, so in either order (the results' order is by id, below)
+    assert sorted(executed) == ["A", "B"]
     second = provider.sent[1]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "tool", "tool"]
     assert second[1]["tool_calls"] == [call("c1", '{"city":"A"}'), call("c2", '{"city":"B"}')]
