@@ -1,6 +1,7 @@
 """What long traces cost fc's readers, and fc's start-up against the libraries it stands on.
 
 Usage: python benchmarks/long_trace.py [--steps 10,100,300,1000] [--runs N] [--keep DIR]
+       [--startup-runs N] [--instructions] [--no-startup]
 
 Run it with the interpreter `fc` is installed in (e.g. .venv/bin/python benchmarks/long_trace.py).
 For each size it records a trace with `fc run` against the test fake provider
@@ -13,13 +14,19 @@ one's CPU time (user + system) and peak memory (ru_maxrss) with the ratio to the
 Last, the start-up ratios: `fc show` of an example trace and `fc run` (offline demo) against
 `python -c "import typer, rich.console; from pydantic import BaseModel"`, and `fc --help`
 against `python -c "import typer"`. CPU time, not wall time, of each child (other processes
-share the machine), the minimum of --runs runs. A measurement, not a test: it always exits 0.
+share the machine), the minimum of --startup-runs runs; in brackets, the median of each round's
+own ratio (command and reference run moments apart, so a drift of the machine's speed cancels
+out). With --instructions, valgrind's count of instructions too, which is the same however busy
+the machine is (~15 s per command). A measurement, not a test: it always exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -160,7 +167,7 @@ def long_traces(fc: list[str], sizes: list[int], runs: int, keep: Path) -> None:
     print("(! : the command failed; exit 1 from check is findings, not a failure)")
 
 
-def startup(fc: list[str], runs: int) -> None:
+def startup(fc: list[str], runs: int, instructions: bool = False) -> None:
     py = [sys.executable]
     example = sorted((REPO / "traces" / "examples").iterdir())[0]
     with tempfile.TemporaryDirectory() as tmp:
@@ -175,11 +182,16 @@ def startup(fc: list[str], runs: int) -> None:
         for argv in rows.values():  # warm-up: .pyc files, disk cache
             measure(argv)
         # Round-robin, so that a busy spell of the machine falls on every row alike.
-        cpu = {label: float("inf") for label in rows}
+        rounds: list[dict[str, float]] = []
         for _ in range(runs):
-            for label, argv in rows.items():
-                cpu[label] = min(cpu[label], measure(argv)[0])
-    print(f"\nstart-up (CPU, least of {runs} runs)\n")
+            rounds.append({label: measure(argv)[0] for label, argv in rows.items()})
+        counts = (
+            {label: _instructions(argv) for label, argv in rows.items()} if instructions else {}
+        )
+    cpu = {label: min(r[label] for r in rounds) for label in rows}
+    print(
+        f"\nstart-up (CPU, least of {runs} runs; in brackets the median of each round's own ratio)\n"
+    )
     print(f"python -c 'import typer'   {cpu['typer'] * 1000:6.0f} ms")
     print(f"python -c '{FLOOR}'  {cpu['floor'] * 1000:6.0f} ms   (the floor)")
     for label, against, target in (
@@ -188,11 +200,36 @@ def startup(fc: list[str], runs: int) -> None:
         ("fc run", "floor", 1.5),
     ):
         ratio = cpu[label] / cpu[against]
+        # A round's command and its reference ran moments apart: their ratio is steadier than
+        # the ratio of two minima taken from different moments of a machine whose speed drifts.
+        paired = statistics.median(r[label] / r[against] for r in rounds)
         verdict = "ok" if ratio <= target else "over"
-        print(
-            f"{label:<10} {cpu[label] * 1000:6.0f} ms  {ratio:4.2f}× {against}"
+        line = (
+            f"{label:<10} {cpu[label] * 1000:6.0f} ms  {ratio:4.2f}× {against} [{paired:4.2f}×]"
             f"  (target ≤{target}×: {verdict})"
         )
+        if counts.get(label) and counts.get(against):
+            line += f"  instructions {counts[label] / 1e6:5.0f} M: {counts[label] / counts[against]:4.2f}×"
+        print(line)
+    if instructions and not counts.get("floor"):
+        print("(no instruction counts: valgrind is not installed)")
+
+
+def _instructions(argv: list[str]) -> int | None:
+    """Instructions the command runs (valgrind's callgrind): the same count however busy the
+    machine is; None without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    return int(found.group(1)) if found else None
 
 
 def main() -> None:
@@ -202,6 +239,11 @@ def main() -> None:
     parser.add_argument("--startup-runs", type=int, default=7, help="runs per start-up command")
     parser.add_argument("--keep", type=Path, help="keep the traces here (and reuse them)")
     parser.add_argument("--no-startup", action="store_true", help="skip the start-up ratios")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each start-up command's instructions with valgrind (load-independent)",
+    )
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.steps.split(",") if s.strip())
     fc = fc_command()
@@ -212,7 +254,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             long_traces(fc, sizes, max(1, args.runs), Path(tmp))
     if not args.no_startup:
-        startup(fc, max(1, args.startup_runs))
+        startup(fc, max(1, args.startup_runs), args.instructions)
 
 
 if __name__ == "__main__":
