@@ -23,3 +23,26 @@ def test_the_long_trace_benchmark_prints_a_row_per_size(tmp_path: Path) -> None:
         assert len(cells) == 12, row
         assert "!" not in " ".join(cells), f"a command failed: {row}"
     assert (tmp_path / "long-6" / "6-request.deepseek.json").is_file()
+
+
+PROXY_BENCHMARK = BENCHMARK.parent / "proxy.py"
+
+
+def test_the_proxy_benchmark_and_its_floor_print_what_each_adds() -> None:
+    """The README's two lines: what fc proxy adds per request and to a stream's first byte, and
+    the same for a bare uvicorn+httpx pass-through (--floor). Tiny runs: the table, not timings."""
+    for extra, what in (([], "fc proxy"), (["--floor"], "bare pass-through")):
+        done = subprocess.run(
+            [sys.executable, str(PROXY_BENCHMARK), "--requests", "2", "--clients", "1", *extra],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        assert what in done.stdout.splitlines()[0]
+        for label in ("request (JSON), 1 client(s)", "first byte (stream), 1 client(s)"):
+            row = next(line for line in done.stdout.splitlines() if line.startswith(label))
+            added = row[len(label) :].split()[4]
+            assert re.fullmatch(r"[+-]\d+\.\d\d", added), row
+        if extra:  # the pass-through has no journal (fc proxy's may use under a clock tick here)
+            assert row.split()[-1] == "0.00", row
