@@ -325,6 +325,23 @@ def _pipe_inbox(fd: int) -> Inbox:
     return Inbox(read, readable)
 
 
+def _more_open_files() -> None:
+    """Each open trace holds its lock file open until it ends (trace/writer.py, `claim`), and an
+    agent's conversations stay open until it stops asking: past the soft limit (256 on macOS,
+    1,024 on many Linux systems) the next trace could not be written. The journal raises its
+    own soft limit to the hard one, where the system lets it."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    for wanted in (hard, 10240):  # macOS refuses more than its OPEN_MAX for an unlimited hard
+        if soft != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > soft):
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                return
+
+
 def main() -> None:
     """The journal's child process: the facts from stdin, until `Close` or the pipe's end."""
     import signal
@@ -337,6 +354,7 @@ def main() -> None:
     from fccli.render.console import make_console
     from fccli.render.proxy_view import ProxyView
 
+    _more_open_files()
     inbox = _pipe_inbox(sys.stdin.fileno())
     header = inbox.take()
     if header is None:
