@@ -341,3 +341,32 @@ def test_stopping_mid_stream_keeps_what_came_as_interrupted(tmp_path: Path) -> N
     assert manifest["error"]["message"] == "step 1: fc proxy stopped before the answer ended"
     assert (trace / "1-response.openai.sse").read_bytes().startswith(first)
     assert "fc proxy stopped before the answer ended" in px.printed
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="finds the journal in Linux's /proc"
+)
+def test_a_journal_that_died_is_said_once_and_requests_still_go_through(tmp_path: Path) -> None:
+    with FakeProvider() as server:
+        process, banner = _fc_proxy(tmp_path, server.url)
+        try:
+            port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
+            children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+            (journal,) = [int(pid) for pid in children.split()]
+            os.kill(journal, signal.SIGKILL)
+            for _ in range(2):
+                answer = httpx.post(
+                    f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
+                )
+                assert answer.json()["choices"][0]["finish_reason"] == "tool_calls"
+            os.killpg(process.pid, signal.SIGINT)
+            process.wait(timeout=20)
+            out = process.stdout.read() if process.stdout else ""
+            err = process.stderr.read() if process.stderr else ""
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in out + err
+    assert out.count("its journal process ended") == 1, out
+    assert "requests are still forwarded, no longer recorded" in out
