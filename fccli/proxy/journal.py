@@ -51,7 +51,7 @@ PATIENT_SECONDS = 1.0
 """After this, stopping says that it is waiting for the journal."""
 NICENESS = 10
 """The journal's child process runs at this lower priority than the proxy's."""
-LULL_SECONDS = 0.02
+LULL_SECONDS = 0.05
 """The journal handles what it has once no fact has come for this long. Measured on 2 cores
 (benchmarks/proxy.py, 16 clients): a journal working during a burst took CPU from the forwarding
 and added 15-30 ms to the first byte of a stream; a journal that waits adds nothing. One agent
@@ -60,8 +60,9 @@ its steps show this much later, at most."""
 BACKLOG_BYTES = 64 << 20
 """...or once this much waits to be handled: memory stays bounded under a flood that never
 pauses (the journal then works beside the forwarding, as it would without waiting)."""
-BATCH_SECONDS = 0.01
-"""The proxy writes the facts of this long at once (below LULL_SECONDS: a burst stays a burst)."""
+BATCH_SECONDS = 0.005
+"""The proxy writes the facts of this long at once: a tenth of LULL_SECONDS, so that a write
+that comes late on a busy machine does not look like a lull to the journal."""
 _LENGTH = 8
 """Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
 pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
