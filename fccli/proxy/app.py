@@ -84,6 +84,8 @@ class ProxyApp:
         """Records and prints, in order, off the requests' path (journal.py)."""
         self.upstreams = Upstreams(settings.timeout)
         self._asked = 0
+        self._relaying: dict[int, _Relay] = {}
+        """The answers being relayed, by request id, until their end is handed to the journal."""
         self._stopped = False
         self.stopping: Callable[[], bool] = lambda: False
         """Whether the server is shutting down (set by server/launch.py)."""
@@ -119,6 +121,10 @@ class ProxyApp:
         if self._stopped:
             return
         self._stopped = True
+        # An answer still relayed ends here, with what came of it: its task, cancelled by the
+        # server, may get to say so only after the journal has closed.
+        for rid, relay in list(self._relaying.items()):
+            self.relay_ended(rid, relay.ended(rid, "cut", STOPPED))
         if not self.journal.close(say=lambda _: self.view.waiting_for_journal()):
             self.view.journal_unfinished()
 
@@ -228,13 +234,22 @@ class ProxyApp:
             await _answer(send, 502, shape(502, f"fc proxy: {why}"))
             return
         relay = _Relay(upstream, send, self.settings.max_record_bytes if rid is not None else -1)
+        if rid is not None:
+            self._relaying[rid] = relay
         outcome = await relay.run(receive, self, rid)
         if rid is not None:
-            self.journal(relay.ended(rid, outcome, self._gone() if outcome == "cut" else ""))
+            self.relay_ended(
+                rid, relay.ended(rid, outcome, self._gone() if outcome == "cut" else "")
+            )
         elif fmt is None:
             self.journal(
                 Said("passed", method, path, upstream.status_code, Msg("not a model request"))
             )
+
+    def relay_ended(self, rid: int, ended: Ended) -> None:
+        """The end of request `rid`'s answer, handed to the journal once."""
+        if self._relaying.pop(rid, None) is not None:
+            self.journal(ended)
 
     def _gone(self) -> Msg:
         """Why a client's connection closed mid-answer: it went away, or fc proxy is stopping."""
@@ -276,24 +291,38 @@ class _Relay:
         )
 
     async def run(self, receive: Any, app: ProxyApp, rid: int | None) -> str:
-        """`done`, `cut` (the client left), or `broken` (the upstream did)."""
-        relay = asyncio.ensure_future(self._relay())
-        watch = asyncio.ensure_future(_disconnected(receive))
+        """`done`, `cut` (the client left), or `broken` (the upstream did).
+
+        The relay runs in the request's own task, at once: in a task of its own it would start
+        one turn of the event loop later, and at 16 clients that turn is what every other
+        request has ready (the first byte waited for it). A watcher task cancels the relay
+        when the client goes away."""
+        relaying = asyncio.current_task()
+        assert relaying is not None
+        left = False
+
+        async def watch() -> None:
+            nonlocal left
+            await _disconnected(receive)
+            if not self.finished:
+                left = True
+                relaying.cancel()
+
+        watcher = asyncio.ensure_future(watch())
         try:
-            done, _ = await asyncio.wait({relay, watch}, return_when=asyncio.FIRST_COMPLETED)
-            if relay in done or self.finished:
-                return await relay
-            relay.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await relay
-            return "cut"
-        except asyncio.CancelledError:  # fc proxy stops: the step is cut, the task goes on ending
-            relay.cancel()
+            return await self._relay()
+        except asyncio.CancelledError:
+            if left:  # the client's own leaving, not fc proxy stopping: handled here
+                uncancel = getattr(relaying, "uncancel", None)  # Python 3.11+
+                if uncancel is not None:
+                    uncancel()
+                return "cut"
+            # fc proxy stops: the step is cut, the task goes on ending
             if rid is not None:
-                app.journal(self.ended(rid, "cut", STOPPED))
+                app.relay_ended(rid, self.ended(rid, "cut", STOPPED))
             raise
         finally:
-            watch.cancel()
+            watcher.cancel()
             await self.upstream.aclose()
 
     async def _relay(self) -> str:
