@@ -4,6 +4,7 @@ not JSON, paths it does not record, the checks before forwarding, Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -370,3 +371,43 @@ def test_a_journal_that_died_is_said_once_and_requests_still_go_through(tmp_path
     assert "Traceback" not in out + err
     assert out.count("its journal process ended") == 1, out
     assert "requests are still forwarded, no longer recorded" in out
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="finds the journal in Linux's /proc"
+)
+def test_ctrl_c_again_while_the_journal_catches_up_stops_at_once(tmp_path: Path) -> None:
+    """What a burst left can take the journal a while to write: stopping says it waits, and a
+    second Ctrl-C ends the wait (and the journal) at once, saying steps may be missing. The
+    journal is paused here, so that it is still busy whatever this machine's speed."""
+    with FakeProvider() as server:
+        process, banner = _fc_proxy(tmp_path, server.url)
+        try:
+            port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
+            children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+            (journal,) = [int(pid) for pid in children.split()]
+            answer = httpx.post(
+                f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
+            )
+            assert answer.status_code == 200
+            os.kill(journal, signal.SIGSTOP)
+            os.killpg(process.pid, signal.SIGINT)
+            assert process.stdout is not None
+            said = ""
+            while "writing the traces still queued" not in said:
+                line = process.stdout.readline()
+                assert line, said
+                said += line
+            assert "Ctrl-C again stops now" in said
+            os.killpg(process.pid, signal.SIGINT)
+            process.wait(timeout=20)  # not the 120 s the wait would allow
+            out = said + process.stdout.read()
+            err = process.stderr.read() if process.stderr else ""
+        finally:
+            if process.poll() is None:
+                process.kill()
+            with contextlib.suppress(OSError):
+                os.kill(journal, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert "Traceback" not in out + err
+    assert "the last steps may be missing" in out

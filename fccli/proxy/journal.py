@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
@@ -234,17 +234,43 @@ class ChildJournal:
             pass
         if say is not None:
             say("waiting")
+        with self._ctrl_c_stops_it() as stopped:
+            try:
+                self._child.wait(max(0.0, deadline - time.monotonic()))
+                return not stopped
+            except subprocess.TimeoutExpired:
+                self._child.kill()
+                self._child.wait()
+                return False
+            except BaseException:
+                self._child.kill()
+                self._child.wait()
+                raise
+
+    @contextlib.contextmanager
+    def _ctrl_c_stops_it(self) -> Iterator[list[int]]:
+        """While stopping waits: Ctrl-C (or SIGTERM) again ends the journal at once (the list
+        it yields then holds the signal). The server's own handlers, still in place while it
+        shuts down, would only note the signal and let the wait go on."""
+        import signal
+
+        stopped: list[int] = []
+
+        def stop_now(signum: int, frame: Any) -> None:
+            stopped.append(signum)
+            with contextlib.suppress(OSError):
+                self._child.kill()
+
+        previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(ValueError, OSError):
+                    previous[signum] = signal.signal(signum, stop_now)
         try:
-            self._child.wait(max(0.0, deadline - time.monotonic()))
-            return True
-        except subprocess.TimeoutExpired:
-            self._child.kill()
-            self._child.wait()
-            return False
-        except BaseException:  # Ctrl-C again: stop now
-            self._child.kill()
-            self._child.wait()
-            raise
+            yield stopped
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 class Inbox:

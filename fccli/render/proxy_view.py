@@ -114,7 +114,12 @@ class ProxyView:
             c.print(f"  {escape(str(conversation.path))}")
 
     def waiting_for_journal(self) -> None:
-        self.console.print(_("[dim]fc proxy: writing the traces still queued…[/]"))
+        self.console.print(
+            _(
+                "[dim]fc proxy: writing the traces still queued… (Ctrl-C again stops now; "
+                "their last steps would be missing)[/]"
+            )
+        )
 
     def journal_lost(self) -> None:
         self.console.print(
