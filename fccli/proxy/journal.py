@@ -229,6 +229,7 @@ class ChildJournal:
             self._pending.clear()
             if not self._send_now(data, deadline):
                 self._lost()
+        self._dead = True  # a fact handed on after this (a task ending late) is dropped
         assert self._child.stdin is not None
         with contextlib.suppress(OSError):
             self._child.stdin.close()  # the end of the pipe: the journal ends too
