@@ -4,6 +4,7 @@ not JSON, paths it does not record, the checks before forwarding, Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -395,3 +396,34 @@ def test_a_fact_handed_to_the_journal_after_it_closed_is_dropped(tmp_path: Path)
 
     asyncio.run(stop_then_hand_a_fact())
     assert lost == []
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="finds the journal in Linux's /proc"
+)
+def test_ctrl_c_again_while_stopping_waits_for_the_journal_stops_at_once(tmp_path: Path) -> None:
+    """Stopping waits for the journal (up to FINISH_SECONDS, 2 minutes) and says so; the
+    README promises that Ctrl-C again stops at once. uvicorn's own handler only notes a second
+    Ctrl-C, and the wait happens inside its shutdown."""
+    process, banner = _fc_proxy(tmp_path, "http://127.0.0.1:9")
+    journal = None
+    try:
+        port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
+        assert httpx.get(f"http://127.0.0.1:{port}/v1/models").status_code == 502  # serving
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+        (journal,) = [int(pid) for pid in children.split()]
+        os.kill(journal, signal.SIGSTOP)  # a journal that does not finish
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.stdout is not None
+        while "writing the traces still queued" not in (line := process.stdout.readline()):
+            assert line, "fc proxy ended without waiting for its journal"
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=30)  # not FINISH_SECONDS
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if journal is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(journal, signal.SIGKILL)
+    assert process.returncode == 130

@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
@@ -215,7 +215,18 @@ class ChildJournal:
 
     def close(self, say: Callable[[str], None] | None = None) -> bool:
         """Tell the journal to close the open traces and end; wait for it, at most
-        FINISH_SECONDS (saying so after PATIENT_SECONDS). False when it could not finish."""
+        FINISH_SECONDS (saying so after PATIENT_SECONDS). False when it could not finish.
+        Ctrl-C while it waits stops at once (the journal killed, KeyboardInterrupt raised):
+        the wait happens in uvicorn's shutdown, whose own handler only notes a Ctrl-C."""
+        try:
+            with _ctrl_c_interrupts():
+                return self._close(say)
+        except KeyboardInterrupt:
+            self._child.kill()
+            self._child.wait()
+            raise
+
+    def _close(self, say: Callable[[str], None] | None) -> bool:
         if self._batch is not None:
             self._batch.cancel()
             self._batch = None
@@ -251,6 +262,22 @@ class ChildJournal:
             self._child.kill()
             self._child.wait()
             raise
+
+
+@contextlib.contextmanager
+def _ctrl_c_interrupts() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt here, whatever handler the server set (in the main
+    thread, the only one that gets signals)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class Inbox:
