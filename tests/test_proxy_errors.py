@@ -411,3 +411,28 @@ def test_ctrl_c_again_while_the_journal_catches_up_stops_at_once(tmp_path: Path)
     assert process.returncode == 130, err
     assert "Traceback" not in out + err
     assert "the last steps may be missing" in out
+
+
+def test_a_fact_handed_to_the_journal_after_it_closed_is_dropped(tmp_path: Path) -> None:
+    """A request task that swallowed its cancellation (its client left as fc proxy stopped) may
+    end after the journal was closed: its fact must not go to the closed pipe's descriptor
+    (another file may have its number by then), nor be said as a journal that died."""
+    import asyncio
+
+    from fccli.proxy.app import Settings
+    from fccli.proxy.facts import Said
+    from fccli.proxy.journal import BATCH_SECONDS, ChildJournal
+    from fccli.proxy.target import resolve
+
+    lost: list[str] = []
+
+    async def stop_then_hand_a_fact() -> None:
+        journal = ChildJournal(
+            resolve("http://127.0.0.1:9"), Settings(out=tmp_path), lambda: lost.append("lost")
+        )
+        assert journal.close()
+        journal(Said("passed", "GET", "/v1/models", 200, "not a model request"))
+        await asyncio.sleep(BATCH_SECONDS * 2)  # the batch's turn comes before this one's
+
+    asyncio.run(stop_then_hand_a_fact())
+    assert lost == []

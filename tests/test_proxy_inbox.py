@@ -35,8 +35,8 @@ class ScriptedPipe:
         assert self.arrivals and self.arrivals[0][0] <= self.now, "read before readable"
         return self.arrivals.pop(0)[1]
 
-    def inbox(self, backlog: int = 1 << 30) -> Inbox:
-        return Inbox(self.read, self.readable, self.clock, lull=LULL, backlog=backlog)
+    def inbox(self, backlog: int = 1 << 30, hold: float = 1e9) -> Inbox:
+        return Inbox(self.read, self.readable, self.clock, lull=LULL, backlog=backlog, hold=hold)
 
 
 def said(n: int) -> Said:
@@ -110,3 +110,16 @@ def test_bytes_that_are_not_facts_end_the_reading() -> None:
     junk = (12).to_bytes(8, "big") + b"not a pickle"
     pipe = ScriptedPipe([(0.0, framed(said(1)) + junk + framed(said(2)))])
     assert [fact for _, fact in taken(pipe.inbox(), pipe)] == [said(1)]
+
+
+def test_a_trickle_that_never_pauses_is_handled_at_most_the_hold_late_in_order() -> None:
+    """Facts that keep coming a little faster than the lull (many agents, a client polling a
+    path every 40 ms) never leave a lull, and far below the backlog: without a bound on the
+    wait, the transcript and the traces would stay unwritten for as long as the trickle lasts."""
+    every, hold = LULL / 2, 0.5
+    pipe = ScriptedPipe([*burst(400, every), (100.0, b"")])  # 4 s of a fact every 10 ms
+    handed = taken(pipe.inbox(hold=hold), pipe)
+    assert [fact for _, fact in handed] == [said(i) for i in range(400)]
+    late = [at - i * every for i, (at, _) in enumerate(handed)]
+    assert max(late) <= hold + every, max(late)
+    assert handed[0][0] >= hold  # still waits while it may: a burst is forwarded first

@@ -522,3 +522,17 @@ def test_a_response_file_edited_into_broken_json_is_played_as_it_is_and_said(
         for line in opening(load_recordings([traces / "openai-json"]), [edited], "u", "127.0.0.1")
         if line.startswith("warning:")
     ]
+
+
+def test_a_response_file_nested_too_deep_for_python_is_said_not_a_traceback(
+    traces: Path, tmp_path: Path
+) -> None:
+    """Hostile input is normal input: JSON nested deeper than Python's recursion limit (valid
+    JSON: nothing to warn about, and no traceback)."""
+    from fccli.serve.run import opening
+
+    edited = tmp_path / "deep"
+    shutil.copytree(traces / "openai-json", edited)
+    (edited / "2-response.openai.json").write_bytes(b"[" * 200_000 + b"]" * 200_000)
+    lines = opening(load_recordings([edited]), [edited], "http://127.0.0.1:9", "127.0.0.1")
+    assert not [line for line in lines if line.startswith("warning:")]

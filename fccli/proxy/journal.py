@@ -60,6 +60,11 @@ its steps show this much later, at most."""
 BACKLOG_BYTES = 64 << 20
 """...or once this much waits to be handled: memory stays bounded under a flood that never
 pauses (the journal then works beside the forwarding, as it would without waiting)."""
+HOLD_SECONDS = 30.0
+"""...or once the oldest fact has waited this long: facts that keep coming faster than the lull
+(many agents at once, a client that polls) leave no lull, and without a bound the transcript
+and the traces would wait for as long as they come (or for BACKLOG_BYTES: minutes of small
+requests). Past it the journal works beside the forwarding, this far behind."""
 BATCH_SECONDS = 0.005
 """The proxy writes the facts of this long at once: a tenth of LULL_SECONDS, so that a write
 that comes late on a busy machine does not look like a lull to the journal."""
@@ -210,7 +215,8 @@ class ChildJournal:
 
     def close(self, say: Callable[[str], None] | None = None) -> bool:
         """Tell the journal to close the open traces and end; wait for it, at most
-        FINISH_SECONDS (saying so after PATIENT_SECONDS). False when it could not finish."""
+        FINISH_SECONDS (saying so after PATIENT_SECONDS). False when it could not finish, or
+        when Ctrl-C (or SIGTERM) again stopped the wait, and the journal, at once."""
         if self._batch is not None:
             self._batch.cancel()
             self._batch = None
@@ -224,18 +230,19 @@ class ChildJournal:
             self._pending.clear()
             if not self._send_now(data, deadline):
                 self._lost()
+        self._dead = True  # a fact handed on after this (a task ending late) is dropped
         assert self._child.stdin is not None
         with contextlib.suppress(OSError):
             self._child.stdin.close()  # the end of the pipe: the journal ends too
-        try:
-            self._child.wait(min(PATIENT_SECONDS, max(0.0, deadline - time.monotonic())))
-            return True
-        except subprocess.TimeoutExpired:
-            pass
-        if say is not None:
-            say("waiting")
         with self._ctrl_c_stops_it() as stopped:
             try:
+                try:
+                    self._child.wait(min(PATIENT_SECONDS, max(0.0, deadline - time.monotonic())))
+                    return not stopped
+                except subprocess.TimeoutExpired:
+                    pass
+                if say is not None:
+                    say("waiting")
                 self._child.wait(max(0.0, deadline - time.monotonic()))
                 return not stopped
             except subprocess.TimeoutExpired:
@@ -275,7 +282,8 @@ class ChildJournal:
 
 class Inbox:
     """The facts from the proxy, handed out in lulls (`LULL_SECONDS`), or at once when the
-    proxy says it stops (`Close`), when its pipe ends, or past `BACKLOG_BYTES` waiting.
+    proxy says it stops (`Close`), when its pipe ends, past `BACKLOG_BYTES` waiting, or once
+    the oldest has waited `HOLD_SECONDS`.
 
     `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
     `timeout` seconds (None: for ever) for something to read. The tests script both, and the
@@ -288,11 +296,13 @@ class Inbox:
         clock: Callable[[], float] = time.monotonic,
         lull: float = LULL_SECONDS,
         backlog: int = BACKLOG_BYTES,
+        hold: float = HOLD_SECONDS,
     ) -> None:
         self._read, self._readable, self._clock = read, readable, clock
-        self._lull, self._backlog = lull, backlog
+        self._lull, self._backlog, self._hold = lull, backlog, hold
         self._buffer = bytearray()
-        self._facts: deque[tuple[Any, int]] = deque()
+        self._facts: deque[tuple[Any, int, float]] = deque()
+        """Each fact read, its size and when it came."""
         self._waiting = 0
         """The bytes of the facts read and not handed out yet."""
         self._last = 0.0
@@ -310,14 +320,17 @@ class Inbox:
                 return None
             timeout = None
             if self._facts:
-                timeout = max(0.0, self._last + self._lull - self._clock())
+                until = min(self._last + self._lull, self._facts[0][2] + self._hold)
+                timeout = max(0.0, until - self._clock())
             if self._readable(timeout):
                 self._receive()
-            elif self._facts:  # a lull
+                if self._facts and self._clock() - self._facts[0][2] >= self._hold:
+                    return self._pop()
+            elif self._facts:  # a lull, or the oldest waited long enough
                 return self._pop()
 
     def _pop(self) -> Any:
-        fact, size = self._facts.popleft()
+        fact, size, _ = self._facts.popleft()
         self._waiting -= size
         return fact
 
@@ -340,7 +353,7 @@ class Inbox:
                 self._ended = True
                 break
             at = start + size
-            self._facts.append((fact, size))
+            self._facts.append((fact, size, self._last))
             self._waiting += size
             if isinstance(fact, Close):
                 self._hurry = True

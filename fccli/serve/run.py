@@ -84,4 +84,6 @@ def _is_json(data: bytes) -> bool:
         json.loads(data)
     except ValueError:
         return False
+    except RecursionError:  # nested deeper than Python reads: JSON all the same
+        return True
     return True
