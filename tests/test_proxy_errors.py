@@ -436,3 +436,31 @@ def test_a_fact_handed_to_the_journal_after_it_closed_is_dropped(tmp_path: Path)
 
     asyncio.run(stop_then_hand_a_fact())
     assert lost == []
+
+
+def test_stopping_before_the_upstream_answered_ends_that_step_as_interrupted(
+    tmp_path: Path,
+) -> None:
+    """A request still waiting for the upstream's first byte at Ctrl-C (the usual state of a
+    request that does not stream) ends its step, said as the stop, like a stream cut short."""
+    import threading
+
+    with FakeProvider() as server:
+        server.script = [{"delay": 3}]
+        with proxy(tmp_path / "px", server.url) as px:
+            asking = threading.Thread(
+                target=lambda: httpx.post(
+                    px.url + "/v1/chat/completions", json=ASK, headers=BEARER, timeout=10
+                ),
+                daemon=True,
+            )
+            asking.start()
+            deadline = time.monotonic() + 10
+            while not px.traces() and time.monotonic() < deadline:
+                time.sleep(0.05)  # the journal opened the trace: the request went upstream
+        asking.join(10)
+    (trace,) = px.traces()
+    manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "interrupted"
+    assert manifest["error"]["message"] == "step 1: fc proxy stopped before the answer ended"
+    assert "fc proxy stopped before the answer ended" in px.printed

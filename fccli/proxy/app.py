@@ -84,8 +84,9 @@ class ProxyApp:
         """Records and prints, in order, off the requests' path (journal.py)."""
         self.upstreams = Upstreams(settings.timeout)
         self._asked = 0
-        self._relaying: dict[int, _Relay] = {}
-        """The answers being relayed, by request id, until their end is handed to the journal."""
+        self._open: dict[int, _Relay | None] = {}
+        """The requests handed to the journal whose end is not yet, by id: the relay of their
+        answer, or None while the upstream has not answered."""
         self._stopped = False
         self.stopping: Callable[[], bool] = lambda: False
         """Whether the server is shutting down (set by server/launch.py)."""
@@ -121,10 +122,13 @@ class ProxyApp:
         if self._stopped:
             return
         self._stopped = True
-        # An answer still relayed ends here, with what came of it: its task, cancelled by the
-        # server, may get to say so only after the journal has closed.
-        for rid, relay in list(self._relaying.items()):
-            self.relay_ended(rid, relay.ended(rid, "cut", STOPPED))
+        # A request still open ends here, with what came of its answer: its task, cancelled by
+        # the server, may get to say so only after the journal has closed.
+        for rid, relay in list(self._open.items()):
+            if relay is not None:
+                self.ended(rid, relay.ended(rid, "cut", STOPPED))
+            else:  # the upstream had not answered yet
+                self.ended(rid, Ended(rid, "cut", end=time.perf_counter(), why=STOPPED))
         if not self.journal.close(say=lambda _: self.view.waiting_for_journal()):
             self.view.journal_unfinished()
 
@@ -177,6 +181,7 @@ class ProxyApp:
         asked = Asked(rid, fmt.name, path, body, values, time.perf_counter(), time.time())
         if not self.settings.strict_check:
             self.journal(asked)
+            self._open[rid] = None
             return rid
         # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
         from fccli.proxy.scribe import strict_findings
@@ -187,7 +192,10 @@ class ProxyApp:
         if errors:
             blocked = Msg("fc proxy --strict-check: not forwarded: {finding}", finding=errors[0])
         self.journal(dataclasses.replace(asked, findings=findings, blocked=blocked))
-        return rid if blocked is None else blocked
+        if blocked is not None:
+            return blocked
+        self._open[rid] = None
+        return rid
 
     async def _forward(
         self,
@@ -229,26 +237,25 @@ class ProxyApp:
             why = _unanswered(secrets.text(self.target.shown), e, secrets)
             self.journal(Said("refused", method, path, 502, why))
             if rid is not None:
-                self.journal(Ended(rid, "unreachable", end=time.perf_counter(), why=why))
+                self.ended(rid, Ended(rid, "unreachable", end=time.perf_counter(), why=why))
             shape = fmt.error_body if fmt is not None else openai_error_body
             await _answer(send, 502, shape(502, f"fc proxy: {why}"))
             return
         relay = _Relay(upstream, send, self.settings.max_record_bytes if rid is not None else -1)
         if rid is not None:
-            self._relaying[rid] = relay
+            self._open[rid] = relay
         outcome = await relay.run(receive, self, rid)
         if rid is not None:
-            self.relay_ended(
-                rid, relay.ended(rid, outcome, self._gone() if outcome == "cut" else "")
-            )
+            self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "cut" else ""))
         elif fmt is None:
             self.journal(
                 Said("passed", method, path, upstream.status_code, Msg("not a model request"))
             )
 
-    def relay_ended(self, rid: int, ended: Ended) -> None:
-        """The end of request `rid`'s answer, handed to the journal once."""
-        if self._relaying.pop(rid, None) is not None:
+    def ended(self, rid: int, ended: Ended) -> None:
+        """The end of request `rid`, handed to the journal once."""
+        if rid in self._open:
+            del self._open[rid]
             self.journal(ended)
 
     def _gone(self) -> Msg:
@@ -319,7 +326,7 @@ class _Relay:
                 return "cut"
             # fc proxy stops: the step is cut, the task goes on ending
             if rid is not None:
-                app.relay_ended(rid, self.ended(rid, "cut", STOPPED))
+                app.ended(rid, self.ended(rid, "cut", STOPPED))
             raise
         finally:
             watcher.cancel()
