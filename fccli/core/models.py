@@ -5,7 +5,8 @@ tool_result, told apart by its `type` (a discriminated union, so a file with a b
 which field of which block is wrong). The JSON shape is a contract: tests pin it.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic would then read each field's type from
+# its text, compiling every one (~4 M instructions at each start of a command that reads a file).
 
 import json
 from typing import Annotated, Any, Literal
@@ -151,7 +152,7 @@ class ToolChoice(_Model):
     """The tool to call, with type `tool`."""
 
     @model_validator(mode="after")
-    def _name_goes_with_tool(self) -> ToolChoice:
+    def _name_goes_with_tool(self) -> "ToolChoice":
         if (self.type == "tool") != (self.name is not None):
             raise ValueError("a name is given with type 'tool', and only then")
         return self

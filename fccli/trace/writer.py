@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterable
@@ -64,7 +65,7 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
 
 def written_by_fc(entry: Path) -> bool:
     """--force replaces these files, and only these (trace/names.py, TRACE_FILE)."""
-    return entry.is_file() and not entry.is_symlink() and bool(TRACE_FILE.fullmatch(entry.name))
+    return entry.is_file() and not entry.is_symlink() and bool(re.fullmatch(TRACE_FILE, entry.name))
 
 
 def looks_like_trace(path: Path) -> bool:
