@@ -27,7 +27,8 @@ def _unsafe() -> re.Pattern[str]:
     return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
-def _has_surrogates(text: str) -> bool:
+def has_surrogates(text: str) -> bool:
+    """Whether `text` holds a lone surrogate (which UTF-8 cannot encode)."""
     if text.isascii():
         return False
     try:
@@ -44,8 +45,8 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def escape_controls(text: str) -> str:
-    return (_unsafe() if _has_surrogates(text) else _CONTROLS).sub(_escaped, text)
+    return (_unsafe() if has_surrogates(text) else _CONTROLS).sub(_escaped, text)
 
 
 def has_controls(text: str) -> bool:
-    return _CONTROLS.search(text) is not None or _has_surrogates(text)
+    return _CONTROLS.search(text) is not None or has_surrogates(text)
