@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from json.decoder import JSONDecoder, scanstring  # type: ignore[attr-defined]
+from json.decoder import WHITESPACE, JSONDecoder, scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,7 +27,7 @@ from pydantic import ValidationError
 from fccli.core.jsonio import is_too_deep, parse_json, validate
 from fccli.core.models import Message, Request
 
-_BLANK = re.compile(r"[ \t\n\r]*")
+_BLANK = WHITESPACE  # json's own `[ \t\n\r]*`, compiled already: one compile less
 _DECODER = JSONDecoder()
 
 
