@@ -15,7 +15,10 @@ that left after the first byte would measure fc cutting the upstream request and
 interrupted trace, not what a stream costs). The table shows the median and p90 of each, the
 median added by the proxy, the ratio to direct, and CPU time per proxied request of the proxy's
 process (its event loop: the forwarding) and of its children (the journal that reads, checks,
-writes the traces and prints the transcript; Linux only).
+writes the traces and prints the transcript; Linux only). The journal waits for a lull before it
+records (fccli/proxy/journal.py), so during the timed burst its column stays near 0; the last
+line says how long it took to write what it held back once the requests stopped, and its CPU
+per recorded request over the whole run.
 
 `--floor` runs benchmarks/passthrough.py in place of fc proxy: the same server stack and
 forwarding, no fc code, nothing recorded. What it adds is the least any Python proxy adds on the
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import signal
 import statistics
 import subprocess
@@ -174,6 +178,7 @@ def main() -> None:
             proxy = subprocess.Popen(
                 floor if args.floor else fc_proxy, stdout=screen, stderr=subprocess.DEVNULL, env=env
             )
+        loop, recorded = None, 0
         try:
             banner = ""
             while " on " not in banner and proxy.poll() is None:
@@ -195,6 +200,7 @@ def main() -> None:
                     after = cpu_seconds(proxy.pid)
                     # per proxied request, the warm-up's `clients` requests included
                     n = len(times["proxy"]) + clients
+                    recorded += n
                     cpu = None
                     if before is not None and after is not None:
                         cpu = (
@@ -206,12 +212,25 @@ def main() -> None:
             load = os.getloadavg()
             print(f"load average after: {load[0]:.2f}")
         finally:
+            loop = cpu_seconds(proxy.pid)
+            reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+            stopped = time.perf_counter()
             proxy.send_signal(signal.SIGINT)  # as Ctrl-C: the open traces are closed
             try:
                 proxy.wait(timeout=120)
             except subprocess.TimeoutExpired:
                 proxy.kill()
+            caught_up = time.perf_counter() - stopped
+            # the proxy's process and the journal it waited for, over the whole run
+            now = resource.getrusage(resource.RUSAGE_CHILDREN)
+            total = now.ru_utime + now.ru_stime - reaped.ru_utime - reaped.ru_stime
             fake.kill()
+        if not args.floor and loop is not None and recorded:
+            print(
+                f"after the last request, the journal wrote what it held back in {caught_up:.1f} "
+                f"s; journal CPU per recorded request {(total - loop[0]) * 1000 / recorded:.2f} "
+                "ms, in all"
+            )
 
 
 if __name__ == "__main__":

@@ -46,3 +46,11 @@ def test_the_proxy_benchmark_and_its_floor_print_what_each_adds() -> None:
             assert re.fullmatch(r"[+-]\d+\.\d\d", added), row
         if extra:  # the pass-through has no journal (fc proxy's may use under a clock tick here)
             assert row.split()[-1] == "0.00", row
+            assert "journal" not in done.stdout.splitlines()[-1]
+        else:  # what the journal held back, written once the requests stopped
+            last = done.stdout.splitlines()[-1]
+            assert re.fullmatch(
+                r"after the last request, the journal wrote what it held back in \d+\.\d s; "
+                r"journal CPU per recorded request \d+\.\d\d ms, in all",
+                last,
+            ), last

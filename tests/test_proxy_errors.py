@@ -4,6 +4,7 @@ not JSON, paths it does not record, the checks before forwarding, Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -340,4 +341,126 @@ def test_stopping_mid_stream_keeps_what_came_as_interrupted(tmp_path: Path) -> N
     assert manifest["status"] == "interrupted"
     assert manifest["error"]["message"] == "step 1: fc proxy stopped before the answer ended"
     assert (trace / "1-response.openai.sse").read_bytes().startswith(first)
+    assert "fc proxy stopped before the answer ended" in px.printed
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="finds the journal in Linux's /proc"
+)
+def test_a_journal_that_died_is_said_once_and_requests_still_go_through(tmp_path: Path) -> None:
+    with FakeProvider() as server:
+        process, banner = _fc_proxy(tmp_path, server.url)
+        try:
+            port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
+            children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+            (journal,) = [int(pid) for pid in children.split()]
+            os.kill(journal, signal.SIGKILL)
+            for _ in range(2):
+                answer = httpx.post(
+                    f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
+                )
+                assert answer.json()["choices"][0]["finish_reason"] == "tool_calls"
+            os.killpg(process.pid, signal.SIGINT)
+            process.wait(timeout=20)
+            out = process.stdout.read() if process.stdout else ""
+            err = process.stderr.read() if process.stderr else ""
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in out + err
+    assert out.count("its journal process ended") == 1, out
+    assert "requests are still forwarded, no longer recorded" in out
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="finds the journal in Linux's /proc"
+)
+def test_ctrl_c_again_while_the_journal_catches_up_stops_at_once(tmp_path: Path) -> None:
+    """What a burst left can take the journal a while to write: stopping says it waits, and a
+    second Ctrl-C ends the wait (and the journal) at once, saying steps may be missing. The
+    journal is paused here, so that it is still busy whatever this machine's speed."""
+    with FakeProvider() as server:
+        process, banner = _fc_proxy(tmp_path, server.url)
+        try:
+            port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
+            children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+            (journal,) = [int(pid) for pid in children.split()]
+            answer = httpx.post(
+                f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
+            )
+            assert answer.status_code == 200
+            os.kill(journal, signal.SIGSTOP)
+            os.killpg(process.pid, signal.SIGINT)
+            assert process.stdout is not None
+            said = ""
+            while "writing the traces still queued" not in said:
+                line = process.stdout.readline()
+                assert line, said
+                said += line
+            assert "Ctrl-C again stops now" in said
+            os.killpg(process.pid, signal.SIGINT)
+            process.wait(timeout=20)  # not the 120 s the wait would allow
+            out = said + process.stdout.read()
+            err = process.stderr.read() if process.stderr else ""
+        finally:
+            if process.poll() is None:
+                process.kill()
+            with contextlib.suppress(OSError):
+                os.kill(journal, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert "Traceback" not in out + err
+    assert "the last steps may be missing" in out
+
+
+def test_a_fact_handed_to_the_journal_after_it_closed_is_dropped(tmp_path: Path) -> None:
+    """A request task that swallowed its cancellation (its client left as fc proxy stopped) may
+    end after the journal was closed: its fact must not go to the closed pipe's descriptor
+    (another file may have its number by then), nor be said as a journal that died."""
+    import asyncio
+
+    from fccli.proxy.app import Settings
+    from fccli.proxy.facts import Said
+    from fccli.proxy.journal import BATCH_SECONDS, ChildJournal
+    from fccli.proxy.target import resolve
+
+    lost: list[str] = []
+
+    async def stop_then_hand_a_fact() -> None:
+        journal = ChildJournal(
+            resolve("http://127.0.0.1:9"), Settings(out=tmp_path), lambda: lost.append("lost")
+        )
+        assert journal.close()
+        journal(Said("passed", "GET", "/v1/models", 200, "not a model request"))
+        await asyncio.sleep(BATCH_SECONDS * 2)  # the batch's turn comes before this one's
+
+    asyncio.run(stop_then_hand_a_fact())
+    assert lost == []
+
+
+def test_stopping_before_the_upstream_answered_ends_that_step_as_interrupted(
+    tmp_path: Path,
+) -> None:
+    """A request still waiting for the upstream's first byte at Ctrl-C (the usual state of a
+    request that does not stream) ends its step, said as the stop, like a stream cut short."""
+    import threading
+
+    with FakeProvider() as server:
+        server.script = [{"delay": 3}]
+        with proxy(tmp_path / "px", server.url) as px:
+            asking = threading.Thread(
+                target=lambda: httpx.post(
+                    px.url + "/v1/chat/completions", json=ASK, headers=BEARER, timeout=10
+                ),
+                daemon=True,
+            )
+            asking.start()
+            deadline = time.monotonic() + 10
+            while not px.traces() and time.monotonic() < deadline:
+                time.sleep(0.05)  # the journal opened the trace: the request went upstream
+        asking.join(10)
+    (trace,) = px.traces()
+    manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "interrupted"
+    assert manifest["error"]["message"] == "step 1: fc proxy stopped before the answer ended"
     assert "fc proxy stopped before the answer ended" in px.printed

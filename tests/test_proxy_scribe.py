@@ -3,6 +3,7 @@ no server, no process."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import time
@@ -74,3 +75,18 @@ def test_a_request_that_came_before_its_last_step_ended_waits_and_continues_its_
     assert "fc proxy stopped; no trace was open" in screen.getvalue()
     written = b"".join(p.read_bytes() for p in trace.iterdir() if p.is_file())
     assert KEY.encode() not in written and "***" in manifest["final_answer"]
+
+
+def test_a_bug_in_the_journal_is_one_line_that_does_not_blame_the_answer(tmp_path: Path) -> None:
+    """The client got its answer before the journal saw the request: a journal's exception
+    says the step may be missing, not that the client got a 500, and the next fact is handled."""
+    screen = io.StringIO()
+    view = ProxyView(make_console(file=screen, width=200), "fake")
+    scribe = Scribe(resolve("http://127.0.0.1:9"), Settings(out=tmp_path), view)
+    scribe(dataclasses.replace(_asked(1, [QUESTION]), fmt="no-such-format"))
+    scribe(_asked(2, [QUESTION]))
+    scribe(_ended(2, _answer(CALLED, "tool_calls")))
+    printed = screen.getvalue()
+    assert printed.count("internal error:") == 1, printed
+    assert "fc proxy's journal" in printed and "HTTP 500" not in printed
+    assert len(list(tmp_path.iterdir())) == 1  # the next request still has its trace

@@ -7,6 +7,7 @@ both values. The server runs in a thread of the test process (fccli/server/launc
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -499,3 +500,39 @@ def test_a_model_named_in_the_url_is_matched_too(serve) -> None:
     assert f"step 2 came closest: model differs: recorded '{model}', got 'gemini-2.5-flash'" in (
         message
     )
+
+
+def test_a_response_file_edited_into_broken_json_is_played_as_it_is_and_said(
+    traces: Path, tmp_path: Path
+) -> None:
+    from fccli.serve.run import opening
+
+    edited = tmp_path / "edited"
+    shutil.copytree(traces / "openai-json", edited)
+    (edited / "2-response.openai.json").write_text('{"choices": [', "utf-8")
+    recordings = load_recordings([edited])
+    assert recordings[1].response == b'{"choices": ['  # played as it is
+    lines = opening(recordings, [edited], "http://127.0.0.1:9", "127.0.0.1")
+    warned = [line for line in lines if line.startswith("warning:")]
+    assert warned == [
+        "warning: step 2: its response file is not valid JSON; fc serve plays it as it is"
+    ]
+    assert not [
+        line
+        for line in opening(load_recordings([traces / "openai-json"]), [edited], "u", "127.0.0.1")
+        if line.startswith("warning:")
+    ]
+
+
+def test_a_response_file_nested_too_deep_for_python_is_said_not_a_traceback(
+    traces: Path, tmp_path: Path
+) -> None:
+    """Hostile input is normal input: JSON nested deeper than Python's recursion limit (valid
+    JSON: nothing to warn about, and no traceback)."""
+    from fccli.serve.run import opening
+
+    edited = tmp_path / "deep"
+    shutil.copytree(traces / "openai-json", edited)
+    (edited / "2-response.openai.json").write_bytes(b"[" * 200_000 + b"]" * 200_000)
+    lines = opening(load_recordings([edited]), [edited], "http://127.0.0.1:9", "127.0.0.1")
+    assert not [line for line in lines if line.startswith("warning:")]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+import stat
 from datetime import datetime
 from pathlib import Path
 
@@ -11,6 +14,7 @@ import pytest
 from fccli.core.errors import ProviderError, UsageError
 from fccli.core.manifest import Manifest, StepRecord
 from fccli.slug import slugify
+from fccli.trace.names import TRACE_FILE
 from fccli.trace.writer import (
     TraceWriter,
     default_dir,
@@ -87,6 +91,28 @@ def test_default_names_carry_time_and_slug_and_never_collide(tmp_path: Path) -> 
     assert default_dir(tmp_path, "hangzhou", now).name == "20261129-101500-hangzhou-2"
 
 
+def test_many_traces_in_one_second_each_look_at_a_name_or_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fc proxy opens hundreds of traces a second, all named alike: looking from the first
+    name every time made opening them quadratic."""
+    now = datetime(2026, 11, 29, 10, 15, 1)
+    looked: list[Path] = []
+    exists = Path.exists
+    monkeypatch.setattr(Path, "exists", lambda self: looked.append(self) or exists(self))
+    names = []
+    for _ in range(200):
+        path = default_dir(tmp_path, "beijing", now)
+        path.mkdir()
+        names.append(path.name)
+    assert names == ["20261129-101501-beijing"] + [
+        f"20261129-101501-beijing-{n}" for n in range(2, 201)
+    ]
+    assert len(looked) <= 2 * 200
+    (tmp_path / "20261129-101501-beijing-201").mkdir()  # another fc took the next name
+    assert default_dir(tmp_path, "beijing", now).name == "20261129-101501-beijing-202"
+
+
 @pytest.mark.parametrize(
     ("text", "slug"),
     [
@@ -159,3 +185,20 @@ def test_without_times_drops_only_times() -> None:
 def test_a_write_that_fails_is_a_usage_error_not_a_crash(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="cannot write"):
         write_atomic(tmp_path / "gone" / "x.json", b"{}")
+
+
+def test_a_written_file_is_readable_as_the_umask_says_and_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fccli.trace.writer as writer
+
+    monkeypatch.setattr(writer, "_TEMP_NUMBERS", itertools.count())
+    stale = f".1-request.json.{os.getpid()}_0.tmp"
+    (tmp_path / stale).write_text("left by a crashed process that had this pid")
+    target = tmp_path / "1-request.json"
+    for _ in range(3):  # a new file, then replaced twice
+        writer.write_atomic(target, [b"{", b"}\n"])
+    assert target.read_bytes() == b"{}\n"
+    assert stat.S_IMODE(target.stat().st_mode) == writer._FILE_MODE
+    assert sorted(p.name for p in tmp_path.iterdir()) == [stale, "1-request.json"]
+    assert TRACE_FILE.fullmatch(stale)  # --force knows fc's temporary files

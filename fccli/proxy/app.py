@@ -84,6 +84,9 @@ class ProxyApp:
         """Records and prints, in order, off the requests' path (journal.py)."""
         self.upstreams = Upstreams(settings.timeout)
         self._asked = 0
+        self._open: dict[int, _Relay | None] = {}
+        """The requests handed to the journal whose end is not yet, by id: the relay of their
+        answer, or None while the upstream has not answered."""
         self._stopped = False
         self.stopping: Callable[[], bool] = lambda: False
         """Whether the server is shutting down (set by server/launch.py)."""
@@ -119,6 +122,13 @@ class ProxyApp:
         if self._stopped:
             return
         self._stopped = True
+        # A request still open ends here, with what came of its answer: its task, cancelled by
+        # the server, may get to say so only after the journal has closed.
+        for rid, relay in list(self._open.items()):
+            if relay is not None:
+                self.ended(rid, relay.ended(rid, "cut", STOPPED))
+            else:  # the upstream had not answered yet
+                self.ended(rid, Ended(rid, "cut", end=time.perf_counter(), why=STOPPED))
         if not self.journal.close(say=lambda _: self.view.waiting_for_journal()):
             self.view.journal_unfinished()
 
@@ -171,6 +181,7 @@ class ProxyApp:
         asked = Asked(rid, fmt.name, path, body, values, time.perf_counter(), time.time())
         if not self.settings.strict_check:
             self.journal(asked)
+            self._open[rid] = None
             return rid
         # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
         from fccli.proxy.scribe import strict_findings
@@ -181,7 +192,10 @@ class ProxyApp:
         if errors:
             blocked = Msg("fc proxy --strict-check: not forwarded: {finding}", finding=errors[0])
         self.journal(dataclasses.replace(asked, findings=findings, blocked=blocked))
-        return rid if blocked is None else blocked
+        if blocked is not None:
+            return blocked
+        self._open[rid] = None
+        return rid
 
     async def _forward(
         self,
@@ -223,18 +237,26 @@ class ProxyApp:
             why = _unanswered(secrets.text(self.target.shown), e, secrets)
             self.journal(Said("refused", method, path, 502, why))
             if rid is not None:
-                self.journal(Ended(rid, "unreachable", end=time.perf_counter(), why=why))
+                self.ended(rid, Ended(rid, "unreachable", end=time.perf_counter(), why=why))
             shape = fmt.error_body if fmt is not None else openai_error_body
             await _answer(send, 502, shape(502, f"fc proxy: {why}"))
             return
         relay = _Relay(upstream, send, self.settings.max_record_bytes if rid is not None else -1)
+        if rid is not None:
+            self._open[rid] = relay
         outcome = await relay.run(receive, self, rid)
         if rid is not None:
-            self.journal(relay.ended(rid, outcome, self._gone() if outcome == "cut" else ""))
+            self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "cut" else ""))
         elif fmt is None:
             self.journal(
                 Said("passed", method, path, upstream.status_code, Msg("not a model request"))
             )
+
+    def ended(self, rid: int, ended: Ended) -> None:
+        """The end of request `rid`, handed to the journal once."""
+        if rid in self._open:
+            del self._open[rid]
+            self.journal(ended)
 
     def _gone(self) -> Msg:
         """Why a client's connection closed mid-answer: it went away, or fc proxy is stopping."""
@@ -276,24 +298,38 @@ class _Relay:
         )
 
     async def run(self, receive: Any, app: ProxyApp, rid: int | None) -> str:
-        """`done`, `cut` (the client left), or `broken` (the upstream did)."""
-        relay = asyncio.ensure_future(self._relay())
-        watch = asyncio.ensure_future(_disconnected(receive))
+        """`done`, `cut` (the client left), or `broken` (the upstream did).
+
+        The relay runs in the request's own task, at once: in a task of its own it would start
+        one turn of the event loop later, and at 16 clients that turn is what every other
+        request has ready (the first byte waited for it). A watcher task cancels the relay
+        when the client goes away."""
+        relaying = asyncio.current_task()
+        assert relaying is not None
+        left = False
+
+        async def watch() -> None:
+            nonlocal left
+            await _disconnected(receive)
+            if not self.finished:
+                left = True
+                relaying.cancel()
+
+        watcher = asyncio.ensure_future(watch())
         try:
-            done, _ = await asyncio.wait({relay, watch}, return_when=asyncio.FIRST_COMPLETED)
-            if relay in done or self.finished:
-                return await relay
-            relay.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await relay
-            return "cut"
-        except asyncio.CancelledError:  # fc proxy stops: the step is cut, the task goes on ending
-            relay.cancel()
+            return await self._relay()
+        except asyncio.CancelledError:
+            if left:  # the client's own leaving, not fc proxy stopping: handled here
+                uncancel = getattr(relaying, "uncancel", None)  # Python 3.11+
+                if uncancel is not None:
+                    uncancel()
+                return "cut"
+            # fc proxy stops: the step is cut, the task goes on ending
             if rid is not None:
-                app.journal(self.ended(rid, "cut", STOPPED))
+                app.ended(rid, self.ended(rid, "cut", STOPPED))
             raise
         finally:
-            watch.cancel()
+            watcher.cancel()
             await self.upstream.aclose()
 
     async def _relay(self) -> str:

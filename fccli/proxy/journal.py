@@ -8,7 +8,9 @@ running the same Scribe over the facts in the order the loop saw them:
 - `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.journal`) fed pickled
   facts through a pipe. Its CPU time goes to the other core instead of holding the event loop's
   interpreter lock, and it runs at a lower priority, so that on a busy machine the forwarding
-  wins and the journal catches up after. It prints to the same terminal. It is in a session of
+  wins and the journal catches up after. It waits for a lull (`Inbox`): while facts keep coming
+  (a burst of requests) it only reads them, and handles them once none has come for
+  `LULL_SECONDS`, so a burst is forwarded first and recorded after. It prints to the same terminal. It is in a session of
   its own, so the terminal's Ctrl-C does not reach it: the proxy tells it to close the open
   traces (`Close`), and a pipe that ends without that (the proxy was killed) closes them too.
   Writes to the pipe never block the loop: what the pipe cannot take yet waits in memory and is
@@ -30,7 +32,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
@@ -41,12 +44,41 @@ if TYPE_CHECKING:
     from fccli.proxy.target import Target
     from fccli.render.proxy_view import ProxyView
 
-FINISH_SECONDS = 30.0
-"""How long stopping waits for the journal to write what is queued before giving up on it."""
+FINISH_SECONDS = 120.0
+"""How long stopping waits for the journal to write what is queued before giving up on it.
+What a burst left (the journal records in lulls) takes its time: 3,400 requests took ~30 s."""
 PATIENT_SECONDS = 1.0
 """After this, stopping says that it is waiting for the journal."""
 NICENESS = 10
 """The journal's child process runs at this lower priority than the proxy's."""
+LULL_SECONDS = 0.05
+"""The journal handles what it has once no fact has come for this long. Measured on 2 cores
+(benchmarks/proxy.py, 16 clients): a journal working during a burst took CPU from the forwarding
+and added 15-30 ms to the first byte of a stream; a journal that waits adds nothing. One agent
+waits seconds for each answer and runs its tools between requests: lulls come all the time, and
+its steps show this much later, at most."""
+BACKLOG_BYTES = 64 << 20
+"""...or once this much waits to be handled: memory stays bounded under a flood that never
+pauses (the journal then works beside the forwarding, as it would without waiting)."""
+HOLD_SECONDS = 120.0
+"""...or once the oldest fact has waited this long: facts that keep coming faster than the lull
+(many agents at once, a client that polls) leave no lull, and without a bound the transcript
+and the traces would wait for as long as they come (or for BACKLOG_BYTES). Past it the journal
+works beside the forwarding, this far behind, and the requests pay for it again. Why so long:
+the bound is for a flood, not a burst. benchmarks/proxy.py sends ~3,400 requests over ~40 s
+(four bursts with short pauses the journal uses); at 30 s the journal started working during
+the last burst, its backlog then older than the bound, and the first byte came 16 ms later."""
+BATCH_SECONDS = 0.005
+"""The proxy writes the facts of this long at once: a tenth of LULL_SECONDS, so that a write
+that comes late on a busy machine does not look like a lull to the journal."""
+_LENGTH = 8
+"""Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
+pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
+
+
+def framed(fact: Any) -> bytes:
+    data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
+    return len(data).to_bytes(_LENGTH, "big") + data
 
 
 class ThreadJournal:
@@ -107,11 +139,10 @@ class ChildJournal:
         self._pending = bytearray()
         """What the pipe could not take yet."""
         self._watched: asyncio.AbstractEventLoop | None = None
+        self._batch: asyncio.TimerHandle | None = None
         self._dead = False
         self._on_lost = on_lost
-        if not self._send_now(
-            pickle.dumps((target, settings, language()), pickle.HIGHEST_PROTOCOL)
-        ):
+        if not self._send_now(framed((target, settings, language()))):
             self._lost()
         os.set_blocking(self._fd, False)
 
@@ -121,42 +152,45 @@ class ChildJournal:
             self._on_lost()
 
     def __call__(self, fact: Any) -> None:
-        """Hand `fact` on; never blocks (what the pipe cannot take waits in memory)."""
+        """Hand `fact` on; never blocks. Facts are written together, `BATCH_SECONDS` after the
+        first of them: each write to the pipe wakes the journal, and on 2 cores a wake-up per
+        fact cost the event loop ~0.5 ms each (a profile of the benchmark); the journal waits
+        for a lull anyway. What the pipe cannot take waits in memory."""
         if self._dead:
             return
-        data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
-        if self._pending:
-            self._pending += data
-            return
-        try:
-            written = os.write(self._fd, data)
-        except BlockingIOError:
-            written = 0
-        except OSError:  # the journal is gone: the proxy goes on forwarding
-            self._lost()
-            return
-        if written < len(data):
-            self._pending += data[written:]
-            self._watch()
-
-    def _watch(self) -> None:
-        """Write the rest when the pipe can take it (on the running loop, if any)."""
+        self._pending += framed(fact)
+        if self._batch is not None or self._watched is not None:
+            return  # a write is already coming
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no loop: `close` writes what is pending
-        loop.add_writer(self._fd, self._drain)
-        self._watched = loop
+        except RuntimeError:  # no loop (stopping): `close` writes what is pending
+            return
+        self._batch = loop.call_later(BATCH_SECONDS, self._write_batch)
 
-    def _drain(self) -> None:
+    def _write_batch(self) -> None:
+        self._batch = None
+        self._write_some()
+        if self._pending and not self._dead:
+            self._watch()
+
+    def _write_some(self) -> None:
         try:
             written = os.write(self._fd, self._pending)
         except BlockingIOError:
             return
-        except OSError:
+        except OSError:  # the journal is gone: the proxy goes on forwarding
             self._lost()
             written = len(self._pending)
         del self._pending[:written]
+
+    def _watch(self) -> None:
+        """Write the rest when the pipe can take it."""
+        loop = asyncio.get_running_loop()
+        loop.add_writer(self._fd, self._drain)
+        self._watched = loop
+
+    def _drain(self) -> None:
+        self._write_some()
         if not self._pending and self._watched is not None:
             self._watched.remove_writer(self._fd)
             self._watched = None
@@ -184,37 +218,181 @@ class ChildJournal:
 
     def close(self, say: Callable[[str], None] | None = None) -> bool:
         """Tell the journal to close the open traces and end; wait for it, at most
-        FINISH_SECONDS (saying so after PATIENT_SECONDS). False when it could not finish."""
+        FINISH_SECONDS (saying so after PATIENT_SECONDS). False when it could not finish, or
+        when Ctrl-C (or SIGTERM) again stopped the wait, and the journal, at once."""
+        if self._batch is not None:
+            self._batch.cancel()
+            self._batch = None
         if self._watched is not None:
             with contextlib.suppress(Exception):
                 self._watched.remove_writer(self._fd)
             self._watched = None
         deadline = time.monotonic() + FINISH_SECONDS
         if not self._dead:
-            data = bytes(self._pending) + pickle.dumps(Close(), pickle.HIGHEST_PROTOCOL)
+            data = bytes(self._pending) + framed(Close())
             self._pending.clear()
-            self._dead = not self._send_now(data, deadline)
+            if not self._send_now(data, deadline):
+                self._lost()
+        self._dead = True  # a fact handed on after this (a task ending late) is dropped
         assert self._child.stdin is not None
         with contextlib.suppress(OSError):
             self._child.stdin.close()  # the end of the pipe: the journal ends too
+        with self._ctrl_c_stops_it() as stopped:
+            try:
+                try:
+                    self._child.wait(min(PATIENT_SECONDS, max(0.0, deadline - time.monotonic())))
+                    return not stopped
+                except subprocess.TimeoutExpired:
+                    pass
+                if say is not None:
+                    say("waiting")
+                self._child.wait(max(0.0, deadline - time.monotonic()))
+                return not stopped
+            except subprocess.TimeoutExpired:
+                self._child.kill()
+                self._child.wait()
+                return False
+            except BaseException:
+                self._child.kill()
+                self._child.wait()
+                raise
+
+    @contextlib.contextmanager
+    def _ctrl_c_stops_it(self) -> Iterator[list[int]]:
+        """While stopping waits: Ctrl-C (or SIGTERM) again ends the journal at once (the list
+        it yields then holds the signal). The server's own handlers, still in place while it
+        shuts down, would only note the signal and let the wait go on."""
+        import signal
+
+        stopped: list[int] = []
+
+        def stop_now(signum: int, frame: Any) -> None:
+            stopped.append(signum)
+            with contextlib.suppress(OSError):
+                self._child.kill()
+
+        previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(ValueError, OSError):
+                    previous[signum] = signal.signal(signum, stop_now)
         try:
-            self._child.wait(min(PATIENT_SECONDS, max(0.0, deadline - time.monotonic())))
-            return True
-        except subprocess.TimeoutExpired:
-            pass
-        if say is not None:
-            say("waiting")
+            yield stopped
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+
+class Inbox:
+    """The facts from the proxy, handed out in lulls (`LULL_SECONDS`), or at once when the
+    proxy says it stops (`Close`), when its pipe ends, past `BACKLOG_BYTES` waiting, or once
+    the oldest has waited `HOLD_SECONDS`.
+
+    `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
+    `timeout` seconds (None: for ever) for something to read. The tests script both, and the
+    clock."""
+
+    def __init__(
+        self,
+        read: Callable[[], bytes],
+        readable: Callable[[float | None], bool],
+        clock: Callable[[], float] = time.monotonic,
+        lull: float = LULL_SECONDS,
+        backlog: int = BACKLOG_BYTES,
+        hold: float = HOLD_SECONDS,
+    ) -> None:
+        self._read, self._readable, self._clock = read, readable, clock
+        self._lull, self._backlog, self._hold = lull, backlog, hold
+        self._buffer = bytearray()
+        self._facts: deque[tuple[Any, int, float]] = deque()
+        """Each fact read, its size and when it came."""
+        self._waiting = 0
+        """The bytes of the facts read and not handed out yet."""
+        self._last = 0.0
+        self._ended = False
+        self._hurry = False
+
+    def take(self) -> Any | None:
+        """The next fact, when it is time to handle it; None once the pipe has ended and every
+        fact before its end was handed out (part of a fact at the end is dropped: the proxy
+        died writing it)."""
+        while True:
+            if self._facts and (self._ended or self._hurry or self._waiting > self._backlog):
+                return self._pop()
+            if self._ended:
+                return None
+            timeout = None
+            if self._facts:
+                until = min(self._last + self._lull, self._facts[0][2] + self._hold)
+                timeout = max(0.0, until - self._clock())
+            if self._readable(timeout):
+                self._receive()
+                if self._facts and self._clock() - self._facts[0][2] >= self._hold:
+                    return self._pop()
+            elif self._facts:  # a lull, or the oldest waited long enough
+                return self._pop()
+
+    def _pop(self) -> Any:
+        fact, size, _ = self._facts.popleft()
+        self._waiting -= size
+        return fact
+
+    def _receive(self) -> None:
+        data = self._read()
+        if not data:
+            self._ended = True
+            return
+        self._last = self._clock()
+        self._buffer += data
+        at = 0
+        while len(self._buffer) - at >= _LENGTH:
+            size = int.from_bytes(self._buffer[at : at + _LENGTH], "big")
+            if len(self._buffer) - at - _LENGTH < size:
+                break
+            start = at + _LENGTH
+            try:
+                fact = pickle.loads(self._buffer[start : start + size])
+            except Exception:  # not what the proxy writes: the pipe is read no further
+                self._ended = True
+                break
+            at = start + size
+            self._facts.append((fact, size, self._last))
+            self._waiting += size
+            if isinstance(fact, Close):
+                self._hurry = True
+        del self._buffer[:at]
+
+
+def _pipe_inbox(fd: int) -> Inbox:
+    import select
+
+    def read() -> bytes:
         try:
-            self._child.wait(max(0.0, deadline - time.monotonic()))
-            return True
-        except subprocess.TimeoutExpired:
-            self._child.kill()
-            self._child.wait()
-            return False
-        except BaseException:  # Ctrl-C again: stop now
-            self._child.kill()
-            self._child.wait()
-            raise
+            return os.read(fd, 1 << 20)
+        except OSError:
+            return b""
+
+    def readable(timeout: float | None) -> bool:
+        return bool(select.select([fd], [], [], timeout)[0])
+
+    return Inbox(read, readable)
+
+
+def _more_open_files() -> None:
+    """Each open trace holds its lock file open until it ends (trace/writer.py, `claim`), and an
+    agent's conversations stay open until it stops asking: past the soft limit (256 on macOS,
+    1,024 on many Linux systems) the next trace could not be written. The journal raises its
+    own soft limit to the hard one, where the system lets it."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    for wanted in (hard, 10240):  # macOS refuses more than its OPEN_MAX for an unlimited hard
+        if soft != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > soft):
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                return
 
 
 def main() -> None:
@@ -229,14 +407,17 @@ def main() -> None:
     from fccli.render.console import make_console
     from fccli.render.proxy_view import ProxyView
 
-    source = pickle.Unpickler(sys.stdin.buffer)
-    target, settings, lang = source.load()
+    _more_open_files()
+    inbox = _pipe_inbox(sys.stdin.fileno())
+    header = inbox.take()
+    if header is None:
+        return
+    target, settings, lang = header
     set_language(lang)
     scribe = Scribe(target, settings, ProxyView(make_console(), target.name))
     while not scribe.closed:
-        try:
-            fact = source.load()
-        except (EOFError, pickle.UnpicklingError):  # the proxy is gone: its traces are closed
+        fact = inbox.take()
+        if fact is None:  # the proxy is gone: its traces are closed
             scribe(Close())
             break
         scribe(fact)

@@ -57,7 +57,7 @@ class Scribe:
             self._handle(fact)
         except Exception as e:  # a bug in fc: one line, and the next fact is handled
             with contextlib.suppress(Exception):
-                self.view.bug(type(e).__name__, str(e))
+                self.view.bug(type(e).__name__, str(e), recording=True)
 
     def _handle(self, fact: Any) -> None:
         rid = getattr(fact, "rid", None)

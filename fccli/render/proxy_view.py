@@ -114,7 +114,12 @@ class ProxyView:
             c.print(f"  {escape(str(conversation.path))}")
 
     def waiting_for_journal(self) -> None:
-        self.console.print(_("[dim]fc proxy: writing the traces still queued…[/]"))
+        self.console.print(
+            _(
+                "[dim]fc proxy: writing the traces still queued… (Ctrl-C again stops now; "
+                "their last steps would be missing)[/]"
+            )
+        )
 
     def journal_lost(self) -> None:
         self.console.print(
@@ -132,12 +137,20 @@ class ProxyView:
             )
         )
 
-    def bug(self, kind: str, error: str) -> None:
-        """An exception in fc proxy (`kind`, its text): a bug, said in one line."""
-        self.console.print(
-            _(
+    def bug(self, kind: str, error: str, *, recording: bool = False) -> None:
+        """An exception in fc proxy (`kind`, its text): a bug, said in one line. `recording`:
+        it happened in the journal, after the forwarding (the client got its answer)."""
+        if recording:
+            line = _(
+                "[red]internal error:[/] {kind}: {error} (a bug in fc proxy's journal; the "
+                "request was forwarded, its trace may miss this step)",
+                kind=escape(kind),
+                error=escape(error),
+            )
+        else:
+            line = _(
                 "[red]internal error:[/] {kind}: {error} (a bug in fc proxy; the client got HTTP 500)",
                 kind=escape(kind),
                 error=escape(error),
             )
-        )
+        self.console.print(line)

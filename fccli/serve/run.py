@@ -23,7 +23,7 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) 
     """What fc serve says once it listens: what it plays, the line to give the agent, and a
     warning when other machines can reach it."""
     from fccli.core.controls import escape_controls
-    from fccli.i18n import _
+    from fccli.i18n import _, localized
     from fccli.server.launch import is_loopback
     from fccli.wire.registry import get_format
 
@@ -51,6 +51,17 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) 
         )
         if setting not in lines:
             lines.append(setting)
+    for recorded in recordings:
+        if recorded.response is not None and not _is_json(recorded.response):
+            lines.append(
+                escape_controls(
+                    _(
+                        "warning: {step}: its response file is not valid JSON; fc serve plays "
+                        "it as it is",
+                        step=localized(recorded.label),
+                    )
+                )
+            )
     if not is_loopback(host):
         lines.append(
             escape_controls(
@@ -62,3 +73,17 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) 
             )
         )
     return [*lines, _("Ctrl-C stops")]
+
+
+def _is_json(data: bytes) -> bool:
+    """A response file as a person may have edited it: does it still parse? (A recorded error
+    that was not JSON, an HTML page from a proxy, is played too, and said.)"""
+    import json
+
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    except RecursionError:  # nested deeper than Python reads: JSON all the same
+        return True
+    return True
