@@ -37,3 +37,32 @@ def test_says_examples() -> None:
 @given(st.text(max_size=12))
 def test_has_cjk_as_the_regex_did(text: str) -> None:
     assert has_cjk(text) == bool(re.search(r"[\u4e00-\u9fff]", text))
+
+
+def test_a_city_s_english_name_is_found_as_by_a_search_of_every_name() -> None:
+    """demo_reading._places searches only the names a text can hold ignoring case; re's
+    IGNORECASE also takes İ ı ſ K for ASCII letters, which the first look must not miss."""
+    import re
+
+    from fccli import cities
+    from fccli.providers.demo_reading import _places
+
+    def every_name(text: str) -> list[str]:
+        found = []
+        for city in cities.cities():
+            positions = [text.find(city["zh"])]
+            for name in (city["en"], *city.get("aliases", [])):
+                m = re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE)
+                positions.append(m.start() if m else -1)
+            if any(p >= 0 for p in positions):
+                found.append((min(p for p in positions if p >= 0), city["en"]))
+        return [name for _, name in sorted(found)]
+
+    for text in [
+        "Weather in SHANGHAI and beijing?",
+        "ſhanghai, Beİjing, Harbın, \u212aunming",
+        "XIAN or Xi'an, not Xianyang; 杭州今天",
+        "hangzhoux",
+        "",
+    ]:
+        assert [c["en"] for c in _places(text)] == every_name(text), text

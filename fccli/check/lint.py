@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from fccli.check.findings import Finding, finding
 from fccli.check.history import History, history_field, read_history
@@ -195,6 +195,8 @@ def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
     try:
         if fmt == "internal":
             if bare:
+                from pydantic import TypeAdapter  # a bare messages array only: not fc run's
+
                 TypeAdapter(list[Message]).validate_python(request_doc)
             else:
                 return [], Request.model_validate(request_doc)

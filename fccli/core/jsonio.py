@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from fccli.core.controls import has_surrogates
 from fccli.core.errors import InputFileError
 from fccli.core.models import BLOCK_TYPES
 from fccli.i18n import Msg
@@ -27,9 +28,18 @@ M = TypeVar("M", bound=BaseModel)
 
 @cache
 def _escaped() -> re.Pattern[str]:
-    # Compiled when first needed: a class with the surrogate range takes ~4 ms to compile,
-    # and most commands never write JSON.
+    # Compiled only for a text that holds a surrogate: a class with the surrogate range takes
+    # ~4 M instructions to compile (re maps the whole BMP); DEL and C1 alone, next, far less.
     return re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+@cache
+def _c1() -> re.Pattern[str]:
+    return re.compile("[\x7f-\x9f]")
+
+
+def _as_unicode_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
 
 
 def dumps(obj: Any) -> str:
@@ -39,7 +49,7 @@ def dumps(obj: Any) -> str:
     lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
     every JSON output is valid UTF-8 and safe to print. They can stand only inside strings."""
     text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-    return _escaped().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return (_escaped() if has_surrogates(text) else _c1()).sub(_as_unicode_escape, text)
 
 
 def encode(obj: Any) -> bytes:
@@ -73,7 +83,11 @@ def encoded_pieces(obj: Any) -> Iterator[bytes]:
 def _encoded(text: str) -> Iterator[bytes]:
     for at in range(0, len(text), _PIECE):
         piece = text[at : at + _PIECE]
-        yield _escaped().sub(lambda m: f"\\u{ord(m.group()):04x}", piece).encode("utf-8")
+        try:  # without surrogates (UTF-8 encodes it), DEL and C1 are all there is to escape
+            data = _c1().sub(_as_unicode_escape, piece).encode("utf-8")
+        except UnicodeEncodeError:
+            data = _escaped().sub(_as_unicode_escape, piece).encode("utf-8")
+        yield data
 
 
 MAX_DEPTH = 100

@@ -10,13 +10,14 @@ Reading is lenient: every field may be missing (an older fc, a run that died ear
 this version does not know are kept as they are (`extra="allow"`).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic would then read each field's type from
+# its text, compiling every one (~5 M instructions at each start of `fc run`).
 
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fccli.core.models import empty_list
+from fccli.core.models import HOLDS, built_held_first, empty_list
 
 SCHEMA_VERSION = 1
 
@@ -27,6 +28,12 @@ class _Record(BaseModel):
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON written: set fields in declared order, then unknown ones as read."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+    @classmethod
+    def model_rebuild(cls, **options: Any) -> bool | None:
+        """pydantic builds a deferred model here, at its first use: the models it holds first
+        (fccli/core/models.py, built_held_first)."""
+        return built_held_first(cls, BaseModel.model_rebuild.__func__, options)  # type: ignore[attr-defined]
 
 
 class Options(_Record):
@@ -174,3 +181,12 @@ class Manifest(_Record):
         if self.notes is None:
             self.notes = []
         self.notes.append(text)
+
+
+HOLDS.update(
+    {
+        StepRecord: (ToolRunRecord, StreamRecord, Attempt),
+        ErrorRecord: (Attempt,),
+        Manifest: (Options, ReplayedFrom, ErrorRecord, StepRecord),
+    }
+)

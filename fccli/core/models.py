@@ -5,7 +5,8 @@ tool_result, told apart by its `type` (a discriminated union, so a file with a b
 which field of which block is wrong). The JSON shape is a contract: tests pin it.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic would then read each field's type from
+# its text, compiling every one (~4 M instructions at each start of a command that reads a file).
 
 import json
 from typing import Annotated, Any, Literal
@@ -32,6 +33,30 @@ class _Model(BaseModel):
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON form written to trace files: unset optional fields left out."""
         return self.model_dump(mode="json", exclude_none=True)
+
+    @classmethod
+    def model_rebuild(cls, **options: Any) -> bool | None:
+        """pydantic builds a deferred model here, at its first use: the models it holds first."""
+        return built_held_first(cls, BaseModel.model_rebuild.__func__, options)  # type: ignore[attr-defined]
+
+
+HOLDS: dict[type[BaseModel], tuple[type[BaseModel], ...]] = {}
+"""The models each model holds (filled below the classes): built before it, when it is built."""
+
+
+def built_held_first(cls: type[BaseModel], rebuild: Any, options: dict[str, Any]) -> bool | None:
+    """Build `cls`, the models it holds first. pydantic makes a deferred model's schema at its
+    first use, the schemas of the deferred models it holds inside it; those, used alone later
+    (a TextBlock made by a codec, a Message checked on its own), make theirs again. A model
+    already built is reused by the models holding it: built leaves first, each schema is made
+    once (~5 M instructions less for `fc show`, ~9 M for `fc run`), and a command builds only
+    the models it uses."""
+    if not cls.__pydantic_complete__:
+        for held in HOLDS.get(cls, ()):
+            held.model_rebuild()
+    # one frame more than pydantic's caller counted: this function's
+    depth = options.pop("_parent_namespace_depth", 2) + 1
+    return rebuild(cls, _parent_namespace_depth=depth, **options)  # type: ignore[no-any-return]
 
 
 class TextBlock(_Model):
@@ -151,7 +176,7 @@ class ToolChoice(_Model):
     """The tool to call, with type `tool`."""
 
     @model_validator(mode="after")
-    def _name_goes_with_tool(self) -> ToolChoice:
+    def _name_goes_with_tool(self) -> "ToolChoice":
         if (self.type == "tool") != (self.name is not None):
             raise ValueError("a name is given with type 'tool', and only then")
         return self
@@ -243,3 +268,13 @@ class Response(_Model):
     def as_message(self) -> Message:
         """The turn as it goes back into the history: unchanged."""
         return Message(role="assistant", content=list(self.content))
+
+
+_BLOCKS = (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, ProviderBlock)
+HOLDS.update(
+    {
+        Message: _BLOCKS,
+        Request: (Message, ToolSpec, ToolChoice),
+        Response: (*_BLOCKS, Usage),
+    }
+)

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from json.decoder import JSONDecoder, scanstring  # type: ignore[attr-defined]
+from json.decoder import WHITESPACE, JSONDecoder, scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from pydantic import ValidationError
@@ -29,7 +27,7 @@ from pydantic import ValidationError
 from fccli.core.jsonio import is_too_deep, parse_json, validate
 from fccli.core.models import Message, Request
 
-_BLANK = re.compile(r"[ \t\n\r]*")
+_BLANK = WHITESPACE  # json's own `[ \t\n\r]*`, compiled already: one compile less
 _DECODER = JSONDecoder()
 
 
@@ -60,23 +58,32 @@ class _Slow(Exception):
     """The fast walk gives up; parse_json reads the file and says what is wrong."""
 
 
-@dataclass
 class Parsed:
-    """One request file as read."""
+    """One request file as read. A plain class, not a dataclass: a dataclass costs ~2 M
+    instructions to create (it compiles its methods from source) at every `fc show`."""
 
-    data: Any
-    """The JSON, as json.loads gives it."""
-    reused: int = 0
-    """How many leading messages are the previous file's own objects (not read again)."""
-    text: str = ""
-    ends: list[int] = field(default_factory=list)
-    """Where each message of the history (`key`) ends in `text`."""
-    key: str = "messages"
-    """Which of HISTORY_KEYS holds the history."""
-    value: Any = None
-    """What the reader made of the file (a validated Request), for the next file to build on."""
-    before: Any = None
-    """The previous file's `value`, when this file reuses its messages."""
+    def __init__(
+        self,
+        data: Any,
+        reused: int = 0,
+        text: str = "",
+        ends: list[int] | None = None,
+        key: str = "messages",
+    ) -> None:
+        self.data = data
+        """The JSON, as json.loads gives it."""
+        self.reused = reused
+        """How many leading messages are the previous file's own objects (not read again)."""
+        self.text = text
+        self.ends: list[int] = [] if ends is None else ends
+        """Where each message of the history (`key`) ends in `text`."""
+        self.key = key
+        """Which of HISTORY_KEYS holds the history."""
+        self.value: Any = None
+        """What the reader made of the file (a validated Request), for the next file to build
+        on."""
+        self.before: Any = None
+        """The previous file's `value`, when this file reuses its messages."""
 
     @property
     def messages(self) -> list[Any]:

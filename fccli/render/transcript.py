@@ -524,6 +524,8 @@ def stop_reason(error: dict[str, Any]) -> str:
     writes `step 2: HTTP 503...` and `interrupted at step 2 while...`; under step 2 (or after
     `interrupted at step 2`) that is said already."""
     message = " ".join(str(error.get("message") or "").split())
+    if not message.startswith(("step ", "interrupted at step ")):
+        return message  # nothing to take off: no pattern compiled (a trace that ended well)
     return re.sub(r"^(step \d+: |interrupted at step \d+\b ?)", "", message)
 
 

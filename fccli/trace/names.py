@@ -22,9 +22,10 @@ STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.(json|sse)")
 LOCK = ".fc-writing"
 """The lock a run holds on its trace directory while it writes."""
 _FC_FILE = r"manifest\.json|\d+-(?:request|response)(?:\.[a-z]+)?\.(?:json|sse)"
-TRACE_FILE = re.compile(rf"(?:{_FC_FILE})|\.(?:{_FC_FILE})\.[A-Za-z0-9_]+\.tmp|{re.escape(LOCK)}")
+TRACE_FILE = rf"(?:{_FC_FILE})|\.(?:{_FC_FILE})\.[A-Za-z0-9_]+\.tmp|{re.escape(LOCK)}"
 """What fc writes into a trace directory, its temporary files (`.NAME.PID_N.tmp`; older fc wrote
-`.NAME.RANDOM.tmp`) and its lock included: --force replaces these, and only these."""
+`.NAME.RANDOM.tmp`) and its lock included: --force replaces these, and only these. The pattern's
+text: only a writer replacing a trace compiles it (re caches it), not every reader of one."""
 
 
 def step_file(step: int, role: str, fmt: str | None = None, ext: str = "json") -> str:

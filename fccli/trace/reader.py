@@ -13,7 +13,6 @@ InputFileError (exit 2) naming the file and, where there is one, the JSON path.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,24 +39,36 @@ if TYPE_CHECKING:
 # a single file
 
 
-@dataclass
 class Document:
-    """One JSON file, its detected format, and its content in the internal format."""
+    """One JSON file, its detected format, and its content in the internal format.
 
-    name: str
-    """The path as given (`<stdin>` for `-`)."""
-    data: Any
-    """The JSON as read."""
-    format: str
-    """`internal` or a wire format's name (fccli/wire/registry.py)."""
-    kind: str
-    """request, response or messages."""
-    reason: str
-    """What gave the format away (or `forced with --from`)."""
-    internal: Request | Response | list[Message] | None = None
-    """The content read into the internal format (see `read_document(..., internal=True)`)."""
-    system: str | None = None
-    """A messages array's system prompt, when a chat array carried one as a message."""
+    This module's records are plain classes, not dataclasses: a dataclass costs ~2 M
+    instructions to create (it compiles its methods from source) at every `fc show`."""
+
+    def __init__(
+        self,
+        name: str,
+        data: Any,
+        format: str,
+        kind: str,
+        reason: str,
+        internal: Request | Response | list[Message] | None = None,
+        system: str | None = None,
+    ) -> None:
+        self.name = name
+        """The path as given (`<stdin>` for `-`)."""
+        self.data = data
+        """The JSON as read."""
+        self.format = format
+        """`internal` or a wire format's name (fccli/wire/registry.py)."""
+        self.kind = kind
+        """request, response or messages."""
+        self.reason = reason
+        """What gave the format away (or `forced with --from`)."""
+        self.internal = internal
+        """The content read into the internal format (see `read_document(..., internal=True)`)."""
+        self.system = system
+        """A messages array's system prompt, when a chat array carried one as a message."""
 
     def internal_json(self) -> Any:
         if isinstance(self.internal, list):
@@ -260,36 +271,43 @@ def pretty(data: bytes) -> str:
 # a trace directory
 
 
-@dataclass
 class Step:
-    number: int
-    record: dict[str, Any] | None = None
-    """The manifest's record of the step (stop reason, duration, usage, tool runs, attempts);
-    None for a step that failed before its answer was read."""
-    files: dict[str, Path] = field(default_factory=dict)
-    """The step's files by role: request, wire_request, wire_response, wire_stream, response."""
-    request: Request | None = None
-    response: Response | None = None
-    wire_messages: int | None = None
-    """How many messages the wire request holds (chat: one per tool result)."""
-    notes: list[str] = field(default_factory=list)
-    """What could not be read, or was read another way (from the wire file): Msgs, English in
-    `--json`, said in the chosen language by `fc show`."""
-    error_body: str | None = None
-    """The provider's own sentence, when the step's wire response is the provider's error body
-    (a failed request keeps it there); "" for an error body that says nothing."""
+    """One step of a trace, as read (a plain class: see Document)."""
+
+    def __init__(self, number: int, record: dict[str, Any] | None = None) -> None:
+        self.number = number
+        self.record = record
+        """The manifest's record of the step (stop reason, duration, usage, tool runs,
+        attempts); None for a step that failed before its answer was read."""
+        self.files: dict[str, Path] = {}
+        """The step's files by role: request, wire_request, wire_response, wire_stream,
+        response."""
+        self.request: Request | None = None
+        self.response: Response | None = None
+        self.wire_messages: int | None = None
+        """How many messages the wire request holds (chat: one per tool result)."""
+        self.notes: list[str] = []
+        """What could not be read, or was read another way (from the wire file): Msgs, English
+        in `--json`, said in the chosen language by `fc show`."""
+        self.error_body: str | None = None
+        """The provider's own sentence, when the step's wire response is the provider's error
+        body (a failed request keeps it there); "" for an error body that says nothing."""
 
     def tool_runs(self) -> list[dict[str, Any]]:
         runs = (self.record or {}).get("tool_runs")
         return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
 
 
-@dataclass
 class Trace:
-    path: Path
-    manifest: dict[str, Any]
-    wire_format: str | None
-    steps: list[Step]
+    """A trace directory, as read (a plain class: see Document)."""
+
+    def __init__(
+        self, path: Path, manifest: dict[str, Any], wire_format: str | None, steps: list[Step]
+    ) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.wire_format = wire_format
+        self.steps = steps
 
     def step(self, number: int) -> Step:
         for s in self.steps:

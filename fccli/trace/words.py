@@ -17,8 +17,10 @@ import re
 from functools import cache
 from typing import Any
 
-FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}")
-LETTERS = re.compile(r"[A-Za-z]")
+FIELD = r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}"
+"""A placeholder of a msgid (or a doubled brace). A pattern's text: re compiles it (and
+caches it) when a sentence is first said under Chinese, never under English."""
+LETTERS = r"[A-Za-z]"
 STRONG = 12
 """Letters a msgid must have outside its placeholders to be matched on its own; one with fewer
 (`{where}: {problem}`) is a frame, taken only when a parameter in it is fc's words too."""
@@ -70,7 +72,7 @@ def _said(text: str, depth: int) -> tuple[str, int]:
 
 
 def _letters(text: str) -> int:
-    return len(LETTERS.findall(text))
+    return len(re.findall(LETTERS, text))
 
 
 def _weight(text: str) -> int:
@@ -84,7 +86,7 @@ def _filled(msgstr: str, values: dict[str, str]) -> str:
             return m.group(0)[0]
         return values.get(m.group(1), m.group(0))
 
-    return FIELD.sub(one, msgstr)
+    return re.sub(FIELD, one, msgstr)
 
 
 @cache
@@ -107,7 +109,7 @@ def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], s
         parts = []
         literal = []
         at = 0
-        for m in FIELD.finditer(msgid):
+        for m in re.finditer(FIELD, msgid):
             parts.append(re.escape(msgid[at : m.start()]))
             literal.append(msgid[at : m.start()])
             at = m.end()

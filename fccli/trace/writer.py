@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import time
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -78,7 +79,7 @@ def _new_beside(path: Path) -> tuple[int, str]:
 
 def written_by_fc(entry: Path) -> bool:
     """--force replaces these files, and only these (trace/names.py, TRACE_FILE)."""
-    return entry.is_file() and not entry.is_symlink() and bool(TRACE_FILE.fullmatch(entry.name))
+    return entry.is_file() and not entry.is_symlink() and bool(re.fullmatch(TRACE_FILE, entry.name))
 
 
 def looks_like_trace(path: Path) -> bool:

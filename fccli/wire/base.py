@@ -17,8 +17,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from fccli.core.errors import ProtocolError, ProviderError
 from fccli.core.models import Request, Response
@@ -33,10 +32,12 @@ Refusal = tuple[str, str]
 `{n}`, `{k}`, `{ids}` and other names in it are filled in with the place of the finding."""
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(NamedTuple):
     """A request path a format's providers answer at, for `fc proxy` and `fc serve`: which
-    format a request to a local server is in, read from its path alone."""
+    format a request to a local server is in, read from its path alone.
+
+    A NamedTuple, not a frozen dataclass: as immutable, and ~2 M instructions less to create
+    (a dataclass compiles its methods from source) on every path that reads a wire format."""
 
     pattern: str
     """The path, `{name}` standing for one path segment (`/v1beta/models/{model}:generateContent`:
@@ -71,8 +72,9 @@ def openai_error_body(status: int, message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
 
-@dataclass(frozen=True)
-class Detected:
+class Detected(NamedTuple):
+    """A document's format and kind, and why (a NamedTuple: see Route)."""
+
     format: str
     """A format's name (`internal` or one of the registry's)."""
     kind: Kind

@@ -6,12 +6,14 @@ format plus a reasoning field and a thinking switch; OpenAI (and Ollama, vLLM, .
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class ChatDialect:
-    """What one provider adds to the chat format. A provider is configuration, not a mapper."""
+class ChatDialect(NamedTuple):
+    """What one provider adds to the chat format. A provider is configuration, not a mapper.
+
+    A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
+    (a dataclass compiles its methods from source) on every path that reads the chat format."""
 
     name: str = "openai"
     """The format's name, used as the trace files' suffix (`1-request.deepseek.json`)."""
