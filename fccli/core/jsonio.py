@@ -11,7 +11,7 @@ import json
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -59,14 +59,33 @@ def encode(obj: Any) -> bytes:
 _PIECE = 1 << 20
 
 
-def encoded_pieces(obj: Any) -> Iterator[bytes]:
+def encoded_pieces(obj: Any, big: int = _PIECE) -> Iterator[bytes]:
     """`encode(obj)`, the same bytes, in pieces of about a megabyte: a file written from them
     never holds the whole text at once, nor its UTF-8 copy (a 20 MB tool result in a request
     would otherwise be there four times: the escaped string, the joined text, the text with its
-    newline, and the bytes)."""
+    newline, and the bytes). A string of `big` characters or more is escaped a slice at a time
+    too: JSON's encoder would make one escaped copy of it whole (40 MB for a 20 MB result with
+    one Chinese character in it: Python then keeps two bytes a character)."""
+    bigs: list[str] = []
+
+    def encoder(text: str) -> str:
+        if len(text) >= big:
+            bigs.append(text)
+            return _BIG_MARK
+        return _encode_string(text)
+
     pending: list[str] = []
     size = 0
-    for chunk in json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(obj):
+    for chunk in _chunks(obj, encoder):
+        if _BIG_MARK in chunk:
+            before, *afters = chunk.split(_BIG_MARK)
+            pending.append(before)
+            for after in afters:
+                yield from _encoded("".join(pending))
+                yield from _big_string(bigs.pop(0))
+                pending = [after]
+            size = len(pending[0])
+            continue
         if len(chunk) > _PIECE:
             yield from _encoded("".join(pending))
             pending, size = [], 0
@@ -78,6 +97,46 @@ def encoded_pieces(obj: Any) -> Iterator[bytes]:
             yield from _encoded("".join(pending))
             pending, size = [], 0
     yield from _encoded("".join(pending) + "\n")
+
+
+_BIG_MARK = "\x00"
+"""Stands for the next big string in the encoder's output: JSON escapes every real NUL."""
+_encode_string = json.encoder.encode_basestring  # the C one where there is one
+
+
+def _chunks(obj: Any, encoder: Callable[[str], str]) -> Iterator[str]:
+    """The pieces of `json.dumps(obj, ensure_ascii=False, indent=2)`, its strings encoded by
+    `encoder`. Through the json module's own pure-Python encoder, the one `indent` uses anyway;
+    its builder is not public, so a Python without it gets the public encoder (no big string
+    is then set apart: the same bytes, more memory)."""
+    make = getattr(json.encoder, "_make_iterencode", None)
+    if make is not None:
+        try:
+            return make(  # type: ignore[no-any-return]
+                {}, _not_json, encoder, 2, _float_text, ": ", ",", False, False, False
+            )(obj, 0)
+        except TypeError:  # another signature
+            pass
+    return json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(obj)
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+
+
+def _float_text(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _big_string(text: str) -> Iterator[bytes]:
+    yield b'"'
+    for at in range(0, len(text), _PIECE):
+        yield from _encoded(_encode_string(text[at : at + _PIECE])[1:-1])
+    yield b'"'
 
 
 def _encoded(text: str) -> Iterator[bytes]:
