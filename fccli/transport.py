@@ -28,6 +28,7 @@ from typing import Any
 import httpx
 
 from fccli import __version__
+from fccli.core.body import Body, FileBody
 from fccli.core.errors import ProviderError, UsageError
 from fccli.core.secrets import MASK, MIN_SECRET, Secrets
 from fccli.i18n import Msg
@@ -145,7 +146,7 @@ class Transport:
     def post(
         self,
         url: str,
-        body: bytes,
+        body: Body,
         headers: dict[str, str],
         *,
         on_bytes: Callable[[bytes], None] | None = None,
@@ -384,10 +385,13 @@ class Transport:
 _PIECE = 1 << 20
 
 
-def _pieces(body: bytes) -> Iterator[bytes]:
+def _pieces(body: Body) -> Iterator[bytes]:
     """The body a megabyte at a time: the HTTP library joins what it sends before writing it
     to the socket, which for a whole body (a request carrying a 20 MB tool result) is a copy of
     it all. The length is given, so the body still goes as one, not chunked."""
+    if isinstance(body, FileBody):
+        yield from body.pieces()
+        return
     for at in range(0, len(body), _PIECE):
         yield body[at : at + _PIECE]
 

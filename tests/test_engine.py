@@ -54,7 +54,7 @@ class Scripted:
         self.sent: list[dict[str, Any]] = []
 
     def send(self, body: bytes, *, step: int) -> Reply:
-        self.sent.append(json.loads(body))
+        self.sent.append(json.loads(bytes(body)))
         answer = self.answers.pop(0)
         if isinstance(answer, BaseException):
             raise answer

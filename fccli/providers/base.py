@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fccli.core.body import Body
+
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
@@ -47,7 +52,7 @@ class Provider(Protocol):
     @property
     def info(self) -> ProviderInfo: ...
 
-    def send(self, body: bytes, *, step: int) -> Reply:
+    def send(self, body: Body, *, step: int) -> Reply:
         """Post the wire request body, exactly these bytes, and return the response body."""
         ...
 
@@ -56,7 +61,7 @@ class Provider(Protocol):
         server sent (a stream's error event, a cut fragment), which no transport has masked."""
         ...
 
-    def send_stream(self, body: bytes, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+    def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
         """Post a request that asks for a stream; hand every piece of the body to `on_bytes` as
         it arrives, and return all of it. An HTTP error before the stream starts raises
         ProviderError as `send` does; a stream that stops part-way returns with `cut` set."""

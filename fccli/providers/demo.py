@@ -22,6 +22,11 @@ calls, answered with errors, are not asked again, nor quoted in the answer.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fccli.core.body import Body
+
 import hashlib
 import json
 import time
@@ -80,13 +85,13 @@ class DemoProvider:
     def mask(self, text: str) -> str:
         return text  # offline: no secret to keep
 
-    def send(self, body: bytes, *, step: int) -> Reply:
-        return Reply(encode(self._respond(json.loads(body), step)))
+    def send(self, body: Body, *, step: int) -> Reply:
+        return Reply(encode(self._respond(json.loads(bytes(body)), step)))
 
-    def send_stream(self, body: bytes, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+    def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
         from fccli.providers.demo_stream import cut_inside_first_call, sse_events
 
-        request = json.loads(body)
+        request = json.loads(bytes(body))
         response = self._respond(request, step)
         options = request.get("stream_options")
         events = sse_events(

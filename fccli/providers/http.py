@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fccli.core.body import Body
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
@@ -63,17 +68,17 @@ class HttpProvider:
     def mask(self, text: str) -> str:
         return self.transport.mask(text)
 
-    def send(self, body: bytes, *, step: int) -> Reply:
+    def send(self, body: Body, *, step: int) -> Reply:
         return self._post(body, step, self.headers(), None)
 
-    def send_stream(self, body: bytes, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+    def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
         headers = self.headers()
         headers["accept"] = "text/event-stream"
         return self._post(body, step, headers, on_bytes)
 
     def _post(
         self,
-        body: bytes,
+        body: Body,
         step: int,
         headers: dict[str, str],
         on_bytes: Callable[[bytes], None] | None,

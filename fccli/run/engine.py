@@ -292,7 +292,10 @@ class RoundTrip:
         self.emit(StepStarted(step, request, on_wire))
         if self._bug_said:
             self.emit(Note(step, Msg("harness bug {text}", text=_joined(self._bug_said))))
-        sent = body.read_bytes()  # the wire body exactly as written is exactly what is sent
+        # The wire body exactly as written is exactly what is sent, read from its file as it goes.
+        from fccli.core.body import FileBody
+
+        sent = FileBody(body)
         self._phase = Msg("while waiting for the model")
         # When the step began, in the manifest's own form: `fc export otel` places its span.
         started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
