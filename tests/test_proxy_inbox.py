@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fccli.proxy.facts import Asked, Close, Ended, Said
+from fccli.proxy.facts import Close, Said
 from fccli.proxy.journal import Inbox, framed
 
 LULL = 0.02
@@ -39,9 +39,8 @@ class ScriptedPipe:
         return Inbox(self.read, self.readable, self.clock, lull=LULL, backlog=backlog, hold=hold)
 
 
-def said(n: int) -> Asked:
-    """Request `n` is being forwarded (its end not yet come): a burst in progress."""
-    return Asked(n, "openai", "/v1/chat/completions", b"{}", (), 0.0, 0.0)
+def said(n: int) -> Said:
+    return Said("passed", "GET", f"/v1/models/{n}", 200, "not a model request")
 
 
 def burst(count: int, every: float) -> list[tuple[float, bytes]]:
@@ -124,23 +123,3 @@ def test_a_trickle_that_never_pauses_is_handled_at_most_the_hold_late_in_order()
     late = [at - i * every for i, (at, _) in enumerate(handed)]
     assert max(late) <= hold + every, max(late)
     assert handed[0][0] >= hold  # still waits while it may: a burst is forwarded first
-
-
-def test_nothing_in_flight_means_no_burst_to_wait_out() -> None:
-    """One agent: its request, then the end of the answer. Once no request is being forwarded
-    the step is written at once, not a lull later (`fc show` right after the agent ends)."""
-    pipe = ScriptedPipe(
-        [
-            (0.0, framed(said(1))),
-            (0.5, framed(Ended(1, "done"))),  # before the hold, well after the lull
-            (0.6, framed(Said("passed", "GET", "/v1/models", 200, "not a model request"))),
-            (9.0, b""),
-        ]
-    )
-    handed = taken(pipe.inbox(), pipe)
-    assert [fact for _, fact in handed] == [
-        said(1),
-        Ended(1, "done"),
-        Said("passed", "GET", "/v1/models", 200, "not a model request"),
-    ]
-    assert [at for at, _ in handed] == [LULL, 0.5, 0.6]  # the end and what follows: at once

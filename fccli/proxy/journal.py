@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from fccli.proxy.facts import Asked, Close, Ended, Flush
+from fccli.proxy.facts import Close, Flush
 
 if TYPE_CHECKING:
     from fccli.proxy.app import Settings
@@ -284,8 +284,8 @@ class ChildJournal:
 
 
 class Inbox:
-    """The facts from the proxy, handed out in lulls (`LULL_SECONDS`), or at once when no
-    request is being forwarded, when the proxy says it stops (`Close`), when its pipe ends, past `BACKLOG_BYTES` waiting, or once
+    """The facts from the proxy, handed out in lulls (`LULL_SECONDS`), or at once when the
+    proxy says it stops (`Close`), when its pipe ends, past `BACKLOG_BYTES` waiting, or once
     the oldest has waited `HOLD_SECONDS`.
 
     `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
@@ -311,18 +311,13 @@ class Inbox:
         self._last = 0.0
         self._ended = False
         self._hurry = False
-        self._asking: set[int] = set()
-        """The requests read whose end is not read yet: none, and nothing is being forwarded,
-        so there is no burst to wait out (one agent's step is written as soon as it ends)."""
 
     def take(self) -> Any | None:
         """The next fact, when it is time to handle it; None once the pipe has ended and every
         fact before its end was handed out (part of a fact at the end is dropped: the proxy
         died writing it)."""
         while True:
-            if self._facts and (
-                self._ended or self._hurry or not self._asking or self._waiting > self._backlog
-            ):
+            if self._facts and (self._ended or self._hurry or self._waiting > self._backlog):
                 return self._pop()
             if self._ended:
                 return None
@@ -365,10 +360,6 @@ class Inbox:
             self._waiting += size
             if isinstance(fact, Close):
                 self._hurry = True
-            elif isinstance(fact, Asked) and fact.blocked is None:
-                self._asking.add(fact.rid)
-            elif isinstance(fact, Ended):
-                self._asking.discard(fact.rid)
         del self._buffer[:at]
 
 
