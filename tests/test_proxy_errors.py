@@ -258,6 +258,24 @@ def _fc_proxy(tmp_path: Path, to: str, *more: str) -> tuple[subprocess.Popen[str
     return process, process.stdout.readline() if process.stdout else ""
 
 
+def _journal_of(process: subprocess.Popen[str]) -> int:
+    """The pid of fc proxy's journal: its one child (Linux's /proc)."""
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+    (journal,) = [int(pid) for pid in children.split()]
+    return journal
+
+
+def _ctrl_c(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """Ctrl-C as the terminal sends it (to the process group); what fc proxy printed after its
+    banner, on stdout and stderr."""
+    os.killpg(process.pid, signal.SIGINT)
+    process.wait(timeout=20)
+    # read through the file objects: readline() may have read ahead of its line
+    out = process.stdout.read() if process.stdout else ""
+    err = process.stderr.read() if process.stderr else ""
+    return out, err
+
+
 def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path) -> None:
     """The journal runs in a child process: the terminal's Ctrl-C (sent to the whole process
     group) stops the proxy, which has the journal close the open traces."""
@@ -269,11 +287,7 @@ def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path)
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
             assert answer.status_code == 200
-            os.killpg(process.pid, signal.SIGINT)  # as the terminal does
-            process.wait(timeout=20)
-            # read through the file objects: readline() above may hold more than its line
-            out = process.stdout.read() if process.stdout else ""
-            err = process.stderr.read() if process.stderr else ""
+            out, err = _ctrl_c(process)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -352,18 +366,14 @@ def test_a_journal_that_died_is_said_once_and_requests_still_go_through(tmp_path
         process, banner = _fc_proxy(tmp_path, server.url)
         try:
             port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
-            children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
-            (journal,) = [int(pid) for pid in children.split()]
+            journal = _journal_of(process)
             os.kill(journal, signal.SIGKILL)
             for _ in range(2):
                 answer = httpx.post(
                     f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
                 )
                 assert answer.json()["choices"][0]["finish_reason"] == "tool_calls"
-            os.killpg(process.pid, signal.SIGINT)
-            process.wait(timeout=20)
-            out = process.stdout.read() if process.stdout else ""
-            err = process.stderr.read() if process.stderr else ""
+            out, err = _ctrl_c(process)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -384,8 +394,7 @@ def test_ctrl_c_again_while_the_journal_catches_up_stops_at_once(tmp_path: Path)
         process, banner = _fc_proxy(tmp_path, server.url)
         try:
             port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
-            children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
-            (journal,) = [int(pid) for pid in children.split()]
+            journal = _journal_of(process)
             answer = httpx.post(
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
