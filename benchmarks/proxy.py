@@ -142,14 +142,26 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def row(label: str, times: dict[str, list[float]], cpu_ms: tuple[float, float] | None) -> str:
+def traces_begun(out: Path) -> int:
+    """How many traces the journal has begun writing so far (each benchmark request is a
+    conversation of its own): those begun during a timed burst were recorded while requests
+    were being forwarded, what the journal's waiting for a lull is meant to avoid."""
+    try:
+        return sum(1 for _ in out.iterdir())
+    except OSError:
+        return 0
+
+
+def row(
+    label: str, times: dict[str, list[float]], cpu_ms: tuple[float, float] | None, during: int
+) -> str:
     d, p = sorted(times["direct"]), sorted(times["proxy"])
     md, mp = statistics.median(d), statistics.median(p)
     p90 = lambda xs: xs[int(len(xs) * 0.9)]  # noqa: E731
     cpu = f"{cpu_ms[0]:9.2f} {cpu_ms[1]:9.2f}" if cpu_ms is not None else f"{'?':>9} {'?':>9}"
     return (
         f"{label:<34} {md:8.2f} {p90(d):8.2f} {mp:8.2f} {p90(p):8.2f} {mp - md:+9.2f} "
-        f"{mp / md:7.2f}x {cpu}"
+        f"{mp / md:7.2f}x {cpu} {during:9d}"
     )
 
 
@@ -191,13 +203,15 @@ def main() -> None:
             print(f"{os.cpu_count()} CPU(s); {args.requests} requests per client and side; ms")
             print(
                 f"{'':<34} {'direct':>8} {'p90':>8} {'proxy':>8} {'p90':>8} {'added':>9} "
-                f"{'ratio':>8} {'loop CPU':>9} {'journal':>9}"
+                f"{'ratio':>8} {'loop CPU':>9} {'journal':>9} {'recorded':>9}"
             )
             for clients in counts:
                 for stream in (False, True):
                     before = cpu_seconds(proxy.pid)
+                    begun = traces_begun(Path(out) / "traces")
                     times = asyncio.run(measure(fake_url, proxied, clients, args.requests, stream))
                     after = cpu_seconds(proxy.pid)
+                    during = traces_begun(Path(out) / "traces") - begun
                     # per proxied request, the warm-up's `clients` requests included
                     n = len(times["proxy"]) + clients
                     recorded += n
@@ -208,7 +222,7 @@ def main() -> None:
                             (after[1] - before[1]) * 1000 / n,
                         )
                     what = "first byte (stream)" if stream else "request (JSON)"
-                    print(row(f"{what}, {clients} client(s)", times, cpu), flush=True)
+                    print(row(f"{what}, {clients} client(s)", times, cpu, during), flush=True)
             load = os.getloadavg()
             print(f"load average after: {load[0]:.2f}")
         finally:

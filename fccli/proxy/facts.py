@@ -71,6 +71,17 @@ class Close:
     """fc proxy stops: every open trace is closed `interrupted`, and the journal ends."""
 
 
+@dataclass(frozen=True)
+class Pause:
+    """(To the journal in a child process) a burst of requests began: record nothing until
+    `Resume` (lull.py)."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """(To the journal in a child process) the facts before it may be recorded now."""
+
+
 @dataclass
 class Flush:
     """(In-process journal) `done` is set once every fact before it is handled."""
