@@ -16,9 +16,11 @@ interrupted trace, not what a stream costs). The table shows the median and p90 
 median added by the proxy, the ratio to direct, and CPU time per proxied request of the proxy's
 process (its event loop: the forwarding) and of its children (the journal that reads, checks,
 writes the traces and prints the transcript; Linux only). The journal waits for a lull before it
-records (fccli/proxy/journal.py), so during the timed burst its column stays near 0; the last
-line says how long it took to write what it held back once the requests stopped, and its CPU
-per recorded request over the whole run.
+records (fccli/proxy/lull.py), so during the timed burst its column stays near 0, and so does
+the last, the traces it began during the burst (each request is one: those were recorded while
+requests were forwarded, in lulls the burst left); the last line says how long it took to write
+what it held back once the requests stopped, and its CPU per recorded request over the whole
+run.
 
 `--floor` runs benchmarks/passthrough.py in place of fc proxy: the same server stack and
 forwarding, no fc code, nothing recorded. What it adds is the least any Python proxy adds on the
