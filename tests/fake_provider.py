@@ -138,6 +138,9 @@ class FakeProvider:
         """Set when a stream with `stream_pause` has sent its first half and stalls."""
         self.stream_quirks: set[str] = set()
         """Any of STREAM_QUIRKS."""
+        self.end_held: threading.Event | None = None
+        """While this is not set, each stream's end of body (its last chunk) waits for it: the
+        client has every event, the end has not come (what a busy machine does now and then)."""
         self.received: list[Received] = []
         self.sent: list[bytes] = []
         """Every JSON body answered, exactly as written to the wire (streams not included)."""
@@ -577,6 +580,8 @@ class FakeProvider:
                 data = _escaped(data, h.escape)
             h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             h.wfile.flush()
+        if self.end_held is not None:
+            self.end_held.wait(15)
         h.wfile.write(b"0\r\n\r\n")
         h.wfile.flush()
 

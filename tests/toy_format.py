@@ -29,6 +29,8 @@ class _WholeBody:
     def bytes_received(self) -> int:
         return len(self._data)
 
+    ended = False
+
     def feed(self, chunk: bytes) -> None:
         self._data += chunk
 

@@ -267,7 +267,7 @@ class ProxyApp:
             self._open[rid] = relay
         outcome = await relay.run(receive, self, rid)
         if rid is not None:
-            self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "cut" else ""))
+            self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "left" else ""))
         elif fmt is None:
             self.journal(
                 Said("passed", method, path, upstream.status_code, Msg("not a model request"))
@@ -319,7 +319,8 @@ class _Relay:
         )
 
     async def run(self, receive: Any, app: ProxyApp, rid: int | None) -> str:
-        """`done`, `cut` (the client left), or `broken` (the upstream did).
+        """`done`, `left` (the client did, before the upstream's answer ended), or `broken`
+        (the upstream's answer broke off).
 
         The relay runs in the request's own task, at once: in a task of its own it would start
         one turn of the event loop later, and at 16 clients that turn is what every other
@@ -344,7 +345,7 @@ class _Relay:
                 uncancel = getattr(relaying, "uncancel", None)  # Python 3.11+
                 if uncancel is not None:
                     uncancel()
-                return "cut"
+                return "left"
             # fc proxy stops: the step is cut, the task goes on ending
             if rid is not None:
                 app.ended(rid, self.ended(rid, "cut", STOPPED))

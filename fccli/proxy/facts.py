@@ -40,8 +40,9 @@ class Ended:
 
     rid: int
     outcome: str
-    """`done`; `cut` (the client left, or fc proxy stopped: `why`); `broken` (the upstream's
-    answer broke off: `reason`, unmasked); `unreachable` (no answer: `why`, masked)."""
+    """`done`; `left` (the client went away before the upstream's answer ended: `why`); `cut`
+    (fc proxy stopped: `why`); `broken` (the upstream's answer broke off: `reason`, unmasked);
+    `unreachable` (no answer: `why`, masked)."""
     status: int = 0
     encoding: str = ""
     """The answer's Content-Encoding."""

@@ -33,6 +33,11 @@ from fccli.run.events import Note, ResponseReceived, StepStarted
 from fccli.trace.names import step_file
 from fccli.wire.registry import WireFormat
 
+UNSEEN_END = Msg(
+    "the client closed its connection at the stream's last event, before the end of the "
+    "upstream's body reached fc proxy: fc proxy did not see that end"
+)
+"""The note of a step whose client left once it had the whole stream (Step.left)."""
 KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
 """Request headers that carry a key: their values are masked wherever an answer echoes them."""
 
@@ -87,8 +92,8 @@ class Decoder:
 @dataclass(eq=False)
 class Step:
     """One step, from the request's arrival to its answer's last byte, recorded in the journal
-    (journal.py) from what the event loop saw (facts.py): `opened`, then one of `done`, `cut`,
-    `unreachable`, `blocked`, each of which hands the outcome to `settle`."""
+    (journal.py) from what the event loop saw (facts.py): `opened`, then one of `done`, `left`,
+    `cut`, `unreachable`, `blocked`, each of which hands the outcome to `settle`."""
 
     conversation: Conversation
     number: int
@@ -187,12 +192,15 @@ class Step:
                 )
         steps[-1].tool_runs = runs
 
-    def done(self, view: Any) -> None:
-        """The answer's last byte went to the client: write it, show it, settle the step."""
+    def done(self, view: Any, note: str | None = None) -> None:
+        """The answer's last byte went to the client: write it, show it, settle the step.
+        `note`: what the trace should say about how it ended."""
         c = self.conversation
         if c.writer is None:
             self.settle(c, None, True)
             return
+        if note is not None:
+            c.writer.note(_at_step(self.number, note))
         if self.size > self.max_bytes:
             self._failed(view, self._too_big())
             return
@@ -305,6 +313,31 @@ class Step:
             status=self.status,
             body=text,
         )
+
+    def left(self, view: Any, why: str) -> None:
+        """The client went away before the upstream's answer ended. An SDK stops reading a
+        stream at its last event (chat's `data: [DONE]`, ...), and the openai SDK then closes
+        its connection at once, often before the end of the body has reached fc proxy: a
+        stream that came whole is recorded as any, with a note that fc proxy did not see its
+        end (`fc run`, which reads to the end, records the same bytes the same way when that
+        end comes). Any other answer was cut."""
+        if self._came_whole():
+            self.done(view, UNSEEN_END)
+        else:
+            self.cut(view, why)
+
+    def _came_whole(self) -> bool:
+        """A stream whose last event came (what its format says ends it)."""
+        if not (self.stream and self.status < 400 and self.pieces and self.size <= self.max_bytes):
+            return False
+        folder = self.fmt.stream_folder()
+        try:
+            decoder = Decoder(self.encoding)
+            for piece in self.pieces:
+                folder.feed(decoder.feed(piece))
+        except (zlib.error, FcError):  # cut, or done's to say: not whole
+            return False
+        return folder.ended
 
     def cut(self, view: Any, why: str) -> None:
         """The exchange ended before the answer did (the client went away, fc proxy stopped):

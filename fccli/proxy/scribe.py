@@ -165,6 +165,8 @@ class Scribe:
                 reason=step.secrets.text(fact.reason),
             )
             step.cut(self.view, why)
+        elif fact.outcome == "left":
+            step.left(self.view, fact.why)
         else:
             step.cut(self.view, fact.why)  # a Msg: said in the chosen language
 

@@ -91,6 +91,13 @@ class StreamFolder(Protocol):
     notes: list[str]
     """What a learner should know about the stream (no `[DONE]` after finish_reason, ...)."""
 
+    @property
+    def ended(self) -> bool:
+        """The format's own last event came (chat's `data: [DONE]`, Anthropic's `message_stop`,
+        the Responses API's `response.completed`): what an SDK stops reading at. False for a
+        format that has none (Gemini's streams end with the body)."""
+        ...
+
     def feed(self, chunk: bytes) -> None: ...
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
@@ -115,6 +122,10 @@ class StreamAssembler:
     @property
     def bytes_received(self) -> int:
         return self._sse.bytes_received
+
+    @property
+    def ended(self) -> bool:
+        return False  # a format with an end marker says when it came
 
     def feed(self, chunk: bytes) -> None:
         for objs in self._sse.feed_json_slices(chunk):

@@ -128,6 +128,10 @@ class AnthropicStreamFolder(StreamAssembler):
         self._stopped = False
         self._after_stop = 0
 
+    @property
+    def ended(self) -> bool:
+        return self._stopped
+
     # -- folding parsed events
 
     def _fold(self, objs: list[Any]) -> None:

@@ -125,6 +125,10 @@ class ChatStreamFolder(StreamAssembler):
         self._done = False
         self._after_done = 0
 
+    @property
+    def ended(self) -> bool:
+        return self._done
+
     # -- folding parsed chunks
 
     def _fold(self, objs: list[Any]) -> None:

@@ -82,6 +82,10 @@ class ResponsesStreamFolder(StreamAssembler):
         self._calls = 0
         self._after_end = 0
 
+    @property
+    def ended(self) -> bool:
+        return self._final is not None
+
     def _fold(self, objs: list[Any]) -> None:
         if self._final is not None:
             self._after_end += len(objs)
