@@ -41,7 +41,8 @@ class Ended:
     rid: int
     outcome: str
     """`done`; `cut` (the client left, or fc proxy stopped: `why`); `broken` (the upstream's
-    answer broke off: `reason`, unmasked); `unreachable` (no answer: `why`, masked)."""
+    answer broke off: `reason`, unmasked); `unreachable` (no answer: `why`, masked); `failed`
+    (a bug in fc proxy while it passed the answer on: `reason`, unmasked)."""
     status: int = 0
     encoding: str = ""
     """The answer's Content-Encoding."""
