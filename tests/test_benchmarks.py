@@ -26,21 +26,27 @@ def test_the_long_trace_benchmark_prints_a_row_per_size(tmp_path: Path) -> None:
 
 
 PROXY_BENCHMARK = BENCHMARK.parent / "proxy.py"
+TINY = ["--requests", "2", "--clients", "1", "--answer-ms", "0,20", "--answer-requests", "1"]
 
 
 def test_the_proxy_benchmark_and_its_floor_print_what_each_adds() -> None:
     """The README's two lines: what fc proxy adds per request and to a stream's first byte, and
     the same for a bare uvicorn+httpx pass-through (--floor). Tiny runs: the table, not timings."""
-    for extra, what in (([], "fc proxy"), (["--floor"], "bare pass-through")):
+    # the floor with httpx's client, as an agent's: both of the benchmark's clients work
+    for extra, what in (([], "fc proxy"), (["--floor", "--client", "httpx"], "bare pass-through")):
         done = subprocess.run(
-            [sys.executable, str(PROXY_BENCHMARK), "--requests", "2", "--clients", "1", *extra],
+            [sys.executable, str(PROXY_BENCHMARK), *TINY, *extra],
             capture_output=True,
             text=True,
             timeout=120,
             check=True,
         )
         assert what in done.stdout.splitlines()[0]
-        for label in ("request (JSON), 1 client(s)", "first byte (stream), 1 client(s)"):
+        for label in (
+            f"{kind}, 1 client(s), {when}"
+            for kind in ("request (JSON)", "first byte (stream)")
+            for when in ("answer at once", "answer after 20 ms")
+        ):
             row = next(line for line in done.stdout.splitlines() if line.startswith(label))
             added = row[len(label) :].split()[4]
             assert re.fullmatch(r"[+-]\d+\.\d\d", added), row

@@ -109,9 +109,15 @@ class ProxyApp:
         try:
             await self._http(scope, receive, send)
         except Exception as e:  # a bug in fc: one line on the terminal, a 500 to the client
-            self.journal(Said("bug", "", type(e).__name__, None, str(e)))
+            secrets = header_secrets(
+                scope["headers"], _query_values(scope.get("query_string", b""))
+            )
+            error = secrets.text(str(e))  # it may quote what the client sent
+            self.journal(Said("bug", "", type(e).__name__, None, error))
             with contextlib.suppress(Exception):
-                await _answer(send, 500, openai_error_body(500, f"fc proxy: internal error: {e}"))
+                await _answer(
+                    send, 500, openai_error_body(500, f"fc proxy: internal error: {error}")
+                )
         finally:
             self._forwarding -= 1
 
@@ -265,7 +271,13 @@ class ProxyApp:
         relay = _Relay(upstream, send, self.settings.max_record_bytes if rid is not None else -1)
         if rid is not None:
             self._open[rid] = relay
-        outcome = await relay.run(receive, self, rid)
+        try:
+            outcome = await relay.run(receive, self, rid)
+        except Exception as e:  # a bug in fc: the step ends here, with what came, and says so
+            if rid is not None:
+                relay.broken = f"{type(e).__name__}: {e}"
+                self.ended(rid, relay.ended(rid, "failed"))
+            raise
         if rid is not None:
             self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "left" else ""))
         elif fmt is None:

@@ -42,7 +42,8 @@ class Ended:
     outcome: str
     """`done`; `left` (the client went away before the upstream's answer ended: `why`); `cut`
     (fc proxy stopped: `why`); `broken` (the upstream's answer broke off: `reason`, unmasked);
-    `unreachable` (no answer: `why`, masked)."""
+    `unreachable` (no answer: `why`, masked); `failed` (a bug in fc proxy while it passed the
+    answer on: `reason`, unmasked)."""
     status: int = 0
     encoding: str = ""
     """The answer's Content-Encoding."""
