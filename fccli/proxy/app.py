@@ -262,7 +262,7 @@ class ProxyApp:
                 raise
             secrets = header_secrets(scope["headers"], _query_values(query))
             why = _unanswered(secrets.text(self.target.shown), e, secrets)
-            self.journal(Said("refused", method, path, 502, why))
+            self.journal(Said("refused", method, path, 502, why, about=rid))
             if rid is not None:
                 self.ended(rid, Ended(rid, "unreachable", end=time.perf_counter(), why=why))
             shape = fmt.error_body if fmt is not None else openai_error_body

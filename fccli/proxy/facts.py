@@ -54,6 +54,9 @@ class Ended:
     end: float = 0.0
     why: str = ""
     reason: str = ""
+    unkept: bool = False
+    """The answer's pieces were not handed over: the journal had fallen behind (journal.py,
+    `PENDING_BYTES`); it was forwarded, not recorded."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,16 @@ class Said:
     path: str
     status: int | None
     why: str
+    about: int | None = None
+    """The model request it is about (its rid), if any."""
+
+
+@dataclass(frozen=True)
+class Unrecorded:
+    """(To the journal in a child process) `count` requests were forwarded and not handed over:
+    the journal had fallen behind (journal.py, `PENDING_BYTES`)."""
+
+    count: int
 
 
 @dataclass(frozen=True)

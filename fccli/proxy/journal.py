@@ -12,7 +12,8 @@ running the same Scribe over the facts in the order the loop saw them:
   terminal. It is in a session of its own, so the terminal's Ctrl-C does not reach it: the proxy
   tells it to close the open traces (`Close`), and a pipe that ends without that (the proxy was
   killed) closes them too. Writes to the pipe never block the loop: what the pipe cannot take
-  yet waits in memory and is written when the loop sees the pipe writable.
+  yet waits in memory and is written when the loop sees the pipe writable, up to
+  `PENDING_BYTES`; past that, requests are forwarded without being handed over (`_Unhanded`).
 - `ThreadJournal` (the in-process tests, which read the terminal and the trace right after a
   request: `flush`): a thread of the proxy's process.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import pickle
 import subprocess
@@ -35,7 +37,7 @@ from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from fccli.proxy.facts import Asked, Close, Ended, Flush, Pause, Resume
+from fccli.proxy.facts import Asked, Close, Ended, Flush, Pause, Resume, Said, Unrecorded
 from fccli.proxy.lull import Holding
 
 if TYPE_CHECKING:
@@ -57,6 +59,14 @@ BATCH_SECONDS = 0.005
 """In a flood (lull.py) the proxy writes the facts of this long at once: each write wakes the
 journal, and on 2 cores a wake-up per fact cost the event loop ~0.5 ms each (a profile of the
 benchmark)."""
+PENDING_BYTES = 256 << 20
+"""What the pipe has not taken yet, at most, before requests go unrecorded. A journal that
+stops reading (its terminal paused with Ctrl-S, its output piped to a pager nobody scrolls)
+blocks on its printing, and the proxy would hold every request's body and answer for it for
+as long as the agent runs. Past this the proxy forwards requests without handing them over,
+whole (neither their request nor their answer), and says how many once the pipe has drained.
+Four times what a burst may hold (lull.py, `BACKLOG_BYTES`): a journal that is only slow to
+catch up loses nothing."""
 _LENGTH = 8
 """Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
 pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
@@ -74,6 +84,48 @@ def body_size(fact: Any) -> int:
     if isinstance(fact, Ended) and fact.pieces:
         return fact.size
     return 0
+
+
+class _Unhanded:
+    """Past `limit` bytes not yet written, which facts still go to the journal: none of a
+    request that comes now; the answer of one it already has, without its pieces (its trace
+    then says why the answer is missing). `count` is how many requests it did not get."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+        self._rids: set[int] = set()
+        """Requests not handed over, whose end is to come (dropped then too)."""
+
+    def __call__(self, fact: Any, pending: int) -> Any | None:
+        """`fact` as it may go to the journal, with `pending` bytes not yet written; None: not."""
+        full = pending >= self.limit
+        if isinstance(fact, Asked):
+            if not full:
+                return fact
+            self.count += 1
+            if fact.blocked is None:  # one that --strict-check blocked has no end
+                self._rids.add(fact.rid)
+            return None
+        if isinstance(fact, Ended):
+            if fact.rid in self._rids:
+                self._rids.discard(fact.rid)
+                return None
+            if full and fact.pieces:
+                return dataclasses.replace(fact, pieces=[], unkept=True)
+            return fact
+        if isinstance(fact, Said) and fact.kind != "bug":  # a bug is always said
+            if fact.about is not None:
+                return None if fact.about in self._rids else fact
+            if full:
+                self.count += 1
+                return None
+        return fact
+
+    def told(self) -> list[Unrecorded]:
+        """What to tell the journal (once the pipe has drained): how many went unrecorded."""
+        count, self.count = self.count, 0
+        return [Unrecorded(count)] if count else []
 
 
 class ThreadJournal:
@@ -118,10 +170,14 @@ class ChildJournal:
     """The journal in a child process, fed through a pipe."""
 
     def __init__(
-        self, target: Target, settings: Settings, on_lost: Callable[[], None] = lambda: None
+        self,
+        target: Target,
+        settings: Settings,
+        on_lost: Callable[[], None] = lambda: None,
+        limit: int = PENDING_BYTES,
     ) -> None:
         """`on_lost`: said once if the journal's process is found gone while the proxy runs
-        (the proxy goes on forwarding, without recording)."""
+        (the proxy goes on forwarding, without recording). `limit`: `PENDING_BYTES` (tests)."""
         from fccli.i18n import language
 
         self._child = subprocess.Popen(
@@ -133,6 +189,7 @@ class ChildJournal:
         self._fd = self._child.stdin.fileno()
         self._pending = bytearray()
         """What the pipe could not take yet."""
+        self._unhanded = _Unhanded(limit)
         self._holding = Holding()
         self._look: asyncio.TimerHandle | None = None
         self._watched: asyncio.AbstractEventLoop | None = None
@@ -161,7 +218,9 @@ class ChildJournal:
         """Write `facts` to the pipe: at once when they tell the journal to pause or resume,
         else (a flood) together, `BATCH_SECONDS` after the first of them."""
         for fact in facts:
-            self._pending += framed(fact)
+            fact = self._unhanded(fact, len(self._pending))
+            if fact is not None:
+                self._pending += framed(fact)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (stopping): `close` writes what is pending and held
@@ -199,6 +258,10 @@ class ChildJournal:
             self._lost()
             written = len(self._pending)
         del self._pending[:written]
+        if not self._pending and self._unhanded.count and not self._dead:
+            # Drained: the journal hears of the requests it did not get (said on the terminal).
+            self._pending += b"".join(map(framed, self._unhanded.told()))
+            self._write_some()
 
     def _watch(self) -> None:
         """Write the rest when the pipe can take it."""
@@ -248,7 +311,10 @@ class ChildJournal:
         deadline = time.monotonic() + FINISH_SECONDS
         if not self._dead:
             held, self._holding.held = self._holding.held, []
-            data = b"".join([self._pending, *map(framed, held), framed(Close())])
+            # what `_hand` would have written of them, and how many requests the journal missed
+            kept = [self._unhanded(fact, len(self._pending)) for fact in held]
+            last = [fact for fact in kept if fact is not None] + self._unhanded.told()
+            data = b"".join([self._pending, *map(framed, [*last, Close()])])
             self._pending.clear()
             if not self._send_now(data, deadline):
                 self._lost()

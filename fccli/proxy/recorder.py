@@ -115,6 +115,8 @@ class Step:
     pieces: list[bytes] = field(default_factory=list)
     max_bytes: int = 16 * 1024 * 1024
     """An answer above this is forwarded whole and not kept (--max-record-mb), not held in memory."""
+    unkept: bool = False
+    """The answer's pieces never reached the journal, which had fallen behind (journal.py)."""
     size: int = 0
     first_byte: float | None = None
     end: float | None = None
@@ -201,8 +203,8 @@ class Step:
             return
         if note is not None:
             c.writer.note(_at_step(self.number, note))
-        if self.size > self.max_bytes:
-            self._failed(view, self._too_big())
+        if self.size > self.max_bytes or self.unkept:
+            self._failed(view, self._not_kept())
             return
         decoder = Decoder(self.encoding)
         try:
@@ -269,7 +271,15 @@ class Step:
                 bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first
             )
 
-    def _too_big(self) -> ProviderError:
+    def _not_kept(self) -> ProviderError:
+        """Why the answer's bytes are not in the record."""
+        if self.unkept:
+            return ProviderError(
+                Msg(
+                    "the answer was forwarded, not recorded: fc proxy's journal had fallen "
+                    "behind (was its terminal paused, or its output not read?)"
+                )
+            )
         return ProviderError(
             Msg(
                 "the answer was forwarded, not recorded: above {limit} bytes (--max-record-mb)",
@@ -347,8 +357,8 @@ class Step:
             self.settle(c, None, True)
             return
         streamed = self.stream and self.status < 400
-        if self.size > self.max_bytes:
-            c.writer.note(_at_step(self.number, said_of(self._too_big())))
+        if self.size > self.max_bytes or self.unkept:
+            c.writer.note(_at_step(self.number, said_of(self._not_kept())))
         raw = b"".join(self.pieces)
         if raw:
             decoder = Decoder(self.encoding)

@@ -20,7 +20,7 @@ from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Message, Request
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
-from fccli.proxy.facts import Asked, Close, Ended, Flush, Said
+from fccli.proxy.facts import Asked, Close, Ended, Flush, Said, Unrecorded
 from fccli.proxy.recorder import Step, checks_of, maskers, question_of, said_of
 from fccli.wire.registry import FORMATS, WireFormat, route_at
 
@@ -69,6 +69,8 @@ class Scribe:
             self._ended(fact)
         elif isinstance(fact, Said):
             self._said(fact)
+        elif isinstance(fact, Unrecorded):
+            self.view.unrecorded(fact.count)
         elif isinstance(fact, Close):
             self.close()
         elif isinstance(fact, Flush):
@@ -155,6 +157,7 @@ class Scribe:
             return
         step.end = fact.end
         step.answered(fact.status, fact.encoding, fact.pieces, fact.size, fact.first_byte)
+        step.unkept = fact.unkept
         if fact.outcome == "done":
             step.done(self.view)
         elif fact.outcome == "unreachable":

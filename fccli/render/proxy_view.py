@@ -129,6 +129,16 @@ class ProxyView:
             )
         )
 
+    def unrecorded(self, count: int) -> None:
+        self.console.print(
+            _(
+                "[yellow]warning:[/] fc proxy forwarded {count} request(s) without recording "
+                "them: its journal had fallen behind (was this terminal paused, or its output "
+                "not read?)",
+                count=count,
+            )
+        )
+
     def journal_unfinished(self) -> None:
         self.console.print(
             _(
