@@ -141,18 +141,17 @@ def test_without_the_fast_extra_asyncio_and_h11_serve_the_same_bytes(
     assert load(trace / "manifest.json")["status"] == "ok"
 
 
-@pytest.mark.parametrize("plain", [False, True], ids=["fast", "plain"])
 def test_an_sdk_that_leaves_at_the_streams_last_event_goes_on_in_its_trace(
-    tmp_path: Path, plain: bool
+    tmp_path: Path,
 ) -> None:
     """The openai SDK closes its connection at `data: [DONE]`, without reading the end of the
     body; on a busy machine that end had not reached the proxy yet, and the step was recorded
-    as cut: its trace closed, and the next step began a second one. Here the end never comes
-    before the agent is done."""
+    as cut: its trace closed, and the next step began a second one (seen with asyncio and h11;
+    uvloop and httptools alike). Here the end never comes before the agent is done."""
     with FakeProvider() as server:
         server.end_held = threading.Event()
         try:
-            with proxy(tmp_path / "px", "openai", plain=plain, base_url=server.url) as px:
+            with proxy(tmp_path / "px", "openai", plain=True, base_url=server.url) as px:
                 through, _ = _agent("openai", px.url, stream=True)
                 (trace,) = px.traces()
         finally:
