@@ -70,9 +70,9 @@ def test_a_journal_that_stops_reading_costs_bounded_memory_and_hears_what_it_mis
     most = 0
 
     async def lull() -> None:
-        """Until the proxy's held facts are handed over (or written)."""
+        """Until the proxy has told the journal that it may record (`Resume`)."""
         deadline = time.monotonic() + 20
-        while journal._holding.held or journal._holding.due is not None:
+        while journal._lulls.due is not None:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.01)
 
@@ -107,14 +107,19 @@ def test_a_journal_that_stops_reading_costs_bounded_memory_and_hears_what_it_mis
     traces = {
         json.loads((t / "manifest.json").read_text())["question"]: t for t in tmp_path.iterdir()
     }
-    handed = sorted((q for q in traces if q != "q99"), key=lambda q: int(q[1:]))
-    # the first requests, up to the limit; here 4 (1 MB, less what the pipe took: ~64 KB)
-    assert handed == [f"q{n}" for n in range(1, len(handed) + 1)] and 0 < len(handed) < 6
+    handed = [traces[q] for q in traces if q != "q99"]
+    # those that came while the pipe had room (its own, then the limit), whole or not at all
+    assert 0 < len(handed) < 18
     printed = " ".join(capfd.readouterr().out.split())
     said = f"fc proxy forwarded {18 - len(handed)} request(s) without recording them"
     assert printed.count(said) == 1, printed
-    # the last one handed had its answer come once the pipe was full: its trace says why
-    last = json.loads((traces[handed[-1]] / "manifest.json").read_text())
-    assert last["status"] == "error"
-    assert "journal had fallen behind" in last["error"]["message"]
+    missing = 0
+    for trace in handed:
+        manifest = json.loads((trace / "manifest.json").read_text())
+        if manifest["status"] == "error":  # its answer came once the pipe was full: it says so
+            assert "journal had fallen behind" in manifest["error"]["message"]
+            missing += 1
+        else:
+            assert (trace / "1-response.json").exists()
+    assert missing >= 1
     assert json.loads((traces["q99"] / "manifest.json").read_text())["status"] == "ok"
