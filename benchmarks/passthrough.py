@@ -1,6 +1,7 @@
 """The floor under `fc proxy`'s added latency: a bare pass-through with no fc code, the same
 server stack (uvicorn, with uvloop and httptools where installed) and the same forwarding
-(httpx, one connection per client as fccli/proxy/upstreams.py does), recording nothing.
+(an httpx transport of one connection per request in flight, as fccli/proxy/upstreams.py does),
+recording nothing.
 
 Usage: python benchmarks/passthrough.py UPSTREAM_URL   (prints "pass-through on URL", serves
 until killed). benchmarks/proxy.py --floor runs it beside fc proxy.
@@ -21,7 +22,7 @@ HOP_BY_HOP = {b"connection", b"keep-alive", b"transfer-encoding", b"host", b"con
 class PassThrough:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
-        self.free: list[httpx.AsyncClient] = []
+        self.free: list[httpx.AsyncHTTPTransport] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -33,12 +34,16 @@ class PassThrough:
             if not message.get("more_body"):
                 break
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in HOP_BY_HOP]
-        client = self.free.pop() if self.free else httpx.AsyncClient(timeout=60)
+        client = self.free.pop() if self.free else httpx.AsyncHTTPTransport()
         try:
             request = httpx.Request(
-                scope["method"], self.upstream + scope["path"], headers=headers, content=body
+                scope["method"],
+                self.upstream + scope["path"],
+                headers=headers,
+                content=body,
+                extensions={"timeout": {"connect": 60, "read": 60, "write": 60, "pool": 60}},
             )
-            response = await client.send(request, stream=True)
+            response = await client.handle_async_request(request)
             try:
                 out = [(k, v) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]
                 await send(
