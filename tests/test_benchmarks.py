@@ -26,26 +26,33 @@ def test_the_long_trace_benchmark_prints_a_row_per_size(tmp_path: Path) -> None:
 
 
 PROXY_BENCHMARK = BENCHMARK.parent / "proxy.py"
+TINY = ["--requests", "2", "--clients", "1", "--answer-ms", "0,20", "--answer-requests", "1"]
 
 
 def test_the_proxy_benchmark_and_its_floor_print_what_each_adds() -> None:
     """The README's two lines: what fc proxy adds per request and to a stream's first byte, and
     the same for a bare uvicorn+httpx pass-through (--floor). Tiny runs: the table, not timings."""
-    for extra, what in (([], "fc proxy"), (["--floor"], "bare pass-through")):
+    # the floor with httpx's client, as an agent's: both of the benchmark's clients work
+    for extra, what in (([], "fc proxy"), (["--floor", "--client", "httpx"], "bare pass-through")):
         done = subprocess.run(
-            [sys.executable, str(PROXY_BENCHMARK), "--requests", "2", "--clients", "1", *extra],
+            [sys.executable, str(PROXY_BENCHMARK), *TINY, *extra],
             capture_output=True,
             text=True,
             timeout=120,
             check=True,
         )
         assert what in done.stdout.splitlines()[0]
-        for label in ("request (JSON), 1 client(s)", "first byte (stream), 1 client(s)"):
+        for label in (
+            f"{kind}, 1 client(s), {when}"
+            for kind in ("request (JSON)", "first byte (stream)")
+            for when in ("answer at once", "answer after 20 ms")
+        ):
             row = next(line for line in done.stdout.splitlines() if line.startswith(label))
             added = row[len(label) :].split()[4]
             assert re.fullmatch(r"[+-]\d+\.\d\d", added), row
+            assert re.fullmatch(r"\d+", row.split()[-1]), row  # traces begun during the burst
         if extra:  # the pass-through has no journal (fc proxy's may use under a clock tick here)
-            assert row.split()[-1] == "0.00", row
+            assert row.split()[-2:] == ["0.00", "0"], row
             assert "journal" not in done.stdout.splitlines()[-1]
         else:  # what the journal held back, written once the requests stopped
             last = done.stdout.splitlines()[-1]

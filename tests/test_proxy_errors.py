@@ -110,6 +110,30 @@ def test_a_client_gone_mid_stream_leaves_what_came_and_status_interrupted(tmp_pa
     assert "client disconnected" in px.printed
 
 
+def test_a_bug_while_passing_the_answer_on_ends_its_step_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not left open until fc proxy stops (which would then blame the stop); the error's text
+    has the key masked, as every line the journal writes."""
+    from fccli.proxy import app
+
+    async def failing(relay: Any) -> str:
+        await relay.send({"type": "http.response.start", "status": 200, "headers": []})
+        raise RuntimeError(f"boom near {DEFAULT_KEY}")
+
+    monkeypatch.setattr(app._Relay, "_relay", failing)
+    with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
+        with pytest.raises(httpx.HTTPError):  # the answer had begun: the connection is dropped
+            httpx.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER, timeout=10)
+        (trace,) = px.traces()
+        manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "interrupted"
+    assert manifest["error"]["message"] == (
+        "step 1: fc proxy failed while passing the answer on: RuntimeError: boom near ***"
+    )
+    assert DEFAULT_KEY not in json.dumps(manifest) and DEFAULT_KEY not in px.printed
+
+
 def test_the_upstream_gets_the_clients_headers_as_they_were(tmp_path: Path) -> None:
     import http.client
 

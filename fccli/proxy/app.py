@@ -53,6 +53,7 @@ NOT_FORWARDED = HOP_BY_HOP | {b"host", b"content-length"}
 """Also set anew for the upstream connection: its host, the body's length (httpx counts it)."""
 
 
+FORMATS_REMEMBERED = 1024
 STOPPED = Msg("fc proxy stopped before the answer ended")
 
 
@@ -83,6 +84,11 @@ class ProxyApp:
         self.journal = journal or ThreadJournal(target, settings, view)
         """Records and prints, in order, off the requests' path (journal.py)."""
         self.upstreams = Upstreams(settings.timeout)
+        self._formats: dict[str, WireFormat | None] = {}
+        self._forwarding = 0
+        """Requests being read, forwarded or answered now."""
+        if isinstance(self.journal, ChildJournal):
+            self.journal.forwarding = lambda: self._forwarding
         self._asked = 0
         self._open: dict[int, _Relay | None] = {}
         """The requests handed to the journal whose end is not yet, by id: the relay of their
@@ -99,12 +105,21 @@ class ProxyApp:
             return
         if scope["type"] != "http":
             return
+        self._forwarding += 1
         try:
             await self._http(scope, receive, send)
         except Exception as e:  # a bug in fc: one line on the terminal, a 500 to the client
-            self.journal(Said("bug", "", type(e).__name__, None, str(e)))
+            secrets = header_secrets(
+                scope["headers"], _query_values(scope.get("query_string", b""))
+            )
+            error = secrets.text(str(e))  # it may quote what the client sent
+            self.journal(Said("bug", "", type(e).__name__, None, error))
             with contextlib.suppress(Exception):
-                await _answer(send, 500, openai_error_body(500, f"fc proxy: internal error: {e}"))
+                await _answer(
+                    send, 500, openai_error_body(500, f"fc proxy: internal error: {error}")
+                )
+        finally:
+            self._forwarding -= 1
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         while True:
@@ -148,7 +163,7 @@ class ProxyApp:
             return
         method: str = scope["method"]
         path: str = scope["path"]
-        fmt = self.target.format_at(path) if method == "POST" else None
+        fmt = self._format_at(path) if method == "POST" else None
         rid = None
         if fmt is not None:
             asked = self._ask(fmt, scope, body)
@@ -161,6 +176,18 @@ class ProxyApp:
             await self._forward(client, (scope, receive, send), body, fmt, rid)
         finally:
             self.upstreams.give_back(client)
+
+    def _format_at(self, path: str) -> WireFormat | None:
+        """`Target.format_at`, remembered per path: matching a path against every format's
+        routes takes ~25 us, and an agent asks at the same path again and again."""
+        try:
+            return self._formats[path]
+        except KeyError:
+            pass
+        if len(self._formats) >= FORMATS_REMEMBERED:  # paths name models (Gemini): bounded
+            self._formats.clear()
+        fmt = self._formats[path] = self.target.format_at(path)
+        return fmt
 
     def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
         """The request handed to the journal: its id (None: too big to record, said); what to
@@ -244,7 +271,13 @@ class ProxyApp:
         relay = _Relay(upstream, send, self.settings.max_record_bytes if rid is not None else -1)
         if rid is not None:
             self._open[rid] = relay
-        outcome = await relay.run(receive, self, rid)
+        try:
+            outcome = await relay.run(receive, self, rid)
+        except Exception as e:  # a bug in fc: the step ends here, with what came, and says so
+            if rid is not None:
+                relay.broken = f"{type(e).__name__}: {e}"
+                self.ended(rid, relay.ended(rid, "failed"))
+            raise
         if rid is not None:
             self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "cut" else ""))
         elif fmt is None:

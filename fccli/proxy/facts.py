@@ -41,7 +41,8 @@ class Ended:
     rid: int
     outcome: str
     """`done`; `cut` (the client left, or fc proxy stopped: `why`); `broken` (the upstream's
-    answer broke off: `reason`, unmasked); `unreachable` (no answer: `why`, masked)."""
+    answer broke off: `reason`, unmasked); `unreachable` (no answer: `why`, masked); `failed`
+    (a bug in fc proxy while it passed the answer on: `reason`, unmasked)."""
     status: int = 0
     encoding: str = ""
     """The answer's Content-Encoding."""
@@ -69,6 +70,17 @@ class Said:
 @dataclass(frozen=True)
 class Close:
     """fc proxy stops: every open trace is closed `interrupted`, and the journal ends."""
+
+
+@dataclass(frozen=True)
+class Pause:
+    """(To the journal in a child process) a burst of requests began: record nothing until
+    `Resume` (lull.py)."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """(To the journal in a child process) the facts before it may be recorded now."""
 
 
 @dataclass

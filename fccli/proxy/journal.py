@@ -7,13 +7,12 @@ running the same Scribe over the facts in the order the loop saw them:
 
 - `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.journal`) fed pickled
   facts through a pipe. Its CPU time goes to the other core instead of holding the event loop's
-  interpreter lock. It waits for a lull (`Inbox`): while facts keep coming
-  (a burst of requests) it only reads them, and handles them once none has come for
-  `LULL_SECONDS`, so a burst is forwarded first and recorded after. It prints to the same terminal. It is in a session of
-  its own, so the terminal's Ctrl-C does not reach it: the proxy tells it to close the open
-  traces (`Close`), and a pipe that ends without that (the proxy was killed) closes them too.
-  Writes to the pipe never block the loop: what the pipe cannot take yet waits in memory and is
-  written when the loop sees the pipe writable.
+  interpreter lock. It records in the lulls between bursts of requests (lull.py): while
+  requests keep coming the proxy holds their facts and the journal sleeps. It prints to the same
+  terminal. It is in a session of its own, so the terminal's Ctrl-C does not reach it: the proxy
+  tells it to close the open traces (`Close`), and a pipe that ends without that (the proxy was
+  killed) closes them too. Writes to the pipe never block the loop: what the pipe cannot take
+  yet waits in memory and is written when the loop sees the pipe writable.
 - `ThreadJournal` (the in-process tests, which read the terminal and the trace right after a
   request: `flush`): a thread of the proxy's process.
 
@@ -36,7 +35,8 @@ from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from fccli.proxy.facts import Close, Flush
+from fccli.proxy.facts import Asked, Close, Ended, Flush, Pause, Resume
+from fccli.proxy.lull import Holding
 
 if TYPE_CHECKING:
     from fccli.proxy.app import Settings
@@ -53,26 +53,10 @@ NICENESS = 0
 does not compete with a burst, and at 10 a machine busy with other work (a test suite) left it
 so little CPU that the last step of an agent was written only after a `fc show` run right
 after the agent had read the trace."""
-LULL_SECONDS = 0.05
-"""The journal handles what it has once no fact has come for this long. Measured on 2 cores
-(benchmarks/proxy.py, 16 clients): a journal working during a burst took CPU from the forwarding
-and added 15-30 ms to the first byte of a stream; a journal that waits adds nothing. One agent
-waits seconds for each answer and runs its tools between requests: lulls come all the time, and
-its steps show this much later, at most."""
-BACKLOG_BYTES = 64 << 20
-"""...or once this much waits to be handled: memory stays bounded under a flood that never
-pauses (the journal then works beside the forwarding, as it would without waiting)."""
-HOLD_SECONDS = 120.0
-"""...or once the oldest fact has waited this long: facts that keep coming faster than the lull
-(many agents at once, a client that polls) leave no lull, and without a bound the transcript
-and the traces would wait for as long as they come (or for BACKLOG_BYTES). Past it the journal
-works beside the forwarding, this far behind, and the requests pay for it again. Why so long:
-the bound is for a flood, not a burst. benchmarks/proxy.py sends ~3,400 requests over ~40 s
-(four bursts with short pauses the journal uses); at 30 s the journal started working during
-the last burst, its backlog then older than the bound, and the first byte came 16 ms later."""
 BATCH_SECONDS = 0.005
-"""The proxy writes the facts of this long at once: a tenth of LULL_SECONDS, so that a write
-that comes late on a busy machine does not look like a lull to the journal."""
+"""In a flood (lull.py) the proxy writes the facts of this long at once: each write wakes the
+journal, and on 2 cores a wake-up per fact cost the event loop ~0.5 ms each (a profile of the
+benchmark)."""
 _LENGTH = 8
 """Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
 pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
@@ -81,6 +65,15 @@ pickle: the journal can tell a whole fact from part of one without blocking on t
 def framed(fact: Any) -> bytes:
     data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(_LENGTH, "big") + data
+
+
+def body_size(fact: Any) -> int:
+    """The bytes of body a fact holds (what a backlog of them weighs)."""
+    if isinstance(fact, Asked):
+        return len(fact.body)
+    if isinstance(fact, Ended) and fact.pieces:
+        return fact.size
+    return 0
 
 
 class ThreadJournal:
@@ -140,10 +133,15 @@ class ChildJournal:
         self._fd = self._child.stdin.fileno()
         self._pending = bytearray()
         """What the pipe could not take yet."""
+        self._holding = Holding()
+        self._look: asyncio.TimerHandle | None = None
         self._watched: asyncio.AbstractEventLoop | None = None
         self._batch: asyncio.TimerHandle | None = None
         self._dead = False
         self._on_lost = on_lost
+        self.forwarding: Callable[[], int] = lambda: 0
+        """How many requests the proxy is forwarding now (set by the app): a late look for a
+        lull counts only when none is (lull.py)."""
         if not self._send_now(framed((target, settings, language()))):
             self._lost()
         os.set_blocking(self._fd, False)
@@ -154,23 +152,40 @@ class ChildJournal:
             self._on_lost()
 
     def __call__(self, fact: Any) -> None:
-        """Hand `fact` on; never blocks. Facts are written together, `BATCH_SECONDS` after the
-        first of them: each write to the pipe wakes the journal, and on 2 cores a wake-up per
-        fact cost the event loop ~0.5 ms each (a profile of the benchmark); the journal waits
-        for a lull anyway. What the pipe cannot take waits in memory."""
+        """Hand `fact` on; never blocks. Held while requests keep coming (lull.py)."""
         if self._dead:
             return
-        self._pending += framed(fact)
-        if self._batch is not None or self._watched is not None:
-            return  # a write is already coming
+        self._hand(self._holding.add(fact, body_size(fact), time.monotonic()))
+
+    def _hand(self, facts: list[Any]) -> None:
+        """Write `facts` to the pipe: at once when they tell the journal to pause or resume,
+        else (a flood) together, `BATCH_SECONDS` after the first of them."""
+        for fact in facts:
+            self._pending += framed(fact)
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (stopping): `close` writes what is pending
+        except RuntimeError:  # no loop (stopping): `close` writes what is pending and held
             return
-        self._batch = loop.call_later(BATCH_SECONDS, self._write_batch)
+        if self._look is None and self._holding.due is not None:
+            self._look = loop.call_later(
+                max(0.0, self._holding.due - time.monotonic()), self._look_for_lull
+            )
+        if not self._pending or self._watched is not None:
+            return  # nothing to write, or written once the pipe can take it
+        if isinstance(facts[-1], (Pause, Resume)):
+            self._write_batch()
+        elif self._batch is None:
+            self._batch = loop.call_later(BATCH_SECONDS, self._write_batch)
+
+    def _look_for_lull(self) -> None:
+        self._look = None
+        if not self._dead:
+            self._hand(self._holding.look(time.monotonic(), self.forwarding()))
 
     def _write_batch(self) -> None:
-        self._batch = None
+        if self._batch is not None:
+            self._batch.cancel()
+            self._batch = None
         self._write_some()
         if self._pending and not self._dead:
             self._watch()
@@ -222,16 +237,18 @@ class ChildJournal:
         """Tell the journal to close the open traces and end; wait for it, at most
         FINISH_SECONDS (saying so after PATIENT_SECONDS). False when it could not finish, or
         when Ctrl-C (or SIGTERM) again stopped the wait, and the journal, at once."""
-        if self._batch is not None:
-            self._batch.cancel()
-            self._batch = None
+        for timer in (self._batch, self._look):
+            if timer is not None:
+                timer.cancel()
+        self._batch = self._look = None
         if self._watched is not None:
             with contextlib.suppress(Exception):
                 self._watched.remove_writer(self._fd)
             self._watched = None
         deadline = time.monotonic() + FINISH_SECONDS
         if not self._dead:
-            data = bytes(self._pending) + framed(Close())
+            held, self._holding.held = self._holding.held, []
+            data = b"".join([self._pending, *map(framed, held), framed(Close())])
             self._pending.clear()
             if not self._send_now(data, deadline):
                 self._lost()
@@ -286,65 +303,40 @@ class ChildJournal:
 
 
 class Inbox:
-    """The facts from the proxy, handed out in lulls (`LULL_SECONDS`), or at once when the
-    proxy says it stops (`Close`), when its pipe ends, past `BACKLOG_BYTES` waiting, or once
-    the oldest has waited `HOLD_SECONDS`.
+    """The facts from the proxy, in order, each once it is whole: handed out unless the proxy
+    said `Pause` (a burst of requests is being forwarded) and not yet `Resume`; all of them once
+    it says `Close` or its pipe ends.
 
     `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
-    `timeout` seconds (None: for ever) for something to read. The tests script both, and the
-    clock."""
+    `timeout` seconds (None: for ever) for something to read. The tests script both."""
 
-    def __init__(
-        self,
-        read: Callable[[], bytes],
-        readable: Callable[[float | None], bool],
-        clock: Callable[[], float] = time.monotonic,
-        lull: float = LULL_SECONDS,
-        backlog: int = BACKLOG_BYTES,
-        hold: float = HOLD_SECONDS,
-    ) -> None:
-        self._read, self._readable, self._clock = read, readable, clock
-        self._lull, self._backlog, self._hold = lull, backlog, hold
+    def __init__(self, read: Callable[[], bytes], readable: Callable[[float | None], bool]) -> None:
+        self._read, self._readable = read, readable
         self._buffer = bytearray()
-        self._facts: deque[tuple[Any, int, float]] = deque()
-        """Each fact read, its size and when it came."""
-        self._waiting = 0
-        """The bytes of the facts read and not handed out yet."""
-        self._last = 0.0
+        self._facts: deque[Any] = deque()
+        self._paused = False
         self._ended = False
-        self._hurry = False
 
     def take(self) -> Any | None:
-        """The next fact, when it is time to handle it; None once the pipe has ended and every
-        fact before its end was handed out (part of a fact at the end is dropped: the proxy
-        died writing it)."""
+        """The next fact, when it may be handled; None once the pipe has ended and every fact
+        before its end was handed out (part of a fact at the end is dropped: the proxy died
+        writing it). Between two facts it looks, without waiting, whether the proxy said
+        `Pause`: a burst stops the recording at once."""
         while True:
-            if self._facts and (self._ended or self._hurry or self._waiting > self._backlog):
-                return self._pop()
-            if self._ended:
+            if self._facts and (self._ended or not self._paused):
+                if self._ended or not self._readable(0):
+                    return self._facts.popleft()
+            elif self._ended:
                 return None
-            timeout = None
-            if self._facts:
-                until = min(self._last + self._lull, self._facts[0][2] + self._hold)
-                timeout = max(0.0, until - self._clock())
-            if self._readable(timeout):
-                self._receive()
-                if self._facts and self._clock() - self._facts[0][2] >= self._hold:
-                    return self._pop()
-            elif self._facts:  # a lull, or the oldest waited long enough
-                return self._pop()
-
-    def _pop(self) -> Any:
-        fact, size, _ = self._facts.popleft()
-        self._waiting -= size
-        return fact
+            elif not self._readable(None):
+                continue
+            self._receive()
 
     def _receive(self) -> None:
         data = self._read()
         if not data:
             self._ended = True
             return
-        self._last = self._clock()
         self._buffer += data
         at = 0
         while len(self._buffer) - at >= _LENGTH:
@@ -358,10 +350,12 @@ class Inbox:
                 self._ended = True
                 break
             at = start + size
-            self._facts.append((fact, size, self._last))
-            self._waiting += size
+            if isinstance(fact, (Pause, Resume)):
+                self._paused = isinstance(fact, Pause)
+                continue
+            self._facts.append(fact)
             if isinstance(fact, Close):
-                self._hurry = True
+                self._paused = False
         del self._buffer[:at]
 
 

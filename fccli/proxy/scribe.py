@@ -165,6 +165,12 @@ class Scribe:
                 reason=step.secrets.text(fact.reason),
             )
             step.cut(self.view, why)
+        elif fact.outcome == "failed":
+            why = Msg(
+                "fc proxy failed while passing the answer on: {reason}",
+                reason=step.secrets.text(fact.reason),
+            )
+            step.cut(self.view, why)
         else:
             step.cut(self.view, fact.why)  # a Msg: said in the chosen language
 
