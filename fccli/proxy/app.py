@@ -27,7 +27,7 @@ from fccli.proxy.facts import Asked, Ended, Said
 from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.recorder import header_secrets, secret_values
 from fccli.proxy.target import Target
-from fccli.proxy.upstreams import Upstreams
+from fccli.proxy.upstreams import Upstream, Upstreams
 from fccli.wire.base import openai_error_body
 from fccli.wire.registry import WireFormat
 
@@ -226,7 +226,7 @@ class ProxyApp:
 
     async def _forward(
         self,
-        client: httpx.AsyncClient,
+        client: Upstream,
         asgi: tuple[dict[str, Any], Any, Any],
         body: bytes,
         fmt: WireFormat | None,
@@ -256,7 +256,7 @@ class ProxyApp:
                 content=body,
                 extensions={"timeout": self.upstreams.timeout},
             )
-            upstream = await client.send(request, stream=True)
+            upstream = await client.handle_async_request(request)
         except Exception as e:
             if not isinstance(e, httpx.HTTPError):
                 raise

@@ -8,8 +8,8 @@ running the same Scribe over the facts in the order the loop saw them:
 - `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.journal`) fed pickled
   facts through a pipe. Its CPU time goes to the other core instead of holding the event loop's
   interpreter lock. It records in the lulls between bursts of requests (lull.py): while
-  requests keep coming the proxy holds their facts and the journal sleeps. It prints to the same
-  terminal. It is in a session of its own, so the terminal's Ctrl-C does not reach it: the proxy
+  requests keep coming it only keeps what comes, reading the pipe every `LULL_SECONDS`. It
+  prints to the same terminal. It is in a session of its own, so the terminal's Ctrl-C does not reach it: the proxy
   tells it to close the open traces (`Close`), and a pipe that ends without that (the proxy was
   killed) closes them too. Writes to the pipe never block the loop: what the pipe cannot take
   yet waits in memory and is written when the loop sees the pipe writable.
@@ -36,7 +36,7 @@ from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Pause, Resume
-from fccli.proxy.lull import Holding
+from fccli.proxy.lull import LULL_SECONDS, Lulls
 
 if TYPE_CHECKING:
     from fccli.proxy.app import Settings
@@ -54,9 +54,10 @@ does not compete with a burst, and at 10 a machine busy with other work (a test 
 so little CPU that the last step of an agent was written only after a `fc show` run right
 after the agent had read the trace."""
 BATCH_SECONDS = 0.005
-"""In a flood (lull.py) the proxy writes the facts of this long at once: each write wakes the
-journal, and on 2 cores a wake-up per fact cost the event loop ~0.5 ms each (a profile of the
-benchmark)."""
+"""The proxy writes the facts of this long at once: each write to the pipe costs a system call,
+and wakes a journal that is recording (on 2 cores a wake-up per fact cost the event loop ~0.5 ms
+each, a profile of the benchmark)."""
+PIPE_BYTES = 1 << 20
 _LENGTH = 8
 """Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
 pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
@@ -133,7 +134,7 @@ class ChildJournal:
         self._fd = self._child.stdin.fileno()
         self._pending = bytearray()
         """What the pipe could not take yet."""
-        self._holding = Holding()
+        self._lulls = Lulls()
         self._look: asyncio.TimerHandle | None = None
         self._watched: asyncio.AbstractEventLoop | None = None
         self._batch: asyncio.TimerHandle | None = None
@@ -145,6 +146,12 @@ class ChildJournal:
         if not self._send_now(framed((target, settings, language()))):
             self._lost()
         os.set_blocking(self._fd, False)
+        with contextlib.suppress(AttributeError, OSError):  # Linux: 1 MB, not 64 KB
+            import fcntl
+
+            # a paused journal reads every LULL_SECONDS: what a burst brings meanwhile waits in
+            # the pipe, not in the proxy's memory
+            fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
     def _lost(self) -> None:
         if not self._dead:
@@ -152,27 +159,27 @@ class ChildJournal:
             self._on_lost()
 
     def __call__(self, fact: Any) -> None:
-        """Hand `fact` on; never blocks. Held while requests keep coming (lull.py)."""
+        """Hand `fact` on; never blocks."""
         if self._dead:
             return
-        self._hand(self._holding.add(fact, body_size(fact), time.monotonic()))
+        self._hand(self._lulls.add(fact, body_size(fact), time.monotonic()))
 
     def _hand(self, facts: list[Any]) -> None:
         """Write `facts` to the pipe: at once when they tell the journal to pause or resume,
-        else (a flood) together, `BATCH_SECONDS` after the first of them."""
+        else together, `BATCH_SECONDS` after the first of them."""
         for fact in facts:
             self._pending += framed(fact)
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (stopping): `close` writes what is pending and held
+        except RuntimeError:  # no loop (stopping): `close` writes what is pending
             return
-        if self._look is None and self._holding.due is not None:
+        if self._look is None and self._lulls.due is not None:
             self._look = loop.call_later(
-                max(0.0, self._holding.due - time.monotonic()), self._look_for_lull
+                max(0.0, self._lulls.due - time.monotonic()), self._look_for_lull
             )
         if not self._pending or self._watched is not None:
             return  # nothing to write, or written once the pipe can take it
-        if isinstance(facts[-1], (Pause, Resume)):
+        if any(isinstance(fact, (Pause, Resume)) for fact in facts):
             self._write_batch()
         elif self._batch is None:
             self._batch = loop.call_later(BATCH_SECONDS, self._write_batch)
@@ -180,7 +187,7 @@ class ChildJournal:
     def _look_for_lull(self) -> None:
         self._look = None
         if not self._dead:
-            self._hand(self._holding.look(time.monotonic(), self.forwarding()))
+            self._hand(self._lulls.look(time.monotonic(), self.forwarding()))
 
     def _write_batch(self) -> None:
         if self._batch is not None:
@@ -247,8 +254,7 @@ class ChildJournal:
             self._watched = None
         deadline = time.monotonic() + FINISH_SECONDS
         if not self._dead:
-            held, self._holding.held = self._holding.held, []
-            data = b"".join([self._pending, *map(framed, held), framed(Close())])
+            data = bytes(self._pending) + framed(Close())
             self._pending.clear()
             if not self._send_now(data, deadline):
                 self._lost()
@@ -305,13 +311,21 @@ class ChildJournal:
 class Inbox:
     """The facts from the proxy, in order, each once it is whole: handed out unless the proxy
     said `Pause` (a burst of requests is being forwarded) and not yet `Resume`; all of them once
-    it says `Close` or its pipe ends.
+    it says `Close` or its pipe ends. While paused it is not woken by every write to the pipe:
+    it reads what came every `nap` seconds.
 
     `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
-    `timeout` seconds (None: for ever) for something to read. The tests script both."""
+    `timeout` seconds (None: for ever) for something to read; `sleep(seconds)` naps. The tests
+    script all three."""
 
-    def __init__(self, read: Callable[[], bytes], readable: Callable[[float | None], bool]) -> None:
-        self._read, self._readable = read, readable
+    def __init__(
+        self,
+        read: Callable[[], bytes],
+        readable: Callable[[float | None], bool],
+        sleep: Callable[[float], None] = time.sleep,
+        nap: float = LULL_SECONDS,
+    ) -> None:
+        self._read, self._readable, self._sleep, self._nap = read, readable, sleep, nap
         self._buffer = bytearray()
         self._facts: deque[Any] = deque()
         self._paused = False
@@ -328,6 +342,10 @@ class Inbox:
                     return self._facts.popleft()
             elif self._ended:
                 return None
+            elif self._paused:
+                self._sleep(self._nap)
+                if not self._readable(0):
+                    continue
             elif not self._readable(None):
                 continue
             self._receive()

@@ -1,25 +1,27 @@
-"""When the proxy hands its facts to the journal (journal.py): a burst of requests is forwarded
-first and recorded in the lull after it.
+"""When fc proxy's journal (journal.py) records: in the lulls between bursts of requests.
 
 Measured on 2 cores (benchmarks/proxy.py, 16 clients): a journal that works while requests are
-being forwarded takes CPU from the forwarding, and added 15-30 ms to the first byte of a stream.
-So while requests keep coming the proxy holds the facts in its own memory, and the journal,
-told so once (`Pause`), sleeps: it is not even woken to read them. The proxy hands them over
-with `Resume` once none has come for `LULL_SECONDS`, and the journal records them until the
-next burst begins (`Pause` again). One agent waits seconds for each answer and runs its tools
-between requests: lulls come all the time, and its steps show this much later, at most.
+being forwarded takes CPU from the forwarding, and added 15-30 ms to the first byte of a stream;
+one woken by every batch of facts only to read them took ~0.4 ms of CPU per request. So when a
+burst begins the proxy tells the journal so (`Pause`): the journal then keeps what comes through
+the pipe, reads it only every so often, and records nothing. The proxy says `Resume` once no
+request has come or ended for `LULL_SECONDS`, and the journal records what it kept, until the
+next `Pause`. One agent waits seconds for each answer and runs its tools between requests: lulls
+come all the time, and its steps show this much later, at most. The facts themselves go through
+the pipe as they come, not held in the proxy: a proxy killed outright loses none that it wrote
+(the journal records them once the pipe ends).
 
 A late look is not a lull: on a busy machine the proxy's process can go unscheduled for longer
 than the lull, and facts it has not read yet do not count. A look that comes more than
 `STALL_SECONDS` late counts as a lull only when no request is being forwarded; otherwise it
 looks again a lull later.
 
-Bounds, for requests that never pause: past `BACKLOG_BYTES` held, or once the oldest fact has
-waited `HOLD_SECONDS`, the proxy hands everything over and goes on handing facts as they come
-(a flood), until the next lull. The journal then works beside the forwarding, and the requests
-pay for it again: on 2 cores nothing can both keep up with a flood and not compete with it.
+Bounds, for requests that never pause: past `BACKLOG_BYTES` kept, or once the oldest kept fact
+has waited `HOLD_SECONDS`, the proxy says `Resume` and does not pause the journal again until
+the next lull (a flood). The journal then works beside the forwarding, and the requests pay for
+it again: on 2 cores nothing can both keep up with a flood and not compete with it.
 
-`Holding` is only the rule, over a clock the caller reads: the tests script it.
+`Lulls` is only the rule, over a clock the caller reads: the tests script it.
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ BACKLOG_BYTES = 64 << 20
 """Bodies held, at most: memory stays bounded under a flood that never pauses."""
 
 
-class Holding:
-    """The facts of a burst, held until its lull. `add` and `look` return what to hand the
-    journal now, in order; `due` is when to `look` next (None: nothing to look for)."""
+class Lulls:
+    """Whether the journal may record. `add` and `look` return what to hand the journal now,
+    in order: the fact, after `Pause` when a burst begins; `Resume` when it may record again.
+    `due` is when to `look` next (None: nothing to look for)."""
 
     def __init__(
         self,
@@ -51,10 +54,10 @@ class Holding:
         backlog: int = BACKLOG_BYTES,
     ) -> None:
         self._lull, self._stall, self._hold, self._backlog = lull, stall, hold, backlog
-        self.held: list[Any] = []
         self._size = 0
+        """The bytes of body handed over since the journal paused."""
         self._first = 0.0
-        """When the oldest held fact came."""
+        """When the burst began."""
         self._last = 0.0
         """When the newest fact came."""
         self.due: float | None = None
@@ -67,16 +70,15 @@ class Holding:
         self._last = now
         if self._flooding:
             return [fact]
-        self.held.append(fact)
-        self._size += size
         if not self._busy:  # a burst begins: the journal holds off at once
             self._busy = True
-            self._first = now
+            self._first, self._size = now, size
             self.due = now + self._lull
-            return [Pause()]
+            return [Pause(), fact]
+        self._size += size
         if self._size >= self._backlog:
-            return self._flood()
-        return []
+            return [fact, *self._flood()]
+        return [fact]
 
     def look(self, now: float, forwarding: int) -> list[Any]:
         """Looked at `now` (for `due`), while `forwarding` requests are being forwarded."""
@@ -85,10 +87,9 @@ class Holding:
             return []
         stalled = now - self.due > self._stall
         if now >= self._last + self._lull and (not stalled or forwarding == 0):
-            handed = self.held
-            self.held, self._size, self.due = [], 0, None
-            self._busy = self._flooding = False
-            return [*handed, Resume()] if handed else []
+            flooding = self._flooding
+            self.due, self._busy, self._flooding = None, False, False
+            return [] if flooding else [Resume()]
         handed = []
         if not self._flooding and now - self._first >= self._hold:
             handed = self._flood()
@@ -96,7 +97,6 @@ class Holding:
         return handed
 
     def _flood(self) -> list[Any]:
-        """Everything held, and from now on each fact as it comes, until the next lull."""
+        """The journal records from now on, until the next lull."""
         self._flooding = True
-        handed, self.held, self._size = self.held, [], 0
-        return [*handed, Resume()]
+        return [Resume()]
