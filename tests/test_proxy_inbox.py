@@ -42,16 +42,17 @@ class Proxy:
         forwarding: int = 1,
         late: float = 0.0,
         until: float = 1e9,
+        asking: int = 2,
     ) -> None:
         """`arrivals`: (when, fact, body size), in time order; `late`: every look comes this
-        late; `forwarding`: requests in flight at each look."""
+        late; `forwarding`: requests in flight at each look, `asking` as each fact comes."""
         pending = list(arrivals)
         while True:
             due = self.lulls.due
             look = None if due is None else due + late
             if pending and (look is None or pending[0][0] <= look):
                 at, fact, size = pending.pop(0)
-                self._hand(at, self.lulls.add(fact, size, at))
+                self._hand(at, self.lulls.add(fact, size, at, asking))
             elif look is not None and look <= until:
                 self._hand(look, self.lulls.look(look, forwarding))
             else:
@@ -89,6 +90,14 @@ def test_a_burst_pauses_the_journal_at_once_and_resumes_it_in_the_lull_after() -
     ]
     assert proxy.handed[-1] == (arrivals[-1][0] + LULL, Resume())
     assert proxy.lulls.due is None  # nothing left to look for
+
+
+def test_one_request_at_a_time_is_recorded_as_it_comes() -> None:
+    """One agent: no burst to wait out, and `fc show` run right after it finds its last step."""
+    proxy, arrivals = Proxy(lulls()), burst(6, LULL / 4)
+    proxy.run(arrivals, asking=1)
+    assert proxy.handed == [(at, f) for at, f, _ in arrivals]  # no Pause, no Resume
+    assert proxy.lulls.due is None
 
 
 def test_the_next_burst_pauses_the_journal_again() -> None:
@@ -138,18 +147,19 @@ def test_a_backlog_over_the_limit_lets_the_journal_record_without_a_lull() -> No
     gaps=st.lists(st.sampled_from([0.0, 0.001, LULL / 2, LULL, 3 * LULL]), max_size=40),
     late=st.sampled_from([0.0, STALL / 2, 2 * STALL]),
     forwarding=st.integers(0, 2),
+    asking=st.integers(1, 3),
     hold=st.sampled_from([0.05, 1e9]),
     backlog=st.sampled_from([250, 1 << 30]),
 )
 def test_every_fact_goes_over_at_once_in_order_and_pauses_alternate_with_resumes(
-    gaps: list[float], late: float, forwarding: int, hold: float, backlog: int
+    gaps: list[float], late: float, forwarding: int, asking: int, hold: float, backlog: int
 ) -> None:
     arrivals, at = [], 0.0
     for i, gap in enumerate(gaps):
         at += gap
         arrivals.append((at, said(i), 100))
     proxy = Proxy(lulls(hold=hold, backlog=backlog))
-    proxy.run(arrivals, forwarding=forwarding, late=late, until=at + 10)
+    proxy.run(arrivals, forwarding=forwarding, late=late, until=at + 10, asking=asking)
     assert [(t, f) for t, f in proxy.handed if isinstance(f, Said)] == [
         (t, f) for t, f, _ in arrivals
     ]

@@ -198,7 +198,8 @@ class ChildJournal:
         self._dead = False
         self._on_lost = on_lost
         self.forwarding: Callable[[], int] = lambda: 0
-        """How many requests the proxy is forwarding now (set by the app): a late look for a
+        """How many requests the proxy is forwarding now (set by the app): one at a time is
+        no burst, and a late look for a
         lull counts only when none is (lull.py)."""
         if not self._send_now(framed((target, settings, language()))):
             self._lost()
@@ -219,7 +220,7 @@ class ChildJournal:
         """Hand `fact` on; never blocks."""
         if self._dead:
             return
-        self._hand(self._lulls.add(fact, body_size(fact), time.monotonic()))
+        self._hand(self._lulls.add(fact, body_size(fact), time.monotonic(), self.forwarding()))
 
     def _hand(self, facts: list[Any]) -> None:
         """Write `facts` to the pipe: at once when they tell the journal to pause or resume,

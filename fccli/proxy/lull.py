@@ -6,8 +6,9 @@ one woken by every batch of facts only to read them took ~0.4 ms of CPU per requ
 burst begins the proxy tells the journal so (`Pause`): the journal then keeps what comes through
 the pipe, reads it only every so often, and records nothing. The proxy says `Resume` once no
 request has come or ended for `LULL_SECONDS`, and the journal records what it kept, until the
-next `Pause`. One agent waits seconds for each answer and runs its tools between requests: lulls
-come all the time, and its steps show this much later, at most. The facts themselves go through
+next `Pause`. A burst is two requests or more being forwarded at once: one agent, asking one
+thing at a time, is recorded as it goes (its steps are on disk about when its answers are, so
+`fc show` run right after it finds them). The facts themselves go through
 the pipe as they come, not held in the proxy: a proxy killed outright loses none that it wrote
 (the journal records them once the pipe ends).
 
@@ -65,10 +66,13 @@ class Lulls:
         """A burst is on: the journal was told to pause, or it is a flood."""
         self._flooding = False
 
-    def add(self, fact: Any, size: int, now: float) -> list[Any]:
-        """`fact` came at `now`, with `size` bytes of body."""
+    def add(self, fact: Any, size: int, now: float, forwarding: int) -> list[Any]:
+        """`fact` came at `now`, with `size` bytes of body, while `forwarding` requests were
+        being forwarded (its own included)."""
         self._last = now
         if self._flooding:
+            return [fact]
+        if not self._busy and forwarding <= 1:  # one request at a time: recorded as it comes
             return [fact]
         if not self._busy:  # a burst begins: the journal holds off at once
             self._busy = True
