@@ -182,6 +182,7 @@ class ScriptedPipe:
         self.arrivals = list(arrivals)
         self.now = 0.0
         self.reads = 0
+        self.max_read = 1 << 30
 
     def readable(self, timeout: float | None) -> bool:
         if self.arrivals and (timeout is None or self.arrivals[0][0] <= self.now + timeout):
@@ -197,6 +198,8 @@ class ScriptedPipe:
         self.reads += 1
         data = b""
         while self.arrivals and self.arrivals[0][0] <= self.now and self.arrivals[0][1]:
+            if data and len(data) + len(self.arrivals[0][1]) > self.max_read:
+                break  # as a pipe of this size holds, and os.read takes, no more
             data += self.arrivals.pop(0)[1]
         if not data:
             self.arrivals.pop(0)
@@ -205,9 +208,11 @@ class ScriptedPipe:
     def sleep(self, seconds: float) -> None:
         self.now += seconds
 
-    def taken(self, work: float = 0.01) -> list[tuple[float, Any]]:
-        inbox, out = Inbox(self.read, self.readable, self.sleep, nap=NAP), []
+    def taken(self, work: float = 0.01, limit: int = 1 << 30) -> list[tuple[float, Any]]:
+        inbox, out = Inbox(self.read, self.readable, self.sleep, nap=NAP, limit=limit), []
+        self.most_kept = 0
         while (fact := inbox.take()) is not None:
+            self.most_kept = max(self.most_kept, inbox.kept)
             out.append((self.now, fact))
             self.now += work
         return out
@@ -239,6 +244,23 @@ def test_a_paused_journal_reads_only_once_a_nap_whatever_comes() -> None:
     pipe = ScriptedPipe([(0.0, frames(Pause())), *writes, (0.3, frames(Resume())), (1.0, b"")])
     assert [f for _, f in pipe.taken(work=0)] == [said(i) for i in range(1, 200)]
     assert pipe.reads <= 0.3 / NAP + 3  # not 200
+
+
+def test_a_journal_slower_than_the_proxy_stops_reading_past_its_limit() -> None:
+    """One client sending request after request: without a bound the journal would keep in
+    memory all that it has not recorded yet; past it the pipe fills and the proxy's own bound
+    takes over (tests/test_proxy_backlog.py)."""
+    size = len(framed(said(0)))
+    writes = [(0.001 * i, framed(said(i))) for i in range(300)]  # one every ms, handled in 10
+    pipe = ScriptedPipe([*writes, (10.0, b"")])
+    pipe.max_read = 10 * size
+    handed = pipe.taken(limit=20 * size)
+    assert [f for _, f in handed] == [said(i) for i in range(300)]
+    assert pipe.most_kept < 20 * size + 10 * size  # the limit, and one read past it
+    unbounded = ScriptedPipe([*writes, (10.0, b"")])
+    unbounded.max_read = 10 * size
+    unbounded.taken()
+    assert unbounded.most_kept > 200 * size  # what the limit is for
 
 
 def test_a_stop_hands_out_everything_at_once_even_in_a_burst() -> None:

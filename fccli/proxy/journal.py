@@ -60,6 +60,8 @@ BATCH_SECONDS = 0.005
 and wakes a journal that is recording (on 2 cores a wake-up per fact cost the event loop ~0.5 ms
 each, a profile of the benchmark)."""
 PIPE_BYTES = 1 << 20
+KEPT_BYTES = 128 << 20
+"""What the journal keeps read and not handled, at most, beside a burst's (`Inbox`)."""
 PENDING_BYTES = 256 << 20
 """What the pipe has not taken yet, at most, before requests go unrecorded. A journal that
 stops reading (its terminal paused with Ctrl-S, its output piped to a pager nobody scrolls)
@@ -379,6 +381,11 @@ class Inbox:
     it says `Close` or its pipe ends. While paused it is not woken by every write to the pipe:
     it reads what came every `nap` seconds.
 
+    A journal that records slower than the proxy forwards (one client sending request after
+    request to an upstream that answers at once) keeps at most `limit` bytes of facts it has not
+    handled: past that it reads no more until it has handled some, the pipe fills, and the
+    proxy's own bound (`PENDING_BYTES`) forwards requests without recording them, and says so.
+
     `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
     `timeout` seconds (None: for ever) for something to read; `sleep(seconds)` naps. The tests
     script all three."""
@@ -389,10 +396,14 @@ class Inbox:
         readable: Callable[[float | None], bool],
         sleep: Callable[[float], None] = time.sleep,
         nap: float = LULL_SECONDS,
+        limit: int = KEPT_BYTES,
     ) -> None:
         self._read, self._readable, self._sleep, self._nap = read, readable, sleep, nap
+        self._limit = limit
         self._buffer = bytearray()
-        self._facts: deque[Any] = deque()
+        self._facts: deque[tuple[Any, int]] = deque()
+        self.kept = 0
+        """The bytes of the facts read and not handed out yet."""
         self._paused = False
         self._ended = False
 
@@ -403,8 +414,10 @@ class Inbox:
         `Pause`: a burst stops the recording at once."""
         while True:
             if self._facts and (self._ended or not self._paused):
-                if self._ended or not self._readable(0):
-                    return self._facts.popleft()
+                if self._ended or self.kept >= self._limit or not self._readable(0):
+                    fact, size = self._facts.popleft()
+                    self.kept -= size
+                    return fact
             elif self._ended:
                 return None
             elif self._paused:
@@ -436,7 +449,8 @@ class Inbox:
             if isinstance(fact, (Pause, Resume)):
                 self._paused = isinstance(fact, Pause)
                 continue
-            self._facts.append(fact)
+            self._facts.append((fact, size))
+            self.kept += size
             if isinstance(fact, Close):
                 self._paused = False
         del self._buffer[:at]
