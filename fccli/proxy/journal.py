@@ -7,11 +7,11 @@ running the same Scribe over the facts in the order the loop saw them:
 
 - `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.journal`) fed pickled
   facts through a pipe. Its CPU time goes to the other core instead of holding the event loop's
-  interpreter lock. It records in the lulls between bursts of requests (lull.py): while
-  requests keep coming it only keeps what comes, reading the pipe every `LULL_SECONDS`. It
-  prints to the same terminal. It is in a session of its own, so the terminal's Ctrl-C does not reach it: the proxy
-  tells it to close the open traces (`Close`), and a pipe that ends without that (the proxy was
-  killed) closes them too. Writes to the pipe never block the loop: what the pipe cannot take
+  interpreter lock. It records one request at a time as it comes, and a burst of them in the
+  lull after it (lull.py): while the burst goes on it only keeps what comes, reading the pipe
+  every `LULL_SECONDS`. It prints to the same terminal. It is in a session of its own, so the
+  terminal's Ctrl-C does not reach it: the proxy tells it to close the open traces (`Close`),
+  and a pipe that ends without that (the proxy was killed) closes them too. Writes to the pipe never block the loop: what the pipe cannot take
   yet waits in memory and is written when the loop sees the pipe writable, up to
   `PENDING_BYTES`; past that, requests are forwarded without being handed over (`_Unhanded`).
 - `ThreadJournal` (the in-process tests, which read the terminal and the trace right after a
@@ -60,6 +60,8 @@ BATCH_SECONDS = 0.005
 and wakes a journal that is recording (on 2 cores a wake-up per fact cost the event loop ~0.5 ms
 each, a profile of the benchmark)."""
 PIPE_BYTES = 1 << 20
+"""The pipe's size where the system lets it be set (Linux): a paused journal reads it only every
+LULL_SECONDS, and what a burst brings meanwhile waits there, not in the proxy's memory."""
 KEPT_BYTES = 128 << 20
 """What the journal keeps read and not handled, at most, beside a burst's (`Inbox`)."""
 PENDING_BYTES = 256 << 20
@@ -201,8 +203,7 @@ class ChildJournal:
         self._on_lost = on_lost
         self.forwarding: Callable[[], int] = lambda: 0
         """How many requests the proxy is forwarding now (set by the app): one at a time is
-        no burst, and a late look for a
-        lull counts only when none is (lull.py)."""
+        no burst, and a late look for a lull counts only when none is (lull.py)."""
         if not self._send_now(framed((target, settings, language()))):
             self._lost()
         os.set_blocking(self._fd, False)

@@ -8,9 +8,9 @@ the pipe, reads it only every so often, and records nothing. The proxy says `Res
 request has come or ended for `LULL_SECONDS`, and the journal records what it kept, until the
 next `Pause`. A burst is two requests or more being forwarded at once: one agent, asking one
 thing at a time, is recorded as it goes (its steps are on disk about when its answers are, so
-`fc show` run right after it finds them). The facts themselves go through
-the pipe as they come, not held in the proxy: a proxy killed outright loses none that it wrote
-(the journal records them once the pipe ends).
+`fc show` run right after it finds them). The facts themselves go through the pipe as they
+come, not held in the proxy: a proxy killed outright loses none that it wrote (the journal
+records them once the pipe ends).
 
 A late look is not a lull: on a busy machine the proxy's process can go unscheduled for longer
 than the lull, and facts it has not read yet do not count. A look that comes more than
