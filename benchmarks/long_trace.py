@@ -5,7 +5,7 @@ Usage: python benchmarks/long_trace.py [--steps 10,100,300,1000] [--runs N] [--k
 
 Run it with the interpreter `fc` is installed in (e.g. .venv/bin/python benchmarks/long_trace.py).
 For each size it records a trace with `fc run` against the test fake provider
-(tests/fake_provider.py) answering every request with one more tool call, so the history grows by
+(tests/support/fake_provider.py) answering every request with one more tool call, so the history grows by
 a call and its result per step and each N-request.json repeats all of it (the bytes grow with the
 square of the steps). Then it runs, as subprocesses, `fc show` and `fc check` of the trace, and
 `fc diff` (internal vs wire) and `fc convert` (to anthropic) of its last request, and prints each
@@ -37,7 +37,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.fake_provider import DEFAULT_KEY, FakeProvider  # noqa: E402
+from tests.support.fake_provider import DEFAULT_KEY, FakeProvider  # noqa: E402
 
 QUESTION = "What is the weather in Hangzhou? Keep checking."
 ENV = {

@@ -66,7 +66,7 @@ LABEL = 56
 FAKE = """
 import sys, time
 sys.path.insert(0, {repo!r})
-from tests.fake_provider import FakeProvider
+from tests.support.fake_provider import FakeProvider
 FakeProvider._cache_hit = lambda self, fmt, request: 0  # the same cost for every answer
 handle = FakeProvider._handle
 def answering(self, h):  # a model's time to its answer (to a stream's first byte), as asked

@@ -1,5 +1,5 @@
 """`python -m fccli` is `fc`."""
 
-from fccli.cli.entry import console
+from fccli.commands.entry import console
 
 console()

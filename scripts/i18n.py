@@ -10,7 +10,7 @@ Usage (Babel, from the dev extra):
 Strings are marked with `_()`, `Msg()` and `N_()` (fccli/i18n/__init__.py says which is for
 what). `fc.po` is written without source locations and sorted by msgid, so that two changes in
 different parts of fc rarely touch the same lines; its dates are fixed for the same reason.
-The `.mo` is committed beside it (it ships in the wheel; tests/test_i18n_catalog.py checks that it
+The `.mo` is committed beside it (it ships in the wheel; tests/i18n/test_i18n_catalog.py checks that it
 is the compiled `.po`).
 """
 

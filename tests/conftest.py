@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.inprocess import run_in_process
+from tests.support.inprocess import run_in_process
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -53,7 +53,7 @@ def _no_provider_env(monkeypatch: pytest.MonkeyPatch):
 def fc(tmp_path: Path):
     """Run `fc ARGS...` as a user would, in a temporary working directory.
 
-    In-process by default (tests/inprocess.py: the same `main()`, its own argv, environment,
+    In-process by default (tests/support/inprocess.py: the same `main()`, its own argv, environment,
     cwd and streams); `process=True` starts a real `python -m fccli` for what only a process
     shows: start-up imports, signals, broken pipes, the exit status as the shell sees it.
     `terminal=True`: stdout is a terminal to Rich (in-process only), COLUMNS its width.
@@ -90,8 +90,8 @@ def fc(tmp_path: Path):
 
 @pytest.fixture
 def fake_provider():
-    """A started fake LLM provider (tests/fake_provider.py) on 127.0.0.1, stopped afterwards."""
-    from tests.fake_provider import FakeProvider
+    """A started fake LLM provider (tests/support/fake_provider.py) on 127.0.0.1, stopped afterwards."""
+    from tests.support.fake_provider import FakeProvider
 
     with FakeProvider() as server:
         yield server

@@ -263,7 +263,7 @@ def count(findings: list[Finding], severity: Severity) -> int:
 
 
 # The providers' 400 sentences (fccli/wire's `refusals`), marked for the catalog so that `fc check`
-# can say what each means after quoting it (tests/test_i18n_check.py keeps this list whole).
+# can say what each means after quoting it (tests/check/test_i18n_check.py keeps this list whole).
 PROVIDER_SENTENCES = (
     N_(
         "messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."

@@ -102,7 +102,7 @@ def inspect(
     read only the new ones. The findings are the same either way.
 
     `translated`: the document is exactly what fc's translator writes for a valid internal
-    request the format can send; the format contract (tests/test_format_contract.py) holds
+    request the format can send; the format contract (tests/wire/test_format_contract.py) holds
     every format's reader to read that back, so it is not read again here."""
     if fmt not in format_names():
         raise UsageError(

@@ -2,7 +2,7 @@
 
 Written by trace/writer.py, built in one place for `fc run` and `fc replay`
 (run/prepare.py, `trace_manifest`). The JSON shape is a contract (CLI.md, "The trace
-directory"; tests/test_examples.py pins it byte for byte): fields are written in the order
+directory"; tests/trace/test_examples.py pins it byte for byte): fields are written in the order
 declared here, and a field left unset is left out (`demo_fault`, a replay's `replayed_from`,
 a step's `stream`...), while one set to None is written as null.
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fccli.core.errors import ProviderError, UsageError, os_reason
-from fccli.export import otlp, send
+from fccli.export import deliver, otlp
 from fccli.export.source import read_trace
 from fccli.export.spans import TraceRecord, build
 from fccli.i18n import Msg, localized
@@ -65,7 +65,7 @@ def export_otel(settings: ExportSettings) -> ExportReport:
         )
     target = None
     if settings.output is None:
-        target = send.destination(settings.endpoint)
+        target = deliver.destination(settings.endpoint)
         if target is None:
             raise UsageError(
                 Msg("where to? give --endpoint URL or -o FILE"),
@@ -102,12 +102,12 @@ def _to_file(records: list[tuple[Path, TraceRecord]], output: str, fmt: str) -> 
 
 
 def _to_endpoint(
-    records: list[tuple[Path, TraceRecord]], target: send.Destination, fmt: str
+    records: list[tuple[Path, TraceRecord]], target: deliver.Destination, fmt: str
 ) -> ExportReport:
     report = ExportReport(target.shown, fmt, [])
     for path, record in records:
         try:
-            posted = send.post(target, _encoded([record], fmt), CONTENT_TYPES[fmt])
+            posted = deliver.post(target, _encoded([record], fmt), CONTENT_TYPES[fmt])
         except ProviderError as e:
             # Only printed (an export's error goes in no trace): said in the chosen language.
             hints = [localized(e.hint), localized(_partial(report, records))]
@@ -178,7 +178,7 @@ class LiveExport:
 
     def __init__(self, url: str, *, content: bool = False) -> None:
         otlp.require_proto()
-        target = send.destination(url, option="--otlp")
+        target = deliver.destination(url, option="--otlp")
         assert target is not None  # a URL was given
         self.target = target
         self.content = content

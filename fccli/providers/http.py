@@ -13,8 +13,8 @@ from urllib.parse import quote
 
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.profiles import Profile
+from fccli.providers.transport import HttpFailure, Transport, as_provider_error
 from fccli.providers.urls import endpoint, shown_url
-from fccli.transport import HttpFailure, Transport, as_provider_error
 
 
 @dataclass

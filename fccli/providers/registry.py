@@ -50,7 +50,7 @@ def default_provider_name() -> str:
 def wire_format_of(name: str) -> str:
     """The wire format a provider speaks (the demo model speaks DeepSeek's)."""
     if name == "demo":
-        from fccli.providers.demo import INFO
+        from fccli.providers.demo.model import INFO
 
         return INFO.wire_format
     return PROFILES[name].wire_format
@@ -125,7 +125,7 @@ def get_provider(
     demo_skill: str = "strong",
 ) -> Provider:
     if name == "demo":
-        from fccli.providers.demo import DemoProvider
+        from fccli.providers.demo.model import DemoProvider
 
         return DemoProvider(fault=demo_fault, skill=demo_skill)
     if name not in PROFILES:
@@ -142,7 +142,7 @@ def get_provider(
     # httpx is imported only here: `fc --help` and the offline demo never pay for it.
     from fccli.core.secrets import url_secrets
     from fccli.providers.http import HttpProvider
-    from fccli.transport import Transport, TransportSettings
+    from fccli.providers.transport import Transport, TransportSettings
 
     # A password in the URL (http://user:secret@host, also as the Basic auth it becomes) and a
     # key in its query string are secrets too: masked like a key.
@@ -162,7 +162,7 @@ def get_provider(
 def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
     """Every provider as a row for `fc providers`: where it is, its key (set or not, never its
     value) and what it supports. Reads the environment; sends nothing."""
-    from fccli.providers.demo import INFO as DEMO
+    from fccli.providers.demo.model import INFO as DEMO
 
     default = default_provider_name()
     rows: list[dict[str, str | bool | list[str] | None]] = [

@@ -314,7 +314,7 @@ class Step:
         return wire
 
     def _http_error(self, stored: bytes) -> ProviderError:
-        from fccli.transport import provider_message
+        from fccli.providers.transport import provider_message
 
         text = stored.decode("utf-8", errors="replace")
         said = provider_message(text) or " ".join(text.split())[:200]

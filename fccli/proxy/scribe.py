@@ -206,8 +206,8 @@ class Scribe:
     def _open(self, conversation: Conversation, header: Manifest) -> None:
         """The trace's directory, claimed, and its first manifest. One that cannot be written
         leaves the conversation unrecorded, and says so."""
-        from fccli.cities import cities
-        from fccli.slug import slugify
+        from fccli.core.cities import cities
+        from fccli.trace.slug import slugify
         from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
 
         names = {c["zh"]: c["en"] for c in cities()}

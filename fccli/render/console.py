@@ -83,7 +83,7 @@ class _Console(SafeConsole):
         wrapped or live: its plain text, controls escaped, and the line's end; None when Rich
         must render it (a tab, a trailing blank, a live display, colour, a recording). Rich's
         own way takes ~0.3 ms a line: fc proxy's journal prints ten lines a request, `fc run`
-        and `fc show` tens, and a pipe or a file shows them the same (tests/test_console_plain.py
+        and `fc show` tens, and a pipe or a file shows them the same (tests/render/test_console_plain.py
         holds the two ways to the same bytes)."""
         if self._color_system is not None or self.record or self._render_hooks:
             return None

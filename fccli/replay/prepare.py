@@ -20,7 +20,7 @@ from fccli.core.manifest import Options, ReplayedFrom, with_tools_file
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.i18n import Msg
 from fccli.providers.base import Provider
-from fccli.providers.faults import DEMO_FAULTS
+from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.providers.profiles import PROFILES, profile_for
 from fccli.providers.registry import KNOWN, Connection
 from fccli.replay.changes import ReplayPlan, ResultChange
@@ -488,7 +488,7 @@ def _for_provider(
 def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
     """What the first request cannot carry into `fmt`, said per JSON path (fc convert's account);
     a request the format cannot hold at all is exit 2 here, before anything is written."""
-    from fccli.convert import convert
+    from fccli.convert.translate import convert
     from fccli.trace.reader import Document
 
     request = Request(

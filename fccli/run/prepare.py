@@ -15,20 +15,20 @@ from fccli.core.manifest import Manifest, Options, with_tools_file
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.i18n import Msg
 from fccli.providers.base import Provider
-from fccli.providers.demo import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
-from fccli.providers.faults import DEMO_FAULTS
+from fccli.providers.demo.faults import DEMO_FAULTS
+from fccli.providers.demo.model import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
 from fccli.providers.profiles import PROFILES, Profile, profile_for
 from fccli.providers.registry import Connection, default_provider_name, get_provider
 from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult, StreamProgress
 from fccli.run.harness_bugs import HARNESS_BUGS
 from fccli.run.json_mode import parse_response_format
-from fccli.slug import slugify
 from fccli.tools.json_tools import Asker
 from fccli.tools.loader import load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
 from fccli.trace.names import TRACES_ROOT
+from fccli.trace.slug import slugify
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, written_by_fc
 from fccli.wire.registry import WireFormat, get_format
 
@@ -545,7 +545,7 @@ def close_provider(provider: Provider) -> None:
 
 
 def _city_names() -> dict[str, str]:
-    from fccli.cities import cities
+    from fccli.core.cities import cities
 
     return {c["zh"]: c["en"] for c in cities()}
 

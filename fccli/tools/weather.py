@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from fccli.cities import cities, lookup
+from fccli.core.cities import cities, lookup
 from fccli.i18n import _
 from fccli.tools.registry import ToolError, ToolSet, tool_from_function
 

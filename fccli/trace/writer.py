@@ -277,7 +277,7 @@ class TraceWriter:
                 http_status=getattr(error, "status", None),
             )
             if status == "interrupted":
-                from fccli.interrupts import signal_name
+                from fccli.core.interrupts import signal_name
 
                 name = signal_name()
                 if name is not None:  # not Ctrl-C: said, since a reader would assume it was

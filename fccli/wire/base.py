@@ -307,7 +307,7 @@ class FormatDefaults:
     """True when the wire body of a request is made message by message: its `messages` are the
     wire messages of the request's first messages, then those of the rest, and nothing else in
     it depends on the messages. `fc check` then translates only a trace's new messages at each
-    step (tests/test_format_contract.py holds a format that says so to it)."""
+    step (tests/wire/test_format_contract.py holds a format that says so to it)."""
     history_field = "messages"
     model_in_body = True
     rules_without_place: tuple[str, ...] = ()

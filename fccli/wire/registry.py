@@ -67,7 +67,7 @@ class _Formats(MutableMapping[str, WireFormat]):
     """The formats by name, each package imported when its format is first asked for: a
     command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's (~4% of
     `fc show`'s start-up for the four). Names and order are known without importing any.
-    A format object can be registered as it is, too (tests/test_toy_format.py)."""
+    A format object can be registered as it is, too (tests/wire/test_toy_format.py)."""
 
     def __init__(self, makers: dict[str, Callable[[], WireFormat]]) -> None:
         self._makers = makers
@@ -107,7 +107,7 @@ FORMATS: MutableMapping[str, WireFormat] = _Formats(
     }
 )
 """Chat dialects in the order detection tries them: a dialect with signs first, the plain one
-last. Each key is its format's `name` (tests/test_format_contract.py)."""
+last. Each key is its format's `name` (tests/wire/test_format_contract.py)."""
 
 
 # The internal format lays calls and results out as Anthropic does: those of Anthropic's

@@ -7,5 +7,5 @@
     steps.py     a section per step: request, response, thinking, calls and their results
     page.py      head, header, banners, timeline, footer; page.css and page.js inlined
 
-The data comes from fccli.trace_page (files, mappings, findings, a replay's edits).
+The data comes from fccli.render.html.trace_page (files, mappings, findings, a replay's edits).
 """

@@ -18,7 +18,7 @@ from fccli.render.html.jsonview import Marks, nearest, paths, render_json
 from fccli.render.html.markup import esc, tag
 
 if TYPE_CHECKING:
-    from fccli.diff import DiffResult
+    from fccli.diff.compare import DiffResult
 
 SHORT = {"request": "rq", "wire_request": "wrq", "response": "rs", "wire_response": "wrs"}
 _SEGMENT = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*|\[[^\[\]]*\]")

@@ -31,8 +31,8 @@ from fccli.render.transcript import _options, duration, stop_reason
 from fccli.trace.words import said_now
 
 if TYPE_CHECKING:
+    from fccli.render.html.trace_page import PageData, Replayed
     from fccli.trace.reader import Trace
-    from fccli.trace_page import PageData, Replayed
 
 STATUS = {"ok": "ok", "max_steps": "warn", "error": "bad", "interrupted": "bad"}
 _HTML_LANG = {"en": "en", "zh": "zh-Hans"}

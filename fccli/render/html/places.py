@@ -17,7 +17,7 @@ from fccli.render.html.files import StepFiles
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
-    from fccli.trace_page import PageData
+    from fccli.render.html.trace_page import PageData
 
 COLOURS = 10
 _FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.json")

@@ -1,0 +1,24 @@
+"""`fc curl FILE`: the curl command that sends a wire-format request file to its provider."""
+
+from __future__ import annotations
+
+import typer
+
+from fccli.commands.send import BASE_URL, FILE, PROVIDER
+
+
+def curl(
+    file: str = FILE,
+    provider: str | None = PROVIDER,
+    base_url: str | None = BASE_URL,
+) -> None:
+    """Print a curl command that posts FILE as it is, with the key as "$ENV_VAR", never its value."""
+    from fccli.i18n import _, localized
+    from fccli.send.curl import curl_command
+    from fccli.send.post import provider_for, read_request_file
+
+    file_ = read_request_file(file)
+    command = curl_command(file_, provider_for(file_, provider), base_url)
+    for note in command.notes:
+        typer.echo(_("fc: note: ") + localized(note), err=True)
+    typer.echo(command.text)

@@ -1,0 +1,34 @@
+"""`fc diff A B`: internal vs wire, field by field; or two files of one format, by JSON path."""
+
+from __future__ import annotations
+
+import typer
+
+from fccli.i18n import N_
+
+
+def diff(
+    a: str = typer.Argument(..., metavar="A", help=N_("A JSON file (`-` for stdin).")),
+    b: str = typer.Argument(..., metavar="B", help=N_("Another JSON file (`-` for stdin).")),
+    exit_code: bool = typer.Option(
+        False, "--exit-code", help=N_("Exit 1 when they differ (in meaning, across formats).")
+    ),
+    json_output: bool = typer.Option(False, "--json", help=N_("Print the comparison as JSON.")),
+) -> None:
+    """Compare two request or response files; formats are detected from the content."""
+    from fccli.core.jsonio import dumps
+    from fccli.diff.compare import diff_documents
+    from fccli.i18n import _
+    from fccli.render.console import make_console
+    from fccli.render.diff_view import render_diff
+    from fccli.trace.reader import read_document
+
+    if a == "-" and b == "-":
+        raise typer.BadParameter(_("only one of A and B can be stdin"))
+    result = diff_documents(read_document(a), read_document(b))
+    if json_output:
+        typer.echo(dumps(result.to_json()), nl=False)
+    else:
+        render_diff(make_console(), result)
+    if exit_code and result.differ:
+        raise typer.Exit(1)

@@ -1,0 +1,183 @@
+"""The `fc` console script: the one place where FcError becomes an exit code.
+
+Kept import-light: `fc --version` answers before typer is even imported, and nothing of fccli
+beyond the typer app is imported before typer runs (the error tree only when something is raised).
+No `from __future__ import annotations` here: this module is on every path, `fc --version` too.
+`python benchmarks/startup.py` measures what this buys.
+
+What is caught here, and how it ends:
+- FcError: its one or two lines, its exit code (CLI.md);
+- Ctrl-C, SIGTERM, SIGHUP: "interrupted", exit 128 + the signal (fccli/core/interrupts.py);
+- a closed stdout (`fc show --wire | head`): a normal end, exit 0, nothing more printed;
+- anything else, any BaseException: one line saying it is a bug, never a traceback
+  (unless FC_DEBUG=1).
+"""
+
+import os
+import sys
+
+
+def console() -> None:
+    """The `fc` command (and `python -m fccli`): main(), then an exit without the collection of
+    the whole heap that Python runs when a process ends.
+
+    That last collection walks every object the command made (pydantic's schemas, typer's
+    commands, the trace read) to find cycles to free, in a process about to give all its memory
+    back: ~10% of `fc show`'s start-up, ~6% of `fc run`'s (callgrind). gc.freeze() moves the
+    heap out of the collector's sight, so that collection finds nothing to walk. Nothing is
+    lost: fc closes its files and writes its traces explicitly (no finalizers, no atexit), and
+    the standard streams are flushed at exit as ever. Tests call main() itself, in-process,
+    hundreds of times: there the collector keeps working.
+
+    Before main, the collector's thresholds are raised: a command's start imports typer, rich,
+    pydantic and fc (hundreds of thousands of objects, none of them garbage), and at Python's
+    defaults (700, 10, 10) the collector walked them over and over while they were made, the
+    older ones in full collections: ~2% of `fc show`'s instructions, of `fc run`'s too
+    (callgrind). Garbage that is not a cycle is freed at once as ever; a cycle, in the young
+    generation within 10,000 new objects, in the older ones later."""
+    import gc
+
+    gc.set_threshold(10_000, 50, 50)
+    try:
+        main()
+    finally:
+        gc.freeze()
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if args in (["--version"], ["-V"]):
+        from fccli import __version__
+
+        print(f"fc {__version__}")
+        return
+    if not _choose_language(args):
+        sys.exit(2)
+    from fccli.commands.app import app_for
+    from fccli.core import interrupts
+
+    _without_pydantic_plugins()
+
+    interrupts.received.clear()
+    restore = interrupts.install()
+    try:
+        from fccli.commands.lang import prepared
+
+        prepared(app_for(args))(prog_name="fc")
+    except SystemExit as e:
+        # typer turns Ctrl-C into exit 130 and a closed pipe into exit 1, silently.
+        if _caused_by(e, BrokenPipeError):
+            _end_quietly()
+        if _caused_by(e, KeyboardInterrupt):
+            _interrupted(interrupts, _("interrupted"))
+        raise
+    except KeyboardInterrupt:
+        _interrupted(interrupts, _("interrupted"))
+    except BrokenPipeError:
+        _end_quietly()
+    except BaseException as e:
+        from fccli.core.errors import FcError, Interrupted
+
+        if os.environ.get("FC_DEBUG") == "1":
+            raise
+        if isinstance(e, Interrupted):
+            _interrupted(interrupts, e.localized())
+        if isinstance(e, FcError):
+            _print_error(e.localized())
+            sys.exit(e.exit_code)
+        # a bug in fc: one line, unless asked for the traceback
+        _print_error(
+            _("internal error: {kind}: {message}", kind=type(e).__name__, message=_said(e))
+        )
+        _print_error(_("this is a bug in fc; FC_DEBUG=1 shows the traceback"))
+        sys.exit(1)
+    finally:
+        restore()
+
+
+def _choose_language(args: list[str]) -> bool:
+    """fc's language for this command, from `--lang` (anywhere before `--`: `fc run --help
+    --lang zh` too), else the environment. False, with the error said, for a `--lang` fc does
+    not speak."""
+    from fccli import i18n
+    from fccli.commands.lang import language_in
+
+    try:
+        chosen = language_in(args)
+    except ValueError as e:
+        given = f", not {str(e)!r}" if str(e) else ""  # `fc --lang` with nothing after it
+        _print_error(f"--lang: fc speaks en or zh{given} (fc 只会说 en 或 zh)")
+        return False
+    i18n.set_language(chosen or i18n.language_from_environment(os.environ))
+    return True
+
+
+def _without_pydantic_plugins() -> None:
+    """fc loads no third-party pydantic plugins (observers of every validation, found through
+    installed packages' entry points): they have no business in a CLI's process, and finding
+    them costs every command that validates a file ~10% of its start-up. pydantic asks its
+    plugin loader once, when it builds its first validator; importing the loader imports
+    importlib.metadata (and with it email, zipfile, csv, socket...), which
+    PYDANTIC_DISABLE_PLUGINS does not avoid. So the loader is one that finds none. Should
+    pydantic move or rename it, this does nothing and pydantic's own loader runs as before."""
+    import types
+
+    name = "pydantic.plugin._loader"
+    if name not in sys.modules:
+        loader = types.ModuleType(name, "fc: no pydantic plugins (fccli/commands/entry.py)")
+        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+        sys.modules[name] = loader
+
+
+def _interrupted(interrupts, message: str) -> None:  # type: ignore[no-untyped-def]
+    name = interrupts.signal_name()
+    first, _sep, rest = message.partition("\n")
+    if name:
+        first = _("{message} (by {signal})", message=first, signal=name)
+    _print_error(first + (f"\n{rest}" if rest else ""))
+    sys.exit(interrupts.exit_code())
+
+
+def _caused_by(error: BaseException, kind: type) -> bool:
+    seen = error.__context__ or error.__cause__
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__context__ or seen.__cause__
+    return False
+
+
+def _end_quietly() -> None:
+    """The reader went away: as `git log | head`, a normal end. Nothing more reaches stdout
+    (the flush at exit included)."""
+    from fccli.render.console import silence_stdout
+
+    silence_stdout()
+    sys.exit(0)
+
+
+def _said(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:
+        return _("(its message cannot be read)")
+
+
+def _(msgid: str, /, **params: object) -> str:
+    """fccli.i18n's `_`, imported when a message is said (this module stays import-light)."""
+    from fccli.i18n import _ as say
+
+    return say(msgid, **params)
+
+
+def _print_error(text: str) -> None:
+    from fccli.core.controls import escape_controls  # a provider's words may hold escapes
+
+    text = text.rstrip()  # an empty hint must not print a blank second line
+    lines = escape_controls(text).split("\n") if text else [""]
+    try:
+        print(_("fc: error: {message}", message=lines[0]), file=sys.stderr)
+        for line in lines[1:]:
+            print(f"  {line}", file=sys.stderr)
+    except (BrokenPipeError, OSError):  # stderr gone too (a closed terminal): nothing to say
+        pass

@@ -1,0 +1,86 @@
+"""`fc proxy --to PROVIDER|URL`: trace any agent's requests on their way to the provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from fccli.commands.limits import megabytes
+from fccli.i18n import N_
+
+
+def proxy(
+    to: str = typer.Option(
+        ...,
+        "--to",
+        help=N_(
+            "Where to forward: deepseek, openai, anthropic (any provider fc knows), or a URL "
+            "(an OpenAI-compatible server, e.g. http://127.0.0.1:8000)."
+        ),
+    ),
+    port: int = typer.Option(
+        8787, "--port", min=0, max=65535, help=N_("Port to listen on (0: any).")
+    ),
+    host: str = typer.Option(
+        "127.0.0.1",
+        "--host",
+        help=N_(
+            "Address to listen on. Another than this machine's (127.0.0.1, ::1, localhost) "
+            "lets anyone who reaches it spend the key your agent sends; fc warns."
+        ),
+    ),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help=N_("Where traces go, one directory each (default traces/proxy-<time>)."),
+    ),
+    base_url: str | None = typer.Option(
+        None,
+        "--base-url",
+        help=N_(
+            "With --to NAME: where that provider is, if not its own address (a local stand-in)."
+        ),
+    ),
+    strict_check: bool = typer.Option(
+        False,
+        "--strict-check",
+        help=N_(
+            "Answer HTTP 400 (in the provider's shape) instead of forwarding a request in which "
+            "fc check finds an error. Default: warn and forward."
+        ),
+    ),
+    max_record_mb: float = typer.Option(
+        16.0,
+        "--max-record-mb",
+        min=0.001,
+        help=N_(
+            "A request or answer body above this is forwarded and not recorded (said on the terminal)."
+        ),
+    ),
+    timeout: float = typer.Option(
+        600.0,
+        "--timeout",
+        min=1.0,
+        help=N_(
+            "Seconds the provider may stay silent (before its answer, or within a stream); "
+            "past it the agent gets a 502, or its stream cut, and the trace says so."
+        ),
+    ),
+) -> None:
+    """Forward an agent's requests to a provider unchanged, recording each as a trace step."""
+    from fccli.proxy.start import ProxyOptions, serve
+
+    serve(
+        ProxyOptions(
+            to=to,
+            port=port,
+            host=host,
+            out=out,
+            base_url=base_url,
+            strict_check=strict_check,
+            max_record_bytes=megabytes(max_record_mb),
+            timeout=timeout,
+        )
+    )

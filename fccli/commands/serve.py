@@ -1,0 +1,37 @@
+"""`fc serve TRACE…`: a local server that answers as the provider recorded in the traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from fccli.i18n import N_
+
+
+def serve(
+    traces: list[Path] = typer.Argument(
+        ...,
+        metavar="TRACE…",
+        help=N_("Trace directories (made by fc run or fc proxy) to play back."),
+    ),
+    port: int = typer.Option(8787, "--port", min=0, max=65535, help=N_("Port (0: any free one).")),
+    host: str = typer.Option(
+        "127.0.0.1",
+        "--host",
+        help=N_(
+            "Address to listen on. Anything but this machine (127.0.0.1, ::1, localhost) makes "
+            "the traces readable by anyone who can reach it, and fc warns."
+        ),
+    ),
+) -> None:
+    """Answer each request with the recorded response of the step it equals (volatile fields
+    normalised; README, "Play a trace back"); a request matching no step gets HTTP 400 in the
+    provider's error shape saying which step came closest and what differs. Ctrl-C stops."""
+    from fccli.serve.start import serve_traces
+
+    serve_traces(traces, host, port, say)
+
+
+def say(line: str) -> None:
+    typer.echo(line)

@@ -1,0 +1,89 @@
+"""`fc serve`: read the traces, bind, say where to point the agent, serve until Ctrl-C."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from fccli.serve.recordings import Recorded, load_recordings
+
+
+def serve_traces(paths: list[Path], host: str, port: int, say: Callable[[str], None]) -> None:
+    from fccli.serve.app import make_app
+    from fccli.serve.launch import bind, run
+
+    recordings = load_recordings(paths)
+    bound = bind(host, port)
+    for line in opening(recordings, paths, bound.url, host):
+        say(line)
+    run(make_app(recordings, say), bound)
+
+
+def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) -> list[str]:
+    """What fc serve says once it listens: what it plays, the line to give the agent, and a
+    warning when other machines can reach it."""
+    from fccli.core.controls import escape_controls
+    from fccli.i18n import _, localized
+    from fccli.serve.launch import is_loopback
+    from fccli.wire.registry import get_format
+
+    formats = list(dict.fromkeys(r.format for r in recordings))
+    where = {"steps": len(recordings), "formats": ", ".join(formats), "url": url}
+    if len(paths) > 1:
+        said = _(
+            "fc serve: playing {steps} step(s) of {traces} trace(s) ({formats}) on {url}",
+            traces=len(paths),
+            **where,
+        )
+    else:
+        said = _(
+            "fc serve: playing {steps} step(s) of {trace} ({formats}) on {url}",
+            trace=str(paths[0]),
+            **where,
+        )
+    lines = [escape_controls(said)]
+    for name in formats:
+        sdk = get_format(name).sdk_base_url
+        setting = (
+            _("point the agent at it: {setting}", setting=sdk[0] + "=" + url + sdk[1])
+            if sdk
+            else _("base URL {url}", url=url)
+        )
+        if setting not in lines:
+            lines.append(setting)
+    for recorded in recordings:
+        if recorded.response is not None and not _is_json(recorded.response):
+            lines.append(
+                escape_controls(
+                    _(
+                        "warning: {step}: its response file is not valid JSON; fc serve plays "
+                        "it as it is",
+                        step=localized(recorded.label),
+                    )
+                )
+            )
+    if not is_loopback(host):
+        lines.append(
+            escape_controls(
+                _(
+                    "warning: listening on {host}, not only this machine: anyone who can reach "
+                    "it gets the traces' answers",
+                    host=host,
+                )
+            )
+        )
+    return [*lines, _("Ctrl-C stops")]
+
+
+def _is_json(data: bytes) -> bool:
+    """A response file as a person may have edited it: does it still parse? (A recorded error
+    that was not JSON, an HTML page from a proxy, is played too, and said.)"""
+    import json
+
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    except RecursionError:  # nested deeper than Python reads: JSON all the same
+        return True
+    return True

@@ -1,0 +1,56 @@
+"""A learner finds the two newer formats (responses, gemini) in the help of every command that
+takes a format: the help texts once named only the first four."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fccli.wire.registry import FORMATS
+from tests.conftest import clean_env
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.mark.parametrize(
+    ("command", "option"), [("check", "--format"), ("convert", "--to"), ("send", "--provider")]
+)
+def test_the_help_of_a_format_option_names_every_format(fc: Any, command: str, option: str) -> None:
+    result = fc(command, "--help", env={"COLUMNS": "400", "NO_COLOR": "1"})
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    start = text.index(option) + len(option)
+    end = text.find(" -", start)  # the next option
+    said = text[start:end]
+    for name in FORMATS:
+        assert name in said, (name, said)
+
+
+def test_the_fake_providers_banner_exports_what_every_format_needs(fc: Any, tmp_path: Path) -> None:
+    # README: `python -m tests.support.fake_provider`, paste its export line, then -p gemini or
+    # -p openai --api responses runs without a real key (the banner named DeepSeek's key only).
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.fake_provider"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=clean_env(),
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        export = process.stdout.readline().split()
+        assert export[0] == "export"
+        env = clean_env(**dict(pair.split("=", 1) for pair in export[1:]))
+        for flags in (["-p", "gemini"], ["-p", "openai", "--api", "responses"]):
+            out = f"t-{flags[1]}"
+            result = fc("run", "杭州？", *flags, "-o", out, env=env)
+            assert result.returncode == 0, result.stderr
+            assert (tmp_path / out / "2-request.json").exists()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,108 @@
+"""docs/course.md and docs/course.zh.md: every command runs, in a fresh directory, and shows
+what the page says.
+
+The claims are written under each command in the page itself (tests/support/doc_claims.py has the
+syntax), so a command changed without its claim, or a claim without its command, fails here.
+The Chinese page runs under a Chinese locale (`LANG=zh_CN.UTF-8`, as its reader has it), and
+holds the same commands as the English one, in the same order.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, clean_env
+from tests.support.doc_claims import Example, Outcome, examples, failures, run
+
+PAGE = REPO / "docs" / "course.md"
+EXAMPLES = examples(PAGE.read_text("utf-8"))
+PAGE_ZH = REPO / "docs" / "course.zh.md"
+EXAMPLES_ZH = examples(PAGE_ZH.read_text("utf-8"))
+# Each page with the environment its reader has: the Chinese one, a Chinese locale.
+PAGES = {"docs/course.md": {}, "docs/course.zh.md": {"LANG": "zh_CN.UTF-8"}}
+ALL = [("docs/course.md", e) for e in EXAMPLES] + [("docs/course.zh.md", e) for e in EXAMPLES_ZH]
+
+
+@pytest.mark.parametrize(
+    ("page", "example"),
+    ALL,
+    ids=[f"{page.split('/')[-1][:-3]}-line{e.line}-{e.heading[:40]}" for page, e in ALL],
+)
+def test_each_command_shows_what_the_page_says(page: str, example: Example, tmp_path: Path) -> None:
+    # The page's files sit where its commands name them, as in a checkout of the project.
+    shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
+    outcome = run(example, tmp_path, clean_env(**PAGES[page]))
+    wrong = failures(example, outcome, tmp_path)
+    assert not wrong, (
+        f"{page} line {example.line} ({example.heading}):\n  "
+        + "\n  ".join(wrong)
+        + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
+    )
+
+
+def test_the_page_covers_every_experiment_and_pitfall_and_each_text() -> None:
+    headings = [line for line in PAGE.read_text("utf-8").splitlines() if line.startswith("#")]
+    for wanted in [
+        *(f"Experiment {n}" for n in range(1, 5)),
+        *(f"Pitfall {n}" for n in range(1, 7)),
+        "JSON mode",
+        "strict",
+        "tool_choice",
+        "Slimming",
+        "pydantic",
+    ]:
+        assert any(wanted in h for h in headings), wanted
+    assert len(EXAMPLES) >= 20
+
+
+def test_the_readme_links_the_page() -> None:
+    assert "docs/course.md" in (REPO / "README.md").read_text("utf-8")
+    assert "docs/course.zh.md" in (REPO / "README.zh.md").read_text("utf-8")
+
+
+def test_the_chinese_page_has_every_lesson_of_the_english_one() -> None:
+    # The same commands, block by block: a lesson added to one page is added to the other.
+    assert [e.commands for e in EXAMPLES_ZH] == [e.commands for e in EXAMPLES], (
+        "docs/course.md and docs/course.zh.md differ in their commands: a lesson added to one"
+        " page goes into the other too, in the same place, with its claims"
+    )
+    headings = [line for line in PAGE_ZH.read_text("utf-8").splitlines() if line.startswith("#")]
+    for wanted in [
+        *(f"实验 {n}：" for n in range(1, 5)),
+        *(f"坑 {n}：" for n in range(1, 7)),
+        "JSON 模式",
+        "strict",
+        "tool_choice",
+        "清洗",
+        "pydantic",
+    ]:
+        assert any(wanted in h for h in headings), wanted
+    for english, chinese in zip(EXAMPLES, EXAMPLES_ZH, strict=True):
+        # Exit codes are facts of the commands, not of the language.
+        codes = [c for c in english.claims if c.startswith("exit ")]
+        assert [c for c in chinese.claims if c.startswith("exit ")] == codes, chinese.line
+
+
+def test_a_claim_that_does_not_hold_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text('{"x": [1, {"y": "hello"}]}', "utf-8")
+    example = Example(
+        1,
+        ["true", "false"],
+        [
+            "exit 0 0",
+            'a.json $.x[1].y == "hello"',
+            "a.json $.x[1].y ~ bye",
+            "a.json $.x[0] == 2",
+            "stdout ~ nothing",
+            "file b.json",
+            "same a.json $.x[0] a.json $.x[1].y",
+        ],
+    )
+    wrong = failures(example, Outcome(codes=[0, 1]), tmp_path)
+    assert wrong[0].startswith("exit codes [0, 1]")
+    assert len(wrong) == 6  # all but the one claim that holds
+    assert failures(Example(1, ["true"], []), Outcome([0]), tmp_path)
+    assert failures(Example(1, ["true"], ["exit 0"]), Outcome([0]), tmp_path)

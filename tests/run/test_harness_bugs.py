@@ -1,0 +1,163 @@
+"""`--harness-bug KIND`: fc's own harness commits a classic mistake, on record, found by fc check.
+
+docs/course.md runs each kind end to end (tests/docs/test_course.py); here, what the commands do not
+show at a glance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fccli.check import check_trace
+from fccli.core.errors import FcError
+from fccli.core.models import ToolResultBlock, ToolUseBlock
+from fccli.render.run_view import _Elapsed
+from fccli.run.harness_bugs import HARNESS_BUG_HELP, HARNESS_BUGS
+from fccli.run.prepare import RunSettings, prepare_run
+from fccli.tools.execute import ToolRun
+
+
+def run(tmp_path: Path, question: str, **settings: Any) -> tuple[dict[str, Any], Path]:
+    out = tmp_path / "t"
+    prepared = prepare_run(RunSettings(question=question, provider="demo", out=out, **settings))
+    # A bug that draws a 400 ends the run with an error; the trace says so.
+    with contextlib.suppress(FcError):
+        prepared.execute()
+    return json.loads((out / "manifest.json").read_text("utf-8")), out
+
+
+def test_every_kind_is_explained() -> None:
+    assert set(HARNESS_BUG_HELP) == set(HARNESS_BUGS)
+
+
+def test_a_run_without_a_bug_says_nothing_of_bugs(tmp_path: Path) -> None:
+    manifest, out = run(tmp_path, "北京、上海今天适合跑步吗？")
+    assert "harness_bug" not in manifest["options"]
+    assert not any("harness_bug" in s for s in manifest["steps"])
+    assert check_trace(out) == []
+
+
+def test_pair_by_order_with_one_call_changes_nothing(tmp_path: Path) -> None:
+    manifest, out = run(tmp_path, "杭州今天适合跑步吗？", harness_bug="pair-by-order")
+    assert manifest["options"]["harness_bug"] == "pair-by-order"
+    assert not any("harness_bug" in s for s in manifest["steps"])
+    assert check_trace(out) == []
+
+
+def test_pair_by_order_moves_every_result_of_three(tmp_path: Path) -> None:
+    manifest, out = run(tmp_path, "北京、上海、深圳今天适合跑步吗？", harness_bug="pair-by-order")
+    request = json.loads((out / "2-request.json").read_text("utf-8"))
+    calls = [b for b in request["messages"][1]["content"] if b["type"] == "tool_use"]
+    results = request["messages"][2]["content"]
+    assert [r["tool_use_id"] for r in results] == [c["id"] for c in calls]  # ids in place
+    cities = [json.loads(r["content"])["city"] for r in results]
+    assert cities == ["上海", "深圳", "北京"]  # contents moved on by one
+    assert {f.rule for f in check_trace(out)} == {"FC131"}
+    assert "北京现在 17°C" in manifest["final_answer"]
+
+
+def test_no_validation_runs_a_python_tool_on_what_the_model_sent(tmp_path: Path) -> None:
+    manifest, _ = run(
+        tmp_path,
+        "杭州今天适合跑步吗？",
+        harness_bug="no-validation",
+        demo_fault="wrong-type",
+    )
+    (first, *_) = manifest["steps"][0]["tool_runs"]
+    assert "city: Input should be a valid string" in first["unchecked"]
+    # the tool itself met the array, and failed inside, not with a clear message
+    assert first["error_kind"] == "tool_raised"
+    assert "no-validation" in manifest["steps"][0]["harness_bug"]
+
+
+def test_ignore_stop_reason_is_not_flagged_when_max_steps_stopped_the_run(tmp_path: Path) -> None:
+    manifest, out = run(tmp_path, "杭州今天适合跑步吗？", max_steps=1)
+    assert manifest["status"] == "max_steps"
+    assert check_trace(out) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "rule"),
+    [
+        ("ignore-stop-reason", "FC130"),
+        ("split-results", "FC103"),
+        ("drop-results", "FC101"),
+        ("drop-reasoning", "FC112"),
+    ],
+)
+def test_fc_check_finds_each_kind_with_its_rule(tmp_path: Path, kind: str, rule: str) -> None:
+    manifest, out = run(tmp_path, "北京、上海今天适合跑步吗？", harness_bug=kind)
+    assert rule in {f.rule for f in check_trace(out)}
+    assert any(kind in s.get("harness_bug", "") for s in manifest["steps"])
+
+
+def test_hand_back_without_a_bug_is_one_message_in_call_order() -> None:
+    from fccli.run.buggy_harness import hand_back
+
+    runs = [
+        ToolRun(
+            ToolUseBlock(id=f"c{i}", name="t", input={}),
+            ToolResultBlock(tool_use_id=f"c{i}", content=str(i)),
+            0.0,
+        )
+        for i in range(3)
+    ]
+    (message,), said = hand_back(None, runs)
+    assert said is None
+    assert [r.content for r in message.tool_results()] == ["0", "1", "2"]
+
+
+def test_the_spinner_counts_the_seconds() -> None:
+    elapsed = _Elapsed("waiting for demo…")
+    elapsed.start -= 3.2
+    assert elapsed.__rich__().plain == "waiting for demo… 3 s"
+
+
+def test_fc_check_names_the_harness_bug_not_a_hand_edit_when_the_two_files_disagree(
+    tmp_path: Path,
+) -> None:
+    _, out = run(tmp_path, "北京、上海今天适合跑步吗？", harness_bug="drop-reasoning")
+    (disagree,) = [f for f in check_trace(out) if f.rule == "FC120"]
+    assert "--harness-bug drop-reasoning wrote it so on purpose" in disagree.message
+    assert "edited" not in disagree.message
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["steps"][1]["harness_bug"]  # without the manifest's word, a hand edit
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (disagree,) = [f for f in check_trace(out) if f.rule == "FC120"]
+    assert "one of the two was edited" in disagree.message
+
+
+def test_replay_of_a_harness_bug_says_so_and_not_that_a_file_was_edited(
+    tmp_path: Path,
+) -> None:
+    from fccli.replay.source import read_step_request
+    from fccli.wire.registry import get_format
+
+    manifest, out = run(tmp_path, "北京、上海今天适合跑步吗？", harness_bug="drop-reasoning")
+    step = 2
+    fmt = get_format(manifest["wire_format"])
+    source = read_step_request(out, step, fmt, bug="drop-reasoning")
+    said = " ".join([source.note or "", *source.notes])
+    assert "--harness-bug drop-reasoning" in said, said
+    assert "by hand" not in said and "has no place" not in said, said
+    assert source.hand_edit is None
+    assert source.file == f"{step}-request.json"  # fc's own request, the mistake not repeated
+    # Read from the wire file as asked: the field the bug dropped is put back, and said so.
+    wired = read_step_request(out, step, fmt, "wire", bug="drop-reasoning")
+    said = " ".join([wired.note or "", *wired.notes])
+    assert "has no place" not in said, said
+    assert "puts it back" in said, said
+
+
+def test_the_run_view_does_not_call_a_history_without_results_the_question(fc) -> None:
+    # drop-results: step 2's history ends on the assistant's calls, not on the question.
+    done = fc("run", "北京、上海今天适合跑步吗？", "--harness-bug", "drop-results", "-o", "t")
+    step2 = done.stdout.split("step 2", 1)[1]
+    first = step2.split("\n→ request", 1)[1].split("\n", 1)[0]
+    assert "the last message from the assistant" in first, first
+    assert "the question" not in first, first

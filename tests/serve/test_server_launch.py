@@ -1,0 +1,107 @@
+"""The server pieces `fc proxy` and `fc serve` share: binding, routes, error bodies."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from fccli.core.errors import UsageError
+from fccli.serve.launch import InThread, bind, exposure_warning
+from fccli.wire.base import Route
+from fccli.wire.registry import FORMATS, formats_at, route_at
+
+
+def test_a_port_in_use_is_one_line_and_exit_2() -> None:
+    first = bind("127.0.0.1", 0)
+    try:
+        with pytest.raises(UsageError) as caught:
+            bind("127.0.0.1", first.port)
+        assert caught.value.exit_code == 2
+        assert f"port {first.port} on 127.0.0.1 is in use" in str(caught.value)
+        assert "--port" in str(caught.value)
+    finally:
+        first.sock.close()
+
+
+def test_a_host_that_is_not_here_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="cannot listen on"):
+        bind("no-such-host.invalid", 0)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2"])
+def test_loopback_hosts_need_no_warning(host: str) -> None:
+    assert exposure_warning(host) is None
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "example.org"])
+def test_other_hosts_are_warned_about(host: str) -> None:
+    warning = exposure_warning(host)
+    assert warning is not None and "anyone who can reach it" in warning and "key" in warning
+
+
+async def _hello(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": scope["path"].encode()})
+
+
+def test_an_app_runs_in_a_thread_and_stops() -> None:
+    with InThread(_hello, bind("127.0.0.1", 0)) as server:
+        assert httpx.get(server.url + "/x/y").text == "/x/y"
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(server.url + "/x")
+
+
+def test_the_formats_declare_their_paths() -> None:
+    chat = [f.name for f in formats_at("/v1/chat/completions")]
+    assert chat == [f.name for f in FORMATS.values() if f.family == "chat"]
+    assert chat == [f.name for f in formats_at("/chat/completions")]
+    assert [f.family for f in formats_at("/v1/messages")] == ["blocks"]
+    assert formats_at("/v1/models") == []
+    assert formats_at("/v1/chat/completions/extra") == []
+
+
+def test_a_route_pattern_stands_for_one_segment() -> None:
+    route = Route("/v1beta/models/{model}:streamGenerateContent", streams=True)
+    assert route.matches("/v1beta/models/gemini-2.5-flash:streamGenerateContent")
+    assert not route.matches("/v1beta/models/a/b:streamGenerateContent")
+    assert not route.matches("/v1beta/models/x:generateContent")
+    fmt = formats_at("/v1/messages")[0]
+    assert route_at(fmt, "/v1/messages") == Route("/v1/messages")
+    assert route_at(fmt, "/v1/other") is None
+
+
+def test_error_bodies_have_each_providers_shape() -> None:
+    blocks = formats_at("/v1/messages")[0]
+    assert blocks.error_body(502, "upstream down") == {
+        "type": "error",
+        "error": {"type": "api_error", "message": "upstream down"},
+    }
+    assert blocks.error_body(404, "no")["error"]["type"] == "not_found_error"
+    for chat in formats_at("/chat/completions"):
+        assert chat.error_body(400, "bad") == {
+            "error": {
+                "message": "bad",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": None,
+            }
+        }
+        assert chat.error_body(502, "down")["error"]["type"] == "server_error"
+
+
+def test_the_server_stack_is_imported_by_the_servers_only() -> None:
+    import subprocess
+    import sys
+
+    from tests.commands.test_startup import PROBE
+
+    heavy = ("uvicorn", "starlette", "httpx", "fccli.proxy.app")
+    for args in (["--help"], ["proxy", "--help"], ["providers"]):
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE.format(args=args, heavy=heavy)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+        assert "--to" in out or args != ["proxy", "--help"]
+        assert out.rsplit("LOADED:", 1)[1].strip() == "", args
