@@ -13,6 +13,7 @@ of a stream. Everything fc writes or shows passes through one of these maskers f
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -202,3 +203,30 @@ def _collect(
         for position, item in enumerate(value):
             named = isinstance(item, dict) and isinstance(item.get("index"), int)
             _collect(value, position, path if named else (*path, position), channels, event)
+
+
+KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
+"""Request headers that carry a key: their values are masked wherever an answer echoes them."""
+
+
+def header_secrets(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> Secrets:
+    """The client's key (as sent, and without its `Bearer `), and the values of its query
+    string (Gemini's `?key=`): what no file may hold."""
+    return maskers(secret_values(headers, query_values))
+
+
+def secret_values(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> tuple[str, ...]:
+    """`header_secrets`' values, not yet compiled into patterns (cheap: the proxy's event loop
+    hands them to the journal, which compiles them)."""
+    values = list(query_values)
+    for name, value in headers:
+        if name.decode("latin-1").lower() in KEY_HEADERS:
+            text = value.decode("latin-1")
+            values += [text, text.partition(" ")[2]]
+    return tuple(values)
+
+
+@functools.lru_cache(maxsize=64)
+def maskers(values: tuple[str, ...]) -> Secrets:
+    """One agent sends one key again and again: its patterns are compiled once."""
+    return Secrets(values)

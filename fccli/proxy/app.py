@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fccli.core.secrets import Secrets
+from fccli.core.secrets import Secrets, header_secrets, secret_values
 from fccli.i18n import Msg
 from fccli.proxy.facts import Asked, Ended, Said
 from fccli.proxy.journal import ChildJournal, ThreadJournal
-from fccli.proxy.recorder import header_secrets, secret_values
 from fccli.proxy.target import Target
 from fccli.proxy.upstreams import Upstream, Upstreams
 from fccli.wire.base import openai_error_body

@@ -18,10 +18,11 @@ from fccli.core.errors import FcError, FindingsError, InputFileError, Interrupte
 from fccli.core.jsonio import parse_json
 from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Message, Request
+from fccli.core.secrets import maskers
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Said, Unrecorded
-from fccli.proxy.recorder import Step, checks_of, maskers, question_of, said_of
+from fccli.proxy.recorder import Step, checks_of, question_of, said_of
 from fccli.wire.registry import FORMATS, WireFormat, route_at
 
 if TYPE_CHECKING:

@@ -262,7 +262,7 @@ def _run_json_tool(
     problems = tool.problems(given)
     if problems:
         return done(
-            prefix + tool.describe_problems(problems),
+            prefix + invalid_arguments(tool.name, problems, tool.input_schema),
             "invalid_json" if prefix else "invalid_arguments",
         )
     if broken:

@@ -29,6 +29,7 @@ from fccli.core.errors import UsageError
 from fccli.core.models import ToolSpec, ToolUseBlock
 from fccli.i18n import Msg, _
 from fccli.tools.registry import TOOL_NAME, ToolSet
+from fccli.tools.schema import validate
 
 Asker = Callable[[ToolUseBlock], str]
 """Shows a call to the person at the terminal and returns the result they typed."""
@@ -78,14 +79,7 @@ class JsonTool:
         )
 
     def problems(self, arguments: dict[str, Any]) -> list[str]:
-        from fccli.check.schema import validate
-
         return validate(arguments, self.input_schema).errors
-
-    def describe_problems(self, problems: list[str]) -> str:
-        from fccli.tools.execute import invalid_arguments
-
-        return invalid_arguments(self.name, problems, self.input_schema)
 
     def answer(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Answer:
         for entry in self.results:

@@ -23,7 +23,6 @@ from fccli import i18n
 from fccli.check import RULES, check_request
 from fccli.check.findings import PROVIDER_SENTENCES, Finding, Quoted
 from fccli.check.report import check_path
-from fccli.check.schema import validate
 from fccli.core.errors import FcError
 from fccli.core.jsonio import dumps
 from fccli.i18n import Joined
@@ -222,29 +221,6 @@ def test_a_finding_keeps_english_where_it_is_kept(zh) -> None:
     assert f.to_json_dict()["message"] == str(f.message)
     assert isinstance(f.to_json_dict()["message"], i18n.Msg)  # a copy that still localizes
     assert i18n.localized(f.message).startswith("调用 call_1 (get_weather) 没有结果：")
-
-
-def test_schema_errors_are_said_in_chinese(zh) -> None:
-    schema = {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string", "minLength": 2},
-            "days": {"type": "integer", "minimum": 1},
-            "unit": {"enum": ["c", "f"]},
-        },
-        "required": ["city", "when"],
-        "additionalProperties": False,
-    }
-    report = validate({"city": "x", "days": 0, "unit": "k", "extra": 1}, schema)
-    said = [i18n.localized(e) for e in report.errors]
-    assert "$：缺少必需的属性 'when'" in said
-    assert "$：属性 'extra' 不在 schema 里" in said
-    assert "$.city：1 个字符，少于 minLength 2" in said
-    assert "$.days：0 小于最小值 1" in said
-    assert '$.unit："k" 不是 "c", "f" 之一' in said
-    (wrong,) = validate([1], {"type": ["string", "object"]}).errors
-    assert i18n.localized(wrong) == "$：应为 string 或 object，实际是一个数组 [1]"
-    assert wrong == "$: expected a string or an object, found an array [1]"
 
 
 # --- the command ---------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from typing import Any
 from fccli.check.findings import Finding, finding
 from fccli.check.history import Call, History, OfferedTool
 from fccli.check.rules.common import call_label, shown
-from fccli.check.schema import validate
 from fccli.i18n import Joined, Msg
+from fccli.tools.schema import validate
 from fccli.wire.shape import describe
 
 SHOWN_ERRORS = 3
