@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from fccli.i18n import Msg
+from fccli.i18n import Msg, _, localized
 
 E = TypeVar("E", bound="FcError")
 
@@ -62,8 +62,6 @@ class FcError(Exception):
     def localized(self) -> str:
         """`str(self)` in the chosen language (fccli/i18n): what stderr shows. `str()` and
         `said()` stay English: they are what a trace's manifest keeps."""
-        from fccli.i18n import _, localized
-
         said = localized(self.message)
         if self.step is not None:
             said = _("step {step}: {message}", step=self.step, message=said)

@@ -8,5 +8,5 @@
     otel.py     what the command and `fc run --otlp` call: read, build, write or send, report
 
 Nothing here imports at package level; opentelemetry-proto (the `otel` extra) only in otlp.py,
-when something is encoded, so that fc starts as fast without it.
+imported once otel.py's `require_proto` has found the extra installed.
 """

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from fccli.core.errors import ProviderError, UsageError
 from fccli.i18n import Msg, localized
+from fccli.providers.transport import Delivered, Transport, TransportSettings, mask
 
 TRACES_PATH = "/v1/traces"
 DEFAULT_TIMEOUT_S = 10.0
@@ -184,8 +185,7 @@ class Posted:
 
 def post(target: Destination, body: bytes, content_type: str) -> Posted:
     """POST one export request; exit 3 (ProviderError) when it is not taken."""
-    from fccli.export.otlp import read_response
-    from fccli.providers.transport import Delivered, Transport, TransportSettings, mask
+    from fccli.export.otlp import read_response  # the `otel` extra: checked by require_proto
 
     secrets = target.secrets()
     transport = Transport(

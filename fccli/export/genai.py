@@ -27,6 +27,7 @@ from fccli.core.models import (
     ToolSpec,
     ToolUseBlock,
 )
+from fccli.providers.profiles import PROFILES
 
 SEMCONV_VERSION = "1.41.1"
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
@@ -48,7 +49,6 @@ FINISH_REASONS = {
 
 
 def provider_name(fc_provider: str | None) -> str:
-    from fccli.providers.profiles import PROFILES
 
     if not fc_provider:
         return "_OTHER"

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fccli.core.errors import ProviderError, UsageError, os_reason
-from fccli.export import deliver, otlp
+from fccli.export import deliver
 from fccli.export.source import read_trace
 from fccli.export.spans import TraceRecord, build
 from fccli.i18n import Msg, localized
 
 FORMATS = ("json", "protobuf")
 CONTENT_TYPES = {"protobuf": "application/x-protobuf", "json": "application/json"}
+INSTALL_LINE = "pip install 'fccli[otel]'"
 
 
 @dataclass
@@ -54,8 +55,25 @@ class ExportReport:
     """The encoded export, when `-o -` asks for it on stdout (the command prints it)."""
 
 
+def require_proto() -> None:
+    """Exit 2 with the install line when the `otel` extra is missing; before any work is done."""
+    try:
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2  # noqa: F401
+    except ImportError as e:
+        raise UsageError(
+            Msg(
+                "fc export needs the otel extra (opentelemetry-proto), which is not installed"
+                " (Python found no module {module})",
+                module=str(e.name or e),
+            ),
+            hint=Msg(
+                "install it: {line}  (in a checkout: pip install -e '.[otel]')", line=INSTALL_LINE
+            ),
+        ) from None
+
+
 def export_otel(settings: ExportSettings) -> ExportReport:
-    otlp.require_proto()
+    require_proto()
     if settings.endpoint and settings.output:
         raise UsageError(Msg("give --endpoint or -o, not both"))
     if settings.format is not None and settings.format not in FORMATS:
@@ -159,6 +177,8 @@ def _partial(report: ExportReport, records: list[tuple[Path, TraceRecord]]) -> M
 
 
 def _encoded(traces: list[TraceRecord], fmt: str) -> bytes:
+    from fccli.export import otlp  # the `otel` extra: checked by require_proto first
+
     if fmt == "protobuf":
         return otlp.protobuf_bytes(traces)
     return json.dumps(otlp.json_dict(traces), ensure_ascii=False, separators=(",", ":")).encode()
@@ -177,7 +197,7 @@ class LiveExport:
     so that a run is never made only to fail at the end for a typo; sent when the trace closes."""
 
     def __init__(self, url: str, *, content: bool = False) -> None:
-        otlp.require_proto()
+        require_proto()
         target = deliver.destination(url, option="--otlp")
         assert target is not None  # a URL was given
         self.target = target

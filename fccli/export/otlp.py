@@ -6,29 +6,35 @@
   the two rules OTLP adds (specification, "OTLP/HTTP", JSON Protobuf Encoding): trace and span
   ids as hex strings, not base64; enums as integers, not names.
 
-opentelemetry-proto is the `otel` extra: imported here, when something is encoded, and its
-absence said with the install line (exit 2).
+opentelemetry-proto is the `otel` extra: this module is imported only once otel.py's
+`require_proto` has found it (its absence is said with the install line, exit 2).
 """
 
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any
+import json
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.common.v1.common_pb2 import (
+    AnyValue,
+    ArrayValue,
+    InstrumentationScope,
+    KeyValue,
+)
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
 from fccli import __version__
-from fccli.core.errors import UsageError
 from fccli.export.genai import SCHEMA_URL
 from fccli.export.spans import AttrValue, SpanRecord, TraceRecord
-from fccli.i18n import Msg
 
-if TYPE_CHECKING:
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-        ExportTraceServiceRequest,
-        ExportTraceServiceResponse,
-    )
-    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
-
-INSTALL_LINE = "pip install 'fccli[otel]'"
 SERVICE_NAME = "fc"
 SCOPE_NAME = "fccli.export"
 
@@ -36,34 +42,8 @@ SCOPE_NAME = "fccli.export"
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 
 
-def require_proto() -> None:
-    """Exit 2 with the install line when the `otel` extra is missing; before any work is done."""
-    try:
-        import google.protobuf.json_format  # noqa: F401
-        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2  # noqa: F401
-    except ImportError as e:
-        raise UsageError(
-            Msg(
-                "fc export needs the otel extra (opentelemetry-proto), which is not installed"
-                " (Python found no module {module})",
-                module=str(e.name or e),
-            ),
-            hint=Msg(
-                "install it: {line}  (in a checkout: pip install -e '.[otel]')", line=INSTALL_LINE
-            ),
-        ) from None
-
-
 def request_of(traces: list[TraceRecord]) -> ExportTraceServiceRequest:
     """One export request holding every span of these traces, under fc's resource and scope."""
-    require_proto()
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-        ExportTraceServiceRequest,
-    )
-    from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
-    from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
-
     resource = Resource(
         attributes=[
             _key_value("service.name", SERVICE_NAME),
@@ -87,8 +67,6 @@ def protobuf_bytes(traces: list[TraceRecord]) -> bytes:
 
 
 def json_dict(traces: list[TraceRecord]) -> dict[str, Any]:
-    from google.protobuf.json_format import MessageToDict
-
     data: dict[str, Any] = MessageToDict(request_of(traces), use_integers_for_enums=True)
     _hex_ids(data)
     return data
@@ -99,17 +77,9 @@ def read_response(body: bytes, content_type: str) -> tuple[int, str]:
     answer comes in the request's encoding; a body that is neither is not a partial success."""
     if not body.strip():
         return 0, ""
-    from google.protobuf.json_format import ParseDict, ParseError
-    from google.protobuf.message import DecodeError
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-        ExportTraceServiceResponse,
-    )
-
     answer = ExportTraceServiceResponse()
     try:
         if "json" in content_type:
-            import json
-
             ParseDict(json.loads(body), answer, ignore_unknown_fields=True)
         else:
             answer.ParseFromString(body)
@@ -125,9 +95,7 @@ def _partial(answer: ExportTraceServiceResponse) -> tuple[int, str]:
     return int(partial.rejected_spans), partial.error_message
 
 
-def _span(trace_id: bytes, record: SpanRecord) -> Any:
-    from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
-
+def _span(trace_id: bytes, record: SpanRecord) -> Span:
     kind = Span.SPAN_KIND_CLIENT if record.kind == "client" else Span.SPAN_KIND_INTERNAL
     # A span that did not fail keeps the status UNSET: OK is the application's to claim.
     status = (
@@ -150,14 +118,10 @@ def _span(trace_id: bytes, record: SpanRecord) -> Any:
 
 
 def _key_value(key: str, value: AttrValue) -> KeyValue:
-    from opentelemetry.proto.common.v1.common_pb2 import KeyValue
-
     return KeyValue(key=key, value=_any_value(value))
 
 
 def _any_value(value: AttrValue) -> AnyValue:
-    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue
-
     # bool before int: True is an int in Python, and must stay a boolean attribute.
     if isinstance(value, bool):
         return AnyValue(bool_value=value)

@@ -28,6 +28,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from fccli.core.errors import FcError
+from fccli.core.jsonio import read_json
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
 from fccli.export import genai
 from fccli.export.source import Step, Trace
@@ -364,8 +366,6 @@ def _cache_tokens(step: Step) -> tuple[int | None, int | None, int]:
     DeepSeek: `usage.prompt_cache_hit_tokens`; OpenAI chat: `usage.prompt_tokens_details.
     cached_tokens`; Anthropic: `usage.cache_read_input_tokens` / `cache_creation_input_tokens`,
     which its `input_tokens` does not include."""
-    from fccli.core.errors import FcError
-    from fccli.core.jsonio import read_json
 
     path = step.files.get("wire_response")
     if path is None:

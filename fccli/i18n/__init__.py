@@ -23,6 +23,7 @@ shipped in the wheel) is read on the first message said in Chinese, not before.
 
 from __future__ import annotations
 
+import gettext as stdlib_gettext
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -175,8 +176,6 @@ def tidy(text: str) -> str:
 def _load() -> GNUTranslations:
     global _catalog
     if _catalog is None:
-        import gettext as stdlib_gettext
-
         path = LOCALE_DIR / _language / "LC_MESSAGES" / f"{DOMAIN}.mo"
         with path.open("rb") as file:
             _catalog = stdlib_gettext.GNUTranslations(file)

@@ -10,8 +10,10 @@ import os
 from typing import NamedTuple
 
 from fccli.core.errors import UsageError
-from fccli.i18n import Msg
+from fccli.core.secrets import url_secrets
+from fccli.i18n import Joined, Msg
 from fccli.providers.base import Provider
+from fccli.providers.demo.model import INFO, DemoProvider
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
 from fccli.providers.urls import http_url, shown_url
 
@@ -50,8 +52,6 @@ def default_provider_name() -> str:
 def wire_format_of(name: str) -> str:
     """The wire format a provider speaks (the demo model speaks DeepSeek's)."""
     if name == "demo":
-        from fccli.providers.demo.model import INFO
-
         return INFO.wire_format
     return PROFILES[name].wire_format
 
@@ -125,8 +125,6 @@ def get_provider(
     demo_skill: str = "strong",
 ) -> Provider:
     if name == "demo":
-        from fccli.providers.demo.model import DemoProvider
-
         return DemoProvider(fault=demo_fault, skill=demo_skill)
     if name not in PROFILES:
         raise UsageError(
@@ -140,7 +138,6 @@ def get_provider(
         name, connection.base_url, strict=connection.strict, api=connection.api
     )
     # httpx is imported only here: `fc --help` and the offline demo never pay for it.
-    from fccli.core.secrets import url_secrets
     from fccli.providers.http import HttpProvider
     from fccli.providers.transport import Transport, TransportSettings
 
@@ -162,15 +159,14 @@ def get_provider(
 def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
     """Every provider as a row for `fc providers`: where it is, its key (set or not, never its
     value) and what it supports. Reads the environment; sends nothing."""
-    from fccli.providers.demo.model import INFO as DEMO
 
     default = default_provider_name()
     rows: list[dict[str, str | bool | list[str] | None]] = [
         {
             "name": "demo",
             "default": default == "demo",
-            "wire_format": DEMO.wire_format,
-            "default_model": DEMO.default_model,
+            "wire_format": INFO.wire_format,
+            "default_model": INFO.default_model,
             "base_url": Msg("offline (built in)"),
             "key_env": None,
             "key_set": None,
@@ -231,7 +227,6 @@ def _api_text(name: str, api: str) -> str:
 
 def _effort_text(name: str) -> str:
     """Where --effort goes, per --api, and its levels: `reasoning_effort: low, high, max`."""
-    from fccli.i18n import Joined
 
     spoken = [profile_for(name, api) for api in apis_of(name)]
     if not spoken[0].efforts:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
+from fccli.core.errors import UsageError
+from fccli.core.secrets import MASK, PUBLIC_QUERY_NAMES
+from fccli.i18n import Msg
+
 
 def shown_url(url: str) -> str:
     """The URL as fc writes and prints it: a password in it (`user:secret@host`) and the values
     of its query string (`?api_key=...`, but for a few known to be public) masked."""
-    from fccli.core.secrets import MASK, PUBLIC_QUERY_NAMES
 
     try:
         parts = urlsplit(url)
@@ -39,8 +42,6 @@ def endpoint(base_url: str, path: str) -> str:
 def http_url(url: str, label: str, option: str) -> SplitResult:
     """`url` read as an http:// or https:// URL with a host, or a usage error that names it
     as `label` (`base URL`, `--to`) and shows `option` with an example."""
-    from fccli.core.errors import UsageError
-    from fccli.i18n import Msg
 
     try:
         parts = urlsplit(url)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from fccli.core.errors import UsageError
+from fccli.core.jsonio import parse_json
 from fccli.core.models import ToolSpec, ToolUseBlock
 from fccli.i18n import Msg, _
 from fccli.tools.registry import TOOL_NAME, ToolSet
@@ -111,7 +112,6 @@ def _text(value: Any) -> str:
 
 
 def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
-    from fccli.core.jsonio import parse_json
 
     if not path.is_file():
         raise UsageError(

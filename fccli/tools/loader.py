@@ -13,7 +13,8 @@ from types import ModuleType
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.tools.json_tools import Asker
+from fccli.tools import weather
+from fccli.tools.json_tools import Asker, load_json_tools
 from fccli.tools.registry import Tool, ToolSet, tool_from_function
 
 BUILTIN_SETS = ("weather",)
@@ -25,15 +26,11 @@ def load_toolset(spec: str, asker: Asker | None = None) -> ToolSet:
     `asker` answering for them when the file has no result; or a path to a `.py` file whose
     tools are its `TOOLS` list, else its public functions."""
     if spec in BUILTIN_SETS:
-        from fccli.tools import weather
-
         return weather.toolset()
     if spec == NO_TOOLS:
         return ToolSet(NO_TOOLS, [])
     path = Path(spec)
     if path.suffix.lower() == ".json":
-        from fccli.tools.json_tools import load_json_tools
-
         return load_json_tools(path, asker)
     if path.suffix == ".py" or path.exists() or "/" in spec:
         return load_tool_file(path)
