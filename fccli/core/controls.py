@@ -5,11 +5,10 @@ screen, recolour it, or write the clipboard (OSC 52). Every control character is
 (`\\x1b`), as are lone surrogates (`\\ud800`), which no terminal encoding can carry. Line
 breaks and tabs stay: they are layout, not commands.
 
-Two patterns, because compiling a character class that reaches the surrogates costs ~4 M
-instructions (re builds a map of the whole Basic Multilingual Plane), about 1% of every `fc
-show` and `fc run` that prints anything: the control characters are one small class, and the
-pattern with the surrogates too is compiled only for a text that holds one, which UTF-8 finds
-(it cannot encode them).
+Two patterns, because compiling a character class that reaches the surrogates is slow (re builds
+a map of the whole Basic Multilingual Plane; docs/performance.md): the control characters are
+one small class, and the pattern with the surrogates too is compiled only for a text that holds
+one, which UTF-8 finds (it cannot encode them).
 """
 
 from __future__ import annotations

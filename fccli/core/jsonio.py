@@ -28,8 +28,8 @@ M = TypeVar("M", bound=BaseModel)
 
 @cache
 def _escaped() -> re.Pattern[str]:
-    # Compiled only for a text that holds a surrogate: a class with the surrogate range takes
-    # ~4 M instructions to compile (re maps the whole BMP); DEL and C1 alone, next, far less.
+    # Compiled only for a text that holds a surrogate: re maps the whole BMP for a class with the
+    # surrogate range (docs/performance.md); DEL and C1 alone, next, cost far less.
     return re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 

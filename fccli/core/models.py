@@ -6,7 +6,7 @@ which field of which block is wrong). The JSON shape is a contract: tests pin it
 """
 
 # No `from __future__ import annotations` here: pydantic would then read each field's type from
-# its text, compiling every one (~4 M instructions at each start of a command that reads a file).
+# its text, compiling every one at each start of a command that reads a file.
 
 import json
 from typing import Annotated, Any, Literal
@@ -19,13 +19,13 @@ from fccli.i18n import Msg
 def empty_list() -> list[Any]:
     """A new empty list, as a field's default. Not `default_factory=list`: pydantic reads the
     factory's signature, and for a builtin that means parsing its text signature with
-    `tokenize`, whose first use compiles a large regex (~11 ms of a start-up)."""
+    `tokenize`, whose first use compiles a large regex (start-up, docs/performance.md)."""
     return []
 
 
 class _Model(BaseModel):
     # The field docstrings are for people reading this file; pydantic reading them into field
-    # descriptions (use_attribute_docstrings) cost ~11 ms of every start-up, for nothing read.
+    # descriptions (use_attribute_docstrings) costs every start-up, for nothing read.
     # defer_build: a model's validator is built when it is first used, and the nested ones only
     # inside their parent's, unless used alone (a transcript validates requests and responses).
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -49,8 +49,7 @@ def built_held_first(cls: type[BaseModel], rebuild: Any, options: dict[str, Any]
     first use, the schemas of the deferred models it holds inside it; those, used alone later
     (a TextBlock made by a codec, a Message checked on its own), make theirs again. A model
     already built is reused by the models holding it: built leaves first, each schema is made
-    once (~5 M instructions less for `fc show`, ~9 M for `fc run`), and a command builds only
-    the models it uses."""
+    once, and a command builds only the models it uses (docs/performance.md)."""
     if not cls.__pydantic_complete__:
         for held in HOLDS.get(cls, ()):
             held.model_rebuild()

@@ -59,8 +59,7 @@ class _Slow(Exception):
 
 
 class Parsed:
-    """One request file as read. A plain class, not a dataclass: a dataclass costs ~2 M
-    instructions to create (it compiles its methods from source) at every `fc show`."""
+    """One request file as read. A plain class, not a dataclass: start-up (docs/performance.md)."""
 
     def __init__(
         self,

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 
-# A NamedTuple, not a dataclass: a delta is never changed once made, and a dataclass costs
-# ~2 M instructions to create (it compiles its methods from source) on every command's start.
+# A NamedTuple, not a dataclass: a delta is never changed once made; start-up
+# (docs/performance.md).
 class StreamDelta(NamedTuple):
     kind: Literal["text", "thinking", "call"]
     """text or reasoning arriving, or a tool call (its head, then its argument fragments)."""

@@ -168,7 +168,7 @@ def tidy(text: str) -> str:
     global _stray_space
     if _language == "en" or " " not in text:
         return text
-    if _stray_space is None:  # compiled on first use: its two ranges cost ~9 ms to compile
+    if _stray_space is None:  # compiled on first use: its two CJK ranges are slow to compile
         _stray_space = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
     return _stray_space.sub("", text)
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every start of `fc run`.
+# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
+# `fc run` (docs/performance.md).
 class ProviderInfo(NamedTuple):
     name: str
     wire_format: str
@@ -24,7 +24,7 @@ class ProviderInfo(NamedTuple):
 
 
 class Reply:
-    """What a provider answered. A plain class: a dataclass costs ~2 M instructions to create."""
+    """What a provider answered. A plain class, not a dataclass: start-up (docs/performance.md)."""
 
     def __init__(
         self,

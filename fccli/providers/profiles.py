@@ -14,8 +14,8 @@ from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every start of `fc run`.
+# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
+# `fc run` (docs/performance.md).
 class Profile(NamedTuple):
     name: str
     wire_format: str

@@ -20,8 +20,8 @@ from fccli.providers.urls import http_url, shown_url
 KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini")
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every start of `fc run`.
+# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
+# `fc run` (docs/performance.md).
 class Connection(NamedTuple):
     """How to reach a real provider, from the command line and the environment."""
 

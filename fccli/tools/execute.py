@@ -24,8 +24,8 @@ from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 
 
 class ToolRun:
-    """One executed (or refused) call, as the trace's manifest records it. A plain class: a
-    dataclass costs every `fc run` ~2 M instructions to create."""
+    """One executed (or refused) call, as the trace's manifest records it. A plain class, not a
+    dataclass: start-up (docs/performance.md)."""
 
     def __init__(
         self,

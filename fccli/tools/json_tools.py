@@ -39,8 +39,7 @@ ASKED_ERROR_PREFIX = "error:"
 """A typed answer starting with this is handed back as an error result."""
 
 
-# Not dataclasses: each would cost every `fc run` ~2 M instructions to create (its methods are
-# compiled from source), and this module is on its path.
+# Not a dataclass: `fc run` imports this module (start-up, docs/performance.md).
 class Answer(NamedTuple):
     content: str
     is_error: bool = False

@@ -26,8 +26,8 @@ class ToolError(Exception):
     """Raised by a tool to fail with a message meant for the model (no type name prefixed)."""
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every start of `fc run`.
+# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
+# `fc run` (docs/performance.md).
 class Tool(NamedTuple):
     name: str
     description: str
@@ -63,7 +63,7 @@ class Tool(NamedTuple):
 def settled(value: Any) -> Any:
     if inspect.isawaitable(value):
         # An async tool: each call runs in its own thread, so a fresh loop per call is fine.
-        # asyncio is imported here, for async tools only: ~17 ms of every `fc run` otherwise.
+        # asyncio only for async tools: start-up (tests/commands/test_startup.py).
         import asyncio
 
         value = asyncio.run(_awaited(value))
