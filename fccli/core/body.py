@@ -11,7 +11,7 @@ PIECE = 1 << 20
 
 class FileBody:
     """A request body as it was written to its file, read from there a piece at a time as it is
-    sent: a 20 MB tool result is then not held a third time, as the body's bytes (issue 19).
+    sent: a 20 MB tool result is then not held a third time, as the body's bytes.
     `bytes(body)` reads it whole (the offline demo reads the request as JSON)."""
 
     def __init__(self, path: Path) -> None:

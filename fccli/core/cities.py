@@ -36,5 +36,5 @@ def _index() -> dict[str, tuple[dict[str, Any], str]]:
 
 
 def lookup(name: str) -> tuple[dict[str, Any], str] | None:
-    """The table row for a Chinese or English city name, and the language it was asked in."""
+    """Return the table row for a Chinese or English city name, and the language it was asked in."""
     return _index().get(_key(name))

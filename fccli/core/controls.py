@@ -27,7 +27,7 @@ def _unsafe() -> re.Pattern[str]:
 
 
 def has_surrogates(text: str) -> bool:
-    """Whether `text` holds a lone surrogate (which UTF-8 cannot encode)."""
+    """Return whether `text` holds a lone surrogate (which UTF-8 cannot encode)."""
     if text.isascii():
         return False
     try:

@@ -44,11 +44,12 @@ class FcError(Exception):
         """The step of a run it happened at; None outside a run."""
 
     def said(self) -> str:
-        """The message with its context, on one line (`step 2: the provider answered ...`)."""
+        """Return the message with its context, on one line (`step 2: the provider answered
+        ...`)."""
         return self.message if self.step is None else f"step {self.step}: {self.message}"
 
     def at(self: E, **context: Any) -> E:
-        """A copy with other context or wording (`step`, `hint`, `message`, `body`...)."""
+        """Return a copy with other context or wording (`step`, `hint`, `message`, `body`...)."""
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
         new.__dict__.update(context)
@@ -60,7 +61,7 @@ class FcError(Exception):
         return said if self.hint is None else f"{said}\n{self.hint}"
 
     def localized(self) -> str:
-        """`str(self)` in the chosen language (fccli/i18n): what stderr shows. `str()` and
+        """Return `str(self)` in the chosen language (fccli/i18n): what stderr shows. `str()` and
         `said()` stay English: they are what a trace's manifest keeps."""
         said = localized(self.message)
         if self.step is not None:
@@ -184,6 +185,6 @@ the same English, said in the chosen language where printed."""
 
 
 def os_reason(error: OSError) -> str:
-    """`error.strerror` (the system's words, English), a Msg when fc has them translated."""
+    """Return `error.strerror` (the system's words, English), a Msg when fc has them translated."""
     said = error.strerror or str(error)
     return OS_REASONS.get(said, said)

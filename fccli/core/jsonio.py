@@ -43,7 +43,7 @@ def _as_unicode_escape(m: re.Match[str]) -> str:
 
 
 def dumps(obj: Any) -> str:
-    """The one JSON style of fc's files.
+    """Dump `obj` in the one JSON style of fc's files.
 
     JSON escapes the C0 controls itself; DEL, the C1 controls (which some terminals obey) and
     lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
@@ -60,12 +60,12 @@ _PIECE = 1 << 20
 
 
 def encoded_pieces(obj: Any, big: int = _PIECE) -> Iterator[bytes]:
-    """`encode(obj)`, the same bytes, in pieces of about a megabyte: a file written from them
-    never holds the whole text at once, nor its UTF-8 copy (a 20 MB tool result in a request
-    would otherwise be there four times: the escaped string, the joined text, the text with its
-    newline, and the bytes). A string of `big` characters or more is escaped a slice at a time
-    too: JSON's encoder would make one escaped copy of it whole (40 MB for a 20 MB result with
-    one Chinese character in it: Python then keeps two bytes a character)."""
+    """Return `encode(obj)`, the same bytes, in pieces of about a megabyte: a file written from them
+    never holds the whole text at once, nor its UTF-8 copy (a 20 MB tool result in a request would
+    otherwise be there four times: the escaped string, the joined text, the text with its newline,
+    and the bytes). A string of `big` characters or more is escaped a slice at a time too: JSON's
+    encoder would make one escaped copy of it whole (40 MB for a 20 MB result with one Chinese
+    character in it: Python then keeps two bytes a character)."""
     bigs: list[str] = []
 
     def encoder(text: str) -> str:
@@ -105,10 +105,10 @@ _encode_string = json.encoder.encode_basestring  # the C one where there is one
 
 
 def _chunks(obj: Any, encoder: Callable[[str], str]) -> Iterator[str]:
-    """The pieces of `json.dumps(obj, ensure_ascii=False, indent=2)`, its strings encoded by
-    `encoder`. Through the json module's own pure-Python encoder, the one `indent` uses anyway;
-    its builder is not public, so a Python without it gets the public encoder (no big string
-    is then set apart: the same bytes, more memory)."""
+    """Return the pieces of `json.dumps(obj, ensure_ascii=False, indent=2)`, its strings encoded by
+    `encoder`. Through the json module's own pure-Python encoder, the one `indent` uses anyway; its
+    builder is not public, so a Python without it gets the public encoder (no big string is then set
+    apart: the same bytes, more memory)."""
     make = getattr(json.encoder, "_make_iterencode", None)
     if make is not None:
         try:
@@ -192,7 +192,7 @@ def check_depth(value: Any, source: str, base: str = "$") -> None:
 
 
 def is_too_deep(value: Any, depth: int = 0) -> bool:
-    """Whether `value`, itself at `depth`, holds an array or object deeper than MAX_DEPTH."""
+    """Return whether `value`, itself at `depth`, holds an array or object deeper than MAX_DEPTH."""
     if not isinstance(value, (dict, list)):
         return False
     stack: list[tuple[Any, int]] = [(value, depth)]
@@ -209,7 +209,7 @@ def is_too_deep(value: Any, depth: int = 0) -> bool:
 
 
 def _deep_path(value: Any) -> str:
-    """Where a value too deep starts to go deep: its first 8 keys, in the order check_depth
+    """Return where a value too deep starts to go deep: its first 8 keys, in the order check_depth
     has always walked (the last child first)."""
     Trail = tuple[Any, int | str] | None  # (the parent's trail, the key or index), or None
     stack: list[tuple[Any, int, Trail]] = [(value, 0, None)]
@@ -300,8 +300,8 @@ def reject_constant(name: str) -> Any:
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """A file's bytes, or an InputFileError naming it. Only a regular file is read: a FIFO, a
-    device or a socket would block fc, or never end."""
+    """Read a file's bytes, or raise an InputFileError naming it. Only a regular file is read: a
+    FIFO, a device or a socket would block fc, or never end."""
     p = Path(path)
     try:
         mode = p.stat().st_mode
@@ -331,7 +331,8 @@ def read_json(path: str | Path) -> Any:
 
 
 def json_path(loc: tuple[int | str, ...]) -> str:
-    """`('messages', 2, 'content', 0, 'tool_result', 'tool_use_id')` -> `$.messages[2].content[0].tool_use_id`.
+    """Write a location as a JSON path: `('messages', 2, 'content', 0, 'tool_result',
+    'tool_use_id')` -> `$.messages[2].content[0].tool_use_id`.
 
     pydantic puts the union's tag into the location; a person editing the file never sees it.
     """

@@ -17,9 +17,9 @@ from fccli.i18n import Msg
 
 
 def empty_list() -> list[Any]:
-    """A new empty list, as a field's default. Not `default_factory=list`: pydantic reads the
-    factory's signature, and for a builtin that means parsing its text signature with
-    `tokenize`, whose first use compiles a large regex (start-up, docs/performance.md)."""
+    """Return a new empty list, as a field's default. Not `default_factory=list`: pydantic reads the
+    factory's signature, and for a builtin that means parsing its text signature with `tokenize`,
+    whose first use compiles a large regex (start-up, docs/performance.md)."""
     return []
 
 
@@ -31,7 +31,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The JSON form written to trace files: unset optional fields left out."""
+        """Return the JSON form written to trace files: unset optional fields left out."""
         return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod

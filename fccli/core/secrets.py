@@ -31,9 +31,9 @@ PUBLIC_QUERY_NAMES = frozenset({"api-version", "api_version", "version", "alt", 
 
 
 def url_secrets(url: str | None) -> list[str]:
-    """What a base URL holds that must never be shown: a password (as written and decoded),
-    the Basic auth value httpx makes of `user:password` (a server that echoes the
-    `Authorization` header shows it in base64), and the values of its query string."""
+    """Return what a base URL holds that must never be shown: a password (as written and decoded),
+    the Basic auth value httpx makes of `user:password` (a server that echoes the `Authorization`
+    header shows it in base64), and the values of its query string."""
     if not url:
         return []
     try:
@@ -57,7 +57,7 @@ def url_secrets(url: str | None) -> list[str]:
 
 
 def _char_pattern(char: str) -> bytes:
-    """One character as it may stand in JSON: itself (UTF-8) or escaped."""
+    """Return one character as it may stand in JSON: itself (UTF-8) or escaped."""
     options = [re.escape(char.encode("utf-8"))]
     code = ord(char)
     if code <= 0xFFFF:
@@ -104,7 +104,7 @@ class Secrets:
         return self._raw.sub(MASK.encode(), data)
 
     def longest_raw(self) -> int:
-        """The most bytes one secret may take in raw JSON (every character escaped)."""
+        """Return the most bytes one secret may take in raw JSON (every character escaped)."""
         return max((len(v) * 12 for v in self.values), default=0)
 
     def json(self, value: Any) -> Any:
@@ -119,7 +119,8 @@ class Secrets:
         return value
 
     def stream(self, body: bytes) -> bytes:
-        """An SSE body with every secret masked, those cut across events too (see the module)."""
+        """Return an SSE body with every secret masked, those cut across events too (see the
+        module)."""
         if self._text is None:
             return body
         lines = re.split(rb"(\r\n|\r|\n)", body)
@@ -189,8 +190,9 @@ def _collect(
     channels: dict[tuple[Any, ...], list[_Leaf]],
     event: int,
 ) -> None:
-    """Every string of one event, under its channel: its path, where a list element that names
-    its `index` (chat's tool_calls, Anthropic's content blocks) is known by it, not by position."""
+    """Collect every string of one event under its channel: its path, where a list element that
+    names its `index` (chat's tool_calls, Anthropic's content blocks) is known by it, not by
+    position."""
     value = container[key]
     if isinstance(value, str):
         channels.setdefault(path, []).append(_Leaf(event, container, key))
@@ -210,14 +212,14 @@ KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-ke
 
 
 def header_secrets(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> Secrets:
-    """The client's key (as sent, and without its `Bearer `), and the values of its query
+    """Return the client's key (as sent, and without its `Bearer `), and the values of its query
     string (Gemini's `?key=`): what no file may hold."""
     return maskers(secret_values(headers, query_values))
 
 
 def secret_values(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> tuple[str, ...]:
-    """`header_secrets`' values, not yet compiled into patterns (cheap: the proxy's event loop
-    hands them to the journal, which compiles them)."""
+    """Return `header_secrets`' values, not yet compiled into patterns (cheap: the proxy's event
+    loop hands them to the journal, which compiles them)."""
     values = list(query_values)
     for name, value in headers:
         if name.decode("latin-1").lower() in KEY_HEADERS:
@@ -228,5 +230,5 @@ def secret_values(headers: list[tuple[bytes, bytes]], query_values: list[str]) -
 
 @functools.lru_cache(maxsize=64)
 def maskers(values: tuple[str, ...]) -> Secrets:
-    """One agent sends one key again and again: its patterns are compiled once."""
+    """Compile the patterns of these values once: one agent sends one key again and again."""
     return Secrets(values)

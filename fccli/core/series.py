@@ -97,11 +97,11 @@ class Series:
         self._previous: Parsed | None = None
 
     def forget(self) -> None:
-        """The next file is not compared with anything (a step is missing)."""
+        """Compare the next file with nothing (a step is missing)."""
         self._previous = None
 
     def read(self, raw: bytes, source: str) -> Parsed:
-        """The file's JSON; raises InputFileError as parse_json does."""
+        """Return the file's JSON; raise InputFileError as parse_json does."""
         previous, self._previous = self._previous, None
         try:
             parsed = _walk(raw, previous)
@@ -160,8 +160,8 @@ def _object(
     *,
     first: bool = True,
 ) -> dict[str, Any]:
-    """The top-level object from `at` (past its `{`, or past a comma when not `first`), noting
-    the history's key in `found` and where each of its messages ends in `ends`."""
+    """Return the top-level object from `at` (past its `{`, or past a comma when not `first`),
+    noting the history's key in `found` and where each of its messages ends in `ends`."""
     at = _blank(text, at)
     if first and text[at] == "}":
         return _end(text, at + 1, out)
@@ -194,7 +194,8 @@ def _object(
 
 
 def _array(text: str, at: int, messages: list[Any], ends: list[int]) -> int:
-    """The messages from `at` (past the `[`, or past the last message read); the end of `]`."""
+    """Return the messages from `at` (past the `[`, or past the last message read); the end of
+    `]`."""
     at = _blank(text, at)
     if text[at] == "]":
         return at + 1
@@ -240,9 +241,9 @@ def _end(text: str, at: int, out: dict[str, Any]) -> dict[str, Any]:
 
 
 def validate_request(parsed: Parsed, source: str) -> Request:
-    """The file as an internal Request: only the messages the previous file did not have are
-    validated, when that file's Request was; the rest are its very Message objects. Any problem
-    is worded by validating the whole, as `validate` does."""
+    """Return the file as an internal Request: only the messages the previous file did not have are
+    validated, when that file's Request was; the rest are its very Message objects. Any problem is
+    worded by validating the whole, as `validate` does."""
     reused = parsed.reused if parsed.key == "messages" else 0
     request = validate_after(parsed.data, parsed.before, reused, source)
     parsed.value = request
@@ -250,7 +251,7 @@ def validate_request(parsed: Parsed, source: str) -> Request:
 
 
 def validate_after(data: Any, before: Any, reused: int, source: str) -> Request:
-    """`data` as a Request, taking its first `reused` messages from `before` (a Request whose
+    """Return `data` as a Request, taking its first `reused` messages from `before` (a Request whose
     messages are those, validated) when there is one."""
     if isinstance(before, Request) and reused and reused == len(before.messages):
         try:

@@ -43,7 +43,7 @@ class Destination:
         return shown_url(self.url)
 
     def secrets(self) -> list[str]:
-        """What to mask in anything shown: each header value, and each word of it (a server
+        """Return what to mask in anything shown: each header value, and each word of it (a server
         may echo the token of `Basic <token>` alone)."""
         out = []
         try:
@@ -61,7 +61,7 @@ class Destination:
 def destination(
     endpoint: str | None, env: Mapping[str, str] | None = None, *, option: str = "--endpoint"
 ) -> Destination | None:
-    """The address to post to, with the headers and timeout of the environment; None when
+    """Return the address to post to, with the headers and timeout of the environment; None when
     neither the option nor a variable names one."""
     env = os.environ if env is None else env
     if endpoint:
@@ -84,8 +84,8 @@ def destination(
 
 
 def with_traces_path(url: str, origin: str) -> str:
-    """A URL given on the command line: as it is, or with /v1/traces when it names only a server
-    (`http://localhost:6006` is Phoenix's address, not its traces endpoint)."""
+    """Return a URL given on the command line: as it is, or with /v1/traces when it names only a
+    server (`http://localhost:6006` is Phoenix's address, not its traces endpoint)."""
     url = _checked(url, origin)
     return url.rstrip("/") + TRACES_PATH if urlsplit(url).path in ("", "/") else url
 
@@ -111,9 +111,9 @@ def _checked(url: str, origin: str) -> str:
 
 
 def parse_headers(text: str, origin: str) -> dict[str, str]:
-    """`key=value,key2=value2` with percent-encoded values (W3C Baggage form, as the OTLP
-    exporter specification says). A malformed entry is exit 2, named by its place: its value
-    may be a secret and is never printed."""
+    """Parse `key=value,key2=value2` with percent-encoded values (W3C Baggage form, as the OTLP
+    exporter specification says). A malformed entry is exit 2, named by its place: its value may be
+    a secret and is never printed."""
     headers: dict[str, str] = {}
     for number, entry in enumerate(text.split(","), start=1):
         if not entry.strip():
@@ -158,7 +158,7 @@ def _timeout(env: Mapping[str, str]) -> float:
 
 
 def shown_url(url: str) -> str:
-    """The URL as printed: a password in it replaced by ***."""
+    """Return the URL as printed: a password in it replaced by ***."""
     try:
         parts = urlsplit(url)
         if parts.password is None:
@@ -234,8 +234,9 @@ def post(target: Destination, body: bytes, content_type: str) -> Posted:
 
 
 def first_line(body: str) -> str:
-    """The first line of an error body that says something. A protobuf body (google.rpc.Status,
-    as OTLP/HTTP answers errors in protobuf) is mostly bytes: its readable runs are kept."""
+    """Return the first line of an error body that says something. A protobuf body
+    (google.rpc.Status, as OTLP/HTTP answers errors in protobuf) is mostly bytes: its readable runs
+    are kept."""
     if any(not (c.isprintable() or c in "\r\n\t") for c in body):
         runs = "".join(c if c.isprintable() else "\0" for c in body).split("\0")
         body = " ".join(r.strip() for r in runs if len(r.strip()) >= 4)

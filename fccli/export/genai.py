@@ -63,7 +63,8 @@ def finish_reason(stop_reason: str) -> str:
 
 
 def as_json(value: Any) -> str:
-    """A structured attribute as the JSON string recorded on the span (UTF-8 kept readable)."""
+    """Return a structured attribute as the JSON string recorded on the span (UTF-8 kept
+    readable)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -72,8 +73,8 @@ def as_json(value: Any) -> str:
 
 
 def input_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """`gen_ai.input.messages`: the history in the order sent. fc keeps all results of a turn in
-    one user message; the conventions give tool results a message of role `tool`, so such a
+    """Return `gen_ai.input.messages`: the history in the order sent. fc keeps all results of a turn
+    in one user message; the conventions give tool results a message of role `tool`, so such a
     message becomes a `tool` message (its results) and, if it also holds text, a `user` one."""
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -87,7 +88,7 @@ def input_messages(messages: list[Message]) -> list[dict[str, Any]]:
 
 
 def output_messages(response: Response) -> list[dict[str, Any]]:
-    """`gen_ai.output.messages`: fc asks for one choice, so one message."""
+    """Return `gen_ai.output.messages`: fc asks for one choice, so one message."""
     return [
         {
             "role": "assistant",
@@ -114,7 +115,8 @@ def tool_definitions(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def call_arguments(call: ToolUseBlock) -> str:
-    """`gen_ai.tool.call.arguments`: the object read; the model's own text when it was not one."""
+    """Return `gen_ai.tool.call.arguments`: the object read; the model's own text when it was not
+    one."""
     return call.raw_arguments if call.raw_arguments is not None else as_json(call.input)
 
 

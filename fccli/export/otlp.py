@@ -43,7 +43,8 @@ _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 
 
 def request_of(traces: list[TraceRecord]) -> ExportTraceServiceRequest:
-    """One export request holding every span of these traces, under fc's resource and scope."""
+    """Return one export request holding every span of these traces, under fc's resource and
+    scope."""
     resource = Resource(
         attributes=[
             _key_value("service.name", SERVICE_NAME),
@@ -73,7 +74,7 @@ def json_dict(traces: list[TraceRecord]) -> dict[str, Any]:
 
 
 def read_response(body: bytes, content_type: str) -> tuple[int, str]:
-    """A collector's answer: (spans rejected, its message); (0, "") for an empty body. The
+    """Read a collector's answer: (spans rejected, its message); (0, "") for an empty body. The
     answer comes in the request's encoding; a body that is neither is not a partial success."""
     if not body.strip():
         return 0, ""
@@ -137,7 +138,7 @@ def _any_value(value: AttrValue) -> AnyValue:
 
 
 def _fixed64(ns: int) -> int:
-    """A time that OTLP can hold (a hand-edited trace may say year 1 or 9999)."""
+    """Return a time that OTLP can hold (a hand-edited trace may say year 1 or 9999)."""
     return min(max(ns, 0), 2**64 - 1)
 
 

@@ -89,7 +89,8 @@ def _nonzero(digest: bytes) -> bytes:
 
 
 def iso_ns(value: Any) -> int | None:
-    """An ISO 8601 time from the manifest as Unix nanoseconds; None when absent or not a time."""
+    """Return an ISO 8601 time from the manifest as Unix nanoseconds; None when absent or not a
+    time."""
     if not isinstance(value, str):
         return None
     try:
@@ -102,7 +103,7 @@ def iso_ns(value: Any) -> int | None:
 
 
 def ms_ns(value: Any) -> int:
-    """A duration in milliseconds from the manifest as nanoseconds (0 when absent)."""
+    """Return a duration in milliseconds from the manifest as nanoseconds (0 when absent)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         return 0
     return round(value * 1_000_000)
@@ -184,7 +185,7 @@ class _Builder:
         if status in ("error", "interrupted"):
             kind = _str(self.error.get("kind")) or str(status)
             attributes["error.type"] = kind
-            span.error = self._said(kind, self.error.get("message"))
+            span.error = self._status_message(kind, self.error.get("message"))
         return span
 
     def _first_request(self) -> Request | None:
@@ -240,7 +241,7 @@ class _Builder:
             status = self.error.get("http_status")
             kind = str(status) if isinstance(status, int) else _str(self.error.get("kind"))
             attributes["error.type"] = kind or "_OTHER"
-            span.error = self._said(kind or "error", self.error.get("message"))
+            span.error = self._status_message(kind or "error", self.error.get("message"))
         elif response is None:
             self.notes.append(
                 Msg("step {step}: no answer could be read; its span has none", step=step.number)
@@ -347,21 +348,24 @@ class _Builder:
         if run.get("is_error") is True or (result is not None and result.is_error):
             kind = _str(run.get("error_kind")) or "tool_error"
             attributes["error.type"] = kind
-            said = run.get("error") if run.get("error") is not None else (result and result.content)
-            span.error = self._said(kind, said)
+            message = (
+                run.get("error") if run.get("error") is not None else (result and result.content)
+            )
+            span.error = self._status_message(kind, message)
         return span
 
-    def _said(self, kind: str, message: Any) -> str:
-        """A status message: the words only with --content (an error may quote what was sent)."""
+    def _status_message(self, kind: str, message: Any) -> str:
+        """Return a span's status message: the error's words only with --content (they may quote
+        what was sent), else its kind."""
         if self.content and isinstance(message, str) and message:
             return message.splitlines()[0]
         return kind
 
 
 def _cache_tokens(step: Step) -> tuple[int | None, int | None, int]:
-    """Cached input tokens, read from the wire answer (for traces whose internal usage has no
-    field for them yet): (read from the cache, written to it, how many of these the input
-    count leaves out).
+    """Return cached input tokens, read from the wire answer (for traces whose internal usage has no
+    field for them yet): (read from the cache, written to it, how many of these the input count
+    leaves out).
 
     DeepSeek: `usage.prompt_cache_hit_tokens`; OpenAI chat: `usage.prompt_tokens_details.
     cached_tokens`; Anthropic: `usage.cache_read_input_tokens` / `cache_creation_input_tokens`,

@@ -41,7 +41,7 @@ _catalog: GNUTranslations | None = None
 
 
 def language() -> str:
-    """The language fc speaks in now: `en` or `zh`."""
+    """Return the language fc speaks in now: `en` or `zh`."""
     return _language
 
 
@@ -54,7 +54,7 @@ def set_language(lang: str) -> None:
 
 
 def language_from_environment(environ: Mapping[str, str]) -> str:
-    """`$FC_LANG` when it names a language fc has; else the locale; else English.
+    """Return `$FC_LANG` when it names a language fc has; else the locale; else English.
 
     An `FC_LANG` fc does not have (`fr`) is not an error (the environment may serve other
     programs too); its region is ignored (`zh_CN.UTF-8` and `zh-Hans` are `zh`)."""
@@ -76,14 +76,15 @@ def _base(value: str) -> str:
 
 
 def gettext(msgid: str) -> str:
-    """The translation of `msgid` in the chosen language (the msgid itself when there is none)."""
+    """Return the translation of `msgid` in the chosen language (the msgid itself when there is
+    none)."""
     if _language == "en" or not msgid:
         return msgid
     return _load().gettext(msgid)
 
 
 def _(msgid: str, /, **params: Any) -> str:
-    """`msgid` said now, in the chosen language, its `{fields}` filled from `params`."""
+    """Return `msgid` said now, in the chosen language, its `{fields}` filled from `params`."""
     text = gettext(msgid)
     if not params:
         return text
@@ -91,7 +92,7 @@ def _(msgid: str, /, **params: Any) -> str:
 
 
 def N_(msgid: str) -> str:
-    """Marks `msgid` for the catalog without translating it (help texts)."""
+    """Mark `msgid` for the catalog without translating it (help texts)."""
     return msgid
 
 
@@ -155,7 +156,7 @@ def _rebuild(msgid: str, params: dict[str, Any]) -> Msg:
 
 
 def localized(text: Any) -> Any:
-    """`text` said in the chosen language when it is a Msg; anything else as it is."""
+    """Return `text` said in the chosen language when it is a Msg; anything else as it is."""
     return text.localized() if isinstance(text, Msg) else text
 
 
@@ -163,7 +164,7 @@ _stray_space: re.Pattern[str] | None = None
 
 
 def tidy(text: str) -> str:
-    """`text` without a space between two Chinese characters (a placeholder filled with a
+    """Return `text` without a space between two Chinese characters (a placeholder filled with a
     Chinese phrase where a Latin name goes, `{who} 会返回`), under zh; as it is under en."""
     global _stray_space
     if _language == "en" or " " not in text:

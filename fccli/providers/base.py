@@ -57,7 +57,7 @@ class Provider(Protocol):
         ...
 
     def mask(self, text: str) -> str:
-        """`text` with the provider's secrets replaced by ***: for messages built from what a
+        """Return `text` with the provider's secrets replaced by ***: for messages built from what a
         server sent (a stream's error event, a cut fragment), which no transport has masked."""
         ...
 

@@ -40,7 +40,7 @@ class HttpProvider:
         return self.endpoint_url(stream=False)
 
     def endpoint_url(self, *, stream: bool) -> str:
-        """Where the body goes; with the model (and the stream) in the path where the profile
+        """Return where the body goes; with the model (and the stream) in the path where the profile
         says so (Gemini: `/v1beta/models/{model}:streamGenerateContent?alt=sse`)."""
         p = self.profile
         path = p.stream_path if stream and p.stream_path else p.path

@@ -229,8 +229,8 @@ OPENAI_RESPONSES = PROFILES["openai"]._replace(
 )
 
 DEEPSEEK_RESPONSES = OPENAI_RESPONSES._replace(
-    # The same models in the Responses format (issue 21: DeepSeek answers in chat, Anthropic's
-    # Messages and Responses). Its path beside chat's at the API's root, as DeepSeek serves
+    # The same models in the Responses format (DeepSeek answers in chat, Anthropic's Messages
+    # and Responses). Its path beside chat's at the API's root, as DeepSeek serves
     # OpenAI's paths there; thinking on by default, `reasoning.effort` low | high | max, and
     # `none` turning it off (as `{"type": "disabled"}` does in chat).
     name="deepseek",
@@ -254,13 +254,13 @@ VARIANTS: dict[tuple[str, str], Profile] = {
 
 
 def apis_of(name: str) -> tuple[str, ...]:
-    """The `--api` values a provider takes: its own first."""
+    """Return the `--api` values a provider takes: its own first."""
     own = PROFILES[name].api
     return (own, *(api for (n, api) in VARIANTS if n == name))
 
 
 def profile_for(name: str, api: str | None = None) -> Profile:
-    """The profile of provider `name` spoken to in `api` (None: its own format)."""
+    """Return the profile of provider `name` spoken to in `api` (None: its own format)."""
     profile = PROFILES[name]
     if api is None or api == profile.api:
         return profile
@@ -287,7 +287,7 @@ def profile_for(name: str, api: str | None = None) -> Profile:
 
 
 def provider_of_format(fmt: str) -> str:
-    """The provider a file of format `fmt` goes to by default: the one whose own format it is
+    """Return the provider a file of format `fmt` goes to by default: the one whose own format it is
     (`deepseek`, `openai`, `anthropic`), else the one reaching it through `--api` (Responses:
     openai); the format's name when none does (the caller says it is unknown)."""
     if fmt in PROFILES:

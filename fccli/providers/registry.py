@@ -40,7 +40,8 @@ class Connection(NamedTuple):
 
 
 def default_provider_name() -> str:
-    """`$FC_PROVIDER`; else `deepseek` when `DEEPSEEK_API_KEY` is set; else the offline `demo`."""
+    """Return `$FC_PROVIDER`; else `deepseek` when `DEEPSEEK_API_KEY` is set; else the offline
+    `demo`."""
     named = os.environ.get("FC_PROVIDER")
     if named:
         return named
@@ -50,7 +51,7 @@ def default_provider_name() -> str:
 
 
 def wire_format_of(name: str) -> str:
-    """The wire format a provider speaks (the demo model speaks DeepSeek's)."""
+    """Return the wire format a provider speaks (the demo model speaks DeepSeek's)."""
     if name == "demo":
         return INFO.wire_format
     return PROFILES[name].wire_format
@@ -157,8 +158,8 @@ def get_provider(
 
 
 def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
-    """Every provider as a row for `fc providers`: where it is, its key (set or not, never its
-    value) and what it supports. Reads the environment; sends nothing."""
+    """Return every provider as a row for `fc providers`: where it is, its key (set or not, never
+    its value) and what it supports. Reads the environment; sends nothing."""
 
     default = default_provider_name()
     rows: list[dict[str, str | bool | list[str] | None]] = [
@@ -215,8 +216,8 @@ def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
 
 
 def _api_text(name: str, api: str) -> str:
-    """`responses (https://api.openai.com/v1, model gpt-5-mini)`: where an --api goes, and its
-    default model when it is not the provider's own."""
+    """Return `responses (https://api.openai.com/v1, model gpt-5-mini)`: where an --api goes, and
+    its default model when it is not the provider's own."""
     spoken = profile_for(name, api)
     model = spoken.default_model
     own = PROFILES[name].default_model
@@ -226,7 +227,7 @@ def _api_text(name: str, api: str) -> str:
 
 
 def _effort_text(name: str) -> str:
-    """Where --effort goes, per --api, and its levels: `reasoning_effort: low, high, max`."""
+    """Return where --effort goes, per --api, and its levels: `reasoning_effort: low, high, max`."""
 
     spoken = [profile_for(name, api) for api in apis_of(name)]
     if not spoken[0].efforts:
@@ -241,7 +242,7 @@ def _effort_text(name: str) -> str:
 
 
 def _listed(items: tuple[str, ...]) -> str:
-    """`a, b, c`, each item said in the chosen language where printed (a Msg among them)."""
+    """Return `a, b, c`, each item said in the chosen language where printed (a Msg among them)."""
     said = items[0]
     for item in items[1:]:
         # i18n: the items of a list, one after the other

@@ -87,7 +87,7 @@ def mask(text: str, secrets: list[str]) -> str:
 
 
 def provider_message(body: str) -> str | None:
-    """The provider's own sentence from an error body: OpenAI, DeepSeek and Anthropic put it
+    """Return the provider's own sentence from an error body: OpenAI, DeepSeek and Anthropic put it
     at `error.message`; FastAPI-based servers (vLLM) at `detail`; some at `message`."""
     try:
         data = json.loads(body)
@@ -108,7 +108,7 @@ def provider_message(body: str) -> str | None:
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """`Retry-After` as seconds: a number, or an HTTP date (RFC 9110 10.2.3)."""
+    """Return `Retry-After` as seconds: a number, or an HTTP date (RFC 9110 10.2.3)."""
     if value is None:
         return None
     value = value.strip()
@@ -458,7 +458,7 @@ def _snippet(text: str) -> str:
 def as_provider_error(
     failure: HttpFailure, *, provider: str, step: int, key_env: str | None, url: str
 ) -> ProviderError:
-    """The failure as the one or two lines a user reads (CLI.md: exit 3)."""
+    """Return the failure as the one or two lines a user reads (CLI.md: exit 3)."""
     hint = None
     if failure.status in (401, 403):
         hint = (

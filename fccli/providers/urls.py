@@ -10,8 +10,8 @@ from fccli.i18n import Msg
 
 
 def shown_url(url: str) -> str:
-    """The URL as fc writes and prints it: a password in it (`user:secret@host`) and the values
-    of its query string (`?api_key=...`, but for a few known to be public) masked."""
+    """Return the URL as fc writes and prints it: a password in it (`user:secret@host`) and the
+    values of its query string (`?api_key=...`, but for a few known to be public) masked."""
 
     try:
         parts = urlsplit(url)
@@ -33,14 +33,14 @@ def shown_url(url: str) -> str:
 
 
 def endpoint(base_url: str, path: str) -> str:
-    """The base URL with an endpoint's path added to its path, its query string kept after it:
-    `http://h/v1?k=1` + `/chat/completions` is `http://h/v1/chat/completions?k=1`."""
+    """Return the base URL with an endpoint's path added to its path, its query string kept after
+    it: `http://h/v1?k=1` + `/chat/completions` is `http://h/v1/chat/completions?k=1`."""
     parts = urlsplit(base_url)
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
 
 
 def http_url(url: str, label: str, option: str) -> SplitResult:
-    """`url` read as an http:// or https:// URL with a host, or a usage error that names it
+    """Return `url` read as an http:// or https:// URL with a host, or a usage error that names it
     as `label` (`base URL`, `--to`) and shows `option` with an example."""
 
     try:

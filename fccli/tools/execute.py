@@ -62,7 +62,8 @@ class ToolRun:
 
 
 def result_text(value: Any) -> str:
-    """A tool's return value as the text handed back: strings as they are, the rest as JSON."""
+    """Return a tool's return value as the text handed back: strings as they are, the rest as
+    JSON."""
     if isinstance(value, str):
         return value
     if isinstance(value, BaseModel):
@@ -92,7 +93,7 @@ PYDANTIC_MESSAGES = {
 }
 
 
-class _Said(Msg):
+class _PydanticMessage(Msg):
     """One of pydantic's messages (PYDANTIC_MESSAGES marks them for the catalog), said in the
     chosen language where it is printed."""
 
@@ -101,7 +102,7 @@ class _Said(Msg):
 
 
 def describe_validation_error(tool: Tool, error: ValidationError) -> str:
-    """What the model is told when its arguments fail validation (in the chosen language)."""
+    """Return what the model is told when its arguments fail validation (in the chosen language)."""
     problems = []
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or _("(arguments)")
@@ -224,8 +225,9 @@ def run_call(
         return done(_raised(tool.name, e), "tool_raised")
 
 
-def _said(error: BaseException) -> str:
-    """The exception's message; a tool's `__str__` that fails must not crash the loop either."""
+def _message_of(error: BaseException) -> str:
+    """Return the exception's message; a tool's `__str__` that fails must not crash the loop
+    either."""
     try:
         return str(error)
     except Exception:
@@ -237,7 +239,7 @@ def _not_run(name: str) -> str:
 
 
 def _failed(name: str, error: ToolError) -> str:
-    return _("{tool} failed: {error}", tool=name, error=_said(error))
+    return _("{tool} failed: {error}", tool=name, error=_message_of(error))
 
 
 def _raised(name: str, error: BaseException) -> str:
@@ -245,7 +247,7 @@ def _raised(name: str, error: BaseException) -> str:
         "{tool} raised {type}: {message}",
         tool=name,
         type=type(error).__name__,
-        message=_said(error),
+        message=_message_of(error),
     )
 
 
@@ -257,7 +259,7 @@ def _run_json_tool(
     broken: bool,
     done: Callable[[str, str | None], ToolRun],
 ) -> ToolRun:
-    """A tool defined in JSON: validated against its schema, answered from its file (or by the
+    """Run a tool defined in JSON: validate against its schema, answer from its file (or ask the
     person at the terminal, --ask)."""
     problems = tool.problems(given)
     if problems:
@@ -296,7 +298,9 @@ def _run_unchecked(
                 Msg(
                     "{where}: {problem}",
                     where=".".join(str(p) for p in item["loc"]) or Msg("(arguments)"),
-                    problem=_Said(item["msg"]) if item["msg"] in PYDANTIC_MESSAGES else item["msg"],
+                    problem=_PydanticMessage(item["msg"])
+                    if item["msg"] in PYDANTIC_MESSAGES
+                    else item["msg"],
                 )
                 for item in e.errors()
             )

@@ -22,9 +22,9 @@ NO_TOOLS = "none"
 
 
 def load_toolset(spec: str, asker: Asker | None = None) -> ToolSet:
-    """`weather`; `none` (a plain question); a `.json` file of tool definitions (json_tools.py),
-    `asker` answering for them when the file has no result; or a path to a `.py` file whose
-    tools are its `TOOLS` list, else its public functions."""
+    """Load a tool set: `weather`; `none` (a plain question); a `.json` file of tool definitions
+    (json_tools.py), `asker` answering for them when the file has no result; or a path to a `.py`
+    file whose tools are its `TOOLS` list, else its public functions."""
     if spec in BUILTIN_SETS:
         return weather.toolset()
     if spec == NO_TOOLS:
@@ -45,9 +45,9 @@ def load_toolset(spec: str, asker: Asker | None = None) -> ToolSet:
 
 
 def tools_file_entry(spec: str, trace_dir: Path) -> dict[str, str] | None:
-    """Where a trace finds its tools file again, from any working directory: the file's path
-    relative to the trace (a trace and its tools moved together still find each other, and no
-    home directory is written into a trace that is shared). None for a built-in set, or none."""
+    """Return where a trace finds its tools file again, from any working directory: the file's path
+    relative to the trace (a trace and its tools moved together still find each other, and no home
+    directory is written into a trace that is shared). None for a built-in set, or none."""
     if spec in BUILTIN_SETS or spec == NO_TOOLS:
         return None
     relative = os.path.relpath(Path(spec).resolve(), trace_dir.resolve())
@@ -55,7 +55,7 @@ def tools_file_entry(spec: str, trace_dir: Path) -> dict[str, str] | None:
 
 
 def tools_file_in(options: dict[str, object], trace_dir: Path) -> Path | None:
-    """The tools file a trace's manifest points to (see tools_file_entry), if it says so."""
+    """Return the tools file a trace's manifest points to (see tools_file_entry), if it says so."""
     entry = options.get("tools_file")
     if not isinstance(entry, dict) or entry.get("relative_to") != "trace":
         return None

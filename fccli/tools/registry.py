@@ -53,7 +53,7 @@ class Tool(NamedTuple):
         return settled(value)
 
     def call_unchecked(self, arguments: dict[str, Any]) -> Any:
-        """The function on the arguments as the model sent them: what a harness that does not
+        """Call the function on the arguments as the model sent them: what a harness that does not
         validate does (--harness-bug no-validation)."""
         if self.takes_model:
             return settled(self.func(self.arguments_model.model_construct(**arguments)))

@@ -157,7 +157,8 @@ def _check(value: Any, schema: Any, path: str, root: Any, report: SchemaReport, 
 
 
 def _resolve(root: Any, ref: Any) -> Any:
-    """A `#/$defs/Name` (or `#/definitions/Name`, or `#`) inside the schema itself; else None."""
+    """Return a `#/$defs/Name` (or `#/definitions/Name`, or `#`) inside the schema itself; else
+    None."""
     if not isinstance(ref, str) or not ref.startswith("#"):
         return None
     node = root

@@ -53,7 +53,7 @@ class StrictProblem(NamedTuple):
 
 
 def strict_spec(spec: ToolSpec) -> tuple[ToolSpec, list[StrictProblem]]:
-    """The tool in strict form, and what strict mode would refuse in it."""
+    """Return the tool in strict form, and what strict mode would refuse in it."""
     problems: list[StrictProblem] = []
     schema = _rewrite(spec.input_schema, "$", spec.name, problems)
     return spec.model_copy(update={"input_schema": schema, "strict": True}), problems
@@ -70,7 +70,7 @@ def strict_specs(specs: Iterable[ToolSpec]) -> tuple[list[ToolSpec], list[Strict
 
 
 def strict_violations(tool: str, schema: Any) -> list[StrictProblem]:
-    """Where a schema sent with `strict: true` is not in strict form (for `fc check`)."""
+    """Return where a schema sent with `strict: true` is not in strict form (for `fc check`)."""
     problems: list[StrictProblem] = []
     _inspect(schema, "$", tool, problems)
     return problems
@@ -137,14 +137,15 @@ def _rewrite(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
 
 
 def _names(required: Any) -> list[str]:
-    """`required` as a list of names; anything else (a string, null) lists none."""
+    """Return `required` as a list of names; anything else (a string, null) lists none."""
     if not isinstance(required, list):
         return []
     return [n for n in required if isinstance(n, str)]
 
 
 def _nullable(schema: Any) -> Any:
-    """An optional property in strict form: always present, `null` when the model has no value."""
+    """Return an optional property in strict form: always present, `null` when the model has no
+    value."""
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
