@@ -4,7 +4,7 @@ along a trace: at each step only the new messages are translated and compared.
 A format that makes its wire body message by message (`appends_messages`, wire/base.py) gives
 request N+1, which repeats request N's messages and adds some, the wire messages of request N
 followed by those of the new ones. When request N agreed with its wire file, and both files of
-step N+1 repeat step N's messages as the same objects (fccli/core/series.py), step N+1 agrees
+step N+1 repeat step N's messages as the same objects (fccli/core/request_files.py), step N+1 agrees
 when its new wire messages and everything besides the messages do. Anything else (a first step,
 an edit, a format that does not say so) is translated and compared whole, as before.
 """

@@ -256,7 +256,7 @@ def read_history(
     doc: dict[str, Any], fmt: str, root: str | None = None, *, after: History | None = None
 ) -> History:
     """The view of `doc`. `after`: the history of the request before it in a trace, whose
-    messages `doc` repeats as the very same objects (fccli/core/series.py): their turns are
+    messages `doc` repeats as the very same objects (fccli/core/request_files.py): their turns are
     taken as they are, only the new messages are read."""
     key = history_field(fmt)
     root = root if root is not None else f"$.{key}"

@@ -20,7 +20,7 @@ from fccli.check.rules import ALL, CONTEXT_ONLY, PER_TURN, WINDOWED, RuleFunctio
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
-from fccli.core.series import validate_after
+from fccli.core.request_files import validate_after
 from fccli.i18n import Msg
 from fccli.wire.registry import format_names, get_format
 
@@ -97,7 +97,7 @@ def inspect(
     request_doc: Any, fmt: str, *, after: Checked | None = None, translated: bool = False
 ) -> Checked:
     """The findings for one request. `after`: the check of the request before it in a trace,
-    whose messages this one repeats as the same objects (fccli/core/series.py); what was read of
+    whose messages this one repeats as the same objects (fccli/core/request_files.py); what was read of
     them is taken, not read again, and the rules that speak of one message at a time (PER_TURN)
     read only the new ones. The findings are the same either way.
 

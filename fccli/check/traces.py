@@ -22,7 +22,7 @@ from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_bytes, read_json
 from fccli.core.models import Response
-from fccli.core.series import Series, quiet_collector
+from fccli.core.request_files import RequestFiles, quiet_collector
 from fccli.i18n import Msg
 from fccli.trace.names import STEP_FILE
 from fccli.wire.registry import family, format_names, get_format
@@ -50,7 +50,7 @@ class _Step:
 class _Before:
     """What the step before left for the next to build on, per format."""
 
-    series: dict[str, Series] = field(default_factory=dict)
+    series: dict[str, RequestFiles] = field(default_factory=dict)
     checked: dict[str, Checked] = field(default_factory=dict)
     agreed: dict[str, Agreed | None] = field(default_factory=dict)
 
@@ -78,7 +78,7 @@ def inspect_trace(path: str | Path) -> TraceCheck:
         )
     out = TraceCheck()
     bugs = _harness_bugs(root)
-    # Each request is read against the one before in its format (fccli/core/series.py): the
+    # Each request is read against the one before in its format (fccli/core/request_files.py): the
     # messages it repeats are neither parsed nor read again. Only the step before is kept.
     kept = _Before()
     # A trace fc proxy recorded is read the other way: its wire requests are the agent's.
@@ -199,7 +199,7 @@ def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding
                 Msg("fc cannot check the {fmt} format yet; this file was skipped", fmt=fmt),
             ).in_file(file.name)
         ]
-    doc = before.series.setdefault(fmt, Series()).read(read_bytes(file), str(file)).data
+    doc = before.series.setdefault(fmt, RequestFiles()).read(read_bytes(file), str(file)).data
     translated = False
     internal = step.read.get(INTERNAL)
     request = internal[1].request if internal is not None and fmt != INTERNAL else None

@@ -57,16 +57,16 @@ class FcError(Exception):
         return new
 
     def __str__(self) -> str:
-        said = self.said()
-        return said if self.hint is None else f"{said}\n{self.hint}"
+        text = self.said()
+        return text if self.hint is None else f"{text}\n{self.hint}"
 
     def localized(self) -> str:
         """Return `str(self)` in the chosen language (fccli/i18n): what stderr shows. `str()` and
         `said()` stay English: they are what a trace's manifest keeps."""
-        said = localized(self.message)
+        text = localized(self.message)
         if self.step is not None:
-            said = _("step {step}: {message}", step=self.step, message=said)
-        return said if self.hint is None else f"{said}\n{localized(self.hint)}"
+            text = _("step {step}: {message}", step=self.step, message=text)
+        return text if self.hint is None else f"{text}\n{localized(self.hint)}"
 
 
 class UsageError(FcError):
@@ -186,5 +186,5 @@ the same English, said in the chosen language where printed."""
 
 def os_reason(error: OSError) -> str:
     """Return `error.strerror` (the system's words, English), a Msg when fc has them translated."""
-    said = error.strerror or str(error)
-    return OS_REASONS.get(said, said)
+    text = error.strerror or str(error)
+    return OS_REASONS.get(text, text)

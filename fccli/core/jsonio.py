@@ -231,7 +231,7 @@ def _deep_path(value: Any) -> str:
     return ""
 
 
-def _json_problem(said: str) -> str:
+def _json_problem(message: str) -> str:
     """Python's own words for a JSON syntax error, as a Msg where fc has them translated."""
     for known in (
         Msg("Expecting value"),
@@ -245,15 +245,15 @@ def _json_problem(said: str) -> str:
         Msg("Illegal trailing comma before end of object"),
         Msg("Illegal trailing comma before end of array"),
     ):
-        if said == known:
+        if message == known:
             return known
-    return said
+    return message
 
 
 def _pydantic_problem(error: Any) -> str:
     """pydantic's words for the first problem of a file's shape, as a Msg where fc has them
     translated; the English is pydantic's, unchanged."""
-    said = error["msg"]
+    message = error["msg"]
     kind = error.get("type")
     ctx = error.get("ctx") or {}
     if kind == "literal_error" and "expected" in ctx:
@@ -276,14 +276,14 @@ def _pydantic_problem(error: Any) -> str:
             "list_type": Msg("Input should be a valid list"),
             "extra_forbidden": Msg("Extra inputs are not permitted"),
         }.get(kind)
-    return known if known is not None and known == said else said
+    return known if known is not None and known == message else message
 
 
 def too_long_number(error: ValueError) -> str:
     limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
     if "digits" not in str(error):
-        said = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Msg) else None
-        return Msg("not valid JSON: {problem}", problem=said or str(error))
+        message = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Msg) else None
+        return Msg("not valid JSON: {problem}", problem=message or str(error))
     return Msg("a number with more than {limit} digits, which fc does not read", limit=limit)
 
 

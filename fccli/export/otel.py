@@ -132,7 +132,7 @@ def _to_endpoint(
             raise e.at(hint="; ".join(filter(None, hints))) from e
         if posted.rejected:
             report.exported.append(_exported(path, record))
-            said = {
+            fields = {
                 "target": target.shown,
                 "rejected": posted.rejected,
                 "spans": len(record.spans),
@@ -141,11 +141,11 @@ def _to_endpoint(
             raise ProviderError(
                 Msg(
                     "{target} rejected {rejected} of the {spans} spans of {path}: {message}",
-                    **said,
+                    **fields,
                     message=posted.message,
                 )
                 if posted.message
-                else Msg("{target} rejected {rejected} of the {spans} spans of {path}", **said),
+                else Msg("{target} rejected {rejected} of the {spans} spans of {path}", **fields),
                 hint=_partial(report, records),
             )
         if posted.message:
@@ -161,19 +161,19 @@ def _partial(report: ExportReport, records: list[tuple[Path, TraceRecord]]) -> M
         return None
     done = [str(e.path) for e in report.exported]
     rest = [str(p) for p, _ in records[len(done) :]]
-    said = {
+    fields = {
         "done": len(done),
         "total": len(records),
         "exported": ", ".join(done),
         "rest": ", ".join(rest),
     }
     if done and rest:
-        return Msg("exported {done} of {total} traces ({exported}); not exported: {rest}", **said)
+        return Msg("exported {done} of {total} traces ({exported}); not exported: {rest}", **fields)
     if done:
-        return Msg("exported {done} of {total} traces ({exported})", **said)
+        return Msg("exported {done} of {total} traces ({exported})", **fields)
     if rest:
-        return Msg("exported {done} of {total} traces; not exported: {rest}", **said)
-    return Msg("exported {done} of {total} traces", **said)
+        return Msg("exported {done} of {total} traces; not exported: {rest}", **fields)
+    return Msg("exported {done} of {total} traces", **fields)
 
 
 def _encoded(traces: list[TraceRecord], fmt: str) -> bytes:

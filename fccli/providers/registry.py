@@ -243,8 +243,8 @@ def _effort_text(name: str) -> str:
 
 def _listed(items: tuple[str, ...]) -> str:
     """Return `a, b, c`, each item said in the chosen language where printed (a Msg among them)."""
-    said = items[0]
+    joined = items[0]
     for item in items[1:]:
         # i18n: the items of a list, one after the other
-        said = Msg("{first}, {then}", first=said, then=item)
-    return said
+        joined = Msg("{first}, {then}", first=joined, then=item)
+    return joined

@@ -183,18 +183,18 @@ class Transport:
                     wait = self._backoff(number)
                     continue
                 if isinstance(e, httpx.ConnectTimeout):
-                    said = Msg(
+                    message = Msg(
                         "timed out after {seconds} s waiting to connect from {url}",
                         seconds=format(self.settings.connect_timeout, "g"),
                         url=shown,
                     )
                 else:
-                    said = Msg(
+                    message = Msg(
                         "timed out after {seconds} s waiting for an answer from {url}",
                         seconds=format(self.settings.read_timeout, "g"),
                         url=shown,
                     )
-                return HttpFailure(None, said, attempts=attempts)
+                return HttpFailure(None, message, attempts=attempts)
             except (httpx.LocalProtocolError, httpx.UnsupportedProtocol) as e:
                 # fc's own request cannot go out (a bad header, a bad URL): retrying changes nothing.
                 record["error"] = type(e).__name__
@@ -213,7 +213,7 @@ class Transport:
                     continue
                 reason = _reason(e)
                 reason = reason if isinstance(reason, Msg) else self.mask(reason)
-                said = (
+                message = (
                     Msg(
                         "cannot reach {url}: {reason} (after {n} attempts)",
                         url=shown,
@@ -223,7 +223,7 @@ class Transport:
                     if number > 1
                     else Msg("cannot reach {url}: {reason}", url=shown, reason=reason)
                 )
-                return HttpFailure(None, said, attempts=attempts)
+                return HttpFailure(None, message, attempts=attempts)
             except httpx.RequestError as e:  # a body that cannot be decoded, ...
                 record["error"] = type(e).__name__
                 record["duration_ms"] = _ms(start)
@@ -363,11 +363,11 @@ class Transport:
         self, status: int, text: str, attempts: list[dict[str, Any]], extra: str | None = None
     ) -> HttpFailure:
         # The provider's own sentence, quoted as it is (never translated).
-        said = self.mask(provider_message(text) or _snippet(text))
+        quoted = self.mask(provider_message(text) or _snippet(text))
         if extra and len(attempts) <= 1:
-            said = said.rstrip(".")  # "{message} ({extra})" below: no full stop before it
+            quoted = quoted.rstrip(".")  # "{message} ({extra})" below: no full stop before it
         message: str = (
-            Msg("HTTP {status}: {said}", status=status, said=said) if said else f"HTTP {status}"
+            Msg("HTTP {status}: {said}", status=status, said=quoted) if quoted else f"HTTP {status}"
         )
         if len(attempts) > 1:
             message = Msg("{message} (after {n} attempts)", message=message, n=len(attempts))

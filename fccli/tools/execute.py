@@ -107,19 +107,19 @@ def describe_validation_error(tool: Tool, error: ValidationError) -> str:
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or _("(arguments)")
         message = item["msg"]
-        said = gettext(message) if message in PYDANTIC_MESSAGES else message
+        problem = gettext(message) if message in PYDANTIC_MESSAGES else message
         expected = (item.get("ctx") or {}).get("expected")
         if item["type"] in ("literal_error", "enum") and isinstance(expected, str):
             # "Input should be 'a', 'b' or 'c'": the choices are the schema's, the words fc's
             choices = expected if language() == "en" else re.sub(r", | or ", "、", expected)
-            said = _("Input should be {choices}", choices=choices)
+            problem = _("Input should be {choices}", choices=choices)
         if item["type"] not in ("missing", "extra_forbidden"):
             got = json.dumps(item.get("input"), ensure_ascii=False)
             problems.append(
-                _("{where}: {problem} (got {value})", where=where, problem=said, value=got)
+                _("{where}: {problem} (got {value})", where=where, problem=problem, value=got)
             )
         else:
-            problems.append(_("{where}: {problem}", where=where, problem=said))
+            problems.append(_("{where}: {problem}", where=where, problem=problem))
     return invalid_arguments(tool.name, problems, tool.spec().input_schema)
 
 

@@ -27,7 +27,7 @@ from fccli.core.jsonio import (
     validate,
 )
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
-from fccli.core.series import Series, quiet_collector, validate_request
+from fccli.core.request_files import RequestFiles, quiet_collector, validate_request
 from fccli.i18n import Msg
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 
@@ -449,7 +449,7 @@ def read_trace(path: Path) -> Trace:
             )
     error = manifest.get("error")
     error = error if isinstance(error, dict) else {}
-    series = {"request": Series(), "wire_request": Series()}
+    series = {"request": RequestFiles(), "wire_request": RequestFiles()}
     with quiet_collector():
         for step in steps:
             status = error.get("http_status") if error.get("step") == step.number else None
@@ -478,7 +478,7 @@ def _history_field(wire_format: str | None) -> str:
 
 
 def _read_step(
-    step: Step, wire_format: str | None, http_status: int | None, series: dict[str, Series]
+    step: Step, wire_format: str | None, http_status: int | None, series: dict[str, RequestFiles]
 ) -> None:
     wire_request = _read_quietly(step, "wire_request", series["wire_request"])
     history = _history_field(wire_format)
@@ -549,7 +549,7 @@ def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
     return True
 
 
-def _read_quietly(step: Step, role: str, series: Series | None = None) -> Any:
+def _read_quietly(step: Step, role: str, series: RequestFiles | None = None) -> Any:
     """A step file's JSON, or None with a note saying why it could not be read. A request file
     is read against the step before's (`series`): only its new messages are parsed."""
     path = step.files.get(role)
@@ -568,7 +568,7 @@ def _read_quietly(step: Step, role: str, series: Series | None = None) -> Any:
         return None
 
 
-def _read_request(step: Step, series: Series) -> Request | None:
+def _read_request(step: Step, series: RequestFiles) -> Request | None:
     """The step's internal request; only the messages the step before did not have are
     validated (series.validate_request)."""
     path = step.files.get("request")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -133,15 +131,3 @@ def test_what_cannot_be_read_exits_2(
     assert words in result.stderr
     assert "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2
-
-
-def test_check_help_imports_nothing_heavy() -> None:
-    from tests.commands.test_startup import HEAVY, PROBE
-
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(args=["check", "--help"], heavy=HEAVY)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
-    assert out.rsplit("LOADED:", 1)[1].strip() == ""

@@ -42,6 +42,8 @@ COMMAND_MODULES = tuple(module for module, _attribute, _help in COMMANDS.values(
 """Every command's module: `fc --help` lists them by name and short help, and a command builds
 only itself."""
 NETWORK = ("httpx", "fccli.providers.transport")
+SERVERS = ("uvicorn", "starlette", "fccli.proxy.app")
+"""The server stack: only `fc proxy` and `fc serve` import it, once they serve (no row here)."""
 EXAMPLE = sorted(p for p in (REPO / "traces" / "examples").iterdir() if p.is_dir())[0]
 
 
@@ -55,6 +57,8 @@ class Budget:
     env: dict[str, str] = field(default_factory=dict)
     catalog: bool | None = None
     """Whether the message catalog is read (only for Chinese words); None: not checked."""
+    prints: str = ""
+    """Words the command's output holds: it did its work within the budget."""
 
 
 BUDGETS = {
@@ -65,8 +69,14 @@ BUDGETS = {
     "run-help": Budget(("run", "--help"), TYPER, HEAVY, {"LANG": "en_US.UTF-8"}, False),
     "run-help-zh": Budget(("run", "--help", "--lang", "zh"), TYPER, HEAVY),
     "show-help-zh": Budget(("show", "--help"), TYPER, HEAVY, {"LANG": "zh_CN.UTF-8"}, True),
+    "show-help": Budget(("show", "--help"), TYPER, HEAVY),
     "diff-help": Budget(("diff", "--help"), TYPER, HEAVY),
     "convert-help": Budget(("convert", "--help"), TYPER, HEAVY),
+    "check-help": Budget(("check", "--help"), TYPER, HEAVY),
+    "replay-help": Budget(("replay", "--help"), TYPER, HEAVY),
+    "curl-help": Budget(("curl", "--help"), TYPER, HEAVY),
+    "send-help": Budget(("send", "--help"), TYPER, HEAVY),
+    "proxy-help": Budget(("proxy", "--help"), TYPER, HEAVY, prints="--to"),
     "export-help-zh": Budget(("export", "otel", "--help", "--lang", "zh"), TYPER, HEAVY),
     # a usage error of click, said in Chinese: the catalog and the translating formatter only
     "usage-error-zh": Budget(("--lang", "zh", "run"), TYPER, HEAVY),

@@ -8,7 +8,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -443,19 +442,6 @@ def test_edited_file_reads_the_times(tmp_path: Path) -> None:
     os.utime(internal, (1200, 1200))
     kind, why = edited_file(internal, wire)
     assert kind == "internal" and "3 min after" in why
-
-
-@pytest.mark.parametrize("command", ["replay", "curl", "send"])
-def test_help_imports_nothing_heavy(command: str) -> None:
-    from tests.commands.test_startup import HEAVY, PROBE
-
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(args=[command, "--help"], heavy=HEAVY)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
-    assert out.rsplit("LOADED:", 1)[1].strip() == ""
 
 
 def test_a_hand_edit_that_breaks_the_protocol_is_not_sent(fc, trace, tmp_path: Path) -> None:

@@ -87,21 +87,3 @@ def test_error_bodies_have_each_providers_shape() -> None:
             }
         }
         assert chat.error_body(502, "down")["error"]["type"] == "server_error"
-
-
-def test_the_server_stack_is_imported_by_the_servers_only() -> None:
-    import subprocess
-    import sys
-
-    from tests.commands.test_startup import PROBE
-
-    heavy = ("uvicorn", "starlette", "httpx", "fccli.proxy.app")
-    for args in (["--help"], ["proxy", "--help"], ["providers"]):
-        out = subprocess.run(
-            [sys.executable, "-c", PROBE.format(args=args, heavy=heavy)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        ).stdout
-        assert "--to" in out or args != ["proxy", "--help"]
-        assert out.rsplit("LOADED:", 1)[1].strip() == "", args

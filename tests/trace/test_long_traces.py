@@ -18,7 +18,7 @@ from fccli.check.lint import Checked, inspect
 from fccli.check.traces import inspect_trace
 from fccli.core.jsonio import dumps, read_json, validate
 from fccli.core.models import Request
-from fccli.core.series import Series
+from fccli.core.request_files import RequestFiles
 from fccli.trace.reader import read_trace, trace_json
 from tests.support.long_traces import write_long_trace
 
@@ -123,10 +123,10 @@ def test_a_corpus_history_grown_message_by_message_gives_the_findings_read_whole
     message added, each checked against the one before, and each the same as checked alone."""
     fmt = case.parent.name
     messages, first = _grown(json.loads(case.read_text("utf-8")))
-    series, before = Series(), None
+    files, before = RequestFiles(), None
     for k in range(len(messages) + 1):
         raw = dumps(first(k)).encode("utf-8")
-        checked: Checked = inspect(series.read(raw, case.name).data, fmt, after=before)
+        checked: Checked = inspect(files.read(raw, case.name).data, fmt, after=before)
         alone = inspect(json.loads(raw), fmt)
         assert checked.findings == alone.findings, k
         assert checked.request == alone.request

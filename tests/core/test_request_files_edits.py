@@ -1,5 +1,5 @@
-"""Prefix reuse (fccli/core/series.py) against reading each file whole: hand edits of an earlier
-message in every wire format (one that keeps the byte length, a key order, whitespace, CRLF, a
+"""Prefix reuse (fccli/core/request_files.py) against reading each file whole: hand edits of an
+earlier message in every wire format (one that keeps the byte length, a key order, whitespace, CRLF, a
 BOM, changed tools), a step that repeats the one before, a step missing in the middle. `fc check`
 and `fc show` must say exactly what they say with the reuse switched off."""
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from fccli.core.jsonio import dumps
-from fccli.core.series import Series
+from fccli.core.request_files import RequestFiles
 from tests.support.long_traces import write_long_trace
 
 Edit = Callable[[Path, str], None]
@@ -89,12 +89,12 @@ EDITS: dict[str, Edit] = {
 }
 
 
-def _whole(self: Series, raw: bytes, source: str) -> Any:
+def _whole(self: RequestFiles, raw: bytes, source: str) -> Any:
     self.forget()
     return READ(self, raw, source)
 
 
-READ = Series.read
+READ = RequestFiles.read
 
 
 @pytest.mark.parametrize("edit", list(EDITS))
@@ -106,7 +106,7 @@ def test_an_edited_trace_reads_as_each_file_read_whole(
     EDITS[edit](trace, fmt)
     commands = [("check", str(trace)), ("show", str(trace))]
     reused = [fc(*c) for c in commands]
-    monkeypatch.setattr(Series, "read", _whole)
+    monkeypatch.setattr(RequestFiles, "read", _whole)
     whole = [fc(*c) for c in commands]
     for a, b in zip(reused, whole, strict=True):
         assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)

@@ -1,4 +1,4 @@
-"""Request files read against the one before (fccli/core/series.py): the same JSON as
+"""Request files read against the one before (fccli/core/request_files.py): the same JSON as
 json.loads gives, the same errors as parse_json words, and the repeated messages not read again."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fccli.core.errors import InputFileError
 from fccli.core.jsonio import MAX_DEPTH, dumps, parse_json, validate
 from fccli.core.models import Request
-from fccli.core.series import Series, validate_request
+from fccli.core.request_files import RequestFiles, validate_request
 
 
 def _message(n: int) -> dict[str, Any]:
@@ -32,8 +32,8 @@ def _request(messages: int, **extra: Any) -> dict[str, Any]:
 
 
 def _read_all(files: list[bytes]) -> list[Any]:
-    series = Series()
-    return [series.read(raw, f"{n + 1}-request.json") for n, raw in enumerate(files)]
+    reader = RequestFiles()
+    return [reader.read(raw, f"{n + 1}-request.json") for n, raw in enumerate(files)]
 
 
 def test_each_file_repeats_the_one_before_only_its_new_messages_are_read() -> None:
@@ -77,28 +77,28 @@ def test_keys_after_the_messages_and_compact_files_are_read_too() -> None:
 def test_a_broken_file_fails_as_parse_json_says(tail: bytes) -> None:
     good = dumps(_request(2)).encode()
     broken = dumps(_request(4)).encode().rstrip() + tail
-    series = Series()
-    series.read(good, "1-request.json")
+    reader = RequestFiles()
+    reader.read(good, "1-request.json")
     with pytest.raises(InputFileError) as got:
-        series.read(broken, "2-request.json")
+        reader.read(broken, "2-request.json")
     with pytest.raises(InputFileError) as expected:
         parse_json(broken, "2-request.json")
     assert str(got.value) == str(expected.value)
 
 
 def test_a_trailing_comma_in_the_messages_is_refused() -> None:
-    series = Series()
-    series.read(dumps(_request(2)).encode(), "1")
+    reader = RequestFiles()
+    reader.read(dumps(_request(2)).encode(), "1")
     text = dumps(_request(3))
     broken = text.replace("\n  ],", ",\n  ],", 1).encode()
     with pytest.raises(InputFileError, match="not valid JSON"):
-        series.read(broken, "2")
+        reader.read(broken, "2")
 
 
 def test_a_repeated_messages_key_reads_as_json_loads_does() -> None:
     text = '{"model": "m", "messages": [{"role": "user", "content": "a"}], "messages": []}'
-    series = Series()
-    assert series.read(text.encode(), "f").data == json.loads(text)
+    reader = RequestFiles()
+    assert reader.read(text.encode(), "f").data == json.loads(text)
 
 
 def test_a_new_message_nested_too_deeply_is_refused_with_its_path() -> None:
@@ -108,10 +108,10 @@ def test_a_new_message_nested_too_deeply_is_refused_with_its_path() -> None:
     later = _request(3)
     later["messages"][2]["content"] = deep
     raw = dumps(later).encode()
-    series = Series()
-    series.read(dumps(_request(2)).encode(), "1")
+    reader = RequestFiles()
+    reader.read(dumps(_request(2)).encode(), "1")
     with pytest.raises(InputFileError) as got:
-        series.read(raw, "2")
+        reader.read(raw, "2")
     with pytest.raises(InputFileError) as expected:
         parse_json(raw, "2")
     assert str(got.value) == str(expected.value)
@@ -119,20 +119,20 @@ def test_a_new_message_nested_too_deeply_is_refused_with_its_path() -> None:
 
 
 def test_validated_requests_share_the_messages_they_repeat() -> None:
-    series = Series()
-    first = validate_request(series.read(dumps(_request(2)).encode(), "1"), "1")
-    second = validate_request(series.read(dumps(_request(4)).encode(), "2"), "2")
+    reader = RequestFiles()
+    first = validate_request(reader.read(dumps(_request(2)).encode(), "1"), "1")
+    second = validate_request(reader.read(dumps(_request(4)).encode(), "2"), "2")
     assert second == validate(Request, _request(4), "2")
     assert second.messages[1] is first.messages[1]
 
 
 def test_a_bad_new_message_is_worded_as_validating_the_whole() -> None:
-    series = Series()
-    validate_request(series.read(dumps(_request(2)).encode(), "1"), "1")
+    reader = RequestFiles()
+    validate_request(reader.read(dumps(_request(2)).encode(), "1"), "1")
     bad = _request(4)
     bad["messages"][3]["content"][0]["type"] = "nope"
     with pytest.raises(InputFileError) as got:
-        validate_request(series.read(dumps(bad).encode(), "2"), "2")
+        validate_request(reader.read(dumps(bad).encode(), "2"), "2")
     with pytest.raises(InputFileError) as expected:
         validate(Request, bad, "2")
     assert str(got.value) == str(expected.value)
@@ -152,7 +152,7 @@ _json = st.recursive(
     after=st.dictionaries(st.sampled_from(["tools", "x", "stream"]), _json, max_size=2),
     compact=st.booleans(),
 )
-def test_any_series_reads_as_json_loads(
+def test_any_sequence_of_files_reads_as_json_loads(
     messages: list[Any], cuts: list[int], after: dict[str, Any], compact: bool
 ) -> None:
     files = []

@@ -90,8 +90,8 @@ class Parsed:
         return messages if isinstance(messages, list) else []
 
 
-class Series:
-    """Reads a sequence of request files in step order, each against the one before."""
+class RequestFiles:
+    """The request files of one trace, read in step order, each against the one before."""
 
     def __init__(self) -> None:
         self._previous: Parsed | None = None
