@@ -1,6 +1,6 @@
 """fc's JSON files written in pieces (fccli/core/jsonio.py `encoded_pieces`): the same bytes as
 the one JSON style of fc's files, whatever the value, and a big string is escaped a slice at a
-time instead of whole (issue 19: a 20 MB tool result must not be copied whole once more)."""
+time instead of whole (a 20 MB tool result must not be copied whole once more)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The English left in fc's Chinese (issue 18), found by a hunt over `fc run`, `fc tools`,
-`fc providers`, `fc replay`, `fc convert`, `fc send` and `fc curl` under `--lang zh`: each fix
+"""No English left in fc's Chinese of `fc run`, `fc tools`,
+`fc providers`, `fc replay`, `fc convert`, `fc send` and `fc curl` under `--lang zh`: each case
 says the exact Chinese, and the English is unchanged."""
 
 from __future__ import annotations

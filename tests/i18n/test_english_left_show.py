@@ -1,6 +1,5 @@
-"""The English left in fc's Chinese (issue 18), found by playing a learner under `--lang zh`
-with `fc show`, `fc check` and `fc proxy`, each fixed at its source: the exact Chinese under
-zh, the English unchanged."""
+"""No English left in fc's Chinese of `fc show`, `fc check` and `fc proxy` under `--lang zh`:
+the exact Chinese under zh, the English unchanged."""
 
 from __future__ import annotations
 

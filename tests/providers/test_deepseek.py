@@ -1,4 +1,4 @@
-"""DeepSeek as it is today (issue #21): `deepseek-flash`, `--effort`, and one model in two
+"""DeepSeek's provider: `deepseek-flash`, `--effort`, and one model in two
 formats (`-p deepseek --api chat|anthropic`), end to end over real HTTP to the fake provider."""
 
 from __future__ import annotations

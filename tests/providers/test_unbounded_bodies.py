@@ -1,6 +1,6 @@
 """Answers without end: a huge body, a gzip bomb, a body or a stream that never ends, a server
 that trickles a byte now and then. fc reads at most --max-response-mb and for at most --timeout
-in all, keeps what came (cut short, and says so), exit 3 (issue #13, item 3). In-process against
+in all, keeps what came (cut short, and says so), exit 3. In-process against
 the fake provider; the limits are set low, so no test allocates much or waits long."""
 
 from __future__ import annotations

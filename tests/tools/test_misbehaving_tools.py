@@ -1,7 +1,7 @@
-"""Tools that misbehave: one that never returns (--tool-timeout, issue #13 item 20), one that
-raises a BaseException (item 11), one that returns a lone surrogate (item 8). Each becomes an
-error result the model reads, or a result that is written and shown; the run goes on, and no
-traceback is ever printed. In-process, on the offline demo model."""
+"""Tools that misbehave: one that never returns (--tool-timeout), one that raises a
+BaseException, one that returns a lone surrogate. Each becomes an error result the model reads,
+or a result that is written and shown; the run goes on, and no traceback is ever printed.
+In-process, on the offline demo model."""
 
 from __future__ import annotations
 
