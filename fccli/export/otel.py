@@ -206,7 +206,3 @@ class LiveExport:
     def send(self, trace: Path) -> ExportReport:
         record = build(read_trace(trace), content=self.content)
         return _to_endpoint([(trace, record)], self.target, "protobuf")
-
-
-def live_export(url: str | None, *, content: bool) -> LiveExport | None:
-    return None if not url else LiveExport(url, content=content)
