@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.core.errors import ConversionError, UsageError
@@ -576,7 +576,6 @@ def test_the_thinking_budget_stays_below_max_tokens(max_tokens: int, budget: int
 
 
 @given(st.integers(min_value=MIN_THINKING_BUDGET + 1, max_value=10**6))
-@settings(max_examples=50, deadline=None)
 def test_whenever_request_problem_passes_the_budget_is_legal(max_tokens: int) -> None:
     internal = request(max_tokens=max_tokens, thinking=True)
     assert request_problem(internal) is None
@@ -988,11 +987,7 @@ def test_every_single_damage_to_a_body_is_a_conversion_error_or_nothing(good, re
             pytest.fail(f"damage at {path}: {type(e).__name__}: {e}")
 
 
-PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
 @given(mutated(GOOD_REQUEST))
-@PROPERTY
 def test_any_damage_to_a_request_body_is_a_conversion_error_or_nothing(body: Any) -> None:
     # anything else (KeyError, TypeError, a pydantic ValidationError) fails the test
     with contextlib.suppress(ConversionError):
@@ -1000,7 +995,6 @@ def test_any_damage_to_a_request_body_is_a_conversion_error_or_nothing(body: Any
 
 
 @given(mutated(GOOD_RESPONSE))
-@PROPERTY
 def test_any_damage_to_a_response_body_is_a_conversion_error_or_nothing(body: Any) -> None:
     # anything else (KeyError, TypeError, a pydantic ValidationError) fails the test
     with contextlib.suppress(ConversionError):
@@ -1096,7 +1090,6 @@ def responses(draw: st.DrawFn) -> Response:
 
 
 @given(requests())
-@PROPERTY
 def test_a_request_survives_the_round_trip_through_json_text(internal: Request) -> None:
     wire = to_wire_request(internal)
     # The wire body is plain JSON: it goes through a trace file unchanged.
@@ -1106,7 +1099,6 @@ def test_a_request_survives_the_round_trip_through_json_text(internal: Request) 
 
 
 @given(requests())
-@settings(max_examples=30, deadline=None)
 def test_a_request_with_max_tokens_unset_comes_back_with_the_default_and_nothing_else_lost(
     internal: Request,
 ) -> None:
@@ -1116,14 +1108,12 @@ def test_a_request_with_max_tokens_unset_comes_back_with_the_default_and_nothing
 
 
 @given(responses())
-@PROPERTY
 def test_a_response_survives_the_round_trip_through_json_text(response: Response) -> None:
     wire = json.loads(json.dumps(to_wire_response(response), ensure_ascii=False))
     assert from_wire_response(wire) == response
 
 
 @given(requests())
-@settings(max_examples=30, deadline=None)
 def test_a_wire_request_reads_back_to_the_same_wire_request(internal: Request) -> None:
     wire = to_wire_request(internal)
     assert to_wire_request(from_wire_request(wire)) == wire

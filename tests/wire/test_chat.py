@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.core.errors import ConversionError, UsageError
@@ -300,7 +300,6 @@ def test_arguments_sent_as_an_object_instead_of_a_string_are_taken_as_meant() ->
 
 
 @given(st.text())
-@settings(max_examples=100, deadline=None)
 def test_parse_arguments_never_raises_and_keeps_raw_exactly_when_it_is_not_an_object(
     text: str,
 ) -> None:
@@ -1188,12 +1187,8 @@ def responses(draw: st.DrawFn, dialect: ChatDialect) -> Response:
     )
 
 
-PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
 @pytest.mark.parametrize("dialect", [DEEPSEEK_DIALECT, OPENAI], ids=["deepseek", "openai"])
 @given(data=st.data())
-@PROPERTY
 def test_a_request_survives_the_round_trip_through_json_text(
     dialect: ChatDialect, data: st.DataObject
 ) -> None:
@@ -1207,7 +1202,6 @@ def test_a_request_survives_the_round_trip_through_json_text(
 
 @pytest.mark.parametrize("dialect", [DEEPSEEK_DIALECT, OPENAI], ids=["deepseek", "openai"])
 @given(data=st.data())
-@PROPERTY
 def test_a_response_survives_the_round_trip_through_json_text(
     dialect: ChatDialect, data: st.DataObject
 ) -> None:
@@ -1217,14 +1211,12 @@ def test_a_response_survives_the_round_trip_through_json_text(
 
 
 @given(json_objects)
-@PROPERTY
 def test_dumped_arguments_parse_back_to_the_same_object(value: dict[str, Any]) -> None:
     text = dump_arguments(value)
     assert parse_arguments(text) == (value, None)
 
 
 @given(data=st.data())
-@PROPERTY
 def test_with_thinking_on_no_tool_calling_turn_lacks_reasoning_content(
     data: st.DataObject,
 ) -> None:

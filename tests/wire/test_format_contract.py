@@ -18,7 +18,7 @@ import string
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.convert.translate import convert
@@ -43,7 +43,6 @@ from tests.support.builders import json_objects, json_paths, json_values, tool_s
 from tests.support.fake_provider import FakeProvider, _anthropic_events, _chat_events, gemini_events
 from tests.support.fake_responses import events as _responses_events
 
-CONTRACT = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = sorted(FORMATS)
 texts = st.text(max_size=16)
 ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=12)
@@ -118,7 +117,6 @@ def _writable(fmt: WireFormat, request: Request) -> bool:
 
 @pytest.mark.parametrize("name", NAMES)
 @given(request=requests())
-@CONTRACT
 def test_a_request_translates_stably(name: str, request: Request) -> None:
     fmt = FORMATS[name]
     if not _writable(fmt, request):
@@ -133,7 +131,6 @@ APPENDING = [n for n in NAMES if getattr(FORMATS[n], "appends_messages", False)]
 
 @pytest.mark.parametrize("name", APPENDING)
 @given(request=requests(), data=st.data())
-@CONTRACT
 def test_a_format_that_appends_messages_writes_the_added_ones_alone(
     name: str, request: Request, data: Any
 ) -> None:
@@ -159,7 +156,6 @@ def test_a_format_that_appends_messages_writes_the_added_ones_alone(
 
 @pytest.mark.parametrize("name", NAMES)
 @given(response=responses())
-@CONTRACT
 def test_a_response_translates_stably(name: str, response: Response) -> None:
     fmt = FORMATS[name]
     wire = fmt.to_wire_response(fmt.from_wire_response(fmt.to_wire_response(response)))
@@ -169,7 +165,6 @@ def test_a_response_translates_stably(name: str, response: Response) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 @given(request=requests())
-@CONTRACT
 def test_what_a_round_trip_does_not_give_back_is_said(name: str, request: Request) -> None:
     fmt = FORMATS[name]
     if not _writable(fmt, request):
@@ -195,7 +190,6 @@ def _damaged(body: Any, path: list[Any], value: Any, drop: bool) -> Any:
 
 @pytest.mark.parametrize("name", NAMES)
 @given(data=st.data())
-@CONTRACT
 def test_any_damage_to_a_wire_body_is_a_conversion_error_or_nothing(name: str, data: Any) -> None:
     fmt = FORMATS[name]
     request = data.draw(requests())
@@ -227,7 +221,6 @@ STREAMS = {
 
 @pytest.mark.parametrize("name", [n for n in NAMES if FORMATS[n].family in STREAMS])
 @given(response=responses(), cuts=st.lists(st.integers(min_value=1), max_size=12))
-@CONTRACT
 def test_a_stream_cut_anywhere_assembles_to_the_answer(
     name: str, response: Response, cuts: list[int]
 ) -> None:

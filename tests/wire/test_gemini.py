@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.convert.translate import convert
@@ -29,6 +29,7 @@ from fccli.wire.registry import FORMATS
 from tests.conftest import clean_env
 from tests.convert.test_convert import _requests
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.support.inprocess import run_in_process
 
 QUESTION = "北京、上海今天适合跑步吗？"
 GEMINI = FORMATS["gemini"]
@@ -163,6 +164,7 @@ def test_a_wrong_key_is_gemini_s_own_sentence_and_not_shown(
     assert "AIza-wrong-key-0000" not in ran.stderr + ran.stdout
 
 
+@pytest.mark.server
 def test_the_fake_refuses_a_dropped_signature_and_a_missing_result() -> None:
     with FakeProvider() as fp:
         import httpx
@@ -268,9 +270,16 @@ def test_usage_counts_thoughts_as_output_and_the_cache_as_read() -> None:
 # check, convert, show, curl, send on the files of a real run
 
 
-@pytest.fixture
-def trace(fc: Any, fake_provider: FakeProvider, tmp_path: Path) -> Path:
-    ran, out = _run(fc, fake_provider, tmp_path, "--thinking", model="gemini-3-pro-preview")
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `fc run -p gemini --thinking` on Gemini 3, which the tests below only read."""
+    out = tmp_path_factory.mktemp("gemini") / "trace"
+    with FakeProvider() as fp:
+        ran = run_in_process(
+            ["run", QUESTION, "-p", "gemini", "-m", "gemini-3-pro-preview", "--thinking",
+             "--base-url", fp.url, "-o", str(out)],
+            cwd=out.parent, env=_env(),
+        )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     return out
 
@@ -283,11 +292,13 @@ def _edited(trace: Path, tmp_path: Path, edit: Any) -> Path:
     return path
 
 
+@pytest.mark.server
 def test_check_passes_fc_s_own_request(fc: Any, trace: Path) -> None:
     ran = fc("check", str(trace / "2-request.gemini.json"))
     assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     ("edit", "rule", "said"),
     [
@@ -310,6 +321,7 @@ def test_check_catches_with_gemini_s_sentence(
     assert said in ran.stdout.replace("\n", " ").replace("  ", " ") or said in ran.stdout
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("target", ["anthropic", "openai", "internal"])
 def test_convert_keeps_every_call_id_argument_result_and_error_flag(
     fc: Any, trace: Path, tmp_path: Path, target: str
@@ -344,6 +356,7 @@ def test_convert_keeps_every_call_id_argument_result_and_error_flag(
         )
 
 
+@pytest.mark.server
 def test_show_reads_a_gemini_trace(fc: Any, trace: Path) -> None:
     ran = fc("show", str(trace))
     assert ran.returncode == 0, ran.stderr
@@ -351,6 +364,7 @@ def test_show_reads_a_gemini_trace(fc: Any, trace: Path) -> None:
     assert "gemini thoughtSignature" in ran.stdout
 
 
+@pytest.mark.server
 def test_curl_puts_the_model_in_the_url_and_the_key_in_its_header(fc: Any, trace: Path) -> None:
     ran = fc("curl", str(trace / "2-request.gemini.json"), "--base-url", "http://127.0.0.1:9")
     assert ran.returncode == 0, ran.stderr
@@ -409,6 +423,7 @@ def test_options_gemini_has_no_place_for_are_refused(fc: Any, flag: str) -> None
     assert f"{flag} has no meaning for gemini" in ran.stderr
 
 
+@pytest.mark.server
 def test_the_otel_export_names_the_provider_gcp_gemini(fc: Any, trace: Path) -> None:
     # The conventions' well-known name, from the provider's profile (not a format name in export/).
     ran = fc("export", "otel", str(trace), "-o", "spans.json", "--format", "json", cwd=trace.parent)
@@ -416,6 +431,7 @@ def test_the_otel_export_names_the_provider_gcp_gemini(fc: Any, trace: Path) -> 
     assert '"gcp.gemini"' in (trace.parent / "spans.json").read_text("utf-8")
 
 
+@pytest.mark.server
 def test_diff_maps_the_internal_request_onto_gemini_s_field_by_field(fc: Any, trace: Path) -> None:
     ran = fc("diff", "2-request.json", "2-request.gemini.json", "--exit-code", cwd=trace)
     assert ran.returncode == 0, ran.stderr
@@ -428,7 +444,6 @@ def test_diff_maps_the_internal_request_onto_gemini_s_field_by_field(fc: Any, tr
 # convert, over generated histories (as tests/convert/test_convert.py does for the other formats)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(request=_requests)
 def test_no_loss_reported_means_gemini_gives_it_back(request: dict[str, Any]) -> None:
     doc = document_from(request, "r.json", forced="internal")
@@ -459,7 +474,6 @@ def _exchange(body: dict[str, Any]) -> list[Any]:
     ]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(request=_requests, via=st.sampled_from(["anthropic", "openai", "deepseek", "internal"]))
 def test_through_another_format_and_back_every_call_and_result_is_kept(
     request: dict[str, Any], via: str
@@ -475,8 +489,11 @@ def test_through_another_format_and_back_every_call_and_result_is_kept(
 
 
 def test_replay_sends_an_edited_result_to_the_model_the_trace_asked(
-    fc: Any, trace: Path, fake_provider: FakeProvider, tmp_path: Path
+    fc: Any, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
+    # A trace of its own: the fake accepts back only the thought signatures it issued.
+    ran, trace = _run(fc, fake_provider, tmp_path, "--thinking", model="gemini-3-pro-preview")
+    assert ran.returncode == 0, ran.stderr
     internal = _json(trace / "1-response.json")
     first = next(b["id"] for b in internal["content"] if b["type"] == "tool_use")
     before = len(fake_provider.received)
@@ -496,6 +513,7 @@ def test_replay_sends_an_edited_result_to_the_model_the_trace_asked(
     assert "left out" not in ran.stdout + ran.stderr and "comes back as" not in ran.stdout
 
 
+@pytest.mark.server
 def test_a_gemini_request_into_a_format_that_names_the_model_is_warned(
     fc: Any, trace: Path
 ) -> None:

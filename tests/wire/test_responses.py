@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.convert.translate import convert
@@ -252,7 +252,6 @@ ids = st.text(alphabet="abcdefghij_0123456789", min_size=1, max_size=10)
     ),
     target=st.sampled_from(["openai", "anthropic", "internal"]),
 )
-@settings(max_examples=40, deadline=None)
 def test_a_round_trip_through_another_format_keeps_every_call_and_result(
     calls: list[tuple[str, str, bool]], target: str
 ) -> None:

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
@@ -206,7 +206,6 @@ def sse(*events: Any) -> bytes:
 # whole streams
 
 
-@settings(max_examples=60, deadline=None)
 @given(anthropic_answers(), stream_options(), split_sizes)
 def test_any_stream_of_a_message_assembles_to_exactly_that_message(
     answer: dict[str, Any], o: dict[str, Any], sizes: list[int]
@@ -248,7 +247,6 @@ def fake_compatible(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     anthropic_answers().map(fake_compatible),
     st.sampled_from([set(), {"keep_alive"}]),
@@ -530,7 +528,6 @@ def test_a_block_started_twice_is_a_protocol_error() -> None:
 # what a live view receives
 
 
-@settings(max_examples=50, deadline=None)
 @given(anthropic_answers(), stream_options(), split_sizes)
 def test_the_deltas_add_up_to_the_message(
     answer: dict[str, Any], o: dict[str, Any], sizes: list[int]

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
@@ -245,7 +245,6 @@ ANSWER: dict[str, Any] = {
 # whole streams
 
 
-@settings(max_examples=60, deadline=None)
 @given(chat_answers(), stream_options(), split_sizes)
 def test_any_stream_of_an_answer_assembles_to_exactly_that_answer(
     answer: dict[str, Any], o: dict[str, Any], sizes: list[int]
@@ -293,7 +292,6 @@ QUIRK_SETS = [
 ]
 
 
-@settings(max_examples=50, deadline=None)
 @given(
     chat_answers(),
     st.sampled_from(QUIRK_SETS),
@@ -851,7 +849,6 @@ def test_a_chunk_of_the_wrong_shape_is_a_protocol_error() -> None:
 # what a live view receives
 
 
-@settings(max_examples=40, deadline=None)
 @given(chat_answers(), stream_options(), split_sizes)
 def test_the_deltas_add_up_to_the_answer(
     answer: dict[str, Any], o: dict[str, Any], sizes: list[int]
