@@ -8,11 +8,9 @@ tool_choice_*_param.py, thinking_config_*_param.py, tool_result_block_param.py).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import string
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fccli.core.errors import ConversionError, UsageError
+from fccli.core.errors import ConversionError
 from fccli.core.models import (
     Block,
     Message,
@@ -55,7 +53,6 @@ from tests.support.builders import (
     call,
     call_ids,
     json_objects,
-    json_paths,
     result,
     tool_specs,
     user,
@@ -855,18 +852,9 @@ def test_a_malformed_request_body_is_a_conversion_error_naming_the_json_path(
     assert str(caught.value).startswith(path)
 
 
-@pytest.mark.parametrize("body", [None, [], "a request", 3])
-def test_a_request_that_is_not_an_object_is_a_conversion_error_at_the_root(body: Any) -> None:
-    with pytest.raises(ConversionError) as caught:
-        from_wire_request(body)
-    assert caught.value.json_path == "$"
-
-
 @pytest.mark.parametrize(
     ("body", "path"),
     [
-        (None, "$"),
-        ([], "$"),
         ({"type": "error", "error": {"type": "overloaded_error", "message": "x"}}, "$.type"),
         ({**wire_response([]), "stop_reason": None}, "$.stop_reason"),
         ({k: v for k, v in wire_response([]).items() if k != "stop_reason"}, "$.stop_reason"),
@@ -875,8 +863,6 @@ def test_a_request_that_is_not_an_object_is_a_conversion_error_at_the_root(body:
         (wire_response([{"type": "tool_use", "id": "t", "name": "f"}]), "$.content[0].input"),
     ],
     ids=[
-        "null",
-        "array",
         "error-body",
         "stop_reason-null",
         "stop_reason-missing",
@@ -891,114 +877,6 @@ def test_a_malformed_response_body_is_a_conversion_error_naming_the_json_path(
     with pytest.raises(ConversionError) as caught:
         from_wire_response(body)
     assert caught.value.json_path == path
-
-
-def test_a_conversion_error_is_a_usage_error_so_fc_exits_2() -> None:
-    with pytest.raises(UsageError) as caught:
-        from_wire_request({"model": MODEL})
-    assert caught.value.exit_code == 2
-
-
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**6), max_value=10**6)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8)
-    | st.sampled_from(["text", "thinking", "tool_use", "tool_result", "user", "assistant", "any"])
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.dictionaries(
-            st.sampled_from(["type", "text", "id", "name", "input", "content", "role", "x"]),
-            inner,
-            max_size=3,
-        )
-    ),
-    max_leaves=8,
-)
-
-
-GOOD_RESPONSE = wire_response(
-    [
-        {"type": "thinking", "thinking": "t", "signature": "s"},
-        {"type": "text", "text": "a"},
-        {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}},
-    ],
-    "tool_use",
-    usage={"input_tokens": 1, "output_tokens": 2},
-)
-
-
-@st.composite
-def mutated(draw: st.DrawFn, body: dict[str, Any]) -> Any:
-    """A good body with one value anywhere in it replaced by some other JSON value, or one
-    key anywhere in it removed."""
-    path = draw(st.sampled_from(json_paths(body)))
-    if not path:
-        return draw(json_values)
-    out = copy.deepcopy(body)
-    parent: Any = out
-    for key in path[:-1]:
-        parent = parent[key]
-    if isinstance(parent, dict) and draw(st.booleans()):
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = draw(json_values)
-    return out
-
-
-ODD_VALUES = (None, True, 0, 1.5, "", "x", [], {}, [None], {"type": None})
-
-
-def _damaged(body: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    """Every way to damage `body` at one place: each key removed, each value replaced."""
-    for path in json_paths(body):
-        if not path:
-            continue
-        parent: Any = body
-        for key in path[:-1]:
-            parent = parent[key]
-        if isinstance(parent, dict):
-            out = copy.deepcopy(body)
-            target = out
-            for key in path[:-1]:
-                target = target[key]
-            del target[path[-1]]
-            yield path, out
-        for value in ODD_VALUES:
-            yield path, _with(body, list(path), value)
-
-
-@pytest.mark.parametrize(
-    ("good", "read"),
-    [(GOOD_REQUEST, from_wire_request), (GOOD_RESPONSE, from_wire_response)],
-    ids=["request", "response"],
-)
-def test_every_single_damage_to_a_body_is_a_conversion_error_or_nothing(good, read) -> None:
-    for path, body in _damaged(good):
-        try:
-            read(body)
-        except ConversionError:
-            pass
-        except Exception as e:  # KeyError, TypeError, a pydantic ValidationError...
-            pytest.fail(f"damage at {path}: {type(e).__name__}: {e}")
-
-
-@given(mutated(GOOD_REQUEST))
-def test_any_damage_to_a_request_body_is_a_conversion_error_or_nothing(body: Any) -> None:
-    # anything else (KeyError, TypeError, a pydantic ValidationError) fails the test
-    with contextlib.suppress(ConversionError):
-        from_wire_request(body)
-
-
-@given(mutated(GOOD_RESPONSE))
-def test_any_damage_to_a_response_body_is_a_conversion_error_or_nothing(body: Any) -> None:
-    # anything else (KeyError, TypeError, a pydantic ValidationError) fails the test
-    with contextlib.suppress(ConversionError):
-        from_wire_response(body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1190,9 +1068,8 @@ def test_every_example_response_survives_anthropic_but_for_reasoning_tokens() ->
 # the format by name
 
 
-def test_get_format_finds_anthropic_and_it_translates_with_this_module() -> None:
+def test_the_registered_format_translates_with_this_module() -> None:
     fmt = get_format("anthropic")
-    assert fmt.name == "anthropic"
     internal = request(user("q"), assistant(ThinkingBlock(thinking="t", signature="s")))
     assert fmt.to_wire_request(internal) == to_wire_request(internal)
     assert fmt.from_wire_request(to_wire_request(internal)) == internal

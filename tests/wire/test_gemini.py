@@ -10,11 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from fccli.convert.translate import convert
-from fccli.core.errors import FcError
 from fccli.core.models import (
     Message,
     ProviderBlock,
@@ -23,11 +19,9 @@ from fccli.core.models import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from fccli.trace.reader import document_from
 from fccli.wire.gemini import codec
 from fccli.wire.registry import FORMATS
 from tests.conftest import clean_env
-from tests.convert.test_convert import _requests
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import run_in_process
 
@@ -444,50 +438,6 @@ def test_diff_maps_the_internal_request_onto_gemini_s_field_by_field(fc: Any, tr
 # convert, over generated histories (as tests/convert/test_convert.py does for the other formats)
 
 
-@given(request=_requests)
-def test_no_loss_reported_means_gemini_gives_it_back(request: dict[str, Any]) -> None:
-    doc = document_from(request, "r.json", forced="internal")
-    try:
-        converted = convert(doc, "gemini")
-    except FcError:
-        return
-    back = GEMINI.from_wire_request(converted.output).to_json_dict()
-    original = Request.model_validate(request).to_json_dict()
-    # Gemini names the model in the URL: said in a note, not a loss.
-    assert any(
-        n.startswith("model 'm': Gemini names the model in the URL") for n in converted.notes
-    )
-    back["model"] = original["model"]
-    if not converted.losses:
-        assert back == original
-    else:
-        assert back != original
-
-
-def _exchange(body: dict[str, Any]) -> list[Any]:
-    """Every call and result of a Gemini body, its id, arguments and error flag included."""
-    return [
-        {k: v for k, v in part.items() if k != "thoughtSignature"}
-        for content in body["contents"]
-        for part in content["parts"]
-        if "functionCall" in part or "functionResponse" in part
-    ]
-
-
-@given(request=_requests, via=st.sampled_from(["anthropic", "openai", "deepseek", "internal"]))
-def test_through_another_format_and_back_every_call_and_result_is_kept(
-    request: dict[str, Any], via: str
-) -> None:
-    doc = document_from(request, "r.json", forced="internal")
-    try:
-        wire = convert(doc, "gemini").output
-        there = convert(document_from(wire, "r.gemini.json"), via).output
-        back = convert(document_from(there, f"r.{via}.json", forced=via), "gemini").output
-    except FcError:
-        return
-    assert _exchange(back) == _exchange(wire)
-
-
 def test_replay_sends_an_edited_result_to_the_model_the_trace_asked(
     fc: Any, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
@@ -521,51 +471,3 @@ def test_a_gemini_request_into_a_format_that_names_the_model_is_warned(
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["model"] == ""
     assert 'fc: warning: $.model: "" (gemini names the model in the URL' in ran.stderr
-
-
-# ---------------------------------------------------------------------------------------------
-# the stream folder on streams no honest server sends
-
-
-def _fold(*events: str) -> dict[str, Any]:
-    folder = GEMINI.stream_folder()
-    for event in events:
-        folder.feed(event.encode())
-    return folder.finish()
-
-
-@pytest.mark.parametrize(
-    "chunk",
-    [
-        '{"candidates": [{"content": {"parts": ["text"]}}]}',
-        '{"candidates": {"content": {}}}',
-        '{"candidates": [{"content": "x"}]}',
-        "[1, 2]",
-    ],
-)
-def test_a_chunk_of_the_wrong_shape_is_a_protocol_error(chunk: str) -> None:
-    from fccli.core.errors import ProtocolError
-
-    with pytest.raises(ProtocolError, match=r"unexpected shape|not a JSON object"):
-        _fold(f"data: {chunk}\r\n\r\n")
-
-
-def test_text_pieces_join_into_one_part_and_a_call_stays_whole() -> None:
-    body = _fold(
-        'data: {"candidates": [{"content": {"role": "model", "parts": [{"text": "He"}]}}]}\r\n\r\n',
-        'data: {"candidates": [{"content": {"parts": [{"text": "llo", "thoughtSignature": "cw=="}]}}]}\r\n\r\n',
-        'data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {}}}]},'
-        ' "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 3}}\r\n\r\n',
-    )
-    assert body["candidates"][0]["content"]["parts"] == [
-        {"text": "Hello", "thoughtSignature": "cw=="},
-        {"functionCall": {"name": "f", "args": {}}},
-    ]
-    assert GEMINI.from_wire_response(body).stop_reason == "tool_use"
-
-
-def test_an_answer_that_is_not_a_stream_is_said_so() -> None:
-    from fccli.core.errors import ProtocolError
-
-    with pytest.raises(ProtocolError, match="not an event stream"):
-        _fold('{"candidates": []}')

@@ -498,14 +498,6 @@ def test_an_event_that_is_not_json_is_a_protocol_error() -> None:
         fold(raw, [6])
 
 
-def test_a_json_answer_instead_of_a_stream_says_so() -> None:
-    with pytest.raises(
-        ProtocolError,
-        match=r"^the answer is not an event stream: .* starting '\{\"id\": \"msg_01\"",
-    ):
-        fold(json.dumps(ANSWER).encode())
-
-
 def test_a_delta_for_a_block_never_started_is_a_protocol_error() -> None:
     raw = sse(
         {"type": "content_block_delta", "index": 4, "delta": {"type": "text_delta", "text": "x"}}
