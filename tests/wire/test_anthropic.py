@@ -439,10 +439,6 @@ def test_a_tool_spec_is_name_description_input_schema_and_strict_only_when_set()
     assert from_wire_request(wire).tools[1].strict is True
 
 
-def test_no_tools_means_no_tools_key() -> None:
-    assert "tools" not in to_wire_request(request(user("q")))
-
-
 def test_a_wire_tool_without_description_gets_an_empty_one() -> None:
     body = wire_request(tools=[{"name": "now", "input_schema": {"type": "object"}}])
     assert from_wire_request(body).tools == [

@@ -1,4 +1,5 @@
-"""The chat-completions wire format (OpenAI, DeepSeek), both directions.
+"""The chat-completions wire format (OpenAI, DeepSeek), both directions, and the length cap each
+model family takes (OpenAI's reasoning models refuse `max_tokens`).
 
 The rules come from PROTOCOL.md ("The same turn in each format", "DeepSeek specifics") and the
 internal format of CLI.md. Each expected wire body below is written from those rules by hand.
@@ -7,6 +8,7 @@ internal format of CLI.md. Each expected wire body below is written from those r
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +29,7 @@ from fccli.core.models import (
     ToolUseBlock,
     Usage,
 )
+from fccli.wire.chat import codec as chat
 from fccli.wire.chat.codec import (
     ERROR_MARKER,
     STOP_FROM_CHAT,
@@ -41,6 +44,7 @@ from fccli.wire.chat.codec import (
 from fccli.wire.chat.dialects import DEEPSEEK as DEEPSEEK_DIALECT
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.registry import get_format
+from tests.conftest import clean_env
 from tests.support.builders import (
     WEATHER,
     WEATHER_SCHEMA,
@@ -52,6 +56,7 @@ from tests.support.builders import (
     tool_specs,
     user,
 )
+from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 
 DS = DEEPSEEK_DIALECT
 MODEL = "deepseek-v4-flash"
@@ -738,10 +743,6 @@ def test_a_wire_tool_without_description_or_parameters_gets_empty_ones() -> None
     ]
 
 
-def test_no_tools_means_no_tools_key() -> None:
-    assert "tools" not in to_wire_request(request(user("q")), OPENAI)
-
-
 @pytest.mark.parametrize(
     ("choice", "wire"),
     [
@@ -1285,3 +1286,57 @@ def test_an_openai_refusal_is_kept_as_text_with_the_refusal_stop_reason() -> Non
     response = from_wire_response(body)
     assert response.stop_reason == "refusal"
     assert response.text() == "I can't help."
+
+
+@pytest.mark.parametrize(
+    ("model", "field"),
+    [
+        ("o3-mini", "max_completion_tokens"),
+        ("o4-mini", "max_completion_tokens"),
+        ("gpt-5-mini", "max_completion_tokens"),
+        ("gpt-4.1-mini", "max_tokens"),
+        ("gpt-4o", "max_tokens"),
+    ],
+)
+def test_the_length_cap_goes_in_the_field_the_model_takes(model: str, field: str) -> None:
+    request = Request(
+        model=model, messages=[Message(role="user", content=[TextBlock(text="hi")])], max_tokens=99
+    )
+    body = chat.to_wire_request(request, chat.OPENAI)
+    assert body[field] == 99
+    assert {"max_tokens", "max_completion_tokens"} & set(body) == {field}
+    assert chat.from_wire_request(body, chat.OPENAI).max_tokens == 99
+
+
+def test_deepseek_keeps_max_tokens() -> None:
+    from fccli.wire.chat.dialects import DEEPSEEK as DEEPSEEK_DIALECT
+
+    request = Request(
+        model="o1-like",
+        messages=[Message(role="user", content=[TextBlock(text="hi")])],
+        max_tokens=9,
+    )
+    assert "max_tokens" in chat.to_wire_request(request, DEEPSEEK_DIALECT)
+
+
+def test_an_openai_reasoning_model_with_max_tokens_runs(
+    fc, fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    result = fc(
+        "run",
+        "杭州今天适合跑步吗？",
+        "-p",
+        "openai",
+        "-m",
+        "o4-mini",
+        "--max-tokens",
+        "800",
+        "--base-url",
+        fake_provider.url,
+        "-o",
+        "t",
+        env=clean_env(OPENAI_API_KEY=DEFAULT_KEY),
+    )
+    assert result.returncode == 0, result.stderr
+    sent = json.loads((tmp_path / "t" / "1-request.openai.json").read_text(encoding="utf-8"))
+    assert sent["max_completion_tokens"] == 800 and "max_tokens" not in sent

@@ -1,11 +1,13 @@
 """The Anthropic stream folder: any event stream of a message, split anywhere, assembles to
-exactly the JSON the non-streamed call returns; a stream that ended early never does."""
+exactly the JSON the non-streamed call returns; a stream that ended early never does, and a run
+whose stream stops inside a tool's input writes the answer and exits 3."""
 
 from __future__ import annotations
 
 import base64
 import json
 import string
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,8 +20,10 @@ from fccli.core.stream import StreamDelta
 from fccli.wire.anthropic import codec as anthropic
 from fccli.wire.anthropic import stream as anthropic_stream
 from fccli.wire.anthropic.stream import AnthropicStreamFolder
+from tests.providers.test_providers_http import load, run_fc
 from tests.support import fake_provider
 from tests.support.builders import call_ids, json_objects
+from tests.support.fake_provider import FakeProvider
 
 # ---------------------------------------------------------------------------------------------
 # messages, and event streams of them (written here from the message, independently)
@@ -552,3 +556,24 @@ def test_no_delta_is_built_when_nobody_listens(monkeypatch: pytest.MonkeyPatch) 
     assert out == ANSWER
     with pytest.raises(AssertionError, match="a StreamDelta was built"):
         fold(raw, [50], on_delta=lambda d: None)
+
+
+def test_out_of_tokens_inside_a_tools_input_writes_the_answer_then_exits_3(
+    fc, fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    fake_provider.stream_quirks = {"max_tokens_in_input"}
+    result = run_fc(fc, fake_provider, "anthropic", "--stream")
+    assert result.returncode == 3, result.stderr
+    assert "incomplete input" in result.stderr
+    trace = tmp_path / "t"
+    assembled = load(trace / "1-response.anthropic.json")
+    assert assembled["stop_reason"] == "max_tokens"
+    call = assembled["content"][-1]
+    assert call["type"] == "tool_use" and call["input"] == {}
+    assert call["partial_json"] and not call["partial_json"].endswith("}")
+    internal = load(trace / "1-response.json")
+    assert internal["content"][-1]["raw_arguments"] == call["partial_json"]
+    manifest = load(trace / "manifest.json")
+    assert manifest["status"] == "error"
+    assert manifest["steps"][0]["tool_runs"] == []
+    assert len(fake_provider.received) == 1
