@@ -30,8 +30,10 @@ settings.load_profile(os.environ.get("FC_HYPOTHESIS", "ci"))
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Run on every core (`-n auto`, work stealing) unless told otherwise: the README's
     `python -m pytest` and `.ci/run` run the same thing. Serial where pytest-xdist is missing
-    (or `-p no:xdist`), and with an explicit `-n`."""
+    (or `-p no:xdist`), with `--collect-only`, and as an explicit `-n` says."""
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.option.collectonly:
         return
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
