@@ -454,9 +454,12 @@ def test_no_loss_reported_means_the_format_gives_it_back(
     back = FORMATS[name].from_wire_request(converted.output).to_json_dict()
     original = Request.model_validate(request).to_json_dict()
     for path in converted.added:  # a value the format requires, set and said in a note
+        assert path.startswith("$.") and "." not in path[2:] and "[" not in path
+        assert path[2:] not in original
         back.pop(path[2:])
     if not FORMATS[name].model_in_body:  # the model goes in the URL: said in a note
-        assert any(n.startswith(f"model {original['model']!r}: ") for n in converted.notes)
+        said = f"model {original['model']!r}: "
+        assert any(n.startswith(said) and "in the URL" in n for n in converted.notes)
         back["model"] = original["model"]
     if not converted.losses:
         assert back == original
