@@ -77,7 +77,7 @@ _message = st.dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     messages=st.lists(_message, max_size=4),
     tools=_json,
@@ -108,7 +108,7 @@ def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 _CORPUS_DOCS = [(c.parent.name, load(c)) for c in sorted(CORPUS.glob("*/*.json"))]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(data=st.data())
 def test_a_corpus_request_broken_anywhere_is_reported_never_a_crash(data: st.DataObject) -> None:
     fmt, doc = data.draw(st.sampled_from(_CORPUS_DOCS))

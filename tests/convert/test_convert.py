@@ -343,7 +343,7 @@ _requests = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(request=_requests, target=st.sampled_from(["deepseek", "openai", "anthropic"]))
 def test_no_loss_reported_means_the_round_trip_gives_it_back(
     request: dict[str, Any], target: str

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.core import controls
@@ -54,7 +54,6 @@ EDGES = st.sampled_from(
 ANY = st.characters(min_codepoint=0, max_codepoint=0xFFFF, exclude_categories=())
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.one_of(ANY, EDGES)))
 def test_any_text_is_escaped_as_by_the_full_pattern(text: str) -> None:
     assert escape_controls(text) == reference(text)

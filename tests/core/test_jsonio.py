@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import tracemalloc
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.core.jsonio import encode, encoded_pieces
@@ -23,7 +23,6 @@ VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
 @given(VALUES, st.integers(min_value=1, max_value=6))
 def test_the_pieces_are_the_files_bytes_with_big_strings_set_apart(value: object, big: int) -> None:
     assert b"".join(encoded_pieces(value, big=big)) == encode(value)

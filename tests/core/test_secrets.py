@@ -1,7 +1,7 @@
 """A server that sends the key back, in every format: in the model's words, its reasoning, a
 call's arguments, JSON-escaped, cut across the events of a stream, in a 401. The key reaches no
-file, no later request, no manifest and no screen, and a key in a base URL's query string neither.
-In-process against the fake provider on 127.0.0.1."""
+file, no later request, no manifest and no screen, and a key in a base URL's query string
+neither. In-process against the fake provider on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import clean_env
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import deepseek_env, deepseek_run
+
+pytestmark = pytest.mark.server
 
 QUESTION = "杭州今天适合跑步吗？"
 ESCAPED = "".join(f"\\u{ord(c):04x}" for c in DEFAULT_KEY)
@@ -175,8 +177,6 @@ def test_the_live_view_masks_a_key_whose_pieces_arrive_apart() -> None:
     assert "key *** end" in rendered.getvalue()
 
 
-# the Responses and Gemini formats
-
 PROVIDERS = {
     "responses": (["-p", "openai", "--api", "responses"], "OPENAI_API_KEY"),
     "gemini": (["-p", "gemini"], "GEMINI_API_KEY"),
@@ -186,7 +186,7 @@ PROVIDERS = {
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
 @pytest.mark.parametrize("escape", [False, True], ids=["plain", "json-escaped"])
 @pytest.mark.parametrize("api", list(PROVIDERS))
-def test_a_key_echoed_by_a_responses_or_gemini_server_is_masked(
+def test_a_key_echoed_by_the_server_is_masked(
     fc, fake_provider: FakeProvider, tmp_path: Path, api: str, escape: bool, stream: bool
 ) -> None:
     fake_provider.text_fragment_size = 7  # in a stream the key arrives in pieces
@@ -218,7 +218,7 @@ PROXIED = {
 
 @pytest.mark.parametrize("escape", [False, True], ids=["plain", "json-escaped"])
 @pytest.mark.parametrize("api", list(PROXIED))
-def test_fc_proxy_masks_a_key_echoed_in_a_responses_or_gemini_stream(
+def test_fc_proxy_masks_a_key_echoed_in_a_stream_of_the_newer_formats(
     tmp_path: Path, api: str, escape: bool
 ) -> None:
     import httpx

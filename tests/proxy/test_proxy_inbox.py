@@ -142,7 +142,7 @@ def test_a_backlog_over_the_limit_lets_the_journal_record_without_a_lull() -> No
     assert resumes(proxy)[0] == arrivals[4][0]  # the fifth fact's 100 bytes reached 500
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(
     gaps=st.lists(st.sampled_from([0.0, 0.001, LULL / 2, LULL, 3 * LULL]), max_size=40),
     late=st.sampled_from([0.0, STALL / 2, 2 * STALL]),

@@ -38,7 +38,7 @@ def _both(obj: object) -> tuple[str, str]:
     return written[0], written[1]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=12))
 def test_a_plain_line_is_written_as_rich_writes_it(pieces: list[str]) -> None:
     ours, rich = _both("".join(pieces))

@@ -125,6 +125,7 @@ def test_streamed_answers_assemble_to_exactly_the_plain_ones(
         assert json.loads(received.body).get("stream") in (True, None)
 
 
+# 8 examples, not the profile's count: each one is two whole `fc run`s over HTTP.
 @settings(
     max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -408,7 +408,7 @@ schemas = st.recursive(
 
 
 @given(_object(schemas))
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_rewritten_schema_is_in_strict_form(schema: dict[str, Any]) -> None:
     strict, problems = strict_spec(spec(schema))
     assert problems == []

@@ -526,7 +526,7 @@ def _every_kind_of_tool() -> ToolSet:
 # 100, not 200: a crash-only fuzz whose argument keys are random text, so nearly every example
 # takes the same few paths (unknown tool, missing or wrong arguments, raw text that is not JSON),
 # each also pinned by an example test above; the second hundred cost ~1.4 s of a CI worker.
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(
     name=st.sampled_from(["add", "search", "echo", "find", "shelve", "broken", "zzz"]),
     arguments=st.dictionaries(

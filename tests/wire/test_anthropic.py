@@ -8,19 +8,17 @@ tool_choice_*_param.py, thinking_config_*_param.py, tool_result_block_param.py).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import string
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from fccli.core.errors import ConversionError, UsageError
+from fccli.core.errors import ConversionError
 from fccli.core.models import (
     Block,
     Message,
@@ -55,7 +53,6 @@ from tests.support.builders import (
     call,
     call_ids,
     json_objects,
-    json_paths,
     result,
     tool_specs,
     user,
@@ -442,10 +439,6 @@ def test_a_tool_spec_is_name_description_input_schema_and_strict_only_when_set()
     assert from_wire_request(wire).tools[1].strict is True
 
 
-def test_no_tools_means_no_tools_key() -> None:
-    assert "tools" not in to_wire_request(request(user("q")))
-
-
 def test_a_wire_tool_without_description_gets_an_empty_one() -> None:
     body = wire_request(tools=[{"name": "now", "input_schema": {"type": "object"}}])
     assert from_wire_request(body).tools == [
@@ -576,7 +569,6 @@ def test_the_thinking_budget_stays_below_max_tokens(max_tokens: int, budget: int
 
 
 @given(st.integers(min_value=MIN_THINKING_BUDGET + 1, max_value=10**6))
-@settings(max_examples=50, deadline=None)
 def test_whenever_request_problem_passes_the_budget_is_legal(max_tokens: int) -> None:
     internal = request(max_tokens=max_tokens, thinking=True)
     assert request_problem(internal) is None
@@ -856,18 +848,9 @@ def test_a_malformed_request_body_is_a_conversion_error_naming_the_json_path(
     assert str(caught.value).startswith(path)
 
 
-@pytest.mark.parametrize("body", [None, [], "a request", 3])
-def test_a_request_that_is_not_an_object_is_a_conversion_error_at_the_root(body: Any) -> None:
-    with pytest.raises(ConversionError) as caught:
-        from_wire_request(body)
-    assert caught.value.json_path == "$"
-
-
 @pytest.mark.parametrize(
     ("body", "path"),
     [
-        (None, "$"),
-        ([], "$"),
         ({"type": "error", "error": {"type": "overloaded_error", "message": "x"}}, "$.type"),
         ({**wire_response([]), "stop_reason": None}, "$.stop_reason"),
         ({k: v for k, v in wire_response([]).items() if k != "stop_reason"}, "$.stop_reason"),
@@ -876,8 +859,6 @@ def test_a_request_that_is_not_an_object_is_a_conversion_error_at_the_root(body:
         (wire_response([{"type": "tool_use", "id": "t", "name": "f"}]), "$.content[0].input"),
     ],
     ids=[
-        "null",
-        "array",
         "error-body",
         "stop_reason-null",
         "stop_reason-missing",
@@ -892,119 +873,6 @@ def test_a_malformed_response_body_is_a_conversion_error_naming_the_json_path(
     with pytest.raises(ConversionError) as caught:
         from_wire_response(body)
     assert caught.value.json_path == path
-
-
-def test_a_conversion_error_is_a_usage_error_so_fc_exits_2() -> None:
-    with pytest.raises(UsageError) as caught:
-        from_wire_request({"model": MODEL})
-    assert caught.value.exit_code == 2
-
-
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**6), max_value=10**6)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8)
-    | st.sampled_from(["text", "thinking", "tool_use", "tool_result", "user", "assistant", "any"])
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.dictionaries(
-            st.sampled_from(["type", "text", "id", "name", "input", "content", "role", "x"]),
-            inner,
-            max_size=3,
-        )
-    ),
-    max_leaves=8,
-)
-
-
-GOOD_RESPONSE = wire_response(
-    [
-        {"type": "thinking", "thinking": "t", "signature": "s"},
-        {"type": "text", "text": "a"},
-        {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}},
-    ],
-    "tool_use",
-    usage={"input_tokens": 1, "output_tokens": 2},
-)
-
-
-@st.composite
-def mutated(draw: st.DrawFn, body: dict[str, Any]) -> Any:
-    """A good body with one value anywhere in it replaced by some other JSON value, or one
-    key anywhere in it removed."""
-    path = draw(st.sampled_from(json_paths(body)))
-    if not path:
-        return draw(json_values)
-    out = copy.deepcopy(body)
-    parent: Any = out
-    for key in path[:-1]:
-        parent = parent[key]
-    if isinstance(parent, dict) and draw(st.booleans()):
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = draw(json_values)
-    return out
-
-
-ODD_VALUES = (None, True, 0, 1.5, "", "x", [], {}, [None], {"type": None})
-
-
-def _damaged(body: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    """Every way to damage `body` at one place: each key removed, each value replaced."""
-    for path in json_paths(body):
-        if not path:
-            continue
-        parent: Any = body
-        for key in path[:-1]:
-            parent = parent[key]
-        if isinstance(parent, dict):
-            out = copy.deepcopy(body)
-            target = out
-            for key in path[:-1]:
-                target = target[key]
-            del target[path[-1]]
-            yield path, out
-        for value in ODD_VALUES:
-            yield path, _with(body, list(path), value)
-
-
-@pytest.mark.parametrize(
-    ("good", "read"),
-    [(GOOD_REQUEST, from_wire_request), (GOOD_RESPONSE, from_wire_response)],
-    ids=["request", "response"],
-)
-def test_every_single_damage_to_a_body_is_a_conversion_error_or_nothing(good, read) -> None:
-    for path, body in _damaged(good):
-        try:
-            read(body)
-        except ConversionError:
-            pass
-        except Exception as e:  # KeyError, TypeError, a pydantic ValidationError...
-            pytest.fail(f"damage at {path}: {type(e).__name__}: {e}")
-
-
-PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@given(mutated(GOOD_REQUEST))
-@PROPERTY
-def test_any_damage_to_a_request_body_is_a_conversion_error_or_nothing(body: Any) -> None:
-    # anything else (KeyError, TypeError, a pydantic ValidationError) fails the test
-    with contextlib.suppress(ConversionError):
-        from_wire_request(body)
-
-
-@given(mutated(GOOD_RESPONSE))
-@PROPERTY
-def test_any_damage_to_a_response_body_is_a_conversion_error_or_nothing(body: Any) -> None:
-    # anything else (KeyError, TypeError, a pydantic ValidationError) fails the test
-    with contextlib.suppress(ConversionError):
-        from_wire_response(body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1096,7 +964,6 @@ def responses(draw: st.DrawFn) -> Response:
 
 
 @given(requests())
-@PROPERTY
 def test_a_request_survives_the_round_trip_through_json_text(internal: Request) -> None:
     wire = to_wire_request(internal)
     # The wire body is plain JSON: it goes through a trace file unchanged.
@@ -1106,7 +973,6 @@ def test_a_request_survives_the_round_trip_through_json_text(internal: Request) 
 
 
 @given(requests())
-@settings(max_examples=30, deadline=None)
 def test_a_request_with_max_tokens_unset_comes_back_with_the_default_and_nothing_else_lost(
     internal: Request,
 ) -> None:
@@ -1116,14 +982,12 @@ def test_a_request_with_max_tokens_unset_comes_back_with_the_default_and_nothing
 
 
 @given(responses())
-@PROPERTY
 def test_a_response_survives_the_round_trip_through_json_text(response: Response) -> None:
     wire = json.loads(json.dumps(to_wire_response(response), ensure_ascii=False))
     assert from_wire_response(wire) == response
 
 
 @given(requests())
-@settings(max_examples=30, deadline=None)
 def test_a_wire_request_reads_back_to_the_same_wire_request(internal: Request) -> None:
     wire = to_wire_request(internal)
     assert to_wire_request(from_wire_request(wire)) == wire
@@ -1200,9 +1064,8 @@ def test_every_example_response_survives_anthropic_but_for_reasoning_tokens() ->
 # the format by name
 
 
-def test_get_format_finds_anthropic_and_it_translates_with_this_module() -> None:
+def test_the_registered_format_translates_with_this_module() -> None:
     fmt = get_format("anthropic")
-    assert fmt.name == "anthropic"
     internal = request(user("q"), assistant(ThinkingBlock(thinking="t", signature="s")))
     assert fmt.to_wire_request(internal) == to_wire_request(internal)
     assert fmt.from_wire_request(to_wire_request(internal)) == internal

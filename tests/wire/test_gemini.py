@@ -10,11 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from fccli.convert.translate import convert
-from fccli.core.errors import FcError
 from fccli.core.models import (
     Message,
     ProviderBlock,
@@ -23,12 +19,11 @@ from fccli.core.models import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from fccli.trace.reader import document_from
 from fccli.wire.gemini import codec
 from fccli.wire.registry import FORMATS
 from tests.conftest import clean_env
-from tests.convert.test_convert import _requests
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.support.inprocess import run_in_process
 
 QUESTION = "北京、上海今天适合跑步吗？"
 GEMINI = FORMATS["gemini"]
@@ -163,6 +158,7 @@ def test_a_wrong_key_is_gemini_s_own_sentence_and_not_shown(
     assert "AIza-wrong-key-0000" not in ran.stderr + ran.stdout
 
 
+@pytest.mark.server
 def test_the_fake_refuses_a_dropped_signature_and_a_missing_result() -> None:
     with FakeProvider() as fp:
         import httpx
@@ -268,9 +264,16 @@ def test_usage_counts_thoughts_as_output_and_the_cache_as_read() -> None:
 # check, convert, show, curl, send on the files of a real run
 
 
-@pytest.fixture
-def trace(fc: Any, fake_provider: FakeProvider, tmp_path: Path) -> Path:
-    ran, out = _run(fc, fake_provider, tmp_path, "--thinking", model="gemini-3-pro-preview")
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `fc run -p gemini --thinking` on Gemini 3, which the tests below only read."""
+    out = tmp_path_factory.mktemp("gemini") / "trace"
+    with FakeProvider() as fp:
+        ran = run_in_process(
+            ["run", QUESTION, "-p", "gemini", "-m", "gemini-3-pro-preview", "--thinking",
+             "--base-url", fp.url, "-o", str(out)],
+            cwd=out.parent, env=_env(),
+        )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     return out
 
@@ -283,11 +286,13 @@ def _edited(trace: Path, tmp_path: Path, edit: Any) -> Path:
     return path
 
 
+@pytest.mark.server
 def test_check_passes_fc_s_own_request(fc: Any, trace: Path) -> None:
     ran = fc("check", str(trace / "2-request.gemini.json"))
     assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     ("edit", "rule", "said"),
     [
@@ -310,6 +315,7 @@ def test_check_catches_with_gemini_s_sentence(
     assert said in ran.stdout.replace("\n", " ").replace("  ", " ") or said in ran.stdout
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("target", ["anthropic", "openai", "internal"])
 def test_convert_keeps_every_call_id_argument_result_and_error_flag(
     fc: Any, trace: Path, tmp_path: Path, target: str
@@ -344,6 +350,7 @@ def test_convert_keeps_every_call_id_argument_result_and_error_flag(
         )
 
 
+@pytest.mark.server
 def test_show_reads_a_gemini_trace(fc: Any, trace: Path) -> None:
     ran = fc("show", str(trace))
     assert ran.returncode == 0, ran.stderr
@@ -351,6 +358,7 @@ def test_show_reads_a_gemini_trace(fc: Any, trace: Path) -> None:
     assert "gemini thoughtSignature" in ran.stdout
 
 
+@pytest.mark.server
 def test_curl_puts_the_model_in_the_url_and_the_key_in_its_header(fc: Any, trace: Path) -> None:
     ran = fc("curl", str(trace / "2-request.gemini.json"), "--base-url", "http://127.0.0.1:9")
     assert ran.returncode == 0, ran.stderr
@@ -409,6 +417,7 @@ def test_options_gemini_has_no_place_for_are_refused(fc: Any, flag: str) -> None
     assert f"{flag} has no meaning for gemini" in ran.stderr
 
 
+@pytest.mark.server
 def test_the_otel_export_names_the_provider_gcp_gemini(fc: Any, trace: Path) -> None:
     # The conventions' well-known name, from the provider's profile (not a format name in export/).
     ran = fc("export", "otel", str(trace), "-o", "spans.json", "--format", "json", cwd=trace.parent)
@@ -416,6 +425,7 @@ def test_the_otel_export_names_the_provider_gcp_gemini(fc: Any, trace: Path) -> 
     assert '"gcp.gemini"' in (trace.parent / "spans.json").read_text("utf-8")
 
 
+@pytest.mark.server
 def test_diff_maps_the_internal_request_onto_gemini_s_field_by_field(fc: Any, trace: Path) -> None:
     ran = fc("diff", "2-request.json", "2-request.gemini.json", "--exit-code", cwd=trace)
     assert ran.returncode == 0, ran.stderr
@@ -428,55 +438,12 @@ def test_diff_maps_the_internal_request_onto_gemini_s_field_by_field(fc: Any, tr
 # convert, over generated histories (as tests/convert/test_convert.py does for the other formats)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(request=_requests)
-def test_no_loss_reported_means_gemini_gives_it_back(request: dict[str, Any]) -> None:
-    doc = document_from(request, "r.json", forced="internal")
-    try:
-        converted = convert(doc, "gemini")
-    except FcError:
-        return
-    back = GEMINI.from_wire_request(converted.output).to_json_dict()
-    original = Request.model_validate(request).to_json_dict()
-    # Gemini names the model in the URL: said in a note, not a loss.
-    assert any(
-        n.startswith("model 'm': Gemini names the model in the URL") for n in converted.notes
-    )
-    back["model"] = original["model"]
-    if not converted.losses:
-        assert back == original
-    else:
-        assert back != original
-
-
-def _exchange(body: dict[str, Any]) -> list[Any]:
-    """Every call and result of a Gemini body, its id, arguments and error flag included."""
-    return [
-        {k: v for k, v in part.items() if k != "thoughtSignature"}
-        for content in body["contents"]
-        for part in content["parts"]
-        if "functionCall" in part or "functionResponse" in part
-    ]
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(request=_requests, via=st.sampled_from(["anthropic", "openai", "deepseek", "internal"]))
-def test_through_another_format_and_back_every_call_and_result_is_kept(
-    request: dict[str, Any], via: str
-) -> None:
-    doc = document_from(request, "r.json", forced="internal")
-    try:
-        wire = convert(doc, "gemini").output
-        there = convert(document_from(wire, "r.gemini.json"), via).output
-        back = convert(document_from(there, f"r.{via}.json", forced=via), "gemini").output
-    except FcError:
-        return
-    assert _exchange(back) == _exchange(wire)
-
-
 def test_replay_sends_an_edited_result_to_the_model_the_trace_asked(
-    fc: Any, trace: Path, fake_provider: FakeProvider, tmp_path: Path
+    fc: Any, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
+    # A trace of its own: the fake accepts back only the thought signatures it issued.
+    ran, trace = _run(fc, fake_provider, tmp_path, "--thinking", model="gemini-3-pro-preview")
+    assert ran.returncode == 0, ran.stderr
     internal = _json(trace / "1-response.json")
     first = next(b["id"] for b in internal["content"] if b["type"] == "tool_use")
     before = len(fake_provider.received)
@@ -496,6 +463,7 @@ def test_replay_sends_an_edited_result_to_the_model_the_trace_asked(
     assert "left out" not in ran.stdout + ran.stderr and "comes back as" not in ran.stdout
 
 
+@pytest.mark.server
 def test_a_gemini_request_into_a_format_that_names_the_model_is_warned(
     fc: Any, trace: Path
 ) -> None:
@@ -503,51 +471,3 @@ def test_a_gemini_request_into_a_format_that_names_the_model_is_warned(
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["model"] == ""
     assert 'fc: warning: $.model: "" (gemini names the model in the URL' in ran.stderr
-
-
-# ---------------------------------------------------------------------------------------------
-# the stream folder on streams no honest server sends
-
-
-def _fold(*events: str) -> dict[str, Any]:
-    folder = GEMINI.stream_folder()
-    for event in events:
-        folder.feed(event.encode())
-    return folder.finish()
-
-
-@pytest.mark.parametrize(
-    "chunk",
-    [
-        '{"candidates": [{"content": {"parts": ["text"]}}]}',
-        '{"candidates": {"content": {}}}',
-        '{"candidates": [{"content": "x"}]}',
-        "[1, 2]",
-    ],
-)
-def test_a_chunk_of_the_wrong_shape_is_a_protocol_error(chunk: str) -> None:
-    from fccli.core.errors import ProtocolError
-
-    with pytest.raises(ProtocolError, match=r"unexpected shape|not a JSON object"):
-        _fold(f"data: {chunk}\r\n\r\n")
-
-
-def test_text_pieces_join_into_one_part_and_a_call_stays_whole() -> None:
-    body = _fold(
-        'data: {"candidates": [{"content": {"role": "model", "parts": [{"text": "He"}]}}]}\r\n\r\n',
-        'data: {"candidates": [{"content": {"parts": [{"text": "llo", "thoughtSignature": "cw=="}]}}]}\r\n\r\n',
-        'data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {}}}]},'
-        ' "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 3}}\r\n\r\n',
-    )
-    assert body["candidates"][0]["content"]["parts"] == [
-        {"text": "Hello", "thoughtSignature": "cw=="},
-        {"functionCall": {"name": "f", "args": {}}},
-    ]
-    assert GEMINI.from_wire_response(body).stop_reason == "tool_use"
-
-
-def test_an_answer_that_is_not_a_stream_is_said_so() -> None:
-    from fccli.core.errors import ProtocolError
-
-    with pytest.raises(ProtocolError, match="not an event stream"):
-        _fold('{"candidates": []}')

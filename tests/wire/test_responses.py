@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from fccli.convert.translate import convert
-from fccli.core.errors import ConversionError, ProviderError, StreamCut
+from fccli.core.errors import ConversionError
 from fccli.core.models import (
     Message,
     ProviderBlock,
@@ -242,111 +239,6 @@ def test_convert_to_responses_says_how_is_error_travels() -> None:
     assert any("is_error has no field in Responses" in note for note in out.notes)
 
 
-texts = st.text(max_size=12)
-ids = st.text(alphabet="abcdefghij_0123456789", min_size=1, max_size=10)
-
-
-@given(
-    calls=st.lists(
-        st.tuples(ids, texts, st.booleans()), min_size=1, max_size=3, unique_by=lambda c: c[0]
-    ),
-    target=st.sampled_from(["openai", "anthropic", "internal"]),
-)
-@settings(max_examples=40, deadline=None)
-def test_a_round_trip_through_another_format_keeps_every_call_and_result(
-    calls: list[tuple[str, str, bool]], target: str
-) -> None:
-    history = Request(
-        model="m",
-        messages=[
-            Message(role="user", content=[TextBlock(text="q")]),
-            Message(
-                role="assistant",
-                content=[ToolUseBlock(id=i, name="t", input={"x": text}) for i, text, _ in calls],
-            ),
-            Message(
-                role="user",
-                content=[
-                    ToolResultBlock(tool_use_id=i, content=text, is_error=e) for i, text, e in calls
-                ],
-            ),
-        ],
-    )
-    body = RESPONSES.to_wire_request(history)
-    there = convert(_doc(body, "responses", "request", RESPONSES.from_wire_request(body)), target)
-    read = (
-        Request.model_validate(there.output)
-        if target == "internal"
-        else FORMATS[target].from_wire_request(there.output)
-    )
-    back = RESPONSES.from_wire_request(
-        convert(_doc(there.output, target, "request", read), "responses").output
-    )
-    assert back.messages == history.messages
-
-
-# ---- the stream
-
-
-def _events(*events: dict[str, Any]) -> bytes:
-    return "".join(
-        f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events
-    ).encode()
-
-
-def _stream(answer: dict[str, Any], *, end: bool = True) -> bytes:
-    start = {**answer, "status": "in_progress", "output": []}
-    events: list[dict[str, Any]] = [{"type": "response.created", "response": start}]
-    for n, item in enumerate(answer["output"]):
-        head = dict(item)
-        if item["type"] == "function_call":
-            head["arguments"] = ""
-        events.append({"type": "response.output_item.added", "output_index": n, "item": head})
-        if item["type"] == "function_call":
-            text = item["arguments"]
-            for k in range(0, len(text), 3):
-                events.append(
-                    {
-                        "type": "response.function_call_arguments.delta",
-                        "item_id": item["id"],
-                        "output_index": n,
-                        "delta": text[k : k + 3],
-                    }
-                )
-        events.append({"type": "response.output_item.done", "output_index": n, "item": item})
-    if end:
-        events.append({"type": "response.completed", "response": answer})
-    return _events(*[{**e, "sequence_number": k} for k, e in enumerate(events)])
-
-
-def test_a_stream_assembles_to_the_answer_in_any_pieces() -> None:
-    raw = _stream(_answer())
-    for size in (1, 7, 64, len(raw)):
-        folder = RESPONSES.stream_folder()
-        for k in range(0, len(raw), size):
-            folder.feed(raw[k : k + size])
-        assert folder.finish() == _answer()
-
-
-def test_a_stream_cut_mid_arguments_is_stream_cut_with_the_partial_call() -> None:
-    raw = _stream(_answer(), end=False)
-    cut = raw[: raw.index(b"response.output_item.done", raw.index(b"function_call_arguments"))]
-    cut = cut[: cut.rindex(b"event:")]
-    folder = RESPONSES.stream_folder()
-    folder.feed(cut)
-    with pytest.raises(StreamCut, match="incomplete arguments") as info:
-        folder.finish("the connection closed mid-stream")
-    assert info.value.partial is not None
-    assert info.value.partial["output"][1]["call_id"] == "call_a"
-
-
-def test_an_error_event_is_the_providers_error() -> None:
-    folder = RESPONSES.stream_folder()
-    event = {"type": "error", "code": "server_error", "message": "boom", "sequence_number": 0}
-    with pytest.raises(ProviderError, match="server_error: boom"):
-        folder.feed(_events(event))
-
-
 def test_a_call_cut_at_max_output_tokens_keeps_its_text_and_is_never_whole() -> None:
     answer = _answer(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
     answer["output"][1] = {
@@ -358,14 +250,6 @@ def test_a_call_cut_at_max_output_tokens_keeps_its_text_and_is_never_whole() -> 
     assert response.stop_reason == "max_tokens"
     (call,) = response.tool_uses()
     assert (call.input, call.raw_arguments) == ({}, '{"city": "北')
-
-
-def test_a_stream_that_ends_incomplete_is_an_answer_not_a_cut() -> None:
-    answer = _answer(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
-    raw = _stream(answer).replace(b"response.completed", b"response.incomplete")
-    folder = RESPONSES.stream_folder()
-    folder.feed(raw)
-    assert RESPONSES.from_wire_response(folder.finish()).stop_reason == "max_tokens"
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fccli.core.errors import ProtocolError
@@ -70,7 +70,6 @@ def test_one_byte_at_a_time() -> None:
     assert decoder.unfinished == ""
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=12))
 def test_any_split_gives_the_same_events(cuts: list[int]) -> None:
     bounds = [0, *sorted(cuts), len(STREAM)]
@@ -175,7 +174,6 @@ def json_event(draw: st.DrawFn) -> tuple[str, Any]:
     return text, obj
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.lists(json_event(), max_size=8), st.integers(min_value=1, max_value=50))
 def test_feed_json_parses_every_form_of_event(events: list[tuple[str, object]], size: int) -> None:
     raw = "".join(text for text, _ in events).encode()

@@ -1,5 +1,6 @@
-"""Hostile Responses streams over HTTP (a server that breaks the event shapes): the folder says
-what is wrong (exit 3) or reads around it, never an internal error."""
+"""The OpenAI Responses stream: its folder on honest streams (any pieces, a cut, an error event,
+an incomplete end), and on hostile ones over HTTP (a server that breaks the event shapes), where
+it says what is wrong (exit 3) or reads around it, never an internal error."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from fccli.core.errors import ProviderError, StreamCut
 from tests.conftest import clean_env
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.wire.test_responses import RESPONSES, _answer
 
 CREATED = {"type": "response.created", "response": {"id": "resp_1", "output": []}}
 COMPLETED = {"type": "response.completed", "response": {"id": "resp_1", "output": []}}
@@ -102,29 +105,53 @@ def _is_json(text: str) -> bool:
     return True
 
 
-ESCAPES = "\x1b[31mX\x1b]0;t\x07"
+def _stream(answer: dict[str, Any], *, end: bool = True) -> bytes:
+    start = {**answer, "status": "in_progress", "output": []}
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": start}]
+    for n, item in enumerate(answer["output"]):
+        head = dict(item)
+        if item["type"] == "function_call":
+            head["arguments"] = ""
+        events.append({"type": "response.output_item.added", "output_index": n, "item": head})
+        if item["type"] == "function_call":
+            text = item["arguments"]
+            for k in range(0, len(text), 3):
+                events.append(
+                    {
+                        "type": "response.function_call_arguments.delta",
+                        "item_id": item["id"],
+                        "output_index": n,
+                        "delta": text[k : k + 3],
+                    }
+                )
+        events.append({"type": "response.output_item.done", "output_index": n, "item": item})
+    if end:
+        events.append({"type": "response.completed", "response": answer})
+    return _sse([{**e, "sequence_number": k} for k, e in enumerate(events)]).encode()
 
 
-@pytest.mark.parametrize(
-    ("chunks", "said"),
-    [
-        ([{"candidates": [{"content": {"parts": [{"text": "a"}]}, "finishReason": "NEW"}]}], "NEW"),
-        ([{"candidates": "x"}], "unexpected shape"),
-        ([{"error": {"code": 400, "message": ESCAPES}}], "\\x1b[31mX"),
-        ([[]], "not a JSON object"),
-    ],
-    ids=["unknown-finish-reason", "candidates-a-string", "escapes-in-an-error", "a-list"],
-)
-def test_a_hostile_gemini_stream_is_exit_3_in_one_escaped_line(
-    fc: Any, fake_provider: FakeProvider, tmp_path: Path, chunks: list[Any], said: str
-) -> None:
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
-    fake_provider.script = [
-        {"hostile": "status", "status": 200, "body": body, "content_type": "text/event-stream"}
-    ]
-    result = fc(
-        "run", "杭州？", "-p", "gemini", "--stream", "--base-url", fake_provider.url, "-o", "t",
-        env=clean_env(GEMINI_API_KEY=DEFAULT_KEY),
-    )  # fmt: skip
-    assert result.returncode == 3, result.stderr
-    assert said in result.stderr and "\x1b" not in result.stderr
+def test_a_stream_cut_mid_arguments_is_stream_cut_with_the_partial_call() -> None:
+    raw = _stream(_answer(), end=False)
+    cut = raw[: raw.index(b"response.output_item.done", raw.index(b"function_call_arguments"))]
+    cut = cut[: cut.rindex(b"event:")]
+    folder = RESPONSES.stream_folder()
+    folder.feed(cut)
+    with pytest.raises(StreamCut, match="incomplete arguments") as info:
+        folder.finish("the connection closed mid-stream")
+    assert info.value.partial is not None
+    assert info.value.partial["output"][1]["call_id"] == "call_a"
+
+
+def test_an_error_event_is_the_providers_error() -> None:
+    folder = RESPONSES.stream_folder()
+    event = {"type": "error", "code": "server_error", "message": "boom", "sequence_number": 0}
+    with pytest.raises(ProviderError, match="server_error: boom"):
+        folder.feed(_sse([event]).encode())
+
+
+def test_a_stream_that_ends_incomplete_is_an_answer_not_a_cut() -> None:
+    answer = _answer(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
+    raw = _stream(answer).replace(b"response.completed", b"response.incomplete")
+    folder = RESPONSES.stream_folder()
+    folder.feed(raw)
+    assert RESPONSES.from_wire_response(folder.finish()).stop_reason == "max_tokens"
