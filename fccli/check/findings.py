@@ -14,29 +14,22 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from fccli.i18n import N_, Msg, gettext, language
-from fccli.wire.registry import FORMATS, family, format_names, refusals
+from fccli.wire.registry import format_names, layout, refusals
 
 Severity = Literal["error", "warning", "note"]
 """A note is neither: something worth knowing that breaks no rule (exit 0, even --strict)."""
-Applies = Literal["all", "chat", "blocks", "items", "quoted", "trace", "json_mode", "strings"]
+Applies = Literal["all", "quoted", "trace", "json_mode", "strings"]
 
 
-def _without_place(name: str) -> tuple[str, ...]:
-    fmt = FORMATS.get(name)
-    return fmt.rules_without_place if fmt is not None else ()
-
-
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every `fc run`, which checks its requests.
+# A NamedTuple (immutable, and cheaper to create than a dataclass: start-up of `fc run`).
 class Rule(NamedTuple):
     id: str
     severity: Severity
     applies: Applies
-    """Which formats the rule reads: all, a layout family (the internal format's is blocks),
-    only those whose providers refuse the mistake (`quoted`), those with a JSON-mode field that
-    wants the word "json" in the prompt (`json_mode`: the internal format and the chat family),
-    those whose calls carry their arguments as a JSON string (`strings`: chat and items), or
-    none (a trace-only rule)."""
+    """Which formats the rule reads, as they declare themselves: all (but those with no place
+    for what it is about), only those whose providers refuse the mistake (`quoted`), those with
+    a JSON mode that wants the word "json" in the prompt (`json_mode`), those whose calls carry
+    their arguments as a JSON string (`strings`), or none (a trace-only rule)."""
     title: str
     """The mistake, in a few words (the rule table of `fc check --help` and the README)."""
 
@@ -48,11 +41,10 @@ class Rule(NamedTuple):
         return tuple(
             name
             for name in format_names()
-            if (self.applies == "all" and self.id not in _without_place(name))
-            or family(name) == self.applies
+            if (self.applies == "all" and self.id not in layout(name).rules_without_place)
             or (self.applies == "quoted" and self.id in refusals(name))
-            or (self.applies == "json_mode" and (family(name) == "chat" or name not in FORMATS))
-            or (self.applies == "strings" and family(name) in ("chat", "items"))
+            or (self.applies == "json_mode" and bool(layout(name).json_word_modes))
+            or (self.applies == "strings" and layout(name).arguments_as_text)
         )
 
     @property
@@ -75,14 +67,14 @@ RULES: dict[str, Rule] = {
         Rule(
             "FC103",
             "error",
-            "blocks",
+            "quoted",
             Msg("results of one turn split across several user messages"),
         ),
-        Rule("FC104", "error", "blocks", Msg("result blocks not leading their user message")),
+        Rule("FC104", "error", "quoted", Msg("result blocks not leading their user message")),
         Rule(
             "FC105",
             "error",
-            "chat",
+            "quoted",
             Msg("tool messages not directly after their assistant message"),
         ),
         Rule("FC106", "error", "all", Msg("the same id on two calls, or two results for one call")),
@@ -172,8 +164,6 @@ RULES: dict[str, Rule] = {
 }
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every `fc run`, which checks its requests.
 class Finding(NamedTuple):
     rule: str
     """The rule's id, FC1xx."""

@@ -28,8 +28,7 @@ MAX_READER_FINDINGS = 5
 
 
 class Checked:
-    """One request's check. A plain class: a dataclass costs ~2 M instructions to create, and
-    `fc run` imports this module to check its own requests."""
+    """One request's check (a plain class: `fc run` imports this module, start-up)."""
 
     def __init__(
         self,
@@ -148,7 +147,8 @@ def inspect(
     refused: list[Finding] = []
     if request is None and not translated:
         refused, request = _reader(request_doc, fmt)
-    findings += [f for f in refused if not _said(f, findings)]
+    whole = re.compile(rf"\$(\.{re.escape(history_field(fmt))})?\[\d+\]")
+    findings += [f for f in refused if not _said(f, findings, whole)]
     return Checked(sorted(findings, key=_order), history, request, by_rule, context, windows)
 
 
@@ -213,8 +213,9 @@ def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
         ], None
     except ConversionError as e:
         path = e.json_path or "$"
-        if bare and path.startswith("$.messages"):
-            path = "$" + path[len("$.messages") :]
+        root = f"$.{history_field(fmt)}"
+        if bare and path.startswith(root):
+            path = "$" + path[len(root) :]
         return [_refused(fmt, e.problem, path)], None
     except (FcError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
         # The translators are meant to raise ConversionError only; a document that trips one
@@ -236,13 +237,11 @@ def _refused(fmt: str, problem: str, path: str) -> Finding:
     )
 
 
-_MESSAGE = re.compile(r"\$(\.messages|\.input)?\[\d+\]")
-
-
-def _said(refused: Finding, findings: list[Finding]) -> bool:
-    """A rule already speaks of this place (or of a part of it): FC100 would repeat it."""
+def _said(refused: Finding, findings: list[Finding], whole: re.Pattern[str]) -> bool:
+    """A rule already speaks of this place (or of a part of it): FC100 would repeat it.
+    `whole`: the path of a whole message."""
     for f in findings:
-        if _MESSAGE.fullmatch(f.path):
+        if whole.fullmatch(f.path):
             continue  # a whole message: the refused part may be another problem in it
         if refused.path == f.path or refused.path.startswith((f.path + ".", f.path + "[")):
             return True

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
-from fccli.check.history import ITEMS, history_field
+from fccli.check.history import history_field
 from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
@@ -25,7 +25,7 @@ from fccli.core.models import Response
 from fccli.core.series import Series, quiet_collector
 from fccli.i18n import Msg
 from fccli.trace.names import STEP_FILE
-from fccli.wire.registry import family, format_names, get_format
+from fccli.wire.registry import format_names, get_format, layout
 
 INTERNAL = "internal"
 
@@ -117,9 +117,7 @@ def _unread_stop(root: Path, last: _Step) -> list[Finding]:
         return []  # stopped by --max-steps, or by an error: said in the manifest
     response, fmt, name = read
     ids = ", ".join(c.id for c in response.tool_uses())
-    where = {"chat": "$.choices[0].finish_reason", ITEMS: "$.status"}.get(
-        family(fmt), "$.stop_reason"
-    )
+    where = layout(fmt).places.stop
     return [
         Finding(
             "FC130",
@@ -147,7 +145,7 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
     for fmt, (doc, _) in after.read.items():
         if fmt == INTERNAL or fmt not in before.read:
             continue
-        where = _first_change(before.read[fmt][0], doc, history_field(fmt))
+        where = _first_change(before.read[fmt][0], doc, fmt)
         if where is None:
             continue
         earlier = before.requests[fmt].name
@@ -167,15 +165,17 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
     return out
 
 
-def _first_change(earlier: Any, later: Any, history: str = "messages") -> str | None:
-    """The first place where `later` does not repeat `earlier`: the parts a prompt begins with
-    (system or instructions, tools), then each earlier message (or item, `history` naming the
-    field); new messages at the end are no change."""
+def _first_change(earlier: Any, later: Any, fmt: str) -> str | None:
+    """The first place where `later` does not repeat `earlier`: the parts a prompt of format
+    `fmt` begins with (system, tools), then each earlier message; new messages at the end are
+    no change."""
     if not isinstance(earlier, dict) or not isinstance(later, dict):
         return None
-    for key in ("system", "instructions", "tools"):
+    for place in layout(fmt).places.prompt:
+        key = place.removeprefix("$.")
         if earlier.get(key) != later.get(key):
-            return f"$.{key}"
+            return place
+    history = history_field(fmt)
     old, new = earlier.get(history), later.get(history)
     if not isinstance(old, list) or not isinstance(new, list):
         return None
@@ -366,7 +366,7 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
         return []
     if not may_answer_unasked(h):
         return []
-    where = {"chat": "$.choices[0].message", ITEMS: "$.output"}.get(family(fmt), "$.content")
+    where = layout(fmt).places.answer
     return [finding("FC119", h.format, where, made_up_message(h)).in_file(name)]
 
 

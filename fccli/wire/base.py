@@ -4,11 +4,10 @@ A format is one object of the WireFormat protocol, listed in `wire/registry.py`;
 module (the reader, check, convert, diff, send, replay, the engine) takes the formats from the
 registry and asks them, so adding a format is one new package plus one registry line.
 
-Formats come in families of one layout: `chat` (a call's arguments as a JSON string, one
-`role: "tool"` message per result) and `blocks` (calls and results are content blocks, as in
-fc's internal format), `items` (OpenAI Responses: calls, results and reasoning are items of one
-flat list, paired by call_id). A family decides how `fc check` reads a history leniently and which
-formats `fc diff` compares field by field; a format of a new layout names its own family.
+A format declares its layout (Layout): how `fc check` reads its history (wire/view.py), where
+its fields are, its id rules and markers. Formats of one layout share a `family` (`chat`,
+`blocks`, `items`...): `fc diff` compares those field by field, and `fc send` takes one to
+any provider of its family; a format of a new layout names its own.
 """
 
 from __future__ import annotations
@@ -24,6 +23,16 @@ from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
 from fccli.wire.sse import SSEDecoder, guarded, note_once
+from fccli.wire.view import (
+    BlocksLayout,
+    Call,
+    Choice,
+    OfferedTool,
+    Placement,
+    Places,
+    Problem,
+    Turn,
+)
 
 Kind = Literal["request", "response", "messages"]
 
@@ -172,21 +181,11 @@ class StreamAssembler:
         )
 
 
-class WireFormat(Protocol):
-    @property
-    def name(self) -> str:
-        """The format's name, also the trace files' suffix (`1-request.<name>.json`)."""
-        ...
+class Layout(Protocol):
+    """What `fc check` asks a format (or the internal format) about its layout."""
 
     @property
-    def family(self) -> str:
-        """`chat`, `blocks`, or a new layout's own name (see the module's docstring)."""
-        ...
-
-    @property
-    def holder(self) -> str:
-        """The format as a loss line names it (`openai chat`: "openai chat has no place...")."""
-        ...
+    def name(self) -> str: ...
 
     @property
     def history_field(self) -> str:
@@ -194,19 +193,40 @@ class WireFormat(Protocol):
         ...
 
     @property
-    def stop_field(self) -> str:
-        """The wire name of the stop reason's field (chat: `finish_reason`)."""
+    def places(self) -> Places: ...
+
+    @property
+    def arguments_as_text(self) -> bool:
+        """Calls carry their arguments as a JSON string, not as an object (FC108)."""
         ...
 
     @property
-    def results_layout(self) -> str:
-        """How the results of one turn travel in this format, in a learner's words."""
+    def placement(self) -> Placement: ...
+
+    @property
+    def duplicate_quote(self) -> str:
+        """Which second use of an id the FC106 sentence speaks of: a `call` or a `result`."""
         ...
 
     @property
-    def refusals(self) -> Mapping[str, Refusal]:
-        """Per `fc check` rule (`FC101`...), what the format's providers answer with HTTP 400.
-        A rule quoted here for some formats only (FC107, FC113...) applies to those only."""
+    def appends_turns(self) -> bool:
+        """Each message reads as one turn: a trace's next request reads only its new ones."""
+        ...
+
+    @property
+    def id_pattern(self) -> str | None:
+        """The call ids the providers accept (a regex), where they limit them (FC107)."""
+        ...
+
+    @property
+    def json_word_modes(self) -> tuple[str, ...]:
+        """The JSON modes whose prompt must say "json" (FC132)."""
+        ...
+
+    @property
+    def rules_without_place(self) -> tuple[str, ...]:
+        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
+        FC115): they do not apply to it."""
         ...
 
     @property
@@ -224,10 +244,58 @@ class WireFormat(Protocol):
         """The provider takes a thinking block back only with the signature it gave it."""
         ...
 
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        """The turns of `messages[start:]` (all, where turns do not follow messages), read
+        leniently; `before`: the turns already read of the messages before `start`."""
+        ...
+
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]: ...
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None: ...
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        """Whether a request body of this format asks for thinking (read leniently)."""
+        ...
+
+    def layout_problems(
+        self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
+    ) -> list[Problem]:
+        """Mistakes only this layout can have (Responses: reasoning items apart from theirs)."""
+        ...
+
+
+class WireFormat(Layout, Protocol):
     @property
-    def rules_without_place(self) -> tuple[str, ...]:
-        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
-        FC115): they do not apply to it."""
+    def name(self) -> str:
+        """The format's name, also the trace files' suffix (`1-request.<name>.json`)."""
+        ...
+
+    @property
+    def family(self) -> str:
+        """`chat`, `blocks`, or a new layout's own name (see the module's docstring)."""
+        ...
+
+    @property
+    def holder(self) -> str:
+        """The format as a loss line names it (`openai chat`: "openai chat has no place...")."""
+        ...
+
+    @property
+    def stop_field(self) -> str:
+        """The wire name of the stop reason's field (chat: `finish_reason`)."""
+        ...
+
+    @property
+    def results_layout(self) -> str:
+        """How the results of one turn travel in this format, in a learner's words."""
+        ...
+
+    @property
+    def refusals(self) -> Mapping[str, Refusal]:
+        """Per `fc check` rule (`FC101`...), what the format's providers answer with HTTP 400.
+        A rule quoted here for some formats only (FC107, FC113...) applies to those only."""
         ...
 
     @property
@@ -273,10 +341,6 @@ class WireFormat(Protocol):
         declare; a format of its own layout says here how it is recognised.)"""
         ...
 
-    def thinking_on(self, body: dict[str, Any]) -> bool:
-        """Whether a request body of this format asks for thinking (read leniently)."""
-        ...
-
     def added_note(self, key: str, value: Any) -> str | None:
         """Why the translation set `key` to `value` where the source had none, when this
         format requires it (`fc convert`'s notes); None for the plain wording."""
@@ -297,20 +361,18 @@ class WireFormat(Protocol):
         ...
 
 
-class FormatDefaults:
-    """The hooks a format may leave as they are: no refusal known before sending, recognised
-    by its family's data only, thinking off, nothing to note in convert, no local server paths,
-    errors in OpenAI's shape. A format class derives
-    from it and overrides what it knows."""
+class FormatDefaults(BlocksLayout):
+    """The hooks a format may leave as they are: laid out as fc's own blocks, no refusal known
+    before sending, recognised by its family's data only, thinking off, nothing to note in
+    convert, no local server paths, errors in OpenAI's shape. A format class derives from it
+    and overrides what it knows."""
 
     appends_messages = False
     """True when the wire body of a request is made message by message: its `messages` are the
     wire messages of the request's first messages, then those of the rest, and nothing else in
     it depends on the messages. `fc check` then translates only a trace's new messages at each
     step (tests/wire/test_format_contract.py holds a format that says so to it)."""
-    history_field = "messages"
     model_in_body = True
-    rules_without_place: tuple[str, ...] = ()
     routes: tuple[Route, ...] = ()
     """No local server answers in the format until it declares its paths."""
     sdk_base_url: tuple[str, str] | None = None

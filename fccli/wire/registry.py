@@ -12,8 +12,10 @@ from functools import cache
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
+from fccli.wire.anthropic import ID_PATTERN
+from fccli.wire.base import Layout, Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.chat.dialects import DEEPSEEK
+from fccli.wire.view import InternalLayout
 
 __all__ = [
     "DEEPSEEK_DIALECT",
@@ -23,10 +25,11 @@ __all__ = [
     "StreamFolder",
     "WireFormat",
     "get_format",
+    "layout",
 ]
 
 DEEPSEEK_DIALECT = DEEPSEEK
-"""The old name of wire/chat/dialects.py's DEEPSEEK, kept importable."""
+"""DeepSeek's chat dialect (wire/chat/dialects.py)."""
 
 INTERNAL = "internal"
 """fc's own format: the blocks of core/models.py, read and written as they are."""
@@ -64,10 +67,10 @@ def _gemini() -> WireFormat:
 
 
 class _Formats(MutableMapping[str, WireFormat]):
-    """The formats by name, each package imported when its format is first asked for: a
-    command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's (~4% of
-    `fc show`'s start-up for the four). Names and order are known without importing any.
-    A format object can be registered as it is, too (tests/wire/test_toy_format.py)."""
+    """The formats by name, each package imported when its format is first asked for (a
+    command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's: start-up).
+    Names and order are known without importing any. A format object can be registered as it
+    is, too (tests/wire/test_toy_format.py)."""
 
     def __init__(self, makers: dict[str, Callable[[], WireFormat]]) -> None:
         self._makers = makers
@@ -140,6 +143,15 @@ def get_format(name: str) -> WireFormat:
             Msg("unknown wire format {name!r}", name=name),
             hint=Msg("known formats: {formats}", formats=", ".join(FORMATS)),
         ) from None
+
+
+_INTERNAL_LAYOUT = InternalLayout(ID_PATTERN)
+
+
+def layout(name: str) -> Layout:
+    """What `fc check` reads of format `name`'s layout: the format itself, or the internal
+    format's (fc's own blocks, held to the rules of Anthropic's providers)."""
+    return FORMATS.get(name, _INTERNAL_LAYOUT)
 
 
 def family(name: str) -> str:

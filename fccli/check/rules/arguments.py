@@ -1,6 +1,6 @@
 """Arguments: a JSON object, valid for the tool called, and a tool that was offered.
 
-FC108 arguments that are not valid JSON (chat carries them as a string) · FC109 valid JSON but
+FC108 arguments that are not valid JSON (where they travel as a string) · FC109 valid JSON but
 not an object · FC110 arguments that fail the tool's schema · FC111 a call to a tool not offered.
 
 FC110 and FC111 are the harness's mistake, not the model's (PROTOCOL.md, mistake 4: validate
@@ -42,7 +42,7 @@ def arguments_shape(h: History) -> Iterator[Finding]:
                 n=call.message,
                 k=call.position,
             )
-        elif h.string_arguments and not isinstance(call.raw, str):
+        elif h.layout.arguments_as_text and not isinstance(call.raw, str):
             yield finding(
                 "FC109",
                 h.format,
@@ -58,7 +58,7 @@ def arguments_shape(h: History) -> Iterator[Finding]:
             )
         elif not isinstance(call.arguments, dict):
             label, kind = call_label(call), describe(call.arguments)
-            if h.string_arguments:
+            if h.layout.arguments_as_text:
                 said = Msg(
                     "the arguments of call {call} are valid JSON but {kind}, not an object",
                     call=label,
@@ -122,7 +122,7 @@ def _answered(h: History, start: int, unanswered: list[int]) -> Iterator[tuple[i
                 finding(
                     "FC111",
                     h.format,
-                    f"{call.path}.name" if not h.chat else f"{call.path}.function.name",
+                    call.name_path,
                     Msg(
                         "call {call} asks for a tool not offered ({offered}), yet its result is "
                         "not an error: answer an unknown tool with an error result that names the "

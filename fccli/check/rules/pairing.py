@@ -1,9 +1,9 @@
-"""Calls and results paired by id, in the place each format wants them.
+"""Calls and results paired by id, in the place each format wants them (its `placement`).
 
-Content blocks (internal, Anthropic): the results of one assistant turn are `tool_result`
-blocks of the ONE user message right after it, leading that message. Chat (DeepSeek, OpenAI):
-one `role: "tool"` message per result, all right after the assistant message that made the calls.
-Items (Responses): a function_call_output anywhere after the function_call with its call_id.
+`next_message` (internal, Anthropic, Gemini): the results of one assistant turn lead the ONE
+user message right after it. `own_messages` (chat): one `role: "tool"` message per result, all
+right after the assistant message that made the calls. `after_call` (Responses): a result
+anywhere after the call with its id.
 
 FC101 a call with no result · FC102 a result with no call · FC103 results of one turn split
 over several user messages · FC104 results not leading their user message · FC105 chat tool
@@ -90,7 +90,7 @@ def blocks_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], in
 
 
 def _blocks(h: History, start: int) -> Iterator[tuple[int, Finding]]:
-    if h.chat or h.items:
+    if h.layout.placement != "next_message":
         return
     turns = h.turns
     handled: set[tuple[int, str]] = (
@@ -223,7 +223,7 @@ def chat_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]
 
 
 def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, Finding]]:
-    if not h.chat:
+    if h.layout.placement != "own_messages":
         return
     turns = h.turns
     for a in range(start, len(turns)):
@@ -299,9 +299,9 @@ def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, F
 
 
 def items_pairing(h: History) -> Iterator[Finding]:
-    """Responses: every function_call needs a function_call_output with its call_id later in
-    the list, and every output a call before it; where they stand otherwise is free."""
-    if not h.items:
+    """Every call needs a result with its id later in the history, and every result a call
+    before it; where they stand otherwise is free."""
+    if h.layout.placement != "after_call":
         return
     turns = h.turns
     for a, turn in enumerate(turns):

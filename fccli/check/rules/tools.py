@@ -92,7 +92,7 @@ def tool_names(h: History) -> Iterator[Finding]:
         yield finding(
             "FC118",
             h.format,
-            "$.tools",
+            h.layout.places.tools,
             Msg(
                 "{n} tools are offered: past about {many}, models pick the wrong tool more "
                 "often; offer the ones this task needs",

@@ -13,8 +13,9 @@ from typing import Any
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
-from fccli.wire.anthropic import codec
+from fccli.wire.anthropic import ID_PATTERN, codec
 from fccli.wire.base import FormatDefaults, Refusal, Route, StreamFolder
+from fccli.wire.view import Places
 
 _WHO = "Anthropic"
 NO_RESULT = (
@@ -69,6 +70,8 @@ class AnthropicFormat(FormatDefaults):
     appends_messages = True
     holder = "anthropic"
     stop_field = "stop_reason"
+    places = Places(stop="$.stop_reason", answer="$.content")
+    id_pattern = ID_PATTERN
     results_layout = Msg("all tool_result blocks in one user message")
     reasoning_field = None
     # Forcing a tool with thinking on is refused (REFUSALS["FC114"]).

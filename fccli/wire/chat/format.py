@@ -22,6 +22,8 @@ from fccli.wire.base import (
 )
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
+from fccli.wire.chat.view import chat_choice, chat_turn
+from fccli.wire.view import Choice, OfferedTool, Placement, Places, Turn, message_turns, offered_at
 
 _PROVIDERS = Msg("OpenAI and DeepSeek")
 _COMPATIBLE = Msg("OpenAI-compatible servers")
@@ -70,9 +72,8 @@ DEEPSEEK_REFUSALS: dict[str, Refusal] = {
 
 
 class ChatFormat(FormatDefaults):
-    """The chat format in one dialect. A plain class, not a frozen dataclass: ~3 M instructions
-    less to create on every path that reads the chat format; the registry makes one per
-    dialect and nothing changes it."""
+    """The chat format in one dialect (a plain class, cheaper to create than a dataclass:
+    start-up); the registry makes one per dialect and nothing changes it."""
 
     def __init__(
         self, dialect: ChatDialect, own_refusals: Mapping[str, Refusal] | None = None
@@ -80,10 +81,22 @@ class ChatFormat(FormatDefaults):
         self.dialect = dialect
         self.own_refusals: Mapping[str, Refusal] = own_refusals or {}
         """The dialect's own 400 sentences, beside the chat format's."""
+        self.reasoning_field = dialect.reasoning_field
+        self.thinking_tool_choices = dialect.thinking_tool_choices
+        self.json_word_modes = dialect.json_word_modes
 
     family = "chat"
     appends_messages = True
     stop_field = "finish_reason"
+    places = Places(
+        stop="$.choices[0].finish_reason",
+        answer="$.choices[0].message",
+        prompt=("$.tools",),
+        json_mode="$.response_format",
+    )
+    arguments_as_text = True
+    placement: Placement = "own_messages"
+    duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result')
     signed_thinking = False
     # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
@@ -107,13 +120,16 @@ class ChatFormat(FormatDefaults):
     def refusals(self) -> Mapping[str, Refusal]:
         return {**REFUSALS, **dict(self.own_refusals)}
 
-    @property
-    def reasoning_field(self) -> str | None:
-        return self.dialect.reasoning_field
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        return message_turns(messages, root, start, chat_turn)
 
-    @property
-    def thinking_tool_choices(self) -> tuple[str, ...] | None:
-        return self.dialect.thinking_tool_choices
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
+        return offered_at(doc, "parameters", "function")
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
+        return chat_choice(doc)
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request, self.dialect)

@@ -15,7 +15,9 @@ from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
 from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
-from fccli.wire.gemini import FAMILY, codec
+from fccli.wire.gemini import codec
+from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
+from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns
 
 _WHO = "Gemini"
 # google-gemini/gemini-cli#4217, #5443, #16415: a call turn whose results are missing or more.
@@ -60,9 +62,15 @@ ERROR_STATUSES = {
 @dataclass(frozen=True)
 class GeminiFormat(FormatDefaults):
     name: str = codec.NAME
-    family = FAMILY
+    family = "gemini"
     holder = "gemini"
     stop_field = "finishReason"
+    places = Places(
+        stop="$.candidates[0].finishReason",
+        answer="$.candidates[0].content",
+        tool_choice="$.toolConfig",
+        prompt=("$.systemInstruction", "$.tools"),
+    )
     history_field = "contents"
     results_layout = Msg(
         "all functionResponse parts in one user content, paired by id or by name and order"
@@ -92,6 +100,20 @@ class GeminiFormat(FormatDefaults):
         # and the RPC status it stands for.
         kind = ERROR_STATUSES.get(status, "UNAVAILABLE" if status >= 500 else "INVALID_ARGUMENT")
         return {"error": {"code": status, "message": message, "status": kind}}
+
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        new = message_turns(messages, root, start, parts_turn)
+        # A result pairs with the turn before it only: the turns read before were paired.
+        pair_by_name(before[-1:] + new)
+        return new
+
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
+        return parts_tools(doc)
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
+        return parts_choice(doc)
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request)

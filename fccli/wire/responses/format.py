@@ -24,6 +24,8 @@ from fccli.wire.base import (
     marker_written_notes,
 )
 from fccli.wire.responses import codec
+from fccli.wire.responses.view import item_turns, items_choice, reasoning_problems
+from fccli.wire.view import Call, Choice, OfferedTool, Placement, Places, Problem, Turn, offered_at
 
 _WHO = "OpenAI Responses"
 
@@ -52,6 +54,16 @@ class ResponsesFormat(FormatDefaults):
     family = "items"
     holder = "openai responses"
     stop_field = "status"
+    places = Places(
+        stop="$.status",
+        answer="$.output",
+        prompt=("$.instructions", "$.tools"),
+        system="$.instructions",
+    )
+    arguments_as_text = True
+    placement: Placement = "after_call"
+    # Items are grouped into turns across their boundaries: read whole every time.
+    appends_turns = False
     results_layout = Msg("one function_call_output item per result, paired by call_id")
     reasoning_field = None
     thinking_tool_choices = None
@@ -63,6 +75,22 @@ class ResponsesFormat(FormatDefaults):
     sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
     refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        return item_turns(messages, root)
+
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
+        return offered_at(doc, "parameters")
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
+        return items_choice(doc)
+
+    def layout_problems(
+        self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
+    ) -> list[Problem]:
+        return list(reasoning_problems(doc, root, calls, thinking))
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request)
