@@ -56,6 +56,7 @@ class Call:
         path: str,
         args_path: str,
         name_path: str | None = None,
+        id_key: str = "id",
     ) -> None:
         self.id = id
         """None when the id is missing or not a string (the codec says so)."""
@@ -71,7 +72,7 @@ class Call:
         """Index of the call in its message's calls or parts."""
         self.path = path
         self.args_path = args_path
-        self.id_path = f"{path}.id"
+        self.id_path = f"{path}.{id_key}"
         self.name_path = name_path or f"{path}.name"
         self.reports: dict[str, Any] = {}
         """The arguments' schema report by the schema's JSON text: a call is checked once, not
@@ -193,11 +194,22 @@ def string_call(
     path: str,
     args_path: str,
     name_path: str | None = None,
+    id_key: str = "id",
 ) -> Call:
     """A call whose arguments travel as a JSON string, parsed leniently."""
     parses, arguments = parse_arguments(raw)
     return Call(
-        as_id(call_id), name, arguments, raw, parses, message, position, path, args_path, name_path
+        as_id(call_id),
+        name,
+        arguments,
+        raw,
+        parses,
+        message,
+        position,
+        path,
+        args_path,
+        name_path,
+        id_key,
     )
 
 

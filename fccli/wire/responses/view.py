@@ -77,6 +77,7 @@ def _add_item(turn: Turn, item: dict[str, Any], path: str) -> None:
                 position,
                 path,
                 f"{path}.arguments",
+                id_key="call_id",
             )
         )
     else:
