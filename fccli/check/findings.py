@@ -252,53 +252,6 @@ def count(findings: list[Finding], severity: Severity) -> int:
     return sum(1 for f in findings if f.severity == severity)
 
 
-# The providers' 400 sentences (fccli/wire's `refusals`), marked for the catalog so that `fc check`
-# can say what each means after quoting it (tests/check/test_i18n_check.py keeps this list whole).
-PROVIDER_SENTENCES = (
-    N_(
-        "messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
-    ),
-    N_(
-        "messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
-    ),
-    N_("the following `tool_use` ids were not found in `tool_result` blocks: {ids}"),
-    N_("messages.{n}.content.{k}: `tool_use` ids must be unique"),
-    N_("messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"),
-    N_("Invalid schema for function '{name}': {detail}"),
-    N_(
-        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
-    ),
-    N_("Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"),
-    N_(
-        "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', in messages[{first}] and messages[{n}]."
-    ),
-    N_(
-        "messages.{n}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
-    ),
-    N_("The `reasoning_content` in the thinking mode must be passed back to the API."),
-    N_(
-        "Failed to deserialize the JSON body into the target type: messages[{n}]: invalid type: {found}, expected a string"
-    ),
-    N_("Thinking mode does not support this tool_choice"),
-    N_("messages.{n}.content.{k}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"),
-    N_("Thinking may not be enabled when tool_choice forces tool use."),
-    N_("tools: Tool names must be unique."),
-    N_("messages.{n}.content.{k}.thinking.signature: Field required"),
-    N_("No tool output found for function call {ids}."),
-    N_("No tool call found for function call output with call_id {ids}."),
-    N_(
-        "Item '{ids}' of type 'function_call' was provided without its required 'reasoning' item: '{reasoning}'."
-    ),
-    N_("Item '{ids}' of type 'reasoning' was provided without its required following item."),
-    N_(
-        "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
-    ),
-    N_("Please ensure that function response turn comes immediately after a function call turn."),
-    N_(
-        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
-    ),
-)
-
 OPENAI_REQUIRED = N_(
     "In context={context}, 'required' is required to be supplied and to be an array including "
     "every key in properties. Missing '{missing}'."

@@ -43,10 +43,8 @@ Refusal = tuple[str, str]
 
 class Route(NamedTuple):
     """A request path a format's providers answer at, for `fc proxy` and `fc serve`: which
-    format a request to a local server is in, read from its path alone.
-
-    A NamedTuple, not a frozen dataclass: as immutable, and ~2 M instructions less to create
-    (a dataclass compiles its methods from source) on every path that reads a wire format."""
+    format a request to a local server is in, read from its path alone (a NamedTuple, not a
+    dataclass: start-up)."""
 
     pattern: str
     """The path, `{name}` standing for one path segment (`/v1beta/models/{model}:generateContent`:

@@ -11,7 +11,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     FormatDefaults,
     Refusal,
@@ -27,14 +27,14 @@ from fccli.wire.view import Choice, OfferedTool, Placement, Places, Turn, messag
 
 _PROVIDERS = Msg("OpenAI and DeepSeek")
 _COMPATIBLE = Msg("OpenAI-compatible servers")
-NO_RESULT = (
+NO_RESULT = N_(
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
 )
-_BAD_ARGUMENTS = (
+_BAD_ARGUMENTS = N_(
     "messages.{n}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
 )
-INVALID_SCHEMA: Refusal = ("OpenAI", "Invalid schema for function '{name}': {detail}")
+INVALID_SCHEMA: Refusal = ("OpenAI", N_("Invalid schema for function '{name}': {detail}"))
 """Strict mode's refusal (ash-project/ash_ai#155: OpenAI's wording; DeepSeek's beta is not on
 record)."""
 
@@ -42,14 +42,16 @@ REFUSALS: dict[str, Refusal] = {
     "FC101": (_PROVIDERS, NO_RESULT),
     "FC102": (
         _PROVIDERS,
-        "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'",
+        N_("Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"),
     ),
     "FC105": (_PROVIDERS, NO_RESULT),
     # agno-agi/agno#5116 (two tool messages for one id)
     "FC106": (
         "OpenAI",
-        "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', "
-        "in messages[{first}] and messages[{n}].",
+        N_(
+            "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', "
+            "in messages[{first}] and messages[{n}]."
+        ),
     ),
     "FC108": (_COMPATIBLE, _BAD_ARGUMENTS),
     "FC109": (_COMPATIBLE, _BAD_ARGUMENTS),
@@ -59,15 +61,17 @@ REFUSALS: dict[str, Refusal] = {
 DEEPSEEK_REFUSALS: dict[str, Refusal] = {
     "FC112": (
         "DeepSeek",
-        "The `reasoning_content` in the thinking mode must be passed back to the API.",
+        N_("The `reasoning_content` in the thinking mode must be passed back to the API."),
     ),
     "FC113": (
         "DeepSeek",
-        "Failed to deserialize the JSON body into the target type: messages[{n}]: "
-        "invalid type: {found}, expected a string",
+        N_(
+            "Failed to deserialize the JSON body into the target type: messages[{n}]: "
+            "invalid type: {found}, expected a string"
+        ),
     ),
     # osaurus-ai/osaurus#1940, deepseek-ai/DeepSeek-V3#1376
-    "FC114": ("DeepSeek", "Thinking mode does not support this tool_choice"),
+    "FC114": ("DeepSeek", N_("Thinking mode does not support this tool_choice")),
 }
 
 

@@ -28,8 +28,8 @@ finish_reason taken as `tool_calls` when there are calls, else `stop`). A comple
 not JSON is returned as is: that is the model's mistake, handled as in a non-streamed answer.
 
 Linear in the stream: text, reasoning and argument fragments go into lists joined once, at
-the end. Speed matters (a benchmark in benchmarks/stream_assembly.py): the loop over chunks
-binds what it uses to locals, and builds no StreamDelta when nobody listens.
+the end. The loop over chunks binds what it uses to locals, and builds no StreamDelta when
+nobody listens (benchmarks/stream_assembly.py).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
 from fccli.wire.gemini import codec
 from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
@@ -21,16 +21,16 @@ from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns
 
 _WHO = "Gemini"
 # google-gemini/gemini-cli#4217, #5443, #16415: a call turn whose results are missing or more.
-COUNT_MISMATCH = (
+COUNT_MISMATCH = N_(
     "Please ensure that the number of function response parts is equal to the number of "
     "function call parts of the function call turn."
 )
 # google-gemini/gemini-cli (many reports): results with no call turn right before them.
-NOT_AFTER_CALL = (
+NOT_AFTER_CALL = N_(
     "Please ensure that function response turn comes immediately after a function call turn."
 )
 # manthanabc/paws#103, csells/dartantic#86: Gemini 3 with a call turn's signature dropped.
-NO_SIGNATURE = (
+NO_SIGNATURE = N_(
     "Function call is missing a thought_signature in functionCall parts. This is required for "
     "tools to work correctly, and missing thought_signature may lead to degraded model "
     "performance. Additional data, function call `default_api:{name}` , position {position}. "

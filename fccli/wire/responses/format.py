@@ -13,7 +13,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     Detected,
     FormatDefaults,
@@ -31,19 +31,21 @@ _WHO = "OpenAI Responses"
 
 REFUSALS: dict[str, Refusal] = {
     # router-for-me/CLIProxyAPI#2368, openai/codex#620
-    "FC101": (_WHO, "No tool output found for function call {ids}."),
+    "FC101": (_WHO, N_("No tool output found for function call {ids}.")),
     # continuedev/continue#10092, microsoft/vscode#320060
-    "FC102": (_WHO, "No tool call found for function call output with call_id {ids}."),
+    "FC102": (_WHO, N_("No tool call found for function call output with call_id {ids}.")),
     # cline/cline#12242, mastra-ai/mastra#8738, continuedev/continue#10018
     "FC123": (
         _WHO,
-        "Item '{ids}' of type 'function_call' was provided without its required "
-        "'reasoning' item: '{reasoning}'.",
+        N_(
+            "Item '{ids}' of type 'function_call' was provided without its required "
+            "'reasoning' item: '{reasoning}'."
+        ),
     ),
     # vercel/ai#7099
     "FC124": (
         _WHO,
-        "Item '{ids}' of type 'reasoning' was provided without its required following item.",
+        N_("Item '{ids}' of type 'reasoning' was provided without its required following item."),
     ),
 }
 

@@ -137,6 +137,7 @@ def reasoning_problems(
             continue
         call = by_path.get(path)
         name = call.name if call is not None and isinstance(call.name, str) else "?"
+        label = "?" if call is None else f"{call.id} ({name})"
         yield Problem(
             "FC123",
             path,
@@ -145,7 +146,7 @@ def reasoning_problems(
                 "model's calls go back with the reasoning item they came with (encrypted; with "
                 "store false OpenAI keeps no copy)",
                 id=item_id,
-                call=f"{call.id} ({name})" if call is not None else "?",
+                call=label,
             ),
             {"ids": item_id, "reasoning": "rs_…"},
         )
