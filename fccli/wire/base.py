@@ -242,6 +242,11 @@ class Layout(Protocol):
         """The provider takes a thinking block back only with the signature it gave it."""
         ...
 
+    @property
+    def system_in_history(self) -> bool:
+        """A system prompt can be a message of the history (chat's `role: "system"`)."""
+        ...
+
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
     ) -> list[Turn]:

@@ -357,6 +357,8 @@ class BlocksLayout:
     reasoning_field: str | None = None
     thinking_tool_choices: tuple[str, ...] | None = None
     signed_thinking = False
+    system_in_history = False
+    """A system prompt can be a message of the history (chat's `role: "system"`)."""
 
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]

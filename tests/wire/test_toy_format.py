@@ -1,24 +1,26 @@
-"""Adding a format of a new layout is one module plus its registry entry: the toy format of
-tests/support/toy_format.py (a `turns` family: each turn holds its question, the calls and their
-results, and the answer), registered and nothing else edited, is read, written and checked by
-`fc convert`, `fc diff`, `fc check`, `fc show` and `fc replay` (onto the offline demo). Run
-in-process through fc's own entry point, so the registry entry the test adds is the one they
-see; any of them that needed another file of fc changed fails here.
+"""Adding a format of a new layout is one module, its registry entry and a provider profile:
+the toy format of tests/support/toy_format.py (a `turns` family: each turn holds its question,
+the calls and their results, and the answer), registered with a `toy` provider and nothing else
+edited, is spoken by `fc run` and `fc replay` (to a toy model on 127.0.0.1), and read, written
+and checked by `fc convert`, `fc diff`, `fc check` and `fc show`. Run in-process through fc's
+own entry point, so the entries the test adds are the ones they see; any of them that needed
+another file of fc changed fails here.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fccli.commands.entry import main
-from fccli.core.models import Request, Response
-from fccli.trace.names import STEP_FILE
+from fccli.providers.profiles import PROFILES, Profile
 from fccli.wire.registry import FORMATS
 from tests.check.test_places import place
 from tests.support.toy_format import ToyFormat
@@ -33,9 +35,63 @@ TOOL = {
 }
 
 
+TOY_PROFILE = Profile(
+    name="toy",
+    wire_format="toy",
+    default_model="toy-1",
+    base_url="http://127.0.0.1:9",
+    path="/v1/turns",
+    key_env=None,
+    auth=None,
+    thinking="",
+    tool_choices=("auto",),
+    strict="",
+    parallel_control="",
+    api="toy",
+    has_strict=False,
+)
+
+
 @pytest.fixture(autouse=True)
 def toy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(FORMATS, "toy", ToyFormat())
+    monkeypatch.setitem(PROFILES, "toy", TOY_PROFILE)
+
+
+class _ToyModel(BaseHTTPRequestHandler):
+    """A toy provider: asks for the weather of the question's city, then answers with it."""
+
+    def do_POST(self) -> None:
+        assert self.path == TOY_PROFILE.path, self.path
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        steps = body["turns"][-1].get("steps", [])
+        if steps and "results" in steps[-1]:
+            said = "适合跑步：" + str(steps[-1]["results"][0]["output"])
+            answer = {"toy_version": 1, "model": "toy-1", "say": said, "stop": "end_turn"}
+        else:
+            call = {"id": f"call_{len(steps) + 1}", "tool": "get_weather", "args": {"city": "杭州"}}
+            answer = {"toy_version": 1, "model": "toy-1", "calls": [call], "stop": "tool_use"}
+        data = json.dumps(answer, ensure_ascii=False).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def toy_model() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ToyModel)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def fc(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> Any:
@@ -143,35 +199,18 @@ def test_diff_compares_the_toy_with_the_internal_and_another_format(
     assert json.loads(out)["same"] is True
 
 
-def toy_trace(monkeypatch, capsys, tmp_path: Path) -> Path:
-    """A run of the offline demo, its wire files written in the toy format."""
-    made = tmp_path / "demo"
-    code, _, err = fc(monkeypatch, capsys, "run", QUESTION, "-o", str(made))
-    assert code == 0, err
-    trace = tmp_path / "toy"
-    trace.mkdir()
-    manifest = json.loads((made / "manifest.json").read_text("utf-8"))
-    write(trace / "manifest.json", {**manifest, "wire_format": "toy"})
-    toy = ToyFormat()
-    for file in sorted(made.iterdir()):
-        m = STEP_FILE.fullmatch(file.name)
-        if not m or m[3] or m[4] != "json":
-            continue
-        shutil.copy(file, trace / file.name)
-        body = json.loads(file.read_text("utf-8"))
-        wired = (
-            toy.to_wire_request(Request.model_validate(body))
-            if m[2] == "request"
-            else toy.to_wire_response(Response.model_validate(body))
-        )
-        write(trace / f"{m[1]}-{m[2]}.toy.json", wired)
-    return trace
-
-
-def test_a_trace_in_the_toy_format_is_checked_shown_and_replayed(
-    monkeypatch, capsys, tmp_path: Path
+def test_a_run_in_the_toy_format_is_checked_shown_and_replayed(
+    monkeypatch, capsys, tmp_path: Path, toy_model: str
 ) -> None:
-    trace = toy_trace(monkeypatch, capsys, tmp_path)
+    trace = tmp_path / "toy"
+    code, out, err = fc(
+        monkeypatch, capsys, "run", QUESTION, "-p", "toy", "--base-url", toy_model, "-o", str(trace)
+    )
+    assert code == 0, out + err
+    assert json.loads((trace / "manifest.json").read_text("utf-8"))["wire_format"] == "toy"
+    sent = json.loads((trace / "2-request.toy.json").read_text("utf-8"))
+    assert sent["turns"][0]["steps"][0]["results"][0]["id"] == "call_1"
+
     code, out, err = fc(monkeypatch, capsys, "check", str(trace), "--json")
     assert code == 0, out + err
     assert "2-request.toy.json" in json.loads(out)["files"]
@@ -179,11 +218,21 @@ def test_a_trace_in_the_toy_format_is_checked_shown_and_replayed(
     (trace / "2-response.json").unlink()  # the answer read from the toy's own file
     code, out, err = fc(monkeypatch, capsys, "show", str(trace))
     assert code == 0, err
-    assert "get_weather" in out
+    assert "get_weather" in out and "适合跑步" in out
 
     again = tmp_path / "again"
     code, out, err = fc(
-        monkeypatch, capsys, "replay", str(trace), "--step", "2", "-p", "demo", "-o", str(again)
+        monkeypatch,
+        capsys,
+        "replay",
+        str(trace),
+        "--set",
+        "call_1=暴雨",
+        "--base-url",
+        toy_model,
+        "-o",
+        str(again),
     )
     assert code == 0, out + err
-    assert (again / "manifest.json").is_file()
+    replayed = json.loads((again / "1-response.toy.json").read_text("utf-8"))
+    assert replayed["say"] == "适合跑步：暴雨"

@@ -99,6 +99,7 @@ class ChatFormat(FormatDefaults):
         json_mode="$.response_format",
     )
     arguments_as_text = True
+    system_in_history = True
     placement: Placement = "own_messages"
     duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result')
