@@ -203,14 +203,14 @@ def finding(
     """
     spec = RULES[rule]
     quoted = refusals(fmt).get(rule) if quote else None
-    provider, said = quoted if quoted is not None else (None, None)
+    provider, sentence = quoted if quoted is not None else (None, None)
     return Finding(
         rule,
         severity or spec.severity,
         message,
         path,
         provider,
-        Quoted(said, **values) if said is not None else None,
+        Quoted(sentence, **values) if sentence is not None else None,
     )
 
 
@@ -234,14 +234,14 @@ class Quoted(str):
     def meaning(self) -> str | None:
         if language() == "en":
             return None
-        said = gettext(self.template)
-        if said == self.template:
+        translated = gettext(self.template)
+        if translated == self.template:
             return None
         values = {
             name: (value.meaning() or value) if isinstance(value, Quoted) else value
             for name, value in self.values.items()
         }
-        return said.format(**values)
+        return translated.format(**values)
 
 
 def _quoted(template: str, values: dict[str, Any]) -> Quoted:

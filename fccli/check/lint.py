@@ -70,13 +70,13 @@ def check_outgoing(request: Request, wire_body: dict[str, Any], fmt: str) -> lis
     accepts what JSON Schema read strictly may not (the string "3" for an integer).
     """
     findings = [_demoted(f) for f in check_request(wire_body, fmt)]
-    said = {f.rule for f in findings}
+    reported = {f.rule for f in findings}
     # The wire hides some internal mistakes (results split over two user messages are two tool
     # messages in chat, which is fine there); fc's own form must still be right.
     findings += [
         f.in_file("internal")
         for f in check_request(request.to_json_dict(), "internal")
-        if f.rule not in said
+        if f.rule not in reported
     ]
     return findings
 
@@ -148,7 +148,7 @@ def inspect(
     if request is None and not translated:
         refused, request = _reader(request_doc, fmt)
     whole = re.compile(rf"\$(\.{re.escape(history_field(fmt))})?\[\d+\]")
-    findings += [f for f in refused if not _said(f, findings, whole)]
+    findings += [f for f in refused if not _already_reported(f, findings, whole)]
     return Checked(sorted(findings, key=_order), history, request, by_rule, context, windows)
 
 
@@ -237,7 +237,7 @@ def _refused(fmt: str, problem: str, path: str) -> Finding:
     )
 
 
-def _said(refused: Finding, findings: list[Finding], whole: re.Pattern[str]) -> bool:
+def _already_reported(refused: Finding, findings: list[Finding], whole: re.Pattern[str]) -> bool:
     """A rule already speaks of this place (or of a part of it): FC100 would repeat it.
     `whole`: the path of a whole message."""
     for f in findings:

@@ -148,7 +148,7 @@ class StreamAssembler:
         """The error for event `n` of the last slice `objs`, which had an unexpected shape."""
         number = self._sse.events - len(objs) + n + 1
         # fc's own words for a wrong shape are a Msg (`TypeError(Msg(...))`); Python's stay as said
-        said = (
+        reason = (
             error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Msg) else str(error)
         )
         return ProtocolError(
@@ -156,7 +156,7 @@ class StreamAssembler:
                 "event {number} of the stream has an unexpected shape ({kind}: {error})",
                 number=number,
                 kind=type(error).__name__,
-                error=said,
+                error=reason,
             )
         )
 

@@ -47,8 +47,8 @@ class Unrecognised(ValueError):
     (as the problem of an InputFileError) keeps it sayable in the chosen language."""
 
     def __str__(self) -> str:
-        said = self.args[0] if len(self.args) == 1 else ""
-        return said if isinstance(said, Msg) else super().__str__()
+        message = self.args[0] if len(self.args) == 1 else ""
+        return message if isinstance(message, Msg) else super().__str__()
 
 
 class TraceManifest(Unrecognised):
@@ -125,11 +125,11 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
         )
     if is_manifest(doc):
         raise TraceManifest(Msg("this is a trace's manifest; give a request or response file"))
-    said = error_body(doc)
-    if said is not None:
+    error = error_body(doc)
+    if error is not None:
         raise Unrecognised(
-            Msg("this is a provider's error body, not a request or a response: {said}", said=said)
-            if said
+            Msg("this is a provider's error body, not a request or a response: {said}", said=error)
+            if error
             else Msg("this is a provider's error body, not a request or a response")
         )
     raise Unrecognised(

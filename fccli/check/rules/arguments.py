@@ -59,27 +59,27 @@ def arguments_shape(h: History) -> Iterator[Finding]:
         elif not isinstance(call.arguments, dict):
             label, kind = call_label(call), describe(call.arguments)
             if h.layout.arguments_as_text:
-                said = Msg(
+                message = Msg(
                     "the arguments of call {call} are valid JSON but {kind}, not an object",
                     call=label,
                     kind=kind,
                 )
             elif isinstance(call.arguments, str):
-                said = Msg(
+                message = Msg(
                     "the input of call {call} is {kind}, not an object (a JSON string? content "
                     "blocks carry the object itself)",
                     call=label,
                     kind=kind,
                 )
             else:
-                said = Msg(
+                message = Msg(
                     "the input of call {call} is {kind}, not an object", call=label, kind=kind
                 )
             yield finding(
                 "FC109",
                 h.format,
                 call.args_path,
-                said,
+                message,
                 n=call.message,
                 k=call.position,
             )
@@ -153,7 +153,7 @@ def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
         shown_errors.append(Msg("and {n} more", n=len(report.errors) - SHOWN_ERRORS))
     errors = Joined(shown_errors)
     if report.unchecked:
-        said = Msg(
+        message = Msg(
             "the arguments of call {call} fail the tool's schema ({errors}), yet its result is "
             "not an error: validate arguments like user input and answer a failure with an error "
             "result (not checked: {unchecked})",
@@ -162,14 +162,14 @@ def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
             unchecked=", ".join(sorted(report.unchecked)),
         )
     else:
-        said = Msg(
+        message = Msg(
             "the arguments of call {call} fail the tool's schema ({errors}), yet its result is "
             "not an error: validate arguments like user input and answer a failure with an error "
             "result",
             call=call_label(call),
             errors=errors,
         )
-    yield finding("FC110", h.format, call.args_path, said)
+    yield finding("FC110", h.format, call.args_path, message)
 
 
 RULES = (arguments_shape, answered_as_fine)

@@ -32,13 +32,13 @@ def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
 def _no_result(h: History, turn: Turn, lost: list[Call], where: Msg) -> Finding:
     labels = ", ".join(call_label(c) for c in lost)
     if len(lost) == 1:
-        said = Msg(
+        message = Msg(
             "call {calls} has no result: every call needs its result, with the same id, {where}",
             calls=labels,
             where=where,
         )
     else:
-        said = Msg(
+        message = Msg(
             "calls {calls} have no result: every call needs its result, with the same id, {where}",
             calls=labels,
             where=where,
@@ -47,7 +47,7 @@ def _no_result(h: History, turn: Turn, lost: list[Call], where: Msg) -> Finding:
         "FC101",
         h.format,
         turn.path,
-        said,
+        message,
         n=turn.index,
         ids=ids_of(lost),
     )

@@ -115,7 +115,7 @@ class AnthropicFormat(FormatDefaults):
         return codec.request_problem(request)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.anthropic.stream import AnthropicStreamFolder
+        from fccli.wire.anthropic.stream import AnthropicStreamFolder  # a stream only: start-up
 
         return AnthropicStreamFolder(on_delta)
 

@@ -159,7 +159,7 @@ class ChatFormat(FormatDefaults):
         return codec.tool_choice_problem(request, self.dialect)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.chat.stream import ChatStreamFolder
+        from fccli.wire.chat.stream import ChatStreamFolder  # a stream only: start-up
 
         return ChatStreamFolder(self.dialect, on_delta)
 

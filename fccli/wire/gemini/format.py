@@ -131,7 +131,7 @@ class GeminiFormat(FormatDefaults):
         return codec.wire_stop_reason(body)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.gemini.stream import GeminiStreamFolder
+        from fccli.wire.gemini.stream import GeminiStreamFolder  # a stream only: start-up
 
         return GeminiStreamFolder(on_delta)
 

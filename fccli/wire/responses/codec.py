@@ -276,10 +276,10 @@ def from_wire_request(body: Any) -> Request:
         messages = [Message(role="user", content=[TextBlock(text=raw_input)])]
     else:
         items = expect(raw_input, list, "$.input", N_("a string or an array of items"))
-        messages, said = _items_to_messages(items, "$.input")
-        if said:
+        messages, system_texts = _items_to_messages(items, "$.input")
+        if system_texts:
             # System or developer messages in the input: fc has one system prompt.
-            system = "\n\n".join([*([system] if system is not None else []), *said])
+            system = "\n\n".join([*([system] if system is not None else []), *system_texts])
     request = Request(
         model=model,
         system=system,
@@ -353,20 +353,20 @@ def _items_to_messages(items: list[Any], base: str) -> tuple[list[Message], list
     """The items grouped into turns (consecutive items of one role make one message), and the
     texts of system or developer messages."""
     messages: list[Message] = []
-    said: list[str] = []
+    system_texts: list[str] = []
     for k, item in enumerate(items):
         path = f"{base}[{k}]"
         expect(item, dict, path, N_("an item object"))
         role = _role_of(item, path)
         if role == "system":
-            said.extend(_texts(item.get("content"), f"{path}.content"))
+            system_texts.extend(_texts(item.get("content"), f"{path}.content"))
             continue
         blocks = _item_to_blocks(item, path)
         if messages and messages[-1].role == role:
             messages[-1].content.extend(blocks)
         else:
             messages.append(Message(role="user" if role == "user" else "assistant", content=blocks))
-    return messages, said
+    return messages, system_texts
 
 
 def _item_to_blocks(item: dict[str, Any], path: str) -> list[Block]:
@@ -476,9 +476,10 @@ def from_wire_response(body: Any) -> Response:
     expect(body, dict, "$", N_("a response object"))
     if body.get("status") == "failed" or isinstance(body.get("error"), dict):
         error = body.get("error")
-        said = error.get("message") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
         raise ConversionError(
-            Msg("this response failed: {said}", said=said or Msg("no message")), json_path="$.error"
+            Msg("this response failed: {said}", said=message or Msg("no message")),
+            json_path="$.error",
         )
     output = expect(body.get("output"), list, "$.output", N_("an array of output items"))
     content: list[Block] = []

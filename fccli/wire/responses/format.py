@@ -110,7 +110,7 @@ class ResponsesFormat(FormatDefaults):
         return codec.wire_stop_reason(body)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.responses.stream import ResponsesStreamFolder
+        from fccli.wire.responses.stream import ResponsesStreamFolder  # a stream only: start-up
 
         return ResponsesStreamFolder(on_delta)
 
