@@ -25,9 +25,7 @@ from fccli.core.models import Response
 from fccli.core.series import Series, quiet_collector
 from fccli.i18n import Msg
 from fccli.trace.names import STEP_FILE
-from fccli.wire.registry import format_names, get_format, layout
-
-INTERNAL = "internal"
+from fccli.wire.registry import INTERNAL, format_names, get_format, layout
 
 
 @dataclass

@@ -333,8 +333,8 @@ def blocks_choice(doc: dict[str, Any]) -> Choice | None:
 
 
 class BlocksLayout:
-    """What a format laid out as fc's own blocks declares for `fc check` (wire/base.py's
-    Layout); the internal format is one, and a format of that layout derives from it."""
+    """What a format laid out as fc's own blocks declares for `fc check` (each member is
+    described by wire/base.py's Layout); the internal format is one."""
 
     history_field = "messages"
     places = Places(
@@ -346,24 +346,18 @@ class BlocksLayout:
     arguments_as_text = False
     placement: Placement = "next_message"
     duplicate_quote = "call"
-    """Which second use of an id the format's FC106 sentence speaks of: a `call` or a `result`."""
     appends_turns = True
-    """Each message is a turn of its own: a trace's next request reads only its new messages."""
     id_pattern: str | None = None
-    """The ids the format's providers accept (a regex), where they limit them (FC107)."""
     json_word_modes: tuple[str, ...] = ()
-    """The JSON modes whose prompt must say "json" (FC132)."""
     rules_without_place: tuple[str, ...] = ()
     reasoning_field: str | None = None
     thinking_tool_choices: tuple[str, ...] | None = None
     signed_thinking = False
     system_in_history = False
-    """A system prompt can be a message of the history (chat's `role: "system"`)."""
 
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
     ) -> list[Turn]:
-        """The turns of `messages[start:]`; `before`: the turns already read of those before."""
         return message_turns(messages, root, start, blocks_turn)
 
     def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
@@ -375,7 +369,6 @@ class BlocksLayout:
     def layout_problems(
         self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
     ) -> list[Problem]:
-        """Mistakes of this layout alone, beyond what the shared rules read."""
         return []
 
 

@@ -36,7 +36,6 @@ from fccli.wire.view import (
     Call,
     Choice,
     OfferedTool,
-    Placement,
     Places,
     Result,
     Turn,
@@ -230,7 +229,7 @@ class ToyFormat(FormatDefaults):
     history_field = "turns"
     results_layout = "the results of a step beside its calls, in the turn they answer"
     places = Places(stop="$.stop", answer="$.say")
-    placement: Placement = "next_message"
+    placement = "next_message"
     appends_turns = False
     model_in_body = True
 

@@ -23,7 +23,7 @@ from fccli.wire.base import (
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
 from fccli.wire.chat.view import chat_choice, chat_turn
-from fccli.wire.view import Choice, OfferedTool, Placement, Places, Turn, message_turns, offered_at
+from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns, offered_at
 
 _PROVIDERS = Msg("OpenAI and DeepSeek")
 _COMPATIBLE = Msg("OpenAI-compatible servers")
@@ -100,7 +100,7 @@ class ChatFormat(FormatDefaults):
     )
     arguments_as_text = True
     system_in_history = True
-    placement: Placement = "own_messages"
+    placement = "own_messages"
     duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result')
     signed_thinking = False

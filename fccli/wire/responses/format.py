@@ -25,7 +25,7 @@ from fccli.wire.base import (
 )
 from fccli.wire.responses import codec
 from fccli.wire.responses.view import item_turns, items_choice, reasoning_problems
-from fccli.wire.view import Call, Choice, OfferedTool, Placement, Places, Problem, Turn, offered_at
+from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, offered_at
 
 _WHO = "OpenAI Responses"
 
@@ -63,7 +63,7 @@ class ResponsesFormat(FormatDefaults):
         system="$.instructions",
     )
     arguments_as_text = True
-    placement: Placement = "after_call"
+    placement = "after_call"
     # Items are grouped into turns across their boundaries: read whole every time.
     appends_turns = False
     results_layout = Msg("one function_call_output item per result, paired by call_id")
