@@ -197,7 +197,8 @@ def finding(
     quote: bool = True,
     **values: Any,
 ) -> Finding:
-    """A finding of `rule` in a document of format `fmt`; `values` fill in the provider's message.
+    """Return a finding of `rule` in a document of format `fmt`; `values` fill in the provider's
+    message.
 
     `quote=False` where this case of the rule has no provider message on record.
     """

@@ -45,7 +45,7 @@ class Index:
         return Index(first_calls, results)
 
     def result_after(self, call_id: str | None, message: int) -> Result | None:
-        """The first result naming `call_id` in a message after `message`."""
+        """Return the first result naming `call_id` in a message after `message`."""
         if call_id is None:
             return None
         found = self.results.get(call_id, [])
@@ -81,7 +81,7 @@ class History:
         self.layout: Layout = layout(format)
 
     def with_turns(self, turns: list[Turn]) -> History:
-        """The same request read with other turns (a tail of these); the index is kept."""
+        """Return the same request read with other turns (a tail of these); the index is kept."""
         return History(
             self.format,
             self.root,
@@ -100,7 +100,7 @@ class History:
         return self.index
 
     def refuses(self, rule: str) -> bool:
-        """The format's providers answer this rule's mistake with HTTP 400."""
+        """Return whether the format's providers answer this rule's mistake with HTTP 400."""
         return refuses(self.format, rule)
 
     def calls(self) -> list[Call]:
@@ -110,7 +110,7 @@ class History:
         return [r for t in self.turns for r in t.results]
 
     def result_of(self, call: Call) -> Result | None:
-        """The first result after the call that names its id."""
+        """Return the first result after the call that names its id."""
         return self.ids.result_after(call.id, call.message)
 
     def tool_names(self) -> list[Any]:
@@ -118,7 +118,7 @@ class History:
 
 
 def history_field(fmt: str) -> str:
-    """The request's key holding the history in format `fmt` (`messages`; Responses: `input`;
+    """Return the request's key holding the history in format `fmt` (`messages`; Responses: `input`;
     Gemini: `contents`)."""
     return layout(fmt).history_field
 
@@ -126,7 +126,7 @@ def history_field(fmt: str) -> str:
 def read_history(
     doc: dict[str, Any], fmt: str, root: str | None = None, *, after: History | None = None
 ) -> History:
-    """The view of `doc`. `after`: the history of the request before it in a trace, whose
+    """Return the view of `doc`. `after`: the history of the request before it in a trace, whose
     messages `doc` repeats as the very same objects (fccli/core/series.py): their turns are
     taken as they are, only the new messages are read."""
     wire = layout(fmt)
@@ -152,7 +152,7 @@ def read_history(
 
 
 def _repeated(after: History | None, messages: list[Any], fmt: str, root: str) -> list[Turn]:
-    """The turns of `after` whose messages lead `messages`, the same objects."""
+    """Return the turns of `after` whose messages lead `messages`, the same objects."""
     if after is None or after.format != fmt or after.root != root:
         return []
     before = after.doc.get(after.layout.history_field)

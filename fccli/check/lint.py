@@ -55,15 +55,15 @@ class Checked:
 
 
 def check_request(request_doc: Any, fmt: str) -> list[Finding]:
-    """The findings for a request body of format `fmt` (internal, deepseek, openai, anthropic),
-    or for a bare messages array. Raises UsageError for an unknown format and ConversionError
-    (exit 2) for a document that is not a request at all."""
+    """Return the findings for a request body of format `fmt` (internal, deepseek, openai,
+    anthropic), or for a bare messages array. Raises UsageError for an unknown format and
+    ConversionError (exit 2) for a document that is not a request at all."""
     return inspect(request_doc, fmt).findings
 
 
 def check_outgoing(request: Request, wire_body: dict[str, Any], fmt: str) -> list[Finding]:
-    """The engine's check before sending: the wire body as it will go, and the internal request
-    it was made from. Only errors matter there: one is a bug in fc, and nothing is sent.
+    """Check a request before the engine sends it: the wire body as it will go, and the internal
+    request it was made from. Only errors matter there: one is a bug in fc, and nothing is sent.
 
     FC110 (arguments failing the schema, answered as fine) is only a warning here: the engine
     validated each call with the tool's own pydantic model, the authority for fc's tools, which
@@ -95,7 +95,7 @@ def _demoted(f: Finding) -> Finding:
 def inspect(
     request_doc: Any, fmt: str, *, after: Checked | None = None, translated: bool = False
 ) -> Checked:
-    """The findings for one request. `after`: the check of the request before it in a trace,
+    """Return the findings for one request. `after`: the check of the request before it in a trace,
     whose messages this one repeats as the same objects (fccli/core/series.py); what was read of
     them is taken, not read again, and the rules that speak of one message at a time (PER_TURN)
     read only the new ones. The findings are the same either way.
@@ -153,7 +153,7 @@ def inspect(
 
 
 def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
-    """What the rules read besides the messages (tools, tool_choice, thinking...), as exact
+    """Return what the rules read besides the messages (tools, tool_choice, thinking...), as exact
     text: two requests with the same give the same findings about the same messages."""
     try:
         rest = json.dumps({k: v for k, v in doc.items() if k != history_field(fmt)})
@@ -163,7 +163,7 @@ def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
 
 
 def _repeats(after: Checked | None, history: History, context: str | None) -> int:
-    """How many leading turns of `history` are those `after` read (the same objects), in the
+    """Return how many leading turns of `history` are those `after` read (the same objects), in the
     same context; 0 when the request must be read whole."""
     if after is None or context is None or context != after.context:
         return 0
@@ -176,7 +176,7 @@ def _repeats(after: Checked | None, history: History, context: str | None) -> in
 def _internal_after(
     request_doc: Any, fmt: str, after: Checked | None, history: History
 ) -> Request | None:
-    """An internal request whose messages lead with those of the request checked before it:
+    """Return an internal request whose messages lead with those of the request checked before it:
     only the new ones validated (None when anything is refused: _reader says what)."""
     if fmt != "internal" or after is None or after.request is None:
         return None
@@ -190,7 +190,8 @@ def _internal_after(
 
 
 def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
-    """What fc's reader for the format refuses in the document; and an internal request as read."""
+    """Return what fc's reader for the format refuses in the document; and an internal request as
+    read."""
     bare = isinstance(request_doc, list)
     try:
         if fmt == "internal":
@@ -238,8 +239,8 @@ def _refused(fmt: str, problem: str, path: str) -> Finding:
 
 
 def _already_reported(refused: Finding, findings: list[Finding], whole: re.Pattern[str]) -> bool:
-    """A rule already speaks of this place (or of a part of it): FC100 would repeat it.
-    `whole`: the path of a whole message."""
+    """Return whether a rule already speaks of this place (or of a part of it): FC100 would repeat
+    it. `whole`: the path of a whole message."""
     for f in findings:
         if whole.fullmatch(f.path):
             continue  # a whole message: the refused part may be another problem in it

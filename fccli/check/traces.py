@@ -54,8 +54,8 @@ class _Before:
 
 
 def check_trace(path: str | Path) -> list[Finding]:
-    """The findings for a trace directory, each naming its file. Raises InputFileError (exit 2)
-    for a directory that is not a trace or a request file that cannot be read."""
+    """Return the findings for a trace directory, each naming its file. Raises InputFileError (exit
+    2) for a directory that is not a trace or a request file that cannot be read."""
     return inspect_trace(path).findings
 
 
@@ -164,7 +164,7 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
 
 
 def _first_change(earlier: Any, later: Any, fmt: str) -> str | None:
-    """The first place where `later` does not repeat `earlier`: the parts a prompt of format
+    """Return the first place where `later` does not repeat `earlier`: the parts a prompt of format
     `fmt` begins with (system, tools), then each earlier message; new messages at the end are
     no change."""
     if not isinstance(earlier, dict) or not isinstance(later, dict):
@@ -219,8 +219,8 @@ def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding
 
 
 def _harness_bugs(root: Path) -> dict[int, str]:
-    """The steps whose requests a `--harness-bug` changed on purpose, by the manifest: each with
-    the bug's name."""
+    """Return the steps whose requests a `--harness-bug` changed on purpose, by the manifest: each
+    with the bug's name."""
     try:
         manifest = read_json(root / "manifest.json")
     except FcError:
@@ -237,8 +237,8 @@ def _harness_bugs(root: Path) -> dict[int, str]:
 
 
 def _recorded(root: Path) -> bool:
-    """A trace `fc proxy` recorded: its wire requests are the agent's, its internal ones fc's
-    reading of them (not the other way round, as in a trace fc made)."""
+    """Return whether the trace is one `fc proxy` recorded: its wire requests are the agent's, its
+    internal ones fc's reading of them (not the other way round, as in a trace fc made)."""
     try:
         manifest = read_json(root / "manifest.json")
     except FcError:
@@ -247,7 +247,7 @@ def _recorded(root: Path) -> bool:
 
 
 def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:
-    """A recorded step: the internal request must be what the wire request reads as (the
+    """Check a recorded step: the internal request must be what the wire request reads as (the
     agent's own spelling, `"content": ""` for `null`, is no difference)."""
     if INTERNAL not in step.read:
         return []
@@ -331,7 +331,7 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
 
 
 def first_difference(a: Any, b: Any, path: str = "$") -> str | None:
-    """The JSON path of the first place where two JSON values differ, or None."""
+    """Return the JSON path of the first place where two JSON values differ, or None."""
     if type(a) is not type(b):
         return path
     if isinstance(a, dict):
@@ -369,8 +369,8 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
 
 
 def _response(step: _Step) -> tuple[Response, str, str] | None:
-    """The step's answer, its format and file: from the internal file, else the wire one; None
-    when neither reads (a failed step keeps the provider's error body, or raw bytes, there)."""
+    """Return the step's answer, its format and file: from the internal file, else the wire one;
+    None when neither reads (a failed step keeps the provider's error body, or raw bytes, there)."""
     for fmt, file in sorted(step.responses.items(), key=lambda kv: kv[0] != INTERNAL):
         try:
             doc = read_json(file)

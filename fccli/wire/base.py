@@ -57,7 +57,8 @@ class Route(NamedTuple):
         return _route_regex(self.pattern).fullmatch(path) is not None
 
     def captured(self, path: str) -> dict[str, str]:
-        """What `path` has where the pattern names a segment (`{"model": "gemini-2.5-flash"}`)."""
+        """Return what `path` has where the pattern names a segment (`{"model":
+        "gemini-2.5-flash"}`)."""
         found = _route_regex(self.pattern).fullmatch(path)
         return found.groupdict() if found else {}
 
@@ -108,7 +109,7 @@ class StreamFolder(Protocol):
     def feed(self, chunk: bytes) -> None: ...
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        """The answer as a non-streamed call returns it, or StreamCut when it ended early."""
+        """Return the answer as a non-streamed call returns it, or StreamCut when it ended early."""
         ...
 
 
@@ -145,7 +146,7 @@ class StreamAssembler:
         note_once(self.notes, self._noted, key, text)
 
     def _bad_shape(self, objs: list[Any], n: int, error: Exception) -> ProtocolError:
-        """The error for event `n` of the last slice `objs`, which had an unexpected shape."""
+        """Return the error for event `n` of the last slice `objs`, which had an unexpected shape."""
         number = self._sse.events - len(objs) + n + 1
         # fc's own words for a wrong shape are a Msg (`TypeError(Msg(...))`); Python's stay as said
         reason = (
@@ -161,7 +162,7 @@ class StreamAssembler:
         )
 
     def _raise_error(self, obj: dict[str, Any]) -> None:
-        """The provider's own error, sent inside the stream (`{"error": {...}}`)."""
+        """Return the provider's own error, sent inside the stream (`{"error": {...}}`)."""
         error = obj.get("error")
         if isinstance(error, dict):
             kind = error.get("type") or error.get("code") or "error"
@@ -250,7 +251,7 @@ class Layout(Protocol):
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
     ) -> list[Turn]:
-        """The turns of `messages[start:]` (all, where turns do not follow messages), read
+        """Return the turns of `messages[start:]` (all, where turns do not follow messages), read
         leniently; `before`: the turns already read of the messages before `start`."""
         ...
 
@@ -259,7 +260,7 @@ class Layout(Protocol):
     def tool_choice(self, doc: dict[str, Any]) -> Choice | None: ...
 
     def thinking_on(self, body: dict[str, Any]) -> bool:
-        """Whether a request body of this format asks for thinking (read leniently)."""
+        """Return whether a request body of this format asks for thinking (read leniently)."""
         ...
 
     def layout_problems(
@@ -319,7 +320,7 @@ class WireFormat(Layout, Protocol):
         ...
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
-        """An error as this format's providers answer one (HTTP `status`), so that a client's
+        """Return an error as this format's providers answer one (HTTP `status`), so that a client's
         SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the provider's."""
         ...
 
@@ -329,11 +330,11 @@ class WireFormat(Layout, Protocol):
     def from_wire_response(self, body: Any) -> Response: ...
 
     def wire_stop_reason(self, body: Any) -> str | None:
-        """The stop reason as the wire says it, for showing side by side."""
+        """Return the stop reason as the wire says it, for showing side by side."""
         ...
 
     def request_problem(self, request: Request) -> str | None:
-        """A reason the provider would refuse the request, known before sending it."""
+        """Return a reason the provider would refuse the request, known before sending it."""
         ...
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder: ...
@@ -359,7 +360,7 @@ class WireFormat(Layout, Protocol):
         ...
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
-        """What this format's provider would refuse in a messages array written by fc
+        """Return what this format's provider would refuse in a messages array written by fc
         (`fc convert` warns)."""
         ...
 

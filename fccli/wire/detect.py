@@ -28,7 +28,7 @@ def _chat_formats() -> list[ChatFormat]:
 
 
 def _blocks_name() -> str:
-    """The wire format whose blocks fc's internal format was modelled on."""
+    """Return the wire format whose blocks fc's internal format was modelled on."""
     return next(name for name, f in FORMATS.items() if f.family == "blocks")
 
 
@@ -56,7 +56,7 @@ class TraceManifest(Unrecognised):
 
 
 def is_manifest(doc: Any) -> bool:
-    """A trace's manifest.json (fccli/trace/writer.py writes `schema_version`, `fc_version`, `steps`...)."""
+    """Return whether `doc` is a trace's manifest.json (`schema_version`, `fc_version`, `steps`...)."""
     return (
         isinstance(doc, dict)
         and "schema_version" in doc
@@ -67,8 +67,8 @@ def is_manifest(doc: Any) -> bool:
 
 
 def error_body(doc: Any) -> str | None:
-    """The provider's own sentence when `doc` is a provider's error body (`{"error": {...}}` of
-    OpenAI and DeepSeek, Anthropic's `{"type": "error", "error": {...}}`); "" for an error body
+    """Return the provider's own sentence when `doc` is a provider's error body (`{"error": {...}}`
+    of OpenAI and DeepSeek, Anthropic's `{"type": "error", "error": {...}}`); "" for an error body
     that says nothing; None when `doc` is not an error body."""
     if not isinstance(doc, dict) or is_manifest(doc):
         return None
@@ -292,8 +292,8 @@ def _chat_messages_sign(messages: list[Any]) -> str | None:
 
 
 def _chat_flavour(doc: dict[str, Any], messages: list[Any], name_hint: str | None) -> str:
-    """A dialect is the plain chat format plus its own fields (DeepSeek: reasoning and a
-    thinking switch); without a sign of one, the file name decides, else the plain form."""
+    """Return the chat dialect `doc` is in: one with a sign of its own fields (DeepSeek:
+    reasoning and a thinking switch), else the one the file name says, else the plain form."""
     model = doc.get("model")
     hinted = hinted_format(name_hint)
     chats = _chat_formats()

@@ -165,7 +165,7 @@ def as_id(value: Any) -> str | None:
 
 
 def texts(content: Any) -> str:
-    """The text of a string or of a list of text parts."""
+    """Return the text of a string or of a list of text parts."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -196,7 +196,7 @@ def string_call(
     name_path: str | None = None,
     id_key: str = "id",
 ) -> Call:
-    """A call whose arguments travel as a JSON string, parsed leniently."""
+    """Return a call whose arguments travel as a JSON string, parsed leniently."""
     parses, arguments = parse_arguments(raw)
     return Call(
         as_id(call_id),
@@ -223,13 +223,13 @@ def marked_result(
     id_key: str,
     content_key: str,
 ) -> Result:
-    """A result of a format without an error flag: an error starts its text with `marker`."""
+    """Return a result of a format without an error flag: an error starts its text with `marker`."""
     marked = isinstance(content, str) and content.startswith(marker)
     return Result(as_id(call_id), content, marked, message, position, path, id_key, content_key)
 
 
 def blocks_turn(message: dict[str, Any], index: int, path: str) -> Turn:
-    """A message of content blocks (fc's own layout): text, thinking, tool_use, tool_result."""
+    """Return a message of content blocks (fc's own layout): text, thinking, tool_use, tool_result."""
     turn = Turn(index, message.get("role"), path, raw=message)
     content = message.get("content")
     if isinstance(content, str):
@@ -291,7 +291,7 @@ def message_turns(messages: list[Any], root: str, start: int, read: Any) -> list
 
 
 def offered_at(doc: dict[str, Any], schema_key: str, inner: str | None = None) -> list[OfferedTool]:
-    """The tools of `doc["tools"]`, each `{name, <schema_key>, strict}` (under `inner`, where
+    """Return the tools of `doc["tools"]`, each `{name, <schema_key>, strict}` (under `inner`, where
     the format nests them: chat's `function`)."""
     out = []
     tools = doc.get("tools")
@@ -312,7 +312,7 @@ def offered_at(doc: dict[str, Any], schema_key: str, inner: str | None = None) -
 
 
 def word_choice(choice: Any) -> Choice | None:
-    """A tool_choice said in a word (`auto`, `none`, `required`)."""
+    """Return a tool_choice said in a word (`auto`, `none`, `required`)."""
     if isinstance(choice, str) and choice in ("auto", "none", "required"):
         return (choice, None)
     return None

@@ -95,7 +95,7 @@ def answered_as_fine(h: History) -> Iterator[Finding]:
 
 
 def answered_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about calls from message `start` on, each with its message; and where the
+    """Return the findings about calls from message `start` on, each with its message; and where the
     next request, repeating these messages, must start again: at the first call with no result
     yet (a later message may bring it)."""
     unanswered: list[int] = []

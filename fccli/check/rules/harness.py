@@ -30,7 +30,7 @@ def results_swapped(h: History) -> Iterator[Finding]:
 
 
 def swapped_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message; and where the next
+    """Return the findings about messages from `start` on, each with its message; and where the next
     request, repeating these messages, must start again: at the first message with a call that
     has no result yet."""
     unanswered: list[int] = []

@@ -22,8 +22,8 @@ def duplicate_ids(h: History) -> Iterator[Finding]:
 
 
 def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message. A repeat is told by
-    what came before it only, so nothing is left to read again (the cut is the end)."""
+    """Return the findings about messages from `start` on, each with its message. A repeat is told
+    by what came before it only, so nothing is left to read again (the cut is the end)."""
     calls = [c for turn in h.turns[start:] for c in turn.calls]
     results = [r for turn in h.turns[start:] for r in turn.results]
     found = []

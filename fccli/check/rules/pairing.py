@@ -22,7 +22,7 @@ from fccli.i18n import Msg
 
 
 def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
-    """The messages of `role` from `start` on, up to the first of another role."""
+    """Return the messages of `role` from `start` on, up to the first of another role."""
     end = start
     while end < len(turns) and turns[end].role == role:
         end += 1
@@ -79,7 +79,7 @@ def blocks_pairing(h: History) -> Iterator[Finding]:
 
 
 def blocks_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message; and where the next
+    """Return the findings about messages from `start` on, each with its message; and where the next
     request, repeating these messages, must start again: at the last assistant message, whose
     results a new message may still join (those before have their results settled)."""
     found = list(_blocks(h, start))
@@ -213,7 +213,7 @@ def chat_pairing(h: History) -> Iterator[Finding]:
 
 
 def chat_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message; and where the next
+    """Return the findings about messages from `start` on, each with its message; and where the next
     request, repeating these messages, must start again: at the first assistant message whose
     findings a new message may change (its tool messages run to the end, or a call of it has
     no result yet)."""

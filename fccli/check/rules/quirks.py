@@ -41,7 +41,7 @@ def reasoning_passed_back(h: History) -> Iterator[Finding]:
 
 
 def _serde_kind(value: Any) -> str:
-    """How DeepSeek's server (serde) names a JSON value that is not the string it wanted."""
+    """Return how DeepSeek's server (serde) names a JSON value that is not the string it wanted."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -118,7 +118,7 @@ def thinking_signature(h: History) -> Iterator[Finding]:
 
 
 def layout_problems(h: History) -> Iterator[Finding]:
-    """The mistakes only the format's own layout can have, found by the format."""
+    """Return the mistakes only the format's own layout can have, found by the format."""
     for problem in h.layout.layout_problems(h.doc, h.root, h.calls(), h.thinking):
         yield finding(problem.rule, h.format, problem.path, problem.message, **problem.values)
 

@@ -59,7 +59,7 @@ def strict_form(h: History) -> Iterator[Finding]:
 
 
 def _openai_detail(problem: StrictProblem) -> str | None:
-    """The rest of OpenAI's "Invalid schema" message, where its wording is on record."""
+    """Return the rest of OpenAI's "Invalid schema" message, where its wording is on record."""
     parts = [p for p in re.split(r"\.|\[(\d+)\]", problem.path[1:]) if p]
     context = repr(tuple(int(p) if p.isdigit() else p for p in parts[:-1]))
     if parts and parts[-1] == "required" and "missing: " in problem.problem:

@@ -136,7 +136,7 @@ class AnthropicFormat(FormatDefaults):
         return None
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
-        """A thinking block without its signature (reasoning from another provider has none;
+        """Warn of a thinking block without its signature (reasoning from another provider has none;
         fc check's FC121)."""
         out: list[str] = []
         for i, m in enumerate(messages if isinstance(messages, list) else []):

@@ -212,7 +212,7 @@ class GeminiFormat(FormatDefaults):
         return notes
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
-        """A model turn with calls whose first call has no thoughtSignature (history from
+        """Warn of a model turn with calls whose first call has no thoughtSignature (history from
         another provider): Gemini 3 refuses it (fc check's FC121)."""
         out: list[str] = []
         for i, content in enumerate(messages if isinstance(messages, list) else []):

@@ -22,7 +22,7 @@ from fccli.wire.view import (
 
 
 def _item_role(item: Any) -> Any:
-    """Whose turn an item is: the user's (its messages, the results), the assistant's (its
+    """Return whose turn an item is: the user's (its messages, the results), the assistant's (its
     messages, calls, reasoning and other output items), or a system message's."""
     if not isinstance(item, dict):
         return None
