@@ -57,8 +57,8 @@ def agree(fmt: WireFormat, request: Request, doc: Any, before: Agreed | None) ->
 
 
 def _appended(fmt: WireFormat, request: Request, before: Agreed) -> dict[str, Any] | None:
-    """The wire body of `request`, from the one before's and its new messages alone; None when
-    it does not repeat the request before (the same Message objects, the same rest)."""
+    """Return the wire body of `request`, from the one before's and its new messages alone; None
+    when it does not repeat the request before (the same Message objects, the same rest)."""
     old = before.request.messages
     if len(request.messages) < len(old) or not all(
         map(operator.is_, old, request.messages[: len(old)])
@@ -79,8 +79,8 @@ def _appended(fmt: WireFormat, request: Request, before: Agreed) -> dict[str, An
 
 
 def _repeats(doc: Any, expected: dict[str, Any], before: Agreed) -> bool:
-    """The wire file repeats the one before's messages (the same objects, which agreed) and its
-    new messages and the rest are exactly those expected."""
+    """Return whether the wire file repeats the one before's messages (the same objects, which
+    agreed) and its new messages and the rest are exactly those expected."""
     if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
         return False
     messages, old = doc["messages"], before.wire_messages
@@ -94,8 +94,8 @@ def _repeats(doc: Any, expected: dict[str, Any], before: Agreed) -> bool:
 
 
 def same_json(a: Any, b: Any) -> bool:
-    """Whether first_difference would find nothing, told in C: the same JSON text, keys sorted
-    (so 1, 1.0 and true stay apart, as there); a NaN (unequal to itself) says no."""
+    """Return whether first_difference would find nothing, told in C: the same JSON text, keys
+    sorted (so 1, 1.0 and true stay apart, as there); a NaN (unequal to itself) says no."""
     try:
         return json.dumps(a, sort_keys=True, allow_nan=False) == json.dumps(
             b, sort_keys=True, allow_nan=False

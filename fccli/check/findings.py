@@ -14,29 +14,22 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from fccli.i18n import N_, Msg, gettext, language
-from fccli.wire.registry import FORMATS, family, format_names, refusals
+from fccli.wire.registry import format_names, layout, refusals
 
 Severity = Literal["error", "warning", "note"]
 """A note is neither: something worth knowing that breaks no rule (exit 0, even --strict)."""
-Applies = Literal["all", "chat", "blocks", "items", "quoted", "trace", "json_mode", "strings"]
+Applies = Literal["all", "quoted", "trace", "json_mode", "strings"]
 
 
-def _without_place(name: str) -> tuple[str, ...]:
-    fmt = FORMATS.get(name)
-    return fmt.rules_without_place if fmt is not None else ()
-
-
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every `fc run`, which checks its requests.
+# A NamedTuple (immutable, and cheaper to create than a dataclass: start-up of `fc run`).
 class Rule(NamedTuple):
     id: str
     severity: Severity
     applies: Applies
-    """Which formats the rule reads: all, a layout family (the internal format's is blocks),
-    only those whose providers refuse the mistake (`quoted`), those with a JSON-mode field that
-    wants the word "json" in the prompt (`json_mode`: the internal format and the chat family),
-    those whose calls carry their arguments as a JSON string (`strings`: chat and items), or
-    none (a trace-only rule)."""
+    """Which formats the rule reads, as they declare themselves: all (but those with no place
+    for what it is about), only those whose providers refuse the mistake (`quoted`), those with
+    a JSON mode that wants the word "json" in the prompt (`json_mode`), those whose calls carry
+    their arguments as a JSON string (`strings`), or none (a trace-only rule)."""
     title: str
     """The mistake, in a few words (the rule table of `fc check --help` and the README)."""
 
@@ -48,11 +41,10 @@ class Rule(NamedTuple):
         return tuple(
             name
             for name in format_names()
-            if (self.applies == "all" and self.id not in _without_place(name))
-            or family(name) == self.applies
+            if (self.applies == "all" and self.id not in layout(name).rules_without_place)
             or (self.applies == "quoted" and self.id in refusals(name))
-            or (self.applies == "json_mode" and (family(name) == "chat" or name not in FORMATS))
-            or (self.applies == "strings" and family(name) in ("chat", "items"))
+            or (self.applies == "json_mode" and bool(layout(name).json_word_modes))
+            or (self.applies == "strings" and layout(name).arguments_as_text)
         )
 
     @property
@@ -75,14 +67,14 @@ RULES: dict[str, Rule] = {
         Rule(
             "FC103",
             "error",
-            "blocks",
+            "quoted",
             Msg("results of one turn split across several user messages"),
         ),
-        Rule("FC104", "error", "blocks", Msg("result blocks not leading their user message")),
+        Rule("FC104", "error", "quoted", Msg("result blocks not leading their user message")),
         Rule(
             "FC105",
             "error",
-            "chat",
+            "quoted",
             Msg("tool messages not directly after their assistant message"),
         ),
         Rule("FC106", "error", "all", Msg("the same id on two calls, or two results for one call")),
@@ -172,8 +164,6 @@ RULES: dict[str, Rule] = {
 }
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and ~3 M instructions less to create
-# (a dataclass compiles its methods from source) at every `fc run`, which checks its requests.
 class Finding(NamedTuple):
     rule: str
     """The rule's id, FC1xx."""
@@ -207,20 +197,21 @@ def finding(
     quote: bool = True,
     **values: Any,
 ) -> Finding:
-    """A finding of `rule` in a document of format `fmt`; `values` fill in the provider's message.
+    """Return a finding of `rule` in a document of format `fmt`; `values` fill in the provider's
+    message.
 
     `quote=False` where this case of the rule has no provider message on record.
     """
     spec = RULES[rule]
     quoted = refusals(fmt).get(rule) if quote else None
-    provider, said = quoted if quoted is not None else (None, None)
+    provider, sentence = quoted if quoted is not None else (None, None)
     return Finding(
         rule,
         severity or spec.severity,
         message,
         path,
         provider,
-        Quoted(said, **values) if said is not None else None,
+        Quoted(sentence, **values) if sentence is not None else None,
     )
 
 
@@ -244,14 +235,14 @@ class Quoted(str):
     def meaning(self) -> str | None:
         if language() == "en":
             return None
-        said = gettext(self.template)
-        if said == self.template:
+        translated = gettext(self.template)
+        if translated == self.template:
             return None
         values = {
             name: (value.meaning() or value) if isinstance(value, Quoted) else value
             for name, value in self.values.items()
         }
-        return said.format(**values)
+        return translated.format(**values)
 
 
 def _quoted(template: str, values: dict[str, Any]) -> Quoted:
@@ -261,53 +252,6 @@ def _quoted(template: str, values: dict[str, Any]) -> Quoted:
 def count(findings: list[Finding], severity: Severity) -> int:
     return sum(1 for f in findings if f.severity == severity)
 
-
-# The providers' 400 sentences (fccli/wire's `refusals`), marked for the catalog so that `fc check`
-# can say what each means after quoting it (tests/check/test_i18n_check.py keeps this list whole).
-PROVIDER_SENTENCES = (
-    N_(
-        "messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
-    ),
-    N_(
-        "messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
-    ),
-    N_("the following `tool_use` ids were not found in `tool_result` blocks: {ids}"),
-    N_("messages.{n}.content.{k}: `tool_use` ids must be unique"),
-    N_("messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"),
-    N_("Invalid schema for function '{name}': {detail}"),
-    N_(
-        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
-    ),
-    N_("Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"),
-    N_(
-        "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', in messages[{first}] and messages[{n}]."
-    ),
-    N_(
-        "messages.{n}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
-    ),
-    N_("The `reasoning_content` in the thinking mode must be passed back to the API."),
-    N_(
-        "Failed to deserialize the JSON body into the target type: messages[{n}]: invalid type: {found}, expected a string"
-    ),
-    N_("Thinking mode does not support this tool_choice"),
-    N_("messages.{n}.content.{k}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"),
-    N_("Thinking may not be enabled when tool_choice forces tool use."),
-    N_("tools: Tool names must be unique."),
-    N_("messages.{n}.content.{k}.thinking.signature: Field required"),
-    N_("No tool output found for function call {ids}."),
-    N_("No tool call found for function call output with call_id {ids}."),
-    N_(
-        "Item '{ids}' of type 'function_call' was provided without its required 'reasoning' item: '{reasoning}'."
-    ),
-    N_("Item '{ids}' of type 'reasoning' was provided without its required following item."),
-    N_(
-        "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
-    ),
-    N_("Please ensure that function response turn comes immediately after a function call turn."),
-    N_(
-        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
-    ),
-)
 
 OPENAI_REQUIRED = N_(
     "In context={context}, 'required' is required to be supplied and to be an array including "

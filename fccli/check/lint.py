@@ -28,8 +28,7 @@ MAX_READER_FINDINGS = 5
 
 
 class Checked:
-    """One request's check. A plain class: a dataclass costs ~2 M instructions to create, and
-    `fc run` imports this module to check its own requests."""
+    """One request's check (a plain class: `fc run` imports this module, start-up)."""
 
     def __init__(
         self,
@@ -56,28 +55,28 @@ class Checked:
 
 
 def check_request(request_doc: Any, fmt: str) -> list[Finding]:
-    """The findings for a request body of format `fmt` (internal, deepseek, openai, anthropic),
-    or for a bare messages array. Raises UsageError for an unknown format and ConversionError
-    (exit 2) for a document that is not a request at all."""
+    """Return the findings for a request body of format `fmt` (internal, deepseek, openai,
+    anthropic), or for a bare messages array. Raises UsageError for an unknown format and
+    ConversionError (exit 2) for a document that is not a request at all."""
     return inspect(request_doc, fmt).findings
 
 
 def check_outgoing(request: Request, wire_body: dict[str, Any], fmt: str) -> list[Finding]:
-    """The engine's check before sending: the wire body as it will go, and the internal request
-    it was made from. Only errors matter there: one is a bug in fc, and nothing is sent.
+    """Check a request before the engine sends it: the wire body as it will go, and the internal
+    request it was made from. Only errors matter there: one is a bug in fc, and nothing is sent.
 
     FC110 (arguments failing the schema, answered as fine) is only a warning here: the engine
     validated each call with the tool's own pydantic model, the authority for fc's tools, which
     accepts what JSON Schema read strictly may not (the string "3" for an integer).
     """
     findings = [_demoted(f) for f in check_request(wire_body, fmt)]
-    said = {f.rule for f in findings}
+    reported = {f.rule for f in findings}
     # The wire hides some internal mistakes (results split over two user messages are two tool
     # messages in chat, which is fine there); fc's own form must still be right.
     findings += [
         f.in_file("internal")
         for f in check_request(request.to_json_dict(), "internal")
-        if f.rule not in said
+        if f.rule not in reported
     ]
     return findings
 
@@ -96,7 +95,7 @@ def _demoted(f: Finding) -> Finding:
 def inspect(
     request_doc: Any, fmt: str, *, after: Checked | None = None, translated: bool = False
 ) -> Checked:
-    """The findings for one request. `after`: the check of the request before it in a trace,
+    """Return the findings for one request. `after`: the check of the request before it in a trace,
     whose messages this one repeats as the same objects (fccli/core/request_files.py); what was read of
     them is taken, not read again, and the rules that speak of one message at a time (PER_TURN)
     read only the new ones. The findings are the same either way.
@@ -148,12 +147,13 @@ def inspect(
     refused: list[Finding] = []
     if request is None and not translated:
         refused, request = _reader(request_doc, fmt)
-    findings += [f for f in refused if not _said(f, findings)]
+    whole = re.compile(rf"\$(\.{re.escape(history_field(fmt))})?\[\d+\]")
+    findings += [f for f in refused if not _already_reported(f, findings, whole)]
     return Checked(sorted(findings, key=_order), history, request, by_rule, context, windows)
 
 
 def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
-    """What the rules read besides the messages (tools, tool_choice, thinking...), as exact
+    """Return what the rules read besides the messages (tools, tool_choice, thinking...), as exact
     text: two requests with the same give the same findings about the same messages."""
     try:
         rest = json.dumps({k: v for k, v in doc.items() if k != history_field(fmt)})
@@ -163,7 +163,7 @@ def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
 
 
 def _repeats(after: Checked | None, history: History, context: str | None) -> int:
-    """How many leading turns of `history` are those `after` read (the same objects), in the
+    """Return how many leading turns of `history` are those `after` read (the same objects), in the
     same context; 0 when the request must be read whole."""
     if after is None or context is None or context != after.context:
         return 0
@@ -176,7 +176,7 @@ def _repeats(after: Checked | None, history: History, context: str | None) -> in
 def _internal_after(
     request_doc: Any, fmt: str, after: Checked | None, history: History
 ) -> Request | None:
-    """An internal request whose messages lead with those of the request checked before it:
+    """Return an internal request whose messages lead with those of the request checked before it:
     only the new ones validated (None when anything is refused: _reader says what)."""
     if fmt != "internal" or after is None or after.request is None:
         return None
@@ -190,7 +190,8 @@ def _internal_after(
 
 
 def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
-    """What fc's reader for the format refuses in the document; and an internal request as read."""
+    """Return what fc's reader for the format refuses in the document; and an internal request as
+    read."""
     bare = isinstance(request_doc, list)
     try:
         if fmt == "internal":
@@ -213,8 +214,9 @@ def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
         ], None
     except ConversionError as e:
         path = e.json_path or "$"
-        if bare and path.startswith("$.messages"):
-            path = "$" + path[len("$.messages") :]
+        root = f"$.{history_field(fmt)}"
+        if bare and path.startswith(root):
+            path = "$" + path[len(root) :]
         return [_refused(fmt, e.problem, path)], None
     except (FcError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
         # The translators are meant to raise ConversionError only; a document that trips one
@@ -236,13 +238,11 @@ def _refused(fmt: str, problem: str, path: str) -> Finding:
     )
 
 
-_MESSAGE = re.compile(r"\$(\.messages|\.input)?\[\d+\]")
-
-
-def _said(refused: Finding, findings: list[Finding]) -> bool:
-    """A rule already speaks of this place (or of a part of it): FC100 would repeat it."""
+def _already_reported(refused: Finding, findings: list[Finding], whole: re.Pattern[str]) -> bool:
+    """Return whether a rule already speaks of this place (or of a part of it): FC100 would repeat
+    it. `whole`: the path of a whole message."""
     for f in findings:
-        if _MESSAGE.fullmatch(f.path):
+        if whole.fullmatch(f.path):
             continue  # a whole message: the refused part may be another problem in it
         if refused.path == f.path or refused.path.startswith((f.path + ".", f.path + "[")):
             return True

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
-from fccli.check.history import ITEMS, history_field
+from fccli.check.history import history_field
 from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
@@ -25,9 +25,7 @@ from fccli.core.models import Response
 from fccli.core.request_files import RequestFiles, quiet_collector
 from fccli.i18n import Msg
 from fccli.trace.names import STEP_FILE
-from fccli.wire.registry import family, format_names, get_format
-
-INTERNAL = "internal"
+from fccli.wire.registry import INTERNAL, format_names, get_format, layout
 
 
 @dataclass
@@ -56,8 +54,8 @@ class _Before:
 
 
 def check_trace(path: str | Path) -> list[Finding]:
-    """The findings for a trace directory, each naming its file. Raises InputFileError (exit 2)
-    for a directory that is not a trace or a request file that cannot be read."""
+    """Return the findings for a trace directory, each naming its file. Raises InputFileError (exit
+    2) for a directory that is not a trace or a request file that cannot be read."""
     return inspect_trace(path).findings
 
 
@@ -117,9 +115,7 @@ def _unread_stop(root: Path, last: _Step) -> list[Finding]:
         return []  # stopped by --max-steps, or by an error: said in the manifest
     response, fmt, name = read
     ids = ", ".join(c.id for c in response.tool_uses())
-    where = {"chat": "$.choices[0].finish_reason", ITEMS: "$.status"}.get(
-        family(fmt), "$.stop_reason"
-    )
+    where = layout(fmt).places.stop
     return [
         Finding(
             "FC130",
@@ -147,7 +143,7 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
     for fmt, (doc, _) in after.read.items():
         if fmt == INTERNAL or fmt not in before.read:
             continue
-        where = _first_change(before.read[fmt][0], doc, history_field(fmt))
+        where = _first_change(before.read[fmt][0], doc, fmt)
         if where is None:
             continue
         earlier = before.requests[fmt].name
@@ -167,15 +163,17 @@ def _cache_break(before: _Step, after: _Step) -> list[Finding]:
     return out
 
 
-def _first_change(earlier: Any, later: Any, history: str = "messages") -> str | None:
-    """The first place where `later` does not repeat `earlier`: the parts a prompt begins with
-    (system or instructions, tools), then each earlier message (or item, `history` naming the
-    field); new messages at the end are no change."""
+def _first_change(earlier: Any, later: Any, fmt: str) -> str | None:
+    """Return the first place where `later` does not repeat `earlier`: the parts a prompt of format
+    `fmt` begins with (system, tools), then each earlier message; new messages at the end are
+    no change."""
     if not isinstance(earlier, dict) or not isinstance(later, dict):
         return None
-    for key in ("system", "instructions", "tools"):
+    for place in layout(fmt).places.prompt:
+        key = place.removeprefix("$.")
         if earlier.get(key) != later.get(key):
-            return f"$.{key}"
+            return place
+    history = history_field(fmt)
     old, new = earlier.get(history), later.get(history)
     if not isinstance(old, list) or not isinstance(new, list):
         return None
@@ -221,8 +219,8 @@ def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding
 
 
 def _harness_bugs(root: Path) -> dict[int, str]:
-    """The steps whose requests a `--harness-bug` changed on purpose, by the manifest: each with
-    the bug's name."""
+    """Return the steps whose requests a `--harness-bug` changed on purpose, by the manifest: each
+    with the bug's name."""
     try:
         manifest = read_json(root / "manifest.json")
     except FcError:
@@ -239,8 +237,8 @@ def _harness_bugs(root: Path) -> dict[int, str]:
 
 
 def _recorded(root: Path) -> bool:
-    """A trace `fc proxy` recorded: its wire requests are the agent's, its internal ones fc's
-    reading of them (not the other way round, as in a trace fc made)."""
+    """Return whether the trace is one `fc proxy` recorded: its wire requests are the agent's, its
+    internal ones fc's reading of them (not the other way round, as in a trace fc made)."""
     try:
         manifest = read_json(root / "manifest.json")
     except FcError:
@@ -249,7 +247,7 @@ def _recorded(root: Path) -> bool:
 
 
 def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:
-    """A recorded step: the internal request must be what the wire request reads as (the
+    """Check a recorded step: the internal request must be what the wire request reads as (the
     agent's own spelling, `"content": ""` for `null`, is no difference)."""
     if INTERNAL not in step.read:
         return []
@@ -333,7 +331,7 @@ def _agreement(step: _Step, bug: str | None = None) -> list[Finding]:
 
 
 def first_difference(a: Any, b: Any, path: str = "$") -> str | None:
-    """The JSON path of the first place where two JSON values differ, or None."""
+    """Return the JSON path of the first place where two JSON values differ, or None."""
     if type(a) is not type(b):
         return path
     if isinstance(a, dict):
@@ -366,13 +364,13 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
         return []
     if not may_answer_unasked(h):
         return []
-    where = {"chat": "$.choices[0].message", ITEMS: "$.output"}.get(family(fmt), "$.content")
+    where = layout(fmt).places.answer
     return [finding("FC119", h.format, where, made_up_message(h)).in_file(name)]
 
 
 def _response(step: _Step) -> tuple[Response, str, str] | None:
-    """The step's answer, its format and file: from the internal file, else the wire one; None
-    when neither reads (a failed step keeps the provider's error body, or raw bytes, there)."""
+    """Return the step's answer, its format and file: from the internal file, else the wire one;
+    None when neither reads (a failed step keeps the provider's error body, or raw bytes, there)."""
     for fmt, file in sorted(step.responses.items(), key=lambda kv: kv[0] != INTERNAL):
         try:
             doc = read_json(file)

@@ -20,7 +20,7 @@ from fccli.core.models import Message, ProviderBlock, Request, Response
 from fccli.diff.compare import Change, changes, compact, path_str
 from fccli.i18n import Msg
 from fccli.wire.registry import INTERNAL as INTERNAL_NAME
-from fccli.wire.registry import family, format_names
+from fccli.wire.registry import format_names, layout
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Document
@@ -76,7 +76,11 @@ def convert(doc: Document, target: str) -> Converted:
             out.losses += _source_losses(doc)
             out.notes += _source_notes(doc)
         request = _as_request(internal, doc.system)
-        if doc.kind == "messages" and doc.system is not None and family(target) != "chat":
+        if (
+            doc.kind == "messages"
+            and doc.system is not None
+            and not layout(target).system_in_history
+        ):
             system = compact(doc.system, 40)
             lost = (
                 Msg(

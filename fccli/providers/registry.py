@@ -7,6 +7,7 @@ key is a usage error naming the variable (exit 2), never a request sent without 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from fccli.core.errors import UsageError
@@ -17,7 +18,22 @@ from fccli.providers.demo.model import INFO, DemoProvider
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
 from fccli.providers.urls import http_url, shown_url
 
-KNOWN = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini")
+_LISTED = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini")
+
+
+class _Known:
+    """The providers' names, read from the profiles each time: a profile added to PROFILES is
+    a provider (tests/wire/test_toy_format.py adds one)."""
+
+    def __iter__(self) -> Iterator[str]:
+        yield from _LISTED
+        yield from (name for name in PROFILES if name not in _LISTED)
+
+    def __contains__(self, name: object) -> bool:
+        return name == "demo" or name in PROFILES
+
+
+KNOWN = _Known()
 
 
 # A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of

@@ -4,11 +4,10 @@ A format is one object of the WireFormat protocol, listed in `wire/registry.py`;
 module (the reader, check, convert, diff, send, replay, the engine) takes the formats from the
 registry and asks them, so adding a format is one new package plus one registry line.
 
-Formats come in families of one layout: `chat` (a call's arguments as a JSON string, one
-`role: "tool"` message per result) and `blocks` (calls and results are content blocks, as in
-fc's internal format), `items` (OpenAI Responses: calls, results and reasoning are items of one
-flat list, paired by call_id). A family decides how `fc check` reads a history leniently and which
-formats `fc diff` compares field by field; a format of a new layout names its own family.
+A format declares its layout (Layout): how `fc check` reads its history (wire/view.py), where
+its fields are, its id rules and markers. Formats of one layout share a `family` (`chat`,
+`blocks`, `items`...): `fc diff` compares those field by field, and `fc send` takes one to
+any provider of its family; a format of a new layout names its own.
 """
 
 from __future__ import annotations
@@ -24,6 +23,16 @@ from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
 from fccli.wire.sse import SSEDecoder, guarded, note_once
+from fccli.wire.view import (
+    BlocksLayout,
+    Call,
+    Choice,
+    OfferedTool,
+    Placement,
+    Places,
+    Problem,
+    Turn,
+)
 
 Kind = Literal["request", "response", "messages"]
 
@@ -34,10 +43,8 @@ Refusal = tuple[str, str]
 
 class Route(NamedTuple):
     """A request path a format's providers answer at, for `fc proxy` and `fc serve`: which
-    format a request to a local server is in, read from its path alone.
-
-    A NamedTuple, not a frozen dataclass: as immutable, and ~2 M instructions less to create
-    (a dataclass compiles its methods from source) on every path that reads a wire format."""
+    format a request to a local server is in, read from its path alone (a NamedTuple, not a
+    dataclass: start-up)."""
 
     pattern: str
     """The path, `{name}` standing for one path segment (`/v1beta/models/{model}:generateContent`:
@@ -50,7 +57,8 @@ class Route(NamedTuple):
         return _route_regex(self.pattern).fullmatch(path) is not None
 
     def captured(self, path: str) -> dict[str, str]:
-        """What `path` has where the pattern names a segment (`{"model": "gemini-2.5-flash"}`)."""
+        """Return what `path` has where the pattern names a segment (`{"model":
+        "gemini-2.5-flash"}`)."""
         found = _route_regex(self.pattern).fullmatch(path)
         return found.groupdict() if found else {}
 
@@ -101,7 +109,7 @@ class StreamFolder(Protocol):
     def feed(self, chunk: bytes) -> None: ...
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        """The answer as a non-streamed call returns it, or StreamCut when it ended early."""
+        """Return the answer as a non-streamed call returns it, or StreamCut when it ended early."""
         ...
 
 
@@ -138,10 +146,10 @@ class StreamAssembler:
         note_once(self.notes, self._noted, key, text)
 
     def _bad_shape(self, objs: list[Any], n: int, error: Exception) -> ProtocolError:
-        """The error for event `n` of the last slice `objs`, which had an unexpected shape."""
+        """Return the error for event `n` of the last slice `objs`, which had an unexpected shape."""
         number = self._sse.events - len(objs) + n + 1
         # fc's own words for a wrong shape are a Msg (`TypeError(Msg(...))`); Python's stay as said
-        said = (
+        reason = (
             error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Msg) else str(error)
         )
         return ProtocolError(
@@ -149,12 +157,12 @@ class StreamAssembler:
                 "event {number} of the stream has an unexpected shape ({kind}: {error})",
                 number=number,
                 kind=type(error).__name__,
-                error=said,
+                error=reason,
             )
         )
 
     def _raise_error(self, obj: dict[str, Any]) -> None:
-        """The provider's own error, sent inside the stream (`{"error": {...}}`)."""
+        """Return the provider's own error, sent inside the stream (`{"error": {...}}`)."""
         error = obj.get("error")
         if isinstance(error, dict):
             kind = error.get("type") or error.get("code") or "error"
@@ -172,21 +180,11 @@ class StreamAssembler:
         )
 
 
-class WireFormat(Protocol):
-    @property
-    def name(self) -> str:
-        """The format's name, also the trace files' suffix (`1-request.<name>.json`)."""
-        ...
+class Layout(Protocol):
+    """What `fc check` asks a format (or the internal format) about its layout."""
 
     @property
-    def family(self) -> str:
-        """`chat`, `blocks`, or a new layout's own name (see the module's docstring)."""
-        ...
-
-    @property
-    def holder(self) -> str:
-        """The format as a loss line names it (`openai chat`: "openai chat has no place...")."""
-        ...
+    def name(self) -> str: ...
 
     @property
     def history_field(self) -> str:
@@ -194,19 +192,40 @@ class WireFormat(Protocol):
         ...
 
     @property
-    def stop_field(self) -> str:
-        """The wire name of the stop reason's field (chat: `finish_reason`)."""
+    def places(self) -> Places: ...
+
+    @property
+    def arguments_as_text(self) -> bool:
+        """Calls carry their arguments as a JSON string, not as an object (FC108)."""
         ...
 
     @property
-    def results_layout(self) -> str:
-        """How the results of one turn travel in this format, in a learner's words."""
+    def placement(self) -> Placement: ...
+
+    @property
+    def duplicate_quote(self) -> str:
+        """Which second use of an id the FC106 sentence speaks of: a `call` or a `result`."""
         ...
 
     @property
-    def refusals(self) -> Mapping[str, Refusal]:
-        """Per `fc check` rule (`FC101`...), what the format's providers answer with HTTP 400.
-        A rule quoted here for some formats only (FC107, FC113...) applies to those only."""
+    def appends_turns(self) -> bool:
+        """Each message reads as one turn: a trace's next request reads only its new ones."""
+        ...
+
+    @property
+    def id_pattern(self) -> str | None:
+        """The call ids the providers accept (a regex), where they limit them (FC107)."""
+        ...
+
+    @property
+    def json_word_modes(self) -> tuple[str, ...]:
+        """The JSON modes whose prompt must say "json" (FC132)."""
+        ...
+
+    @property
+    def rules_without_place(self) -> tuple[str, ...]:
+        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
+        FC115): they do not apply to it."""
         ...
 
     @property
@@ -225,9 +244,62 @@ class WireFormat(Protocol):
         ...
 
     @property
-    def rules_without_place(self) -> tuple[str, ...]:
-        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
-        FC115): they do not apply to it."""
+    def system_in_history(self) -> bool:
+        """A system prompt can be a message of the history (chat's `role: "system"`)."""
+        ...
+
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        """Return the turns of `messages[start:]` (all, where turns do not follow messages), read
+        leniently; `before`: the turns already read of the messages before `start`."""
+        ...
+
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]: ...
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None: ...
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        """Return whether a request body of this format asks for thinking (read leniently)."""
+        ...
+
+    def layout_problems(
+        self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
+    ) -> list[Problem]:
+        """Mistakes only this layout can have (Responses: reasoning items apart from theirs)."""
+        ...
+
+
+class WireFormat(Layout, Protocol):
+    @property
+    def name(self) -> str:
+        """The format's name, also the trace files' suffix (`1-request.<name>.json`)."""
+        ...
+
+    @property
+    def family(self) -> str:
+        """`chat`, `blocks`, or a new layout's own name (see the module's docstring)."""
+        ...
+
+    @property
+    def holder(self) -> str:
+        """The format as a loss line names it (`openai chat`: "openai chat has no place...")."""
+        ...
+
+    @property
+    def stop_field(self) -> str:
+        """The wire name of the stop reason's field (chat: `finish_reason`)."""
+        ...
+
+    @property
+    def results_layout(self) -> str:
+        """How the results of one turn travel in this format, in a learner's words."""
+        ...
+
+    @property
+    def refusals(self) -> Mapping[str, Refusal]:
+        """Per `fc check` rule (`FC101`...), what the format's providers answer with HTTP 400.
+        A rule quoted here for some formats only (FC107, FC113...) applies to those only."""
         ...
 
     @property
@@ -248,7 +320,7 @@ class WireFormat(Protocol):
         ...
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
-        """An error as this format's providers answer one (HTTP `status`), so that a client's
+        """Return an error as this format's providers answer one (HTTP `status`), so that a client's
         SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the provider's."""
         ...
 
@@ -258,11 +330,11 @@ class WireFormat(Protocol):
     def from_wire_response(self, body: Any) -> Response: ...
 
     def wire_stop_reason(self, body: Any) -> str | None:
-        """The stop reason as the wire says it, for showing side by side."""
+        """Return the stop reason as the wire says it, for showing side by side."""
         ...
 
     def request_problem(self, request: Request) -> str | None:
-        """A reason the provider would refuse the request, known before sending it."""
+        """Return a reason the provider would refuse the request, known before sending it."""
         ...
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder: ...
@@ -271,10 +343,6 @@ class WireFormat(Protocol):
         """This format's claim on a document, from its content; None when it has none.
         (The chat and blocks families are told apart by `wire/detect.py` from what they
         declare; a format of its own layout says here how it is recognised.)"""
-        ...
-
-    def thinking_on(self, body: dict[str, Any]) -> bool:
-        """Whether a request body of this format asks for thinking (read leniently)."""
         ...
 
     def added_note(self, key: str, value: Any) -> str | None:
@@ -292,25 +360,23 @@ class WireFormat(Protocol):
         ...
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
-        """What this format's provider would refuse in a messages array written by fc
+        """Return what this format's provider would refuse in a messages array written by fc
         (`fc convert` warns)."""
         ...
 
 
-class FormatDefaults:
-    """The hooks a format may leave as they are: no refusal known before sending, recognised
-    by its family's data only, thinking off, nothing to note in convert, no local server paths,
-    errors in OpenAI's shape. A format class derives
-    from it and overrides what it knows."""
+class FormatDefaults(BlocksLayout):
+    """The hooks a format may leave as they are: laid out as fc's own blocks, no refusal known
+    before sending, recognised by its family's data only, thinking off, nothing to note in
+    convert, no local server paths, errors in OpenAI's shape. A format class derives from it
+    and overrides what it knows."""
 
     appends_messages = False
     """True when the wire body of a request is made message by message: its `messages` are the
     wire messages of the request's first messages, then those of the rest, and nothing else in
     it depends on the messages. `fc check` then translates only a trace's new messages at each
     step (tests/wire/test_format_contract.py holds a format that says so to it)."""
-    history_field = "messages"
     model_in_body = True
-    rules_without_place: tuple[str, ...] = ()
     routes: tuple[Route, ...] = ()
     """No local server answers in the format until it declares its paths."""
     sdk_base_url: tuple[str, str] | None = None

@@ -28,7 +28,7 @@ def _chat_formats() -> list[ChatFormat]:
 
 
 def _blocks_name() -> str:
-    """The wire format whose blocks fc's internal format was modelled on."""
+    """Return the wire format whose blocks fc's internal format was modelled on."""
     return next(name for name, f in FORMATS.items() if f.family == "blocks")
 
 
@@ -47,8 +47,8 @@ class Unrecognised(ValueError):
     (as the problem of an InputFileError) keeps it sayable in the chosen language."""
 
     def __str__(self) -> str:
-        said = self.args[0] if len(self.args) == 1 else ""
-        return said if isinstance(said, Msg) else super().__str__()
+        message = self.args[0] if len(self.args) == 1 else ""
+        return message if isinstance(message, Msg) else super().__str__()
 
 
 class TraceManifest(Unrecognised):
@@ -56,7 +56,7 @@ class TraceManifest(Unrecognised):
 
 
 def is_manifest(doc: Any) -> bool:
-    """A trace's manifest.json (fccli/trace/writer.py writes `schema_version`, `fc_version`, `steps`...)."""
+    """Return whether `doc` is a trace's manifest.json (`schema_version`, `fc_version`, `steps`...)."""
     return (
         isinstance(doc, dict)
         and "schema_version" in doc
@@ -67,8 +67,8 @@ def is_manifest(doc: Any) -> bool:
 
 
 def error_body(doc: Any) -> str | None:
-    """The provider's own sentence when `doc` is a provider's error body (`{"error": {...}}` of
-    OpenAI and DeepSeek, Anthropic's `{"type": "error", "error": {...}}`); "" for an error body
+    """Return the provider's own sentence when `doc` is a provider's error body (`{"error": {...}}`
+    of OpenAI and DeepSeek, Anthropic's `{"type": "error", "error": {...}}`); "" for an error body
     that says nothing; None when `doc` is not an error body."""
     if not isinstance(doc, dict) or is_manifest(doc):
         return None
@@ -125,11 +125,11 @@ def detect(doc: Any, name_hint: str | None = None) -> Detected:
         )
     if is_manifest(doc):
         raise TraceManifest(Msg("this is a trace's manifest; give a request or response file"))
-    said = error_body(doc)
-    if said is not None:
+    error = error_body(doc)
+    if error is not None:
         raise Unrecognised(
-            Msg("this is a provider's error body, not a request or a response: {said}", said=said)
-            if said
+            Msg("this is a provider's error body, not a request or a response: {said}", said=error)
+            if error
             else Msg("this is a provider's error body, not a request or a response")
         )
     raise Unrecognised(
@@ -292,8 +292,8 @@ def _chat_messages_sign(messages: list[Any]) -> str | None:
 
 
 def _chat_flavour(doc: dict[str, Any], messages: list[Any], name_hint: str | None) -> str:
-    """A dialect is the plain chat format plus its own fields (DeepSeek: reasoning and a
-    thinking switch); without a sign of one, the file name decides, else the plain form."""
+    """Return the chat dialect `doc` is in: one with a sign of its own fields (DeepSeek:
+    reasoning and a thinking switch), else the one the file name says, else the plain form."""
     model = doc.get("model")
     hinted = hinted_format(name_hint)
     chats = _chat_formats()

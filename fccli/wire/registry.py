@@ -12,8 +12,10 @@ from functools import cache
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
+from fccli.wire.anthropic import ID_PATTERN
+from fccli.wire.base import Layout, Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.chat.dialects import DEEPSEEK
+from fccli.wire.view import InternalLayout
 
 __all__ = [
     "DEEPSEEK_DIALECT",
@@ -23,10 +25,11 @@ __all__ = [
     "StreamFolder",
     "WireFormat",
     "get_format",
+    "layout",
 ]
 
 DEEPSEEK_DIALECT = DEEPSEEK
-"""The old name of wire/chat/dialects.py's DEEPSEEK, kept importable."""
+"""DeepSeek's chat dialect (wire/chat/dialects.py)."""
 
 INTERNAL = "internal"
 """fc's own format: the blocks of core/models.py, read and written as they are."""
@@ -64,10 +67,10 @@ def _gemini() -> WireFormat:
 
 
 class _Formats(MutableMapping[str, WireFormat]):
-    """The formats by name, each package imported when its format is first asked for: a
-    command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's (~4% of
-    `fc show`'s start-up for the four). Names and order are known without importing any.
-    A format object can be registered as it is, too (tests/wire/test_toy_format.py)."""
+    """The formats by name, each package imported when its format is first asked for (a
+    command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's: start-up).
+    Names and order are known without importing any. A format object can be registered as it
+    is, too (tests/wire/test_toy_format.py)."""
 
     def __init__(self, makers: dict[str, Callable[[], WireFormat]]) -> None:
         self._makers = makers
@@ -142,19 +145,28 @@ def get_format(name: str) -> WireFormat:
         ) from None
 
 
+_INTERNAL_LAYOUT = InternalLayout(ID_PATTERN)
+
+
+def layout(name: str) -> Layout:
+    """Return what `fc check` reads of format `name`'s layout: the format itself, or the internal
+    format's (fc's own blocks, held to the rules of Anthropic's providers)."""
+    return FORMATS.get(name, _INTERNAL_LAYOUT)
+
+
 def family(name: str) -> str:
-    """A format's layout family (wire/base.py); the internal format's is `blocks`."""
+    """Return a format's layout family (wire/base.py); the internal format's is `blocks`."""
     return FORMATS[name].family if name in FORMATS else "blocks"
 
 
 def refusals(name: str) -> Mapping[str, Refusal]:
-    """What a provider answers for each mistake in a history of format `name` (for the
+    """Return what a provider answers for each mistake in a history of format `name` (for the
     internal format, what the providers would)."""
     return FORMATS[name].refusals if name in FORMATS else _internal_refusals()
 
 
 def refuses(name: str, rule: str) -> bool:
-    """Whether a provider answers a history of format `name` that breaks `rule` with a 400:
+    """Return whether a provider answers a history of format `name` that breaks `rule` with a 400:
     `rule in refusals(name)`, without reading the sentences (fc run checks its own internal
     request this way, and needs no provider's package for it)."""
     if name in FORMATS:
@@ -163,18 +175,18 @@ def refuses(name: str, rule: str) -> bool:
 
 
 def formats_at(path: str) -> list[WireFormat]:
-    """The formats whose providers answer at request path `path` (no query string), in the
+    """Return the formats whose providers answer at request path `path` (no query string), in the
     registry's order: the chat dialects share theirs, the plain dialect last."""
     return [f for f in FORMATS.values() if any(route.matches(path) for route in f.routes)]
 
 
 def route_at(fmt: WireFormat, path: str) -> Route | None:
-    """The route of `fmt` that `path` is (whether the path itself asks for a stream)."""
+    """Return the route of `fmt` that `path` is (whether the path itself asks for a stream)."""
     return next((route for route in fmt.routes if route.matches(path)), None)
 
 
 def hinted_format(name_hint: str | None) -> str | None:
-    """The format a file's name says (`1-request.<format>.json`), if any."""
+    """Return the format a file's name says (`1-request.<format>.json`), if any."""
     for name in FORMATS if name_hint else ():
         if f".{name}." in str(name_hint):
             return name

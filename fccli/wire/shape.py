@@ -30,12 +30,12 @@ def expect(value: Any, kind: type | tuple[type, ...], path: str, what: str) -> A
 
 
 def phrase(msgid: str) -> Msg:
-    """A phrase marked with `N_` where it is written, as a Msg to say in a message."""
+    """Return a phrase marked with `N_` where it is written, as a Msg to say in a message."""
     return msgid if isinstance(msgid, Msg) else Msg.__new__(Msg, msgid)
 
 
 def describe(value: Any) -> str:
-    """A JSON value's type in words, for error messages."""
+    """Return a JSON value's type in words, for error messages."""
     if value is None:
         return Msg("null")
     if isinstance(value, bool):
@@ -50,8 +50,8 @@ def describe(value: Any) -> str:
 
 
 def count(value: Any) -> int | None:
-    """A token count, or None: usage is informative, and a server's odd count is dropped rather
-    than failing the answer."""
+    """Return a token count, or None: usage is informative, and a server's odd count is dropped
+    rather than failing the answer."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 

@@ -31,8 +31,8 @@ SHOWN = 80
 """Characters of a bad event's data shown in an error message."""
 SLICE = 16 * 1024
 """Bytes decoded at a time by feed_json_slices. The objects parsed from one slice are folded
-(and freed) before the next slice is parsed: a 12 MB body parsed at once held 50,000 chunk
-objects alive and assembled ~3× slower (measured with benchmarks/stream_assembly.py)."""
+(and freed) before the next slice is parsed, so a long body never holds all its chunks alive
+(benchmarks/stream_assembly.py)."""
 
 
 class SSEEvent(NamedTuple):
@@ -95,7 +95,7 @@ class SSEDecoder:
         """The last chunk ended with `\\r`: a `\\n` starting the next one belongs to that line end."""
         self._started = False
         # The C scanner behind json.loads, called at a position in the text: no substring per
-        # event, no Python-level wrapper (json.loads costs ~2 µs more per call than the parse).
+        # event, no Python-level wrapper around the parse.
         self._scan: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
             cast(Any, json.JSONDecoder())
         )
@@ -103,8 +103,8 @@ class SSEDecoder:
     # -- bytes -> text of whole events
 
     def feed_text(self, chunk: bytes) -> str:
-        """The events that `chunk` completes, as text: it starts at an event boundary, ends with
-        a blank line, line ends made `\\n`; "" when `chunk` completes none. For `events_in`."""
+        """Return the events that `chunk` completes, as text: it starts at an event boundary, ends
+        with a blank line, line ends made `\\n`; "" when `chunk` completes none. For `events_in`."""
         if not chunk:
             return ""
         if len(self.head) < SHOWN:
@@ -174,7 +174,7 @@ class SSEDecoder:
     # -- text -> events
 
     def events_in(self, text: str) -> list[SSEEvent]:
-        """The events in a text from feed_text / finish_text (comments, ids and retry noted)."""
+        """Return the events in a text from feed_text / finish_text (comments, ids and retry noted)."""
         events, comments, last_id, retry = parse_events(text)
         self.events += len(events)
         self.comments += comments
@@ -189,7 +189,8 @@ class SSEDecoder:
         return self.events_in(text) if text else []
 
     def finish(self) -> list[SSEEvent]:
-        """The event left open when the body ended, if it has complete lines (see finish_text)."""
+        """Return the event left open when the body ended, if it has complete lines (see
+        finish_text)."""
         text = self.finish_text()
         return self.events_in(text) if text else []
 
@@ -282,7 +283,7 @@ class SSEDecoder:
         return value
 
     def raw_data(self, obj: Any) -> str | None:
-        """The data text of the event in the last decoded text that parses to `obj` (for an
+        """Return the data text of the event in the last decoded text that parses to `obj` (for an
         error body as received; only called when something went wrong)."""
         for event in parse_events(self.last_text)[0]:
             try:
@@ -327,7 +328,7 @@ def closing_reasons(
 
 
 def ended_early(bytes_received: int, reasons: list[str]) -> Msg:
-    """The message of a stream that ended early, for `reasons` (Msgs)."""
+    """Return the message of a stream that ended early, for `reasons` (Msgs)."""
     return Msg(
         "the stream ended early after {count:,} bytes: {reasons}",
         count=bytes_received,
@@ -339,14 +340,14 @@ LAST_LINE_CUT = Msg("the last line was cut off")
 
 
 def note_once(notes: list[str], noted: set[str], key: str, text: str) -> None:
-    """A note said once per stream, however many events call for it."""
+    """Add a note once per stream, however many events call for it."""
     if key not in noted:
         noted.add(key)
         notes.append(text)
 
 
 def not_a_stream(decoder: SSEDecoder) -> ProtocolError | None:
-    """The error for a body that is no event stream at all (a server that ignored
+    """Return the error for a body that is no event stream at all (a server that ignored
     `stream: true` and sent one JSON answer, an HTML error page, ...), else None. A body
     that starts like one, however short, is a stream cut early instead."""
     if decoder.events or decoder.comments or not decoder.bytes_received:
@@ -365,17 +366,17 @@ def not_a_stream(decoder: SSEDecoder) -> ProtocolError | None:
 
 
 def call_label(call_id: Any, name: Any) -> Msg:
-    """A call as a stream's message names it: `call <id> (<name>)`."""
+    """Return a call as a stream's message names it: `call <id> (<name>)`."""
     return Msg("call {who} ({name})", who=call_id, name=name or Msg("no name"))
 
 
 def tail(text: str) -> str:
-    """The end of an incomplete fragment, repr-quoted, for a message."""
+    """Return the end of an incomplete fragment, repr-quoted, for a message."""
     return ("…" if len(text) > TAIL else "") + repr(text[-TAIL:])
 
 
 def joined(parts: list[Any]) -> str:
-    """The fragments of one text, joined once. A server that sent a non-string fragment (an
+    """Return the fragments of one text, joined once. A server that sent a non-string fragment (an
     object where the format says string) gets it as JSON text rather than a crash."""
     try:
         return "".join(parts)

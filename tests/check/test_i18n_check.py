@@ -21,7 +21,7 @@ from rich.console import Console
 
 from fccli import i18n
 from fccli.check import RULES, check_request
-from fccli.check.findings import PROVIDER_SENTENCES, Finding, Quoted
+from fccli.check.findings import Finding, Quoted
 from fccli.check.report import check_path
 from fccli.core.errors import FcError
 from fccli.core.jsonio import dumps
@@ -173,8 +173,7 @@ def test_every_provider_sentence_is_quoted_as_it_is_and_said_what_it_means(zh) -
     """fc check quotes the providers' 400 sentences verbatim and adds their meaning in Chinese:
     each sentence a wire format declares has its translation in the catalog."""
     declared = {said for name in format_names() for _, said in refusals(name).values()}
-    assert declared <= set(PROVIDER_SENTENCES), declared - set(PROVIDER_SENTENCES)
-    for sentence in PROVIDER_SENTENCES:
+    for sentence in sorted(declared):
         quoted = Quoted(
             sentence,
             n=1,

@@ -1,6 +1,6 @@
 """Arguments: a JSON object, valid for the tool called, and a tool that was offered.
 
-FC108 arguments that are not valid JSON (chat carries them as a string) · FC109 valid JSON but
+FC108 arguments that are not valid JSON (where they travel as a string) · FC109 valid JSON but
 not an object · FC110 arguments that fail the tool's schema · FC111 a call to a tool not offered.
 
 FC110 and FC111 are the harness's mistake, not the model's (PROTOCOL.md, mistake 4: validate
@@ -42,7 +42,7 @@ def arguments_shape(h: History) -> Iterator[Finding]:
                 n=call.message,
                 k=call.position,
             )
-        elif h.string_arguments and not isinstance(call.raw, str):
+        elif h.layout.arguments_as_text and not isinstance(call.raw, str):
             yield finding(
                 "FC109",
                 h.format,
@@ -58,28 +58,28 @@ def arguments_shape(h: History) -> Iterator[Finding]:
             )
         elif not isinstance(call.arguments, dict):
             label, kind = call_label(call), describe(call.arguments)
-            if h.string_arguments:
-                said = Msg(
+            if h.layout.arguments_as_text:
+                message = Msg(
                     "the arguments of call {call} are valid JSON but {kind}, not an object",
                     call=label,
                     kind=kind,
                 )
             elif isinstance(call.arguments, str):
-                said = Msg(
+                message = Msg(
                     "the input of call {call} is {kind}, not an object (a JSON string? content "
                     "blocks carry the object itself)",
                     call=label,
                     kind=kind,
                 )
             else:
-                said = Msg(
+                message = Msg(
                     "the input of call {call} is {kind}, not an object", call=label, kind=kind
                 )
             yield finding(
                 "FC109",
                 h.format,
                 call.args_path,
-                said,
+                message,
                 n=call.message,
                 k=call.position,
             )
@@ -95,7 +95,7 @@ def answered_as_fine(h: History) -> Iterator[Finding]:
 
 
 def answered_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about calls from message `start` on, each with its message; and where the
+    """Return the findings about calls from message `start` on, each with its message; and where the
     next request, repeating these messages, must start again: at the first call with no result
     yet (a later message may bring it)."""
     unanswered: list[int] = []
@@ -122,7 +122,7 @@ def _answered(h: History, start: int, unanswered: list[int]) -> Iterator[tuple[i
                 finding(
                     "FC111",
                     h.format,
-                    f"{call.path}.name" if not h.chat else f"{call.path}.function.name",
+                    call.name_path,
                     Msg(
                         "call {call} asks for a tool not offered ({offered}), yet its result is "
                         "not an error: answer an unknown tool with an error result that names the "
@@ -153,7 +153,7 @@ def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
         shown_errors.append(Msg("and {n} more", n=len(report.errors) - SHOWN_ERRORS))
     errors = Joined(shown_errors)
     if report.unchecked:
-        said = Msg(
+        message = Msg(
             "the arguments of call {call} fail the tool's schema ({errors}), yet its result is "
             "not an error: validate arguments like user input and answer a failure with an error "
             "result (not checked: {unchecked})",
@@ -162,14 +162,14 @@ def _schema(h: History, call: Call, tool: OfferedTool) -> Iterator[Finding]:
             unchecked=", ".join(sorted(report.unchecked)),
         )
     else:
-        said = Msg(
+        message = Msg(
             "the arguments of call {call} fail the tool's schema ({errors}), yet its result is "
             "not an error: validate arguments like user input and answer a failure with an error "
             "result",
             call=call_label(call),
             errors=errors,
         )
-    yield finding("FC110", h.format, call.args_path, said)
+    yield finding("FC110", h.format, call.args_path, message)
 
 
 RULES = (arguments_shape, answered_as_fine)

@@ -10,7 +10,7 @@ from fccli.check.history import Call
 
 
 def shown(value: Any, limit: int = 80) -> str:
-    """A JSON value as a person would write it, cut to `limit` characters."""
+    """Return a JSON value as a person would write it, cut to `limit` characters."""
     try:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -24,5 +24,5 @@ def call_label(call: Call) -> str:
 
 
 def ids_of(calls: Iterable[Call]) -> str:
-    """The ids as a provider lists them: comma-separated."""
+    """Return the ids as a provider lists them: comma-separated."""
     return ", ".join(str(c.id) for c in calls)

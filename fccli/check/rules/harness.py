@@ -17,7 +17,6 @@ from fccli.check.findings import Finding, finding
 from fccli.check.history import Call, History
 from fccli.check.rules.common import call_label
 from fccli.i18n import Msg
-from fccli.wire.registry import FORMATS, get_format
 
 
 def _values(call: Call) -> set[str]:
@@ -31,7 +30,7 @@ def results_swapped(h: History) -> Iterator[Finding]:
 
 
 def swapped_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message; and where the next
+    """Return the findings about messages from `start` on, each with its message; and where the next
     request, repeating these messages, must start again: at the first message with a call that
     has no result yet."""
     unanswered: list[int] = []
@@ -83,11 +82,14 @@ def _swapped(h: History, start: int, unanswered: list[int]) -> Iterator[tuple[in
 
 
 def json_mode_without_the_word(h: History) -> Iterator[Finding]:
-    kind = _json_mode(h.doc.get("response_format"))
-    if kind is None or kind not in _modes_wanting_the_word(h.format):
+    places = h.layout.places
+    if places.json_mode is None:
+        return
+    kind = _json_mode(h.doc.get(places.json_mode.removeprefix("$.")))
+    if kind is None or kind not in h.layout.json_word_modes:
         return
     texts = [t.text for t in h.turns if isinstance(t.text, str)]
-    system = h.doc.get("system")
+    system = h.doc.get(places.system.removeprefix("$.")) if places.system else None
     if isinstance(system, str):
         texts.append(system)
     if any("json" in t.casefold() for t in texts):
@@ -95,7 +97,7 @@ def json_mode_without_the_word(h: History) -> Iterator[Finding]:
     yield finding(
         "FC132",
         h.format,
-        "$.response_format",
+        places.json_mode,
         Msg(
             "JSON mode ({kind}) is asked for, but neither the system prompt nor a user message "
             'says "json": DeepSeek wants the word in the prompt (OpenAI too, for json_object), '
@@ -103,15 +105,6 @@ def json_mode_without_the_word(h: History) -> Iterator[Finding]:
             kind=kind,
         ),
     )
-
-
-def _modes_wanting_the_word(fmt: str) -> tuple[str, ...]:
-    """The JSON modes whose prompt must say "json", as the format's dialect declares them; the
-    internal format, tied to no provider, is held to the common rule (json_object)."""
-    if fmt not in FORMATS:
-        return ("json_object",)
-    dialect = getattr(get_format(fmt), "dialect", None)
-    return tuple(getattr(dialect, "json_word_modes", ()))
 
 
 def _json_mode(value: Any) -> str | None:

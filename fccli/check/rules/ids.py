@@ -1,7 +1,8 @@
-"""Ids: each call's id unique, and (Anthropic) of the characters Anthropic accepts.
+"""Ids: each call's id unique, and of the characters the format's providers accept.
 
-FC106 the same id on two calls, or two results for one call · FC107 an id outside Anthropic's
-`^[a-zA-Z0-9_-]+$` (ids made by another provider, like `functions.get_weather:0`, break there).
+FC106 the same id on two calls, or two results for one call · FC107 an id outside the format's
+`id_pattern` (Anthropic's `^[a-zA-Z0-9_-]+$`: ids made by another provider, like
+`functions.get_weather:0`, break there).
 """
 
 from __future__ import annotations
@@ -13,9 +14,6 @@ from fccli.check.findings import Finding, finding
 from fccli.check.history import History
 from fccli.check.rules.common import call_label
 from fccli.i18n import Msg
-from fccli.wire.anthropic import ID_PATTERN
-
-_ID = re.compile(ID_PATTERN)
 
 
 def duplicate_ids(h: History) -> Iterator[Finding]:
@@ -24,8 +22,8 @@ def duplicate_ids(h: History) -> Iterator[Finding]:
 
 
 def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message. A repeat is told by
-    what came before it only, so nothing is left to read again (the cut is the end)."""
+    """Return the findings about messages from `start` on, each with its message. A repeat is told
+    by what came before it only, so nothing is left to read again (the cut is the end)."""
     calls = [c for turn in h.turns[start:] for c in turn.calls]
     results = [r for turn in h.turns[start:] for r in turn.results]
     found = []
@@ -39,15 +37,14 @@ def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]]
                 finding(
                     "FC106",
                     h.format,
-                    f"{call.path}.id",
+                    call.id_path,
                     Msg(
                         "call {call} has the same id as an earlier call (in message {first}): a "
                         "result names its call by id, so ids must be unique in the whole history",
                         call=call_label(call),
                         first=first_call.message,
                     ),
-                    # Anthropic's message is about tool_use ids; chat's about tool messages.
-                    quote=not h.chat,
+                    quote=h.layout.duplicate_quote == "call",
                     n=call.message,
                     k=call.position,
                 ),
@@ -71,7 +68,7 @@ def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]]
                         id=result.call_id,
                         first=first,
                     ),
-                    quote=h.chat,
+                    quote=h.layout.duplicate_quote == "result",
                     ids=result.call_id,
                     first=first,
                     n=result.message,
@@ -82,17 +79,18 @@ def duplicates_window(h: History, start: int) -> tuple[list[tuple[int, Finding]]
 
 
 def anthropic_id_pattern(h: History) -> Iterator[Finding]:
-    if not h.refuses("FC107"):
+    pattern = h.layout.id_pattern
+    if pattern is None or not h.refuses("FC107"):
         return
     for call in h.calls():
-        if call.id is not None and not _ID.fullmatch(call.id):
-            yield _bad_id(h, call.id, f"{call.path}.id", call.message, call.position, "tool_use.id")
+        if call.id is not None and not re.fullmatch(pattern, call.id):
+            yield _bad_id(h, call.id, call.id_path, call.message, call.position, "tool_use.id")
     for result in h.results():
-        if result.call_id is not None and not _ID.fullmatch(result.call_id):
+        if result.call_id is not None and not re.fullmatch(pattern, result.call_id):
             yield _bad_id(
                 h,
                 result.call_id,
-                f"{result.path}.tool_use_id",
+                result.id_path,
                 result.message,
                 result.position,
                 "tool_result.tool_use_id",

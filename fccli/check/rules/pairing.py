@@ -1,9 +1,9 @@
-"""Calls and results paired by id, in the place each format wants them.
+"""Calls and results paired by id, in the place each format wants them (its `placement`).
 
-Content blocks (internal, Anthropic): the results of one assistant turn are `tool_result`
-blocks of the ONE user message right after it, leading that message. Chat (DeepSeek, OpenAI):
-one `role: "tool"` message per result, all right after the assistant message that made the calls.
-Items (Responses): a function_call_output anywhere after the function_call with its call_id.
+`next_message` (internal, Anthropic, Gemini): the results of one assistant turn lead the ONE
+user message right after it. `own_messages` (chat): one `role: "tool"` message per result, all
+right after the assistant message that made the calls. `after_call` (Responses): a result
+anywhere after the call with its id.
 
 FC101 a call with no result · FC102 a result with no call · FC103 results of one turn split
 over several user messages · FC104 results not leading their user message · FC105 chat tool
@@ -22,7 +22,7 @@ from fccli.i18n import Msg
 
 
 def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
-    """The messages of `role` from `start` on, up to the first of another role."""
+    """Return the messages of `role` from `start` on, up to the first of another role."""
     end = start
     while end < len(turns) and turns[end].role == role:
         end += 1
@@ -32,13 +32,13 @@ def _run(turns: list[Turn], start: int, role: str) -> list[Turn]:
 def _no_result(h: History, turn: Turn, lost: list[Call], where: Msg) -> Finding:
     labels = ", ".join(call_label(c) for c in lost)
     if len(lost) == 1:
-        said = Msg(
+        message = Msg(
             "call {calls} has no result: every call needs its result, with the same id, {where}",
             calls=labels,
             where=where,
         )
     else:
-        said = Msg(
+        message = Msg(
             "calls {calls} have no result: every call needs its result, with the same id, {where}",
             calls=labels,
             where=where,
@@ -47,7 +47,7 @@ def _no_result(h: History, turn: Turn, lost: list[Call], where: Msg) -> Finding:
         "FC101",
         h.format,
         turn.path,
-        said,
+        message,
         n=turn.index,
         ids=ids_of(lost),
     )
@@ -79,7 +79,7 @@ def blocks_pairing(h: History) -> Iterator[Finding]:
 
 
 def blocks_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message; and where the next
+    """Return the findings about messages from `start` on, each with its message; and where the next
     request, repeating these messages, must start again: at the last assistant message, whose
     results a new message may still join (those before have their results settled)."""
     found = list(_blocks(h, start))
@@ -90,7 +90,7 @@ def blocks_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], in
 
 
 def _blocks(h: History, start: int) -> Iterator[tuple[int, Finding]]:
-    if h.chat or h.items:
+    if h.layout.placement != "next_message":
         return
     turns = h.turns
     handled: set[tuple[int, str]] = (
@@ -213,7 +213,7 @@ def chat_pairing(h: History) -> Iterator[Finding]:
 
 
 def chat_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]:
-    """The findings about messages from `start` on, each with its message; and where the next
+    """Return the findings about messages from `start` on, each with its message; and where the next
     request, repeating these messages, must start again: at the first assistant message whose
     findings a new message may change (its tool messages run to the end, or a call of it has
     no result yet)."""
@@ -223,7 +223,7 @@ def chat_window(h: History, start: int) -> tuple[list[tuple[int, Finding]], int]
 
 
 def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, Finding]]:
-    if not h.chat:
+    if h.layout.placement != "own_messages":
         return
     turns = h.turns
     for a in range(start, len(turns)):
@@ -299,9 +299,9 @@ def _chat(h: History, start: int, unsettled: list[int]) -> Iterator[tuple[int, F
 
 
 def items_pairing(h: History) -> Iterator[Finding]:
-    """Responses: every function_call needs a function_call_output with its call_id later in
-    the list, and every output a call before it; where they stand otherwise is free."""
-    if not h.items:
+    """Every call needs a result with its id later in the history, and every result a call
+    before it; where they stand otherwise is free."""
+    if h.layout.placement != "after_call":
         return
     turns = h.turns
     for a, turn in enumerate(turns):

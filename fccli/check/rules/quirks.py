@@ -1,12 +1,11 @@
-"""Rules one provider adds (PROTOCOL.md, "DeepSeek specifics"), read from the provider's data
-where fc keeps it as data (the chat dialect), else named here.
+"""Rules one provider adds (PROTOCOL.md, "DeepSeek specifics"), read from what its format
+declares (reasoning field, thinking's tool choices, signatures, its layout's own problems).
 
 FC112 DeepSeek thinking mode: a tool-calling assistant turn without `reasoning_content` ·
 FC113 DeepSeek: a tool message whose content is not a string · FC114 a tool_choice thinking
 mode refuses (DeepSeek: only auto or none; Anthropic: no forced tool with thinking on) · FC121
-Anthropic: a thinking block sent back without the signature it came with · FC123 OpenAI
-Responses: a reasoning model's function_call without the reasoning item it came with · FC124 a
-reasoning item with no item after it.
+a thinking block (or Gemini's call turn) sent back without the signature it came with · and
+what a format finds in its own layout (Responses: FC123, FC124).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from fccli.wire.shape import describe
 
 
 def reasoning_passed_back(h: History) -> Iterator[Finding]:
-    field = h.wire.reasoning_field if h.wire is not None else None
+    field = h.layout.reasoning_field
     if field is None or not h.thinking:
         return
     for turn in h.turns:
@@ -42,7 +41,7 @@ def reasoning_passed_back(h: History) -> Iterator[Finding]:
 
 
 def _serde_kind(value: Any) -> str:
-    """How DeepSeek's server (serde) names a JSON value that is not the string it wanted."""
+    """Return how DeepSeek's server (serde) names a JSON value that is not the string it wanted."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -58,19 +57,19 @@ def tool_content_is_text(h: History) -> Iterator[Finding]:
     # OpenAI accepts an array of text parts here; DeepSeek does not (and says so, FC113).
     if not h.refuses("FC113"):
         return
-    for turn in h.turns:
-        if turn.role == "tool" and not isinstance(turn.raw.get("content"), str):
-            content = turn.raw.get("content")
+    for result in h.results():
+        if not isinstance(result.content, str):
+            content = result.content
             yield finding(
                 "FC113",
                 h.format,
-                f"{turn.path}.content",
+                result.content_path,
                 Msg(
                     "this tool message's content is {kind}, not a string: DeepSeek reads only "
                     "text here (put the result's JSON in a string)",
                     kind=describe(content),
                 ),
-                n=turn.index,
+                n=result.message,
                 found=_serde_kind(content),
             )
 
@@ -79,7 +78,7 @@ def thinking_tool_choice(h: History) -> Iterator[Finding]:
     if not h.thinking or h.choice is None:
         return
     kind, name = h.choice
-    allowed = h.wire.thinking_tool_choices if h.wire is not None else None
+    allowed = h.layout.thinking_tool_choices
     if allowed is None:
         return
     if kind in allowed:
@@ -88,7 +87,7 @@ def thinking_tool_choice(h: History) -> Iterator[Finding]:
     yield finding(
         "FC114",
         h.format,
-        "$.tool_choice",
+        h.layout.places.tool_choice,
         Msg(
             "tool_choice {asked!r} forces a call, which thinking mode refuses (only {allowed}): "
             "turn thinking off to force a tool, or nudge in the question",
@@ -100,85 +99,28 @@ def thinking_tool_choice(h: History) -> Iterator[Finding]:
 
 def thinking_signature(h: History) -> Iterator[Finding]:
     yield from _unsigned_calls(h)
-    if h.wire is None or not h.wire.signed_thinking:
+    if not h.layout.signed_thinking:
         return
     for turn in h.turns:
-        content = turn.raw.get("content") if turn.role == "assistant" else None
-        for k, block in enumerate(content if isinstance(content, list) else []):
-            if (
-                isinstance(block, dict)
-                and block.get("type") == "thinking"
-                and not isinstance(block.get("signature"), str)
-            ):
-                yield finding(
-                    "FC121",
-                    h.format,
-                    f"{turn.path}.content[{k}]",
-                    Msg(
-                        "this thinking block has no signature: Anthropic takes its thinking back "
-                        "only exactly as it came, signature included (reasoning from another "
-                        "provider, such as DeepSeek's, cannot go to Anthropic as a thinking block)"
-                    ),
-                    n=turn.index,
-                    k=k,
-                )
+        for k, path in turn.unsigned_thinking if turn.role == "assistant" else ():
+            yield finding(
+                "FC121",
+                h.format,
+                path,
+                Msg(
+                    "this thinking block has no signature: Anthropic takes its thinking back "
+                    "only exactly as it came, signature included (reasoning from another "
+                    "provider, such as DeepSeek's, cannot go to Anthropic as a thinking block)"
+                ),
+                n=turn.index,
+                k=k,
+            )
 
 
-def reasoning_items(h: History) -> Iterator[Finding]:
-    """Responses, stateless (store false): a reasoning model's calls go back with the reasoning
-    item they came with, right before them, and a reasoning item goes back with what follows it.
-    A call without an item id (made elsewhere, converted) is not paired by the API: not said."""
-    if not h.refuses("FC123"):
-        return
-    raw = h.doc.get(h.root.removeprefix("$."))
-    items = [i if isinstance(i, dict) else {} for i in raw] if isinstance(raw, list) else []
-    if not (h.thinking or any(i.get("type") == "reasoning" for i in items)):
-        return  # a model that does not reason (a reasoning item in the history says it does)
-    calls = {c.path: c for c in h.calls()}
-    for k, item in enumerate(items):
-        path = f"{h.root}[{k}]"
-        kind = item.get("type")
-        if kind == "reasoning":
-            after = items[k + 1] if k + 1 < len(items) else {}
-            if after.get("type", "message") in ("function_call_output", "message") and (
-                after.get("role") != "assistant"
-            ):
-                rid = item.get("id")
-                yield finding(
-                    "FC124",
-                    h.format,
-                    path,
-                    Msg(
-                        "reasoning item {id} is not followed by the item it led to (a call or a "
-                        "message): send it back together with that item, or leave both out",
-                        id=rid,
-                    ),
-                    ids=rid,
-                )
-            continue
-        item_id = item.get("id")
-        if kind != "function_call" or not isinstance(item_id, str):
-            continue
-        before = k - 1
-        while before >= 0 and items[before].get("type") == "function_call":
-            before -= 1
-        if before >= 0 and items[before].get("type") == "reasoning":
-            continue
-        call = calls.get(path)
-        yield finding(
-            "FC123",
-            h.format,
-            path,
-            Msg(
-                "function_call {id} ({call}) has no reasoning item before it: a reasoning "
-                "model's calls go back with the reasoning item they came with (encrypted; with "
-                "store false OpenAI keeps no copy)",
-                id=item_id,
-                call=call_label(call) if call else "?",
-            ),
-            ids=item_id,
-            reasoning="rs_…",
-        )
+def layout_problems(h: History) -> Iterator[Finding]:
+    """Return the mistakes only the format's own layout can have, found by the format."""
+    for problem in h.layout.layout_problems(h.doc, h.root, h.calls(), h.thinking):
+        yield finding(problem.rule, h.format, problem.path, problem.message, **problem.values)
 
 
 def _unsigned_calls(h: History) -> Iterator[Finding]:
@@ -208,5 +150,5 @@ RULES = (
     tool_content_is_text,
     thinking_tool_choice,
     thinking_signature,
-    reasoning_items,
+    layout_problems,
 )

@@ -59,7 +59,7 @@ def strict_form(h: History) -> Iterator[Finding]:
 
 
 def _openai_detail(problem: StrictProblem) -> str | None:
-    """The rest of OpenAI's "Invalid schema" message, where its wording is on record."""
+    """Return the rest of OpenAI's "Invalid schema" message, where its wording is on record."""
     parts = [p for p in re.split(r"\.|\[(\d+)\]", problem.path[1:]) if p]
     context = repr(tuple(int(p) if p.isdigit() else p for p in parts[:-1]))
     if parts and parts[-1] == "required" and "missing: " in problem.problem:
@@ -92,7 +92,7 @@ def tool_names(h: History) -> Iterator[Finding]:
         yield finding(
             "FC118",
             h.format,
-            "$.tools",
+            h.layout.places.tools,
             Msg(
                 "{n} tools are offered: past about {many}, models pick the wrong tool more "
                 "often; offer the ones this task needs",

@@ -12,12 +12,13 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.i18n import Msg
-from fccli.wire.anthropic import codec
+from fccli.i18n import N_, Msg
+from fccli.wire.anthropic import ID_PATTERN, codec
 from fccli.wire.base import FormatDefaults, Refusal, Route, StreamFolder
+from fccli.wire.view import Places
 
 _WHO = "Anthropic"
-NO_RESULT = (
+NO_RESULT = N_(
     "messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: "
     "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 )
@@ -26,27 +27,35 @@ REFUSALS: dict[str, Refusal] = {
     "FC101": (_WHO, NO_RESULT),
     "FC102": (
         _WHO,
-        "messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` "
-        "blocks: {ids}. Each `tool_result` block must have a corresponding "
-        "`tool_use` block in the previous message.",
+        N_(
+            "messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` "
+            "blocks: {ids}. Each `tool_result` block must have a corresponding "
+            "`tool_use` block in the previous message."
+        ),
     ),
-    "FC103": (_WHO, "the following `tool_use` ids were not found in `tool_result` blocks: {ids}"),
+    "FC103": (
+        _WHO,
+        N_("the following `tool_use` ids were not found in `tool_result` blocks: {ids}"),
+    ),
     "FC104": (_WHO, NO_RESULT),
     # anthropics/claude-code#20901, #21083
-    "FC106": (_WHO, "messages.{n}.content.{k}: `tool_use` ids must be unique"),
+    "FC106": (_WHO, N_("messages.{n}.content.{k}: `tool_use` ids must be unique")),
     # CommandCodeAI/command-code#323, tailcallhq/forgecode#1142
     "FC107": (
         _WHO,
-        "messages.{n}.content.{k}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'",
+        N_("messages.{n}.content.{k}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"),
     ),
     # anthropics/claude-code#6696, anthropics/anthropic-sdk-typescript#648
-    "FC109": (_WHO, "messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"),
+    "FC109": (
+        _WHO,
+        N_("messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"),
+    ),
     # mastra-ai/mastra#7507
-    "FC114": (_WHO, "Thinking may not be enabled when tool_choice forces tool use."),
+    "FC114": (_WHO, N_("Thinking may not be enabled when tool_choice forces tool use.")),
     # anthropics/claude-code#10687
-    "FC117": (_WHO, "tools: Tool names must be unique."),
+    "FC117": (_WHO, N_("tools: Tool names must be unique.")),
     # JohnnyZ93/oai-compatible-copilot#217
-    "FC121": (_WHO, "messages.{n}.content.{k}.thinking.signature: Field required"),
+    "FC121": (_WHO, N_("messages.{n}.content.{k}.thinking.signature: Field required")),
 }
 
 
@@ -69,6 +78,8 @@ class AnthropicFormat(FormatDefaults):
     appends_messages = True
     holder = "anthropic"
     stop_field = "stop_reason"
+    places = Places(stop="$.stop_reason", answer="$.content")
+    id_pattern = ID_PATTERN
     results_layout = Msg("all tool_result blocks in one user message")
     reasoning_field = None
     # Forcing a tool with thinking on is refused (REFUSALS["FC114"]).
@@ -104,7 +115,7 @@ class AnthropicFormat(FormatDefaults):
         return codec.request_problem(request)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.anthropic.stream import AnthropicStreamFolder
+        from fccli.wire.anthropic.stream import AnthropicStreamFolder  # a stream only: start-up
 
         return AnthropicStreamFolder(on_delta)
 
@@ -125,7 +136,7 @@ class AnthropicFormat(FormatDefaults):
         return None
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
-        """A thinking block without its signature (reasoning from another provider has none;
+        """Warn of a thinking block without its signature (reasoning from another provider has none;
         fc check's FC121)."""
         out: list[str] = []
         for i, m in enumerate(messages if isinstance(messages, list) else []):

@@ -239,7 +239,8 @@ class AnthropicStreamFolder(StreamAssembler):
     # -- the end
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        """The assembled answer, as a non-streamed call returns it; StreamCut if it ended early."""
+        """Return the assembled answer, as a non-streamed call returns it; StreamCut if it ended
+        early."""
         reasons = closing_reasons(
             self._sse, cut, ended=self._stopped, fold=self._fold, notes=self.notes
         )

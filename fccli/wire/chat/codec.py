@@ -70,7 +70,7 @@ STOP_TO_CHAT = {
 
 
 def max_tokens_field(model: str, dialect: ChatDialect) -> str:
-    """The name of the length cap this model takes: `max_tokens`, or `max_completion_tokens`."""
+    """Return the name of the length cap this model takes: `max_tokens`, or `max_completion_tokens`."""
     pattern = dialect.completion_tokens_models
     if pattern is not None and re.match(pattern, model):
         return "max_completion_tokens"
@@ -78,7 +78,7 @@ def max_tokens_field(model: str, dialect: ChatDialect) -> str:
 
 
 def dump_arguments(arguments: dict[str, Any]) -> str:
-    """The `arguments` string: compact JSON, UTF-8 text kept as is."""
+    """Return the `arguments` string: compact JSON, UTF-8 text kept as is."""
     return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -295,7 +295,7 @@ def usage_to_wire(usage: Usage, dialect: ChatDialect = OPENAI) -> dict[str, Any]
 
 
 def _text_parts(content: Any, path: str) -> list[str]:
-    """A chat `content`: a string, null, or an array of `{type: "text", text}` parts."""
+    """Return a chat `content`: a string, null, or an array of `{type: "text", text}` parts."""
     if content is None:
         return []
     if isinstance(content, str):

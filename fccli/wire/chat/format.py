@@ -11,7 +11,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     FormatDefaults,
     Refusal,
@@ -22,17 +22,19 @@ from fccli.wire.base import (
 )
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
+from fccli.wire.chat.view import chat_choice, chat_turn
+from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns, offered_at
 
 _PROVIDERS = Msg("OpenAI and DeepSeek")
 _COMPATIBLE = Msg("OpenAI-compatible servers")
-NO_RESULT = (
+NO_RESULT = N_(
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
 )
-_BAD_ARGUMENTS = (
+_BAD_ARGUMENTS = N_(
     "messages.{n}.tool_calls.{k}.function.arguments: arguments must be a valid JSON object string"
 )
-INVALID_SCHEMA: Refusal = ("OpenAI", "Invalid schema for function '{name}': {detail}")
+INVALID_SCHEMA: Refusal = ("OpenAI", N_("Invalid schema for function '{name}': {detail}"))
 """Strict mode's refusal (ash-project/ash_ai#155: OpenAI's wording; DeepSeek's beta is not on
 record)."""
 
@@ -40,14 +42,16 @@ REFUSALS: dict[str, Refusal] = {
     "FC101": (_PROVIDERS, NO_RESULT),
     "FC102": (
         _PROVIDERS,
-        "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'",
+        N_("Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"),
     ),
     "FC105": (_PROVIDERS, NO_RESULT),
     # agno-agi/agno#5116 (two tool messages for one id)
     "FC106": (
         "OpenAI",
-        "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', "
-        "in messages[{first}] and messages[{n}].",
+        N_(
+            "Invalid parameter: Duplicate value for 'tool_call_id' of '{ids}', "
+            "in messages[{first}] and messages[{n}]."
+        ),
     ),
     "FC108": (_COMPATIBLE, _BAD_ARGUMENTS),
     "FC109": (_COMPATIBLE, _BAD_ARGUMENTS),
@@ -57,22 +61,23 @@ REFUSALS: dict[str, Refusal] = {
 DEEPSEEK_REFUSALS: dict[str, Refusal] = {
     "FC112": (
         "DeepSeek",
-        "The `reasoning_content` in the thinking mode must be passed back to the API.",
+        N_("The `reasoning_content` in the thinking mode must be passed back to the API."),
     ),
     "FC113": (
         "DeepSeek",
-        "Failed to deserialize the JSON body into the target type: messages[{n}]: "
-        "invalid type: {found}, expected a string",
+        N_(
+            "Failed to deserialize the JSON body into the target type: messages[{n}]: "
+            "invalid type: {found}, expected a string"
+        ),
     ),
     # osaurus-ai/osaurus#1940, deepseek-ai/DeepSeek-V3#1376
-    "FC114": ("DeepSeek", "Thinking mode does not support this tool_choice"),
+    "FC114": ("DeepSeek", N_("Thinking mode does not support this tool_choice")),
 }
 
 
 class ChatFormat(FormatDefaults):
-    """The chat format in one dialect. A plain class, not a frozen dataclass: ~3 M instructions
-    less to create on every path that reads the chat format; the registry makes one per
-    dialect and nothing changes it."""
+    """The chat format in one dialect (a plain class, cheaper to create than a dataclass:
+    start-up); the registry makes one per dialect and nothing changes it."""
 
     def __init__(
         self, dialect: ChatDialect, own_refusals: Mapping[str, Refusal] | None = None
@@ -80,10 +85,23 @@ class ChatFormat(FormatDefaults):
         self.dialect = dialect
         self.own_refusals: Mapping[str, Refusal] = own_refusals or {}
         """The dialect's own 400 sentences, beside the chat format's."""
+        self.reasoning_field = dialect.reasoning_field
+        self.thinking_tool_choices = dialect.thinking_tool_choices
+        self.json_word_modes = dialect.json_word_modes
 
     family = "chat"
     appends_messages = True
     stop_field = "finish_reason"
+    places = Places(
+        stop="$.choices[0].finish_reason",
+        answer="$.choices[0].message",
+        prompt=("$.tools",),
+        json_mode="$.response_format",
+    )
+    arguments_as_text = True
+    system_in_history = True
+    placement = "own_messages"
+    duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result')
     signed_thinking = False
     # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
@@ -107,13 +125,16 @@ class ChatFormat(FormatDefaults):
     def refusals(self) -> Mapping[str, Refusal]:
         return {**REFUSALS, **dict(self.own_refusals)}
 
-    @property
-    def reasoning_field(self) -> str | None:
-        return self.dialect.reasoning_field
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        return message_turns(messages, root, start, chat_turn)
 
-    @property
-    def thinking_tool_choices(self) -> tuple[str, ...] | None:
-        return self.dialect.thinking_tool_choices
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
+        return offered_at(doc, "parameters", "function")
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
+        return chat_choice(doc)
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request, self.dialect)
@@ -138,7 +159,7 @@ class ChatFormat(FormatDefaults):
         return codec.tool_choice_problem(request, self.dialect)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.chat.stream import ChatStreamFolder
+        from fccli.wire.chat.stream import ChatStreamFolder  # a stream only: start-up
 
         return ChatStreamFolder(self.dialect, on_delta)
 

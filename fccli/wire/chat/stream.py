@@ -28,8 +28,8 @@ finish_reason taken as `tool_calls` when there are calls, else `stop`). A comple
 not JSON is returned as is: that is the model's mistake, handled as in a non-streamed answer.
 
 Linear in the stream: text, reasoning and argument fragments go into lists joined once, at
-the end. Speed matters (a benchmark in benchmarks/stream_assembly.py): the loop over chunks
-binds what it uses to locals, and builds no StreamDelta when nobody listens.
+the end. The loop over chunks binds what it uses to locals, and builds no StreamDelta when
+nobody listens (benchmarks/stream_assembly.py).
 """
 
 from __future__ import annotations
@@ -79,14 +79,14 @@ class _Call:
         """The arguments came as `null` (kept so when no text follows)."""
 
     def arguments(self) -> str:
-        """The fragments joined (once: the list then holds the whole text)."""
+        """Return the fragments joined (once: the list then holds the whole text)."""
         args = self.args
         if len(args) != 1 or not isinstance(args[0], str):
             args[:] = [joined(args)] if args else []
         return args[0] if args else ""
 
     def nulled(self) -> bool:
-        """The arguments came as `null` and never as text."""
+        """Return whether the arguments came as `null` and never as text."""
         return self.null and not self.args
 
     def order(self) -> tuple[float, int]:
@@ -99,7 +99,7 @@ class _Call:
 
 
 def _position(objs: list[Any], obj: Any) -> int:
-    """Where `obj` is in `objs` (by identity), for an error message or a count."""
+    """Return where `obj` is in `objs` (by identity), for an error message or a count."""
     return next(i for i, o in enumerate(objs) if o is obj)
 
 
@@ -245,7 +245,7 @@ class ChatStreamFolder(StreamAssembler):
             self._logprobs_key = logprobs_key
 
     def _head(self, tc: dict[str, Any], tid: str | None) -> _Call:
-        """The call a fragment with an unknown id, or an id-less one at a free index, opens."""
+        """Return the call a fragment with an unknown id, or an id-less one at a free index, opens."""
         index = tc.get("index")
         call = self._by_index.get(index)
         if tid and call is not None and call.id is None and not call.args:
@@ -275,7 +275,7 @@ class ChatStreamFolder(StreamAssembler):
             self._on_delta(StreamDelta("call", "", call.position, call.id, call.name))
 
     def _odd(self, obj: dict[str, Any]) -> None:
-        """A chunk without `choices`: an error (raised), or a usage-only chunk."""
+        """Return a chunk without `choices`: an error (raised), or a usage-only chunk."""
         if obj.get("error"):
             self._raise_error(obj)
         if obj.get("object") == "error":
@@ -356,7 +356,8 @@ class ChatStreamFolder(StreamAssembler):
     # -- the end
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        """The assembled answer, as a non-streamed call returns it; StreamCut if it ended early."""
+        """Return the assembled answer, as a non-streamed call returns it; StreamCut if it ended
+        early."""
         reasons = closing_reasons(
             self._sse, cut, ended=self._done, fold=self._fold, notes=self.notes
         )

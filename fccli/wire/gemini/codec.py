@@ -77,7 +77,7 @@ MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
 
 
 def invented_id(name: str, args: Any, position: int) -> str:
-    """A stable id for a call sent without one: the same call, at the same place among its
+    """Return a stable id for a call sent without one: the same call, at the same place among its
     turn's calls, gets the same id in the response and in every later request."""
     text = json.dumps([name, args, position], sort_keys=True, ensure_ascii=False)
     return f"{INVENTED_PREFIX}{hashlib.sha256(text.encode()).hexdigest()[:12]}_{position}"
@@ -368,7 +368,7 @@ def contents_from_wire(contents: list[Any], path: str) -> list[Message]:
 def parts_from_wire(
     parts: list[Any], path: str, role: str, calls: list[ToolUseBlock] | None = None
 ) -> list[Block]:
-    """The blocks of one content. `calls`: the previous model turn's calls, to pair results
+    """Return the blocks of one content. `calls`: the previous model turn's calls, to pair results
     that come without an id (Gemini 2.x) by name and order."""
     blocks: list[Block] = []
     unpaired = list(calls or [])

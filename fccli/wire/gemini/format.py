@@ -13,22 +13,24 @@ from typing import Any
 
 from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
-from fccli.wire.gemini import FAMILY, codec
+from fccli.wire.gemini import codec
+from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
+from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns
 
 _WHO = "Gemini"
 # google-gemini/gemini-cli#4217, #5443, #16415: a call turn whose results are missing or more.
-COUNT_MISMATCH = (
+COUNT_MISMATCH = N_(
     "Please ensure that the number of function response parts is equal to the number of "
     "function call parts of the function call turn."
 )
 # google-gemini/gemini-cli (many reports): results with no call turn right before them.
-NOT_AFTER_CALL = (
+NOT_AFTER_CALL = N_(
     "Please ensure that function response turn comes immediately after a function call turn."
 )
 # manthanabc/paws#103, csells/dartantic#86: Gemini 3 with a call turn's signature dropped.
-NO_SIGNATURE = (
+NO_SIGNATURE = N_(
     "Function call is missing a thought_signature in functionCall parts. This is required for "
     "tools to work correctly, and missing thought_signature may lead to degraded model "
     "performance. Additional data, function call `default_api:{name}` , position {position}. "
@@ -60,9 +62,15 @@ ERROR_STATUSES = {
 @dataclass(frozen=True)
 class GeminiFormat(FormatDefaults):
     name: str = codec.NAME
-    family = FAMILY
+    family = "gemini"
     holder = "gemini"
     stop_field = "finishReason"
+    places = Places(
+        stop="$.candidates[0].finishReason",
+        answer="$.candidates[0].content",
+        tool_choice="$.toolConfig",
+        prompt=("$.systemInstruction", "$.tools"),
+    )
     history_field = "contents"
     results_layout = Msg(
         "all functionResponse parts in one user content, paired by id or by name and order"
@@ -93,6 +101,20 @@ class GeminiFormat(FormatDefaults):
         kind = ERROR_STATUSES.get(status, "UNAVAILABLE" if status >= 500 else "INVALID_ARGUMENT")
         return {"error": {"code": status, "message": message, "status": kind}}
 
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        new = message_turns(messages, root, start, parts_turn)
+        # A result pairs with the turn before it only: the turns read before were paired.
+        pair_by_name(before[-1:] + new)
+        return new
+
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
+        return parts_tools(doc)
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
+        return parts_choice(doc)
+
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request)
 
@@ -109,7 +131,7 @@ class GeminiFormat(FormatDefaults):
         return codec.wire_stop_reason(body)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.gemini.stream import GeminiStreamFolder
+        from fccli.wire.gemini.stream import GeminiStreamFolder  # a stream only: start-up
 
         return GeminiStreamFolder(on_delta)
 
@@ -190,7 +212,7 @@ class GeminiFormat(FormatDefaults):
         return notes
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
-        """A model turn with calls whose first call has no thoughtSignature (history from
+        """Warn of a model turn with calls whose first call has no thoughtSignature (history from
         another provider): Gemini 3 refuses it (fc check's FC121)."""
         out: list[str] = []
         for i, content in enumerate(messages if isinstance(messages, list) else []):

@@ -77,7 +77,7 @@ DeepSeek's models think unless told not to, in this format as in chat."""
 
 
 def asks_reasoning(request: Request) -> bool:
-    """Whether the request wants reasoning items back (and so their encrypted content)."""
+    """Return whether the request wants reasoning items back (and so their encrypted content)."""
     if request.thinking is False:
         return False
     return bool(request.thinking or request.effort or REASONING_MODELS.match(request.model))
@@ -215,7 +215,7 @@ def to_wire_response(response: Response) -> dict[str, Any]:
 
 
 def _output_to_wire(blocks: list[Block]) -> list[dict[str, Any]]:
-    """The answer's items: consecutive text blocks share one message item, as OpenAI writes."""
+    """Return the answer's items: consecutive text blocks share one message item, as OpenAI writes."""
     items: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] | None = None
     """The content of the message item being written, while text blocks follow each other."""
@@ -276,10 +276,10 @@ def from_wire_request(body: Any) -> Request:
         messages = [Message(role="user", content=[TextBlock(text=raw_input)])]
     else:
         items = expect(raw_input, list, "$.input", N_("a string or an array of items"))
-        messages, said = _items_to_messages(items, "$.input")
-        if said:
+        messages, system_texts = _items_to_messages(items, "$.input")
+        if system_texts:
             # System or developer messages in the input: fc has one system prompt.
-            system = "\n\n".join([*([system] if system is not None else []), *said])
+            system = "\n\n".join([*([system] if system is not None else []), *system_texts])
     request = Request(
         model=model,
         system=system,
@@ -325,7 +325,7 @@ def from_wire_request(body: Any) -> Request:
 
 
 def _role_of(item: dict[str, Any], path: str) -> str:
-    """Whose turn an item belongs to: user (its messages, the results), assistant (its
+    """Return whose turn an item belongs to: user (its messages, the results), assistant (its
     messages, calls, reasoning and its other output items), or system."""
     kind = item.get("type", "message")
     if kind == "message" or ("role" in item and "type" not in item):
@@ -350,23 +350,23 @@ def _role_of(item: dict[str, Any], path: str) -> str:
 
 
 def _items_to_messages(items: list[Any], base: str) -> tuple[list[Message], list[str]]:
-    """The items grouped into turns (consecutive items of one role make one message), and the
+    """Return the items grouped into turns (consecutive items of one role make one message), and the
     texts of system or developer messages."""
     messages: list[Message] = []
-    said: list[str] = []
+    system_texts: list[str] = []
     for k, item in enumerate(items):
         path = f"{base}[{k}]"
         expect(item, dict, path, N_("an item object"))
         role = _role_of(item, path)
         if role == "system":
-            said.extend(_texts(item.get("content"), f"{path}.content"))
+            system_texts.extend(_texts(item.get("content"), f"{path}.content"))
             continue
         blocks = _item_to_blocks(item, path)
         if messages and messages[-1].role == role:
             messages[-1].content.extend(blocks)
         else:
             messages.append(Message(role="user" if role == "user" else "assistant", content=blocks))
-    return messages, said
+    return messages, system_texts
 
 
 def _item_to_blocks(item: dict[str, Any], path: str) -> list[Block]:
@@ -394,7 +394,7 @@ def _item_to_blocks(item: dict[str, Any], path: str) -> list[Block]:
 
 
 def _texts(content: Any, path: str) -> list[str]:
-    """A message's content: a string, or parts of input_text, output_text or refusal."""
+    """Return a message's content: a string, or parts of input_text, output_text or refusal."""
     if isinstance(content, str):
         return [content]
     expect(content, list, path, N_("a string or an array of content parts"))
@@ -476,9 +476,10 @@ def from_wire_response(body: Any) -> Response:
     expect(body, dict, "$", N_("a response object"))
     if body.get("status") == "failed" or isinstance(body.get("error"), dict):
         error = body.get("error")
-        said = error.get("message") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
         raise ConversionError(
-            Msg("this response failed: {said}", said=said or Msg("no message")), json_path="$.error"
+            Msg("this response failed: {said}", said=message or Msg("no message")),
+            json_path="$.error",
         )
     output = expect(body.get("output"), list, "$.output", N_("an array of output items"))
     content: list[Block] = []
@@ -544,7 +545,8 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
 
 
 def wire_stop_reason(body: Any) -> str | None:
-    """The status, with the reason when incomplete: the closest the wire has to a stop reason."""
+    """Return the status, with the reason when incomplete: the closest the wire has to a stop
+    reason."""
     if not isinstance(body, dict) or not isinstance(body.get("status"), str):
         return None
     details = body.get("incomplete_details")

@@ -13,7 +13,7 @@ from typing import Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     Detected,
     FormatDefaults,
@@ -24,24 +24,28 @@ from fccli.wire.base import (
     marker_written_notes,
 )
 from fccli.wire.responses import codec
+from fccli.wire.responses.view import item_turns, items_choice, reasoning_problems
+from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, offered_at
 
 _WHO = "OpenAI Responses"
 
 REFUSALS: dict[str, Refusal] = {
     # router-for-me/CLIProxyAPI#2368, openai/codex#620
-    "FC101": (_WHO, "No tool output found for function call {ids}."),
+    "FC101": (_WHO, N_("No tool output found for function call {ids}.")),
     # continuedev/continue#10092, microsoft/vscode#320060
-    "FC102": (_WHO, "No tool call found for function call output with call_id {ids}."),
+    "FC102": (_WHO, N_("No tool call found for function call output with call_id {ids}.")),
     # cline/cline#12242, mastra-ai/mastra#8738, continuedev/continue#10018
     "FC123": (
         _WHO,
-        "Item '{ids}' of type 'function_call' was provided without its required "
-        "'reasoning' item: '{reasoning}'.",
+        N_(
+            "Item '{ids}' of type 'function_call' was provided without its required "
+            "'reasoning' item: '{reasoning}'."
+        ),
     ),
     # vercel/ai#7099
     "FC124": (
         _WHO,
-        "Item '{ids}' of type 'reasoning' was provided without its required following item.",
+        N_("Item '{ids}' of type 'reasoning' was provided without its required following item."),
     ),
 }
 
@@ -52,6 +56,16 @@ class ResponsesFormat(FormatDefaults):
     family = "items"
     holder = "openai responses"
     stop_field = "status"
+    places = Places(
+        stop="$.status",
+        answer="$.output",
+        prompt=("$.instructions", "$.tools"),
+        system="$.instructions",
+    )
+    arguments_as_text = True
+    placement = "after_call"
+    # Items are grouped into turns across their boundaries: read whole every time.
+    appends_turns = False
     results_layout = Msg("one function_call_output item per result, paired by call_id")
     reasoning_field = None
     thinking_tool_choices = None
@@ -63,6 +77,22 @@ class ResponsesFormat(FormatDefaults):
     sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
     refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+
+    def read_turns(
+        self, messages: list[Any], root: str, start: int, before: list[Turn]
+    ) -> list[Turn]:
+        return item_turns(messages, root)
+
+    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
+        return offered_at(doc, "parameters")
+
+    def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
+        return items_choice(doc)
+
+    def layout_problems(
+        self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
+    ) -> list[Problem]:
+        return list(reasoning_problems(doc, root, calls, thinking))
 
     def to_wire_request(self, request: Request) -> dict[str, Any]:
         return codec.to_wire_request(request)
@@ -80,7 +110,7 @@ class ResponsesFormat(FormatDefaults):
         return codec.wire_stop_reason(body)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.responses.stream import ResponsesStreamFolder
+        from fccli.wire.responses.stream import ResponsesStreamFolder  # a stream only: start-up
 
         return ResponsesStreamFolder(on_delta)
 

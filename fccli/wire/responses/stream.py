@@ -102,7 +102,7 @@ class ResponsesStreamFolder(StreamAssembler):
             raise self._bad_shape(objs, n, e) from None
 
     def _item(self, obj: dict[str, Any]) -> _Item:
-        """The item a delta belongs to: by item_id, else by output_index."""
+        """Return the item a delta belongs to: by item_id, else by output_index."""
         found = self._by_id.get(obj.get("item_id") or "")
         return found if found is not None else self._items[obj["output_index"]]
 
