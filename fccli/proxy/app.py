@@ -17,15 +17,14 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
 from fccli.proxy.facts import Asked, Ended, Said
 from fccli.proxy.journal import ChildJournal, ThreadJournal
-from fccli.proxy.recorder import header_secrets, secret_values
+from fccli.proxy.settings import Settings
+from fccli.proxy.step import header_secrets, secret_values
 from fccli.proxy.target import Target
 from fccli.proxy.upstreams import Upstream, Upstreams
 from fccli.wire.base import openai_error_body
@@ -55,16 +54,6 @@ NOT_FORWARDED = HOP_BY_HOP | {b"host", b"content-length"}
 
 FORMATS_REMEMBERED = 1024
 STOPPED = Msg("fc proxy stopped before the answer ended")
-
-
-@dataclass
-class Settings:
-    out: Path
-    strict_check: bool = False
-    max_record_bytes: int = 16 * 1024 * 1024
-    """A request or answer body above this is forwarded and not recorded."""
-    timeout: float = 600.0
-    """Seconds an answer may go silent before fc gives up on it."""
 
 
 class ProxyApp:
@@ -211,7 +200,7 @@ class ProxyApp:
             self._open[rid] = None
             return rid
         # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
-        from fccli.proxy.scribe import strict_findings
+        from fccli.proxy.handler import strict_findings
 
         findings = strict_findings(fmt, path, body, limit)
         errors = [text for severity, text in findings if severity == "error"]

@@ -3,7 +3,7 @@ request, writes the traces and prints the transcript (scribe.py), off the reques
 
 Forwarding must add as little as it can to each request (benchmarks/proxy.py). The event loop
 only forwards, and hands the journal plain facts (facts.py) through one of two transports, each
-running the same Scribe over the facts in the order the loop saw them:
+running the same FactHandler over the facts in the order the loop saw them:
 
 - `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.journal`) fed pickled
   facts through a pipe. Its CPU time goes to the other core instead of holding the event loop's
@@ -37,11 +37,11 @@ from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
+from fccli.proxy.bursts import LULL_SECONDS, BurstGate
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Pause, Resume, Said, Unrecorded
-from fccli.proxy.lull import LULL_SECONDS, Lulls
 
 if TYPE_CHECKING:
-    from fccli.proxy.app import Settings
+    from fccli.proxy.settings import Settings
     from fccli.proxy.target import Target
     from fccli.render.proxy_view import ProxyView
 
@@ -137,9 +137,9 @@ class ThreadJournal:
     """The journal in a thread of this process."""
 
     def __init__(self, target: Target, settings: Settings, view: ProxyView) -> None:
-        from fccli.proxy.scribe import Scribe
+        from fccli.proxy.handler import FactHandler
 
-        self._scribe = Scribe(target, settings, view)
+        self._scribe = FactHandler(target, settings, view)
         self._queue: SimpleQueue[Any] = SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="fc-proxy-journal", daemon=True)
         self._thread.start()
@@ -195,7 +195,7 @@ class ChildJournal:
         self._pending = bytearray()
         """What the pipe could not take yet."""
         self._unhanded = _Unhanded(limit)
-        self._lulls = Lulls()
+        self._lulls = BurstGate()
         self._look: asyncio.TimerHandle | None = None
         self._watched: asyncio.AbstractEventLoop | None = None
         self._batch: asyncio.TimerHandle | None = None
@@ -497,7 +497,7 @@ def main() -> None:
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     from fccli.i18n import set_language
-    from fccli.proxy.scribe import Scribe
+    from fccli.proxy.handler import FactHandler
     from fccli.render.console import make_console
     from fccli.render.proxy_view import ProxyView
 
@@ -508,7 +508,7 @@ def main() -> None:
         return
     target, settings, lang = header
     set_language(lang)
-    scribe = Scribe(target, settings, ProxyView(make_console(), target.name))
+    scribe = FactHandler(target, settings, ProxyView(make_console(), target.name))
     while not scribe.closed:
         fact = inbox.take()
         if fact is None:  # the proxy is gone: its traces are closed

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.proxy.app import ProxyApp, Settings
+from fccli.proxy.app import ProxyApp
+from fccli.proxy.settings import Settings
 from fccli.proxy.target import Target, resolve
 from fccli.trace.names import TRACES_ROOT
 

@@ -18,9 +18,9 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
+from fccli.core.body import FileBody
 from fccli.core.errors import (
     FcError,
     FindingsError,
@@ -54,6 +54,7 @@ from fccli.run.events import (
 )
 from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
+from fccli.trace.recorder import StepRecorder
 from fccli.trace.writer import TraceWriter
 from fccli.wire.registry import WireFormat
 
@@ -107,7 +108,7 @@ class RoundTrip:
         self.emit = on_event
         self._phase: str = ""  # where the run is, for an interruption's message
         self.bug: str | None = None
-        self._bug_said: list[Msg] = []
+        self._bug_notes: list[Msg] = []
         """What --harness-bug changed in the request about to go out: recorded on its step."""
 
     def run(self, options: RunOptions) -> RunResult:
@@ -183,7 +184,7 @@ class RoundTrip:
                     handed, said = hand_back(self.bug, runs)
                     messages.extend(handed)
                     if said is not None:
-                        self._bug_said.append(said)
+                        self._bug_notes.append(said)
                     continue
                 if response.stop_reason == "max_tokens" and not response.tool_uses():
                     # A final answer cut short is still the model's answer: keep it, say so.
@@ -250,7 +251,7 @@ class RoundTrip:
         message = response.as_message()
         if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
             return message
-        self._bug_said.append(
+        self._bug_notes.append(
             Msg("drop-reasoning: step {step}'s reasoning was not carried back", step=step)
         )
         return without_reasoning(message)
@@ -279,26 +280,22 @@ class RoundTrip:
         self.emit(Note(step, Msg("harness bug {text}", text=text)))
 
     def _exchange(self, step: int, request: Request) -> tuple[Response, StepRecord]:
-        fmt = self.wire.name
+        files = StepRecorder(self.trace, step, self.wire.name)
         wire_request = self.wire.to_wire_request(request)
         if self.bug == "drop-reasoning":
             drop_wire_reasoning(wire_request)
-        body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
-        self.trace.write_json(f"{step}-request.json", request.to_json_dict())
+        body = files.request(request, wire_request)
         self._refuse_broken(step, request, wire_request)
         # The history on the wire: `messages`, Responses' `input`, Gemini's `contents`.
         history = wire_request.get(self.wire.history_field)
         on_wire = len(history) if isinstance(history, list) else len(request.messages)
         self.emit(StepStarted(step, request, on_wire))
-        if self._bug_said:
-            self.emit(Note(step, Msg("harness bug {text}", text=_joined(self._bug_said))))
+        if self._bug_notes:
+            self.emit(Note(step, Msg("harness bug {text}", text=_joined(self._bug_notes))))
         # The wire body exactly as written is exactly what is sent, read from its file as it goes.
-        from fccli.core.body import FileBody
-
         sent = FileBody(body)
         self._phase = Msg("while waiting for the model")
-        # When the step began, in the manifest's own form: `fc export otel` places its span.
-        started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        files.start()  # `fc export otel` places the step's span from here
         start = time.perf_counter()
         stream = (
             _StreamReceipt(self.wire, step, self.emit if self.stream_deltas else None)
@@ -314,16 +311,14 @@ class RoundTrip:
             # An error body in JSON is the provider's answer, kept as a response file; an HTML
             # page from a proxy is not, and goes into the manifest's error instead.
             if e.body is not None and _is_json(e.body):
-                self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
-            if self._bug_said:  # the provider refused the harness's mistake: on record too
-                self.trace.add_step(StepRecord(step=step, harness_bug="; ".join(self._bug_said)))
-                self._bug_said = []
+                files.answer(e.body.encode("utf-8"))
+            if self._bug_notes:  # the provider refused the harness's mistake: on record too
+                files.refused("; ".join(self._bug_notes))
+                self._bug_notes = []
             raise
         except BaseException:
-            if (
-                stream is not None and stream.pieces
-            ):  # Ctrl-C in the middle of a stream: the bytes that came stay
-                self.trace.write_bytes(f"{step}-response.{fmt}.sse", b"".join(stream.pieces))
+            if stream is not None and stream.pieces:  # Ctrl-C mid-stream: the bytes that came stay
+                files.answer(b"".join(stream.pieces), stream=True)
             raise
         duration_ms = (time.perf_counter() - start) * 1000
         raw = reply.body
@@ -331,30 +326,20 @@ class RoundTrip:
         # masked too, so that the key reaches no later file, request, manifest or screen (and
         # is never sent back to the provider in the history).
         seen = reply.stored or raw
-        suffix = "sse" if stream is not None else "json"
-        self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", seen)
-        record = StepRecord(
-            step=step,
-            started_at=started_at,
-            stop_reason=None,
-            wire_stop_reason=None,
-            duration_ms=round(duration_ms, 1),
-            usage=None,
-            tool_runs=[],
-        )
-        if stream is not None:
-            record.stream = StreamRecord.model_validate(stream.summary(len(raw), start))
+        files.answer(seen, stream=stream is not None)
+        record = files.record
+        files.timed(duration_ms, None if stream is None else stream.summary(len(raw), start))
         if reply.attempts:
             record.attempts = [Attempt.model_validate(a) for a in reply.attempts]
         if reply.stored is not None:
-            record.masked = Msg("the response echoed a secret; fc keeps and reads it as ***")
+            files.masked()
         if reply.cut is not None and stream is None:
             record.truncated = reply.cut
-        if self._bug_said:
-            record.harness_bug = "; ".join(self._bug_said)
-            self._bug_said = []
+        if self._bug_notes:
+            record.harness_bug = "; ".join(self._bug_notes)
+            self._bug_notes = []
         # On record before it is read: an answer that cannot be read still shows its attempts.
-        self.trace.add_step(record)
+        files.add()
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
             self._phase = Msg(
                 "while the answer streamed in ({size} bytes kept)", size=format(len(raw), ",")
@@ -362,7 +347,7 @@ class RoundTrip:
             raise KeyboardInterrupt
         self._phase = Msg("after the answer came")
         if stream is not None:
-            wire_response = self._assembled(step, reply, stream)
+            wire_response = self._assembled(files, reply, stream)
         else:
             if reply.cut is not None:  # past --max-response-mb or --timeout
                 raise ProviderError(
@@ -371,27 +356,24 @@ class RoundTrip:
                     hint=Msg(
                         "the {size} bytes that came are kept in {file}, cut short",
                         size=format(len(raw), ","),
-                        file=step_file(step, "response", fmt, "json"),
+                        file=files.name("response"),
                     ),
                 )
             try:
-                wire_response = parse_json(seen, f"{step}-response.{fmt}.json")
+                wire_response = parse_json(seen, files.name("response"))
             except FcError as e:
                 raise ProtocolError(
-                    Msg("the provider's answer cannot be read: {error}", error=_told(e)), step=step
+                    Msg("the provider's answer cannot be read: {error}", error=_inner(e)),
+                    step=step,
                 ) from None
         try:
             response = self.wire.from_wire_response(wire_response)
         except FcError as e:  # not of the format's shape
             raise ProtocolError(
-                Msg("the provider's answer cannot be read: {error}", error=_told(e)), step=step
+                Msg("the provider's answer cannot be read: {error}", error=_inner(e)), step=step
             ) from None
-        self.trace.write_json(f"{step}-response.json", response.to_json_dict())
+        files.response(response, self.wire.wire_stop_reason(wire_response))
         _refuse_shared_ids(step, response)
-        wire_stop = self.wire.wire_stop_reason(wire_response)
-        record.stop_reason = response.stop_reason
-        record.wire_stop_reason = wire_stop
-        record.usage = response.usage.to_json_dict() if response.usage else None
         # Saved before anyone is told: a run stopped while the tools run, or a display that
         # fails (a closed pipe), still leaves this step on record.
         self.trace.save_manifest()
@@ -400,19 +382,21 @@ class RoundTrip:
                 step,
                 response,
                 duration_ms,
-                wire_stop,
+                record.wire_stop_reason,
                 reply.attempts,
                 record.stream.to_json_dict() if record.stream is not None else None,
             )
         )
         return response, record
 
-    def _assembled(self, step: int, reply: Reply, stream: _StreamReceipt) -> dict[str, Any]:
-        """The streamed answer put together, in the shape a non-streamed call returns; it is
-        written beside the raw `.sse` so that diff, convert and check read it as any answer.
+    def _assembled(
+        self, files: StepRecorder, reply: Reply, stream: _StreamReceipt
+    ) -> dict[str, Any]:
+        """Assemble the streamed answer into the shape a non-streamed call returns, written
+        beside the raw `.sse` so that diff, convert and check read it as any answer.
 
         A stream that ended early raises StreamCut: whatever calls it held are never run."""
-        fmt = self.wire.name
+        step = files.number
         mask = self.provider.mask  # these messages quote what the server sent
         if stream.failure is not None:  # an `error` event, or data that is not JSON
             failure = stream.failure
@@ -424,7 +408,7 @@ class RoundTrip:
             wire_response = stream.folder.finish(cut=reply.cut)
         except ProviderError as e:  # cut short, or not an event stream at all
             if isinstance(e, StreamCut) and e.ended and e.partial is not None:
-                self._write_partial(step, reply, e.partial)
+                self._write_partial(files, reply, e.partial)
             raise e.at(
                 step=step,
                 message=Msg(
@@ -432,8 +416,7 @@ class RoundTrip:
                 ),
                 hint=e.hint
                 or Msg(
-                    "the bytes that arrived are in {file}",
-                    file=step_file(step, "response", fmt, "sse"),
+                    "the bytes that arrived are in {file}", file=files.name("response", ext="sse")
                 ),
             ) from e
         for text in stream.folder.notes:
@@ -444,13 +427,13 @@ class RoundTrip:
             masked = self.wire.stream_folder()
             masked.feed(reply.stored)
             wire_response = masked.finish(cut=reply.cut)
-        self.trace.write_json(f"{step}-response.{fmt}.json", wire_response)
+        files.answer(wire_response)
         return wire_response
 
-    def _write_partial(self, step: int, reply: Reply, partial: dict[str, Any]) -> None:
-        """An answer that ended as a whole stream does, but with a call cut inside it (out of
-        tokens in a tool's input): its files are written as any answer's, the call's input as
-        the text that came. Nothing in it runs (the StreamCut goes on)."""
+    def _write_partial(self, files: StepRecorder, reply: Reply, partial: dict[str, Any]) -> None:
+        """Write the files of an answer that ended as a whole stream does but with a call cut
+        inside it (out of tokens in a tool's input), the call's input as the text that came.
+        Nothing in it runs (the StreamCut goes on)."""
         stored = partial
         if reply.stored is not None:  # a key the server echoed: the files have it masked
             masked = self.wire.stream_folder()
@@ -459,12 +442,12 @@ class RoundTrip:
                 stored = masked.finish(cut=reply.cut)
             except StreamCut as e:
                 stored = e.partial if e.partial is not None else partial
-        self.trace.write_json(f"{step}-response.{self.wire.name}.json", stored)
+        files.answer(stored)
         try:
             response = self.wire.from_wire_response(stored)
         except FcError:
             return  # the wire file is kept; an internal form it cannot have
-        self.trace.write_json(f"{step}-response.json", response.to_json_dict())
+        self.trace.write_json(files.name("response", wire=False), response.to_json_dict())
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
         """A forced choice (`required`, a tool's name) holds for the first request only.
@@ -506,7 +489,7 @@ class RoundTrip:
                 path=first.path,
                 bug=self.bug,
             )
-            self._bug_said.append(text)
+            self._bug_notes.append(text)
             return
         if errors:
             first = errors[0]
@@ -566,9 +549,10 @@ class _StreamReceipt:
         except FcError as e:
             self.failure = e
 
-    def summary(self, size: int, start: float) -> dict[str, Any]:
+    def summary(self, size: int, start: float) -> StreamRecord:
+        """Sum up the stream for the step's record: its size, pieces and first byte."""
         first = None if self.first_byte is None else round((self.first_byte - start) * 1000, 1)
-        return {"bytes": size, "pieces": len(self.pieces), "first_byte_ms": first}
+        return StreamRecord(bytes=size, pieces=len(self.pieces), first_byte_ms=first)
 
 
 def _refuse_shared_ids(step: int, response: Response) -> None:
@@ -606,8 +590,8 @@ def _joined(items: list[Msg]) -> Msg:
     return joined
 
 
-def _told(error: FcError) -> str:
-    """An error said inside another message: its own message (a Msg, still translatable) when
+def _inner(error: FcError) -> str:
+    """Say `error` inside another message: its own message (a Msg, still translatable) when
     it has no context to add, else its text as it stands."""
     return error.message if error.step is None and error.hint is None else str(error)
 
@@ -616,8 +600,3 @@ def _masked(mask: Callable[[str], str], text: str) -> str:
     """`text` with a secret masked; the same (a Msg stays a Msg) when it holds none."""
     masked = mask(text)
     return text if masked == text else masked
-
-
-def step_file(step: int, kind: str, fmt: str, suffix: str) -> str:
-    """A step's wire file's name: `2-response.deepseek.sse`."""
-    return f"{step}-{kind}.{fmt}.{suffix}"

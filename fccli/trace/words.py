@@ -2,7 +2,7 @@
 
 A trace keeps fc's sentences in English (a manifest's notes, the error that stopped a run, a
 harness bug's account): a trace made under `zh` is the same file as one made under `en`. When
-the sentence was written it was a `Msg`; read back, it is plain text. `said_now` finds the
+the sentence was written it was a `Msg`; read back, it is plain text. `translated` finds the
 message it came from in the catalog (its msgid with the placeholders as wildcards) and says it
 in the chosen language, its parameters too when they are fc's words themselves. Text that is
 not fc's (a provider's sentence, a model's answer) matches no message and stays as it is.
@@ -27,17 +27,17 @@ STRONG = 12
 DEPTH = 4
 
 
-def said_now(text: Any) -> Any:
+def translated(text: Any) -> Any:
     """`text` (English, as a trace keeps it) in the chosen language; anything else as it is."""
     from fccli.i18n import language
 
     if language() == "en" or not isinstance(text, str) or not text:
         return text
-    return _said(text, DEPTH)[0]
+    return _translation(text, DEPTH)[0]
 
 
 @cache
-def _said(text: str, depth: int) -> tuple[str, int]:
+def _translation(text: str, depth: int) -> tuple[str, int]:
     """The text said in the chosen language, and how much of it is fc's words (0:
     none, the text is as it was). Of the messages it matches, the one that recognises the
     most wins: `step 2: X cannot be read; ...` is `step {step}: {message}` around a message,
@@ -59,7 +59,7 @@ def _said(text: str, depth: int) -> tuple[str, int]:
         values = {}
         inner = 0
         for name in names:
-            value, known = _said(found.group(name), depth - 1)
+            value, known = _translation(found.group(name), depth - 1)
             values[name] = value
             inner += known
         if letters < STRONG and not inner:

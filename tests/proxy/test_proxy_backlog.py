@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from fccli.proxy.app import Settings
 from fccli.proxy.facts import Asked, Ended, Said, Unrecorded
 from fccli.proxy.journal import ChildJournal, _Unhanded
+from fccli.proxy.settings import Settings
 from fccli.proxy.target import resolve
-from tests.proxy.test_proxy_journal_work import CALLED, _answer, _asked, _ended
+from tests.proxy.test_proxy_handler import CALLED, _answer, _asked, _ended
 
 
 def _big(rid: int, padding: int) -> Asked:

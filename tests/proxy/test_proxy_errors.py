@@ -452,9 +452,9 @@ def test_a_fact_handed_to_the_journal_after_it_closed_is_dropped(tmp_path: Path)
     (another file may have its number by then), nor be said as a journal that died."""
     import asyncio
 
-    from fccli.proxy.app import Settings
     from fccli.proxy.facts import Said
     from fccli.proxy.journal import BATCH_SECONDS, ChildJournal
+    from fccli.proxy.settings import Settings
     from fccli.proxy.target import resolve
 
     lost: list[str] = []

@@ -1,4 +1,4 @@
-"""fc proxy's journal records in the lulls between bursts (fccli/proxy/lull.py): the proxy
+"""fc proxy's journal records in the lulls between bursts (fccli/proxy/bursts.py): the proxy
 hands over each fact as it comes, says `Pause` when a burst begins and `Resume` once none has
 come for a lull. The journal's side (`Inbox`) keeps what the pipe brings, reading it only every
 so often while paused, and hands facts out only while not paused. The clock, the pipe and the
@@ -12,9 +12,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fccli.proxy.bursts import BurstGate
 from fccli.proxy.facts import Close, Pause, Resume, Said
 from fccli.proxy.journal import Inbox, framed
-from fccli.proxy.lull import Lulls
 
 LULL = 0.02
 STALL = 0.005
@@ -29,10 +29,10 @@ def said(n: int) -> Said:
 
 
 class Proxy:
-    """Lulls looked at as the proxy's event loop does: at `due`, or `late` seconds after
+    """BurstGate looked at as the proxy's event loop does: at `due`, or `late` seconds after
     it when the process went unscheduled; `handed` keeps what went to the journal, and when."""
 
-    def __init__(self, lulls: Lulls) -> None:
+    def __init__(self, lulls: BurstGate) -> None:
         self.lulls = lulls
         self.handed: list[tuple[float, Any]] = []
 
@@ -72,8 +72,8 @@ def burst(count: int, every: float, start: float = 0.0, first: int = 0) -> list[
     return [(start + i * every, said(first + i), 100) for i in range(count)]
 
 
-def lulls(**limits: Any) -> Lulls:
-    return Lulls(lull=LULL, stall=STALL, **{"hold": 1e9, "backlog": 1 << 30, **limits})
+def lulls(**limits: Any) -> BurstGate:
+    return BurstGate(lull=LULL, stall=STALL, **{"hold": 1e9, "backlog": 1 << 30, **limits})
 
 
 def resumes(proxy: Proxy) -> list[float]:

@@ -19,18 +19,17 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 from fccli.core.errors import FcError, Interrupted, ProviderError
 from fccli.core.jsonio import parse_json
-from fccli.core.manifest import StepRecord, StreamRecord, ToolRunRecord
+from fccli.core.manifest import StreamRecord, ToolRunRecord
 from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation
 from fccli.run.events import Note, ResponseReceived, StepStarted
-from fccli.trace.names import step_file
+from fccli.trace.recorder import StepRecorder
 from fccli.wire.registry import WireFormat
 
 UNSEEN_END = Msg(
@@ -122,19 +121,13 @@ class Step:
     end: float | None = None
     status: int = 0
     encoding: str = ""
-    record: StepRecord = field(init=False)
+    files: StepRecorder | None = field(init=False)
+    """Writes the step's files and record; None when its trace cannot be written."""
 
     def __post_init__(self) -> None:
-        self.record = StepRecord(
-            step=self.number,
-            started_at=datetime.fromtimestamp(self.wall, timezone.utc).isoformat(
-                timespec="milliseconds"
-            ),
-            stop_reason=None,
-            wire_stop_reason=None,
-            duration_ms=None,
-            usage=None,
-            tool_runs=[],
+        writer = self.conversation.writer
+        self.files = (
+            None if writer is None else StepRecorder(writer, self.number, self.fmt.name, self.wall)
         )
 
     def answered(
@@ -148,20 +141,17 @@ class Step:
     def opened(self, view: Any) -> None:
         """The request's files and record, and the step on the terminal."""
         c = self.conversation
-        writer = c.writer
-        if writer is None:
+        files = self.files
+        if files is None:
             return
         if self.checks is None:
             self.checks = [text for _, text in checks_of(self.wire, self.fmt)]
         if self.checks:
-            self.record.checks = self.checks
-        fmt = self.fmt.name
-        writer.write_bytes(step_file(self.number, "request", fmt), self.body)
-        writer.write_json(step_file(self.number, "request"), self.request.to_json_dict())
+            files.record.checks = self.checks
+        files.request(self.request, self.body)
         self._results_of_last_step()
-        # On record with the answer's save: one manifest write per step less, on a path that
-        # runs for every request (the files above already say a request went out).
-        writer.manifest.steps.append(self.record)
+        # Saved with the answer: the files above already say a request went out.
+        files.add(save=False)
         messages = self.wire.get("messages")
         shown = len(messages) if isinstance(messages, list) else len(self.request.messages)
         view.event(c, StepStarted(self.number, self.request, shown))
@@ -198,7 +188,8 @@ class Step:
         """The answer's last byte went to the client: write it, show it, settle the step.
         `note`: what the trace should say about how it ended."""
         c = self.conversation
-        if c.writer is None:
+        files = self.files
+        if c.writer is None or files is None:
             self.settle(c, None, True)
             return
         if note is not None:
@@ -217,25 +208,23 @@ class Step:
                 )
             )
         streamed = self.stream and self.status < 400
-        self._timing(raw, streamed)
+        self._timing(files, raw, streamed)
         if decoder.unknown:
             self._failed(view, ProviderError(Msg("the answer's content encoding cannot be read")))
             return
         stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
         if stored != raw:
-            self.record.masked = Msg("the response echoed a secret; fc keeps and reads it as ***")
+            files.masked()
         try:
-            wire = self._wire_answer(stored, streamed)
+            wire = self._wire_answer(files, stored, streamed)
             if self.status >= 400:
                 raise self._http_error(stored)
             response = self.fmt.from_wire_response(wire)
         except FcError as e:
             self._failed(view, e)
             return
-        c.writer.write_json(step_file(self.number, "response"), response.to_json_dict())
-        self.record.stop_reason = response.stop_reason
-        self.record.wire_stop_reason = self.fmt.wire_stop_reason(wire)
-        self.record.usage = response.usage.to_json_dict() if response.usage else None
+        files.response(response, self.fmt.wire_stop_reason(wire))
+        record = files.record
         if response.stop_reason == "tool_use":  # otherwise finish() below saves it
             c.writer.save_manifest()
         view.event(
@@ -243,10 +232,10 @@ class Step:
             ResponseReceived(
                 self.number,
                 response,
-                self.record.duration_ms or 0.0,
-                self.record.wire_stop_reason,
+                record.duration_ms or 0.0,
+                record.wire_stop_reason,
                 [],
-                self.record.stream.to_json_dict() if self.record.stream else None,
+                record.stream.to_json_dict() if record.stream else None,
             ),
         )
         answer = response.as_message()
@@ -260,16 +249,16 @@ class Step:
         view.closed(c)
         self.settle(c, answer, True)
 
-    def _timing(self, raw: bytes, streamed: bool) -> None:
+    def _timing(self, files: StepRecorder, raw: bytes, streamed: bool) -> None:
+        """Put how long the answer took on record (a stream: its size and first byte too)."""
         end = self.end or time.perf_counter()
-        self.record.duration_ms = round((end - self.start) * 1000, 1)
+        stream = None
         if streamed:
             first = None
             if self.first_byte is not None:
                 first = round((self.first_byte - self.start) * 1000, 1)
-            self.record.stream = StreamRecord(
-                bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first
-            )
+            stream = StreamRecord(bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first)
+        files.timed((end - self.start) * 1000, stream)
 
     def _not_kept(self) -> ProviderError:
         """Why the answer's bytes are not in the record."""
@@ -294,23 +283,20 @@ class Step:
         view.failed(c, self.number, said_of(error))
         self.settle(c, None, True)
 
-    def _wire_answer(self, stored: bytes, streamed: bool) -> Any:
-        """The answer in the non-streamed shape (a stream: assembled, beside its raw bytes)."""
-        writer = self.conversation.writer
-        assert writer is not None
-        fmt = self.fmt.name
-        json_file = step_file(self.number, "response", fmt)
+    def _wire_answer(self, files: StepRecorder, stored: bytes, streamed: bool) -> Any:
+        """Write the answer as it came and return it in the non-streamed shape (a stream:
+        assembled, beside its raw bytes)."""
         if not streamed:
             if self.status < 400 or _looks_json(stored):
-                writer.write_bytes(json_file, stored)
-            return parse_json(stored, json_file) if self.status < 400 else None
-        writer.write_bytes(step_file(self.number, "response", fmt, "sse"), stored)
+                files.answer(stored)
+            return parse_json(stored, files.name("response")) if self.status < 400 else None
+        files.answer(stored, stream=True)
         folder = self.fmt.stream_folder()
         folder.feed(stored)
         wire = folder.finish()
-        writer.write_json(json_file, wire)
+        files.answer(wire)
         for text in folder.notes:
-            writer.note(_at_step(self.number, text))
+            files.trace.note(_at_step(self.number, text))
         return wire
 
     def _http_error(self, stored: bytes) -> ProviderError:
@@ -353,7 +339,8 @@ class Step:
         """The exchange ended before the answer did (the client went away, fc proxy stopped):
         what came is kept, and the trace says `interrupted`."""
         c = self.conversation
-        if c.writer is None:
+        files = self.files
+        if c.writer is None or files is None:
             self.settle(c, None, True)
             return
         streamed = self.stream and self.status < 400
@@ -365,9 +352,8 @@ class Step:
             with contextlib.suppress(zlib.error):
                 raw = b"".join(decoder.feed(piece) for piece in self.pieces)
             stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
-            ext = "sse" if streamed else "json"
-            c.writer.write_bytes(step_file(self.number, "response", self.fmt.name, ext), stored)
-        self._timing(raw, streamed and bool(raw))
+            files.answer(stored, stream=streamed)
+        self._timing(files, raw, streamed and bool(raw))
         c.finish("interrupted", Interrupted(why, step=self.number))
         view.failed(c, self.number, why)
         self.settle(c, None, True)

@@ -22,7 +22,7 @@ has waited `HOLD_SECONDS`, the proxy says `Resume` and does not pause the journa
 the next lull (a flood). The journal then works beside the forwarding, and the requests pay for
 it again: on 2 cores nothing can both keep up with a flood and not compete with it.
 
-`Lulls` is only the rule, over a clock the caller reads: the tests script it.
+`BurstGate` is only the rule, over a clock the caller reads: the tests script it.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ BACKLOG_BYTES = 64 << 20
 """Bodies held, at most: memory stays bounded under a flood that never pauses."""
 
 
-class Lulls:
+class BurstGate:
     """Whether the journal may record. `add` and `look` return what to hand the journal now,
     in order: the fact, after `Pause` when a burst begins; `Resume` when it may record again.
     `due` is when to `look` next (None: nothing to look for)."""

@@ -21,16 +21,17 @@ from fccli.core.models import Message, Request
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Said, Unrecorded
-from fccli.proxy.recorder import Step, checks_of, maskers, question_of, said_of
+from fccli.proxy.settings import Settings
+from fccli.proxy.step import Step, checks_of, maskers, question_of, said_of
 from fccli.wire.registry import FORMATS, WireFormat, route_at
 
 if TYPE_CHECKING:
-    from fccli.proxy.app import Settings
+    from fccli.proxy.settings import Settings
     from fccli.proxy.target import Target
     from fccli.render.proxy_view import ProxyView
 
 
-class Scribe:
+class FactHandler:
     def __init__(self, target: Target, settings: Settings, view: ProxyView) -> None:
         self.target = target
         self.settings = settings
