@@ -18,10 +18,14 @@ import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
+
+import httpx
 
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
 from fccli.proxy.facts import Asked, Ended, Said
+from fccli.proxy.handler import strict_findings
 from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.settings import Settings
 from fccli.proxy.step import header_secrets, secret_values
@@ -31,8 +35,6 @@ from fccli.wire.base import openai_error_body
 from fccli.wire.registry import WireFormat
 
 if TYPE_CHECKING:
-    import httpx
-
     from fccli.render.proxy_view import ProxyView
 
 HOP_BY_HOP = frozenset(
@@ -200,8 +202,6 @@ class ProxyApp:
             self._open[rid] = None
             return rid
         # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
-        from fccli.proxy.handler import strict_findings
-
         findings = strict_findings(fmt, path, body, limit)
         errors = [text for severity, text in findings if severity == "error"]
         blocked: Msg | None = None
@@ -233,8 +233,6 @@ class ProxyApp:
         url = self.target.upstream(fmt, path_and_query)
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in NOT_FORWARDED]
         try:
-            import httpx
-
             # Built as it is, not by the client, which would add its own Accept,
             # Accept-Encoding and User-Agent where the agent sent none (and an upstream would
             # then compress an answer for an agent that never asked for it).
@@ -246,9 +244,7 @@ class ProxyApp:
                 extensions={"timeout": self.upstreams.timeout},
             )
             upstream = await client.handle_async_request(request)
-        except Exception as e:
-            if not isinstance(e, httpx.HTTPError):
-                raise
+        except httpx.HTTPError as e:
             secrets = header_secrets(scope["headers"], _query_values(query))
             why = _unanswered(secrets.text(self.target.shown), e, secrets)
             self.journal(Said("refused", method, path, 502, why, about=rid))
@@ -356,8 +352,6 @@ class _Relay:
             await self.upstream.aclose()
 
     async def _relay(self) -> str:
-        import httpx
-
         upstream, send = self.upstream, self.send
         headers = [(k, v) for k, v in upstream.headers.raw if k.lower() not in HOP_BY_HOP]
         await send(
@@ -406,8 +400,6 @@ async def _answer(send: Any, status: int, body: dict[str, Any]) -> None:
 
 
 def _query_values(query: bytes) -> list[str]:
-    from urllib.parse import parse_qsl
-
     return [value for _, value in parse_qsl(query.decode("latin-1"))]
 
 
@@ -417,8 +409,6 @@ def _reason(error: Exception) -> str:
 
 def _unanswered(upstream: str, error: Exception, secrets: Secrets) -> Msg:
     """Why a request got no answer from `upstream`, in one line (a secret in it masked)."""
-    import httpx
-
     reason = secrets.text(_reason(error))
     if isinstance(error, httpx.ConnectError):
         return Msg(

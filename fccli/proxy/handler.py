@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from fccli.core.cities import cities
 from fccli.core.errors import FcError, FindingsError, InputFileError, Interrupted, ProviderError
 from fccli.core.jsonio import parse_json
 from fccli.core.manifest import Manifest, Options
@@ -23,6 +24,8 @@ from fccli.proxy.conversations import Conversation, Conversations, keys_of
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Said, Unrecorded
 from fccli.proxy.settings import Settings
 from fccli.proxy.step import Step, checks_of, maskers, question_of, said_of
+from fccli.trace.slug import slugify
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
 from fccli.wire.registry import FORMATS, WireFormat, route_at
 
 if TYPE_CHECKING:
@@ -207,10 +210,6 @@ class FactHandler:
     def _open(self, conversation: Conversation, header: Manifest) -> None:
         """The trace's directory, claimed, and its first manifest. One that cannot be written
         leaves the conversation unrecorded, and says so."""
-        from fccli.core.cities import cities
-        from fccli.trace.slug import slugify
-        from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
-
         names = {c["zh"]: c["en"] for c in cities()}
         slug = slugify(header.question or "agent", names)
         try:

@@ -28,6 +28,8 @@ import contextlib
 import dataclasses
 import os
 import pickle
+import select
+import signal
 import subprocess
 import sys
 import threading
@@ -37,13 +39,20 @@ from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
+from fccli.i18n import language, set_language
 from fccli.proxy.bursts import LULL_SECONDS, BurstGate
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Pause, Resume, Said, Unrecorded
+from fccli.proxy.handler import FactHandler
+from fccli.render.console import make_console
+from fccli.render.proxy_view import ProxyView
+
+if sys.platform != "win32":
+    import fcntl
+    import resource
 
 if TYPE_CHECKING:
     from fccli.proxy.settings import Settings
     from fccli.proxy.target import Target
-    from fccli.render.proxy_view import ProxyView
 
 FINISH_SECONDS = 120.0
 """How long stopping waits for the journal to write what is queued before giving up on it.
@@ -137,8 +146,6 @@ class ThreadJournal:
     """The journal in a thread of this process."""
 
     def __init__(self, target: Target, settings: Settings, view: ProxyView) -> None:
-        from fccli.proxy.handler import FactHandler
-
         self._scribe = FactHandler(target, settings, view)
         self._queue: SimpleQueue[Any] = SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="fc-proxy-journal", daemon=True)
@@ -183,8 +190,6 @@ class ChildJournal:
     ) -> None:
         """`on_lost`: said once if the journal's process is found gone while the proxy runs
         (the proxy goes on forwarding, without recording). `limit`: `PENDING_BYTES` (tests)."""
-        from fccli.i18n import language
-
         self._child = subprocess.Popen(
             [sys.executable, "-m", "fccli.proxy.journal"],
             stdin=subprocess.PIPE,
@@ -207,12 +212,11 @@ class ChildJournal:
         if not self._send_now(framed((target, settings, language()))):
             self._lost()
         os.set_blocking(self._fd, False)
-        with contextlib.suppress(AttributeError, OSError):  # Linux: 1 MB, not 64 KB
-            import fcntl
-
+        if sys.platform == "linux":  # 1 MB, not 64 KB
             # a paused journal reads every LULL_SECONDS: what a burst brings meanwhile waits in
             # the pipe, not in the proxy's memory
-            fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+            with contextlib.suppress(AttributeError, OSError):
+                fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
     def _lost(self) -> None:
         if not self._dead:
@@ -288,8 +292,6 @@ class ChildJournal:
 
     def _send_now(self, data: bytes, deadline: float | None = None) -> bool:
         """Write `data` whole, waiting for the pipe (until `deadline`); False if it could not."""
-        import select
-
         view = memoryview(data)
         while view:
             if deadline is not None:
@@ -355,8 +357,6 @@ class ChildJournal:
         """While stopping waits: Ctrl-C (or SIGTERM) again ends the journal at once (the list
         it yields then holds the signal). The server's own handlers, still in place while it
         shuts down, would only note the signal and let the wait go on."""
-        import signal
-
         stopped: list[int] = []
 
         def stop_now(signum: int, frame: Any) -> None:
@@ -458,8 +458,6 @@ class Inbox:
 
 
 def _pipe_inbox(fd: int) -> Inbox:
-    import select
-
     def read() -> bytes:
         try:
             return os.read(fd, 1 << 20)
@@ -477,9 +475,7 @@ def _more_open_files() -> None:
     agent's conversations stay open until it stops asking: past the soft limit (256 on macOS,
     1,024 on many Linux systems) the next trace could not be written. The journal raises its
     own soft limit to the hard one, where the system lets it."""
-    try:
-        import resource
-    except ImportError:  # Windows
+    if sys.platform == "win32":
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     for wanted in (hard, 10240):  # macOS refuses more than its OPEN_MAX for an unlimited hard
@@ -491,16 +487,9 @@ def _more_open_files() -> None:
 
 def main() -> None:
     """The journal's child process: the facts from stdin, until `Close` or the pipe's end."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
-    from fccli.i18n import set_language
-    from fccli.proxy.handler import FactHandler
-    from fccli.render.console import make_console
-    from fccli.render.proxy_view import ProxyView
-
     _more_open_files()
     inbox = _pipe_inbox(sys.stdin.fileno())
     header = inbox.take()

@@ -11,14 +11,16 @@ from typing import TYPE_CHECKING
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.proxy.app import ProxyApp
+from fccli.proxy.journal import ChildJournal
 from fccli.proxy.settings import Settings
 from fccli.proxy.target import Target, resolve
+from fccli.render.console import make_console
+from fccli.render.proxy_view import ProxyView
+from fccli.serve import launch
 from fccli.trace.names import TRACES_ROOT
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-    from fccli.render.proxy_view import ProxyView
 
 
 @dataclass
@@ -45,9 +47,6 @@ def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyA
 
 
 def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Settings, ProxyView]:
-    from fccli.render.console import make_console
-    from fccli.render.proxy_view import ProxyView
-
     target = resolve(options.to, options.base_url)
     out = options.out or default_out()
     if out.exists() and not out.is_dir():
@@ -64,9 +63,6 @@ def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Sett
 
 def serve(options: ProxyOptions) -> None:
     """`fc proxy`: its journal in a child process (journal.py), started once the port is bound."""
-    from fccli.proxy.journal import ChildJournal
-    from fccli.serve import launch
-
     target, settings, view = _parts(options, None)
     bound = launch.bind(options.host, options.port)
     app = ProxyApp(target, settings, view, ChildJournal(target, settings, view.journal_lost))

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fccli.check.lint import check_request
 from fccli.core.errors import FcError, Interrupted, ProviderError
 from fccli.core.jsonio import parse_json
 from fccli.core.manifest import StreamRecord, ToolRunRecord
@@ -377,8 +378,6 @@ class Step:
 
 def checks_of(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
     """(severity, said) of what `fc check` finds in the request: errors and warnings."""
-    from fccli.check.lint import check_request
-
     try:
         findings = check_request(wire, fmt.name)
     except FcError:

@@ -21,10 +21,10 @@ before, which routes as httpx does (`NO_PROXY` included).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
+from urllib.request import getproxies
 
-if TYPE_CHECKING:
-    import httpx
+import httpx
 
 
 class Upstream(Protocol):
@@ -47,8 +47,6 @@ class _ThroughClient:
 
 
 def _environment_names_a_proxy() -> bool:
-    from urllib.request import getproxies
-
     found = getproxies()
     return any(found.get(scheme) for scheme in ("http", "https", "all"))
 
@@ -67,8 +65,6 @@ class Upstreams:
         """A transport no other request is using; `give_back` it when its answer is closed."""
         if self._free:
             return self._free.pop()
-        import httpx
-
         timeout = httpx.Timeout(self._timeout_seconds, connect=30.0)
         if not self._all:
             self.timeout = timeout.as_dict()

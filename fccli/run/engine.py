@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from fccli.check.lint import check_outgoing
 from fccli.core.body import FileBody
 from fccli.core.errors import (
     FcError,
@@ -472,8 +473,6 @@ class RoundTrip:
     def _refuse_broken(self, step: int, request: Request, wire_request: dict[str, Any]) -> None:
         """Lint fc's own request with `fc check`'s rules before it goes out (the files are
         already written, so the request can be read). An error here is never sent."""
-        from fccli.check.lint import check_outgoing
-
         errors = [
             f
             for f in check_outgoing(request, wire_request, self.wire.name)

@@ -28,7 +28,7 @@ from fccli.core.jsonio import (
 )
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 from fccli.core.series import Series, quiet_collector, validate_request
-from fccli.i18n import Msg
+from fccli.i18n import Msg, _
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 
 if TYPE_CHECKING:
@@ -638,8 +638,6 @@ def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | 
 
 def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
     """`fc show --wire`: per step, its wire files as stored, pretty-printed."""
-    from fccli.i18n import _
-
     out = []
     for s in trace.steps:
         if step is not None and s.number != step:

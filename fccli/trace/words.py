@@ -17,6 +17,8 @@ import re
 from functools import cache
 from typing import Any
 
+from fccli.i18n import _load, language
+
 FIELD = r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}"
 """A placeholder of a msgid (or a doubled brace). A pattern's text: re compiles it (and
 caches it) when a sentence is first said under Chinese, never under English."""
@@ -29,8 +31,6 @@ DEPTH = 4
 
 def translated(text: Any) -> Any:
     """`text` (English, as a trace keeps it) in the chosen language; anything else as it is."""
-    from fccli.i18n import language
-
     if language() == "en" or not isinstance(text, str) or not text:
         return text
     return _translation(text, DEPTH)[0]
@@ -91,8 +91,6 @@ def _filled(msgstr: str, values: dict[str, str]) -> str:
 
 @cache
 def _catalog() -> dict[str, str]:
-    from fccli.i18n import _load
-
     messages: dict[Any, Any] = getattr(_load(), "_catalog", {})
     return {k: v for k, v in messages.items() if isinstance(k, str) and k and v}
 

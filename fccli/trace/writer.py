@@ -12,14 +12,19 @@ import itertools
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+if sys.platform != "win32":
+    import fcntl
+
 from fccli import __version__
 from fccli.core.errors import FcError, UsageError, os_reason
+from fccli.core.interrupts import signal_name
 from fccli.core.jsonio import encoded_pieces
 from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
 from fccli.i18n import Msg
@@ -159,9 +164,7 @@ def claim(path: Path) -> None:
     ends (or the process does: the system drops the lock of a process that died). Another fc
     writing there, a `--force` too, is refused. Where the system has no flock (Windows), there
     is no lock."""
-    try:
-        import fcntl
-    except ImportError:
+    if sys.platform == "win32":
         return
     lock = path / LOCK
     for _ in range(5):
@@ -277,8 +280,6 @@ class TraceWriter:
                 http_status=getattr(error, "status", None),
             )
             if status == "interrupted":
-                from fccli.core.interrupts import signal_name
-
                 name = signal_name()
                 if name is not None:  # not Ctrl-C: said, since a reader would assume it was
                     record.signal = name
