@@ -60,8 +60,11 @@ from fccli.trace.writer import TraceWriter
 from fccli.wire.registry import WireFormat
 
 
-# A NamedTuple, not a dataclass: ~2 M instructions less to create at every start of `fc run`.
 class RunOptions(NamedTuple):
+    """What one run asks: the question, the model and how to ask it.
+
+    A NamedTuple, not a dataclass: start-up of `fc run` (docs/performance.md)."""
+
     question: str
     model: str
     system: str | None = None
@@ -89,6 +92,9 @@ class RunOptions(NamedTuple):
 
 
 class RoundTrip:
+    """Run the round trip with `provider` in `wire`'s format, `tools` executing the calls,
+    every step written to `trace`, every event handed to `on_event`."""
+
     def __init__(
         self,
         provider: Provider,
@@ -113,6 +119,8 @@ class RoundTrip:
         """What --harness-bug changed in the request about to go out: recorded on its step."""
 
     def run(self, options: RunOptions) -> RunResult:
+        """Ask, execute the calls and ask again until an answer, --max-steps or an error; close
+        the trace with how it ended."""
         messages = (
             list(options.history)
             if options.history is not None
@@ -248,7 +256,8 @@ class RoundTrip:
             raise
 
     def _carried_back(self, step: int, response: Response) -> Message:
-        """The turn as it goes into the history: unchanged, unless the harness drops its reasoning."""
+        """Return the turn as it goes into the history: unchanged, unless the harness drops
+        its reasoning."""
         message = response.as_message()
         if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
             return message
@@ -258,8 +267,8 @@ class RoundTrip:
         return without_reasoning(message)
 
     def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
-        """ignore-stop-reason: the course's opening story. The text is shown as the answer; the
-        calls it asked for are never executed."""
+        """Take a tool request as the answer (ignore-stop-reason, the course's opening story):
+        its text is shown, the calls it asked for are never executed."""
         n = len(response.tool_uses())
         self._bug_on_step(
             step,
@@ -276,11 +285,14 @@ class RoundTrip:
         return RunResult("ok", step, answer, [text for text in [record.harness_bug] if text])
 
     def _bug_on_step(self, step: int, record: StepRecord, text: str) -> None:
+        """Put what --harness-bug did on the step's record, and say it."""
         record.harness_bug = text
         self.trace.save_manifest()
         self.emit(Note(step, Msg("harness bug {text}", text=text)))
 
     def _exchange(self, step: int, request: Request) -> tuple[Response, StepRecord]:
+        """Write the request, send it, write and read the answer; every file before the next
+        thing happens."""
         files = StepRecorder(self.trace, step, self.wire.name)
         wire_request = self.wire.to_wire_request(request)
         if self.bug == "drop-reasoning":
@@ -451,7 +463,7 @@ class RoundTrip:
         self.trace.write_json(files.name("response", wire=False), response.to_json_dict())
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
-        """A forced choice (`required`, a tool's name) holds for the first request only.
+        """Force a choice (`required`, a tool's name) on the first request only.
 
         Forced on every request, the model could never give its answer: each response would be
         another call, until --max-steps. So from step 2 fc sends `auto`, as the OpenAI Agents
@@ -510,6 +522,7 @@ class RoundTrip:
             )
 
     def _unexecuted_calls(self, step: int, response: Response) -> list[str]:
+        """Note the calls of a final answer, which fc does not execute."""
         calls = response.tool_uses()
         if not calls:
             return []
@@ -527,8 +540,8 @@ class RoundTrip:
 
 
 class _StreamReceipt:
-    """One streamed answer as it arrives: the folder that assembles it, the raw pieces (for a
-    trace that must keep them even on Ctrl-C), the first error met, and when bytes started."""
+    """Receive one streamed answer: fold it as it arrives, keep its raw pieces (a trace keeps
+    them even on Ctrl-C), the first error met, and when bytes started."""
 
     def __init__(self, wire: WireFormat, step: int, emit: Callable[[Event], None] | None) -> None:
         on_delta = None if emit is None else (lambda d: emit(StreamProgress(step, d)))
@@ -538,6 +551,7 @@ class _StreamReceipt:
         self.first_byte: float | None = None
 
     def on_bytes(self, piece: bytes) -> None:
+        """Keep `piece` and fold it, unless an error came before."""
         if self.first_byte is None:
             self.first_byte = time.perf_counter()
         self.pieces.append(piece)
@@ -555,8 +569,8 @@ class _StreamReceipt:
 
 
 def _refuse_shared_ids(step: int, response: Response) -> None:
-    """Results are paired with calls by id: two calls with one id cannot both be answered. The
-    provider broke the protocol, and fc stops before running anything (exit 3)."""
+    """Refuse two calls with one id before running anything (exit 3): results are paired with
+    calls by id, so both cannot be answered."""
     seen: set[str] = set()
     for call in response.tool_uses():
         if call.id in seen:
@@ -581,7 +595,7 @@ def _is_json(text: str) -> bool:
 
 
 def _joined(items: list[Msg]) -> Msg:
-    """Several messages in one, `a; b`, each still said in the chosen language."""
+    """Join several messages in one, `a; b`, each still said in the chosen language."""
     joined = items[0]
     for item in items[1:]:
         # i18n: two messages said one after the other
@@ -596,6 +610,6 @@ def _inner(error: FcError) -> str:
 
 
 def _masked(mask: Callable[[str], str], text: str) -> str:
-    """`text` with a secret masked; the same (a Msg stays a Msg) when it holds none."""
+    """Mask a secret in `text`; return `text` itself (a Msg stays a Msg) when it holds none."""
     masked = mask(text)
     return text if masked == text else masked

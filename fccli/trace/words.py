@@ -30,7 +30,7 @@ DEPTH = 4
 
 
 def translated(text: Any) -> Any:
-    """`text` (English, as a trace keeps it) in the chosen language; anything else as it is."""
+    """Say `text` (English, as a trace keeps it) in the chosen language; anything else as it is."""
     if language() == "en" or not isinstance(text, str) or not text:
         return text
     return _translation(text, DEPTH)[0]
@@ -38,9 +38,10 @@ def translated(text: Any) -> Any:
 
 @cache
 def _translation(text: str, depth: int) -> tuple[str, int]:
-    """The text said in the chosen language, and how much of it is fc's words (0:
-    none, the text is as it was). Of the messages it matches, the one that recognises the
-    most wins: `step 2: X cannot be read; ...` is `step {step}: {message}` around a message,
+    """Say `text` in the chosen language; return it and how much of it is fc's words (0:
+    none, the text is as it was).
+
+    Of the messages it matches, the one that recognises the most wins: `step 2: X cannot be read; ...` is `step {step}: {message}` around a message,
     not a message whose file is named `step 2: X`."""
     catalog = _catalog()
     exact = catalog.get(text)
@@ -76,7 +77,7 @@ def _letters(text: str) -> int:
 
 
 def _weight(text: str) -> int:
-    """What a piece of text counts for in a match: its characters but blanks."""
+    """Weigh a piece of text in a match: its characters but blanks."""
     return len(text) - text.count(" ")
 
 
@@ -97,10 +98,11 @@ def _catalog() -> dict[str, str]:
 
 @cache
 def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], str, bool]]:
-    """Each msgid with placeholders as a pattern, those with the most words first: the pieces
-    of it a text must hold to be tried against it, its own letters and weight, the pattern,
-    its placeholders, its translation, and whether it opens with a word (`call {who}
-    ({name})`, not `{where}: {problem}`)."""
+    """Compile each msgid with placeholders into a pattern, those with the most words first.
+
+    Each comes with the pieces of it a text must hold to be tried against it, its own letters
+    and weight, its placeholders, its translation, and whether it opens with a word (`call
+    {who} ({name})`, not `{where}: {problem}`)."""
     found = []
     for msgid, msgstr in _catalog().items():
         names: list[str] = []
