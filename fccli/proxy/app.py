@@ -24,11 +24,11 @@ import httpx
 
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
-from fccli.proxy.facts import Asked, Ended, Said
+from fccli.proxy.facts import Asked, Ended, Notice
 from fccli.proxy.handler import strict_findings
 from fccli.proxy.journal import ChildJournal, ThreadJournal
+from fccli.proxy.keys import header_secrets, secret_values
 from fccli.proxy.settings import Settings
-from fccli.proxy.step import header_secrets, secret_values
 from fccli.proxy.target import Target
 from fccli.proxy.upstreams import Upstream, Upstreams
 from fccli.wire.base import openai_error_body
@@ -59,8 +59,10 @@ STOPPED = Msg("fc proxy stopped before the answer ended")
 
 
 class ProxyApp:
-    """`journal`: where the facts go (journal.py): a child process for `fc proxy`, a thread
-    for the in-process tests; None: a thread journal printing with `view`."""
+    """Forward every request to `target`, and hand the journal the facts to record.
+
+    `journal`: where the facts go (journal.py): a child process for `fc proxy`, a thread for
+    the in-process tests; None: a thread journal printing with `view`."""
 
     def __init__(
         self,
@@ -104,7 +106,7 @@ class ProxyApp:
                 scope["headers"], _query_values(scope.get("query_string", b""))
             )
             error = secrets.text(str(e))  # it may quote what the client sent
-            self.journal(Said("bug", "", type(e).__name__, None, error))
+            self.journal(Notice("bug", "", type(e).__name__, None, error))
             with contextlib.suppress(Exception):
                 await _answer(
                     send, 500, openai_error_body(500, f"fc proxy: internal error: {error}")
@@ -123,8 +125,8 @@ class ProxyApp:
                 return
 
     def close(self) -> None:
-        """Stopped (Ctrl-C): the journal closes every trace still open as `interrupted`, says
-        so once, and writes what is queued (in a bounded time, said when it runs out)."""
+        """Stop (Ctrl-C): the journal closes every trace still open as `interrupted`, says so
+        once, and writes what is queued (in a bounded time, said when it runs out)."""
         if self._stopped:
             return
         self._stopped = True
@@ -169,8 +171,8 @@ class ProxyApp:
             self.upstreams.give_back(client)
 
     def _format_at(self, path: str) -> WireFormat | None:
-        """`Target.format_at`, remembered per path: matching a path against every format's
-        routes takes ~25 us, and an agent asks at the same path again and again."""
+        """Find the format of a request to `path` (`Target.format_at`), remembered per path: an
+        agent asks at the same path again and again."""
         try:
             return self._formats[path]
         except KeyError:
@@ -181,8 +183,8 @@ class ProxyApp:
         return fmt
 
     def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
-        """The request handed to the journal: its id (None: too big to record, said); what to
-        answer when --strict-check stops it."""
+        """Hand the request to the journal; return its id (None: too big to record, said), or
+        what to answer when --strict-check stops it."""
         path: str = scope["path"]
         limit = self.settings.max_record_bytes
         if len(body) > limit:
@@ -191,7 +193,7 @@ class ProxyApp:
                 size=format(len(body), ","),
                 limit=format(limit, ","),
             )
-            self.journal(Said("passed", "POST", path, None, too_big))
+            self.journal(Notice("passed", "POST", path, None, too_big))
             return None
         self._asked += 1
         rid = self._asked
@@ -221,7 +223,7 @@ class ProxyApp:
         fmt: WireFormat | None,
         rid: int | None,
     ) -> None:
-        """The request sent upstream with `client`, its answer relayed to the client."""
+        """Send the request upstream with `client`, and relay its answer to the client."""
         scope, receive, send = asgi
         method: str = scope["method"]
         path: str = scope["path"]
@@ -247,7 +249,7 @@ class ProxyApp:
         except httpx.HTTPError as e:
             secrets = header_secrets(scope["headers"], _query_values(query))
             why = _unanswered(secrets.text(self.target.shown), e, secrets)
-            self.journal(Said("refused", method, path, 502, why, about=rid))
+            self.journal(Notice("refused", method, path, 502, why, about=rid))
             if rid is not None:
                 self.ended(rid, Ended(rid, "unreachable", end=time.perf_counter(), why=why))
             shape = fmt.error_body if fmt is not None else openai_error_body
@@ -267,24 +269,24 @@ class ProxyApp:
             self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "left" else ""))
         elif fmt is None:
             self.journal(
-                Said("passed", method, path, upstream.status_code, Msg("not a model request"))
+                Notice("passed", method, path, upstream.status_code, Msg("not a model request"))
             )
 
     def ended(self, rid: int, ended: Ended) -> None:
-        """The end of request `rid`, handed to the journal once."""
+        """Hand the journal the end of request `rid`, once."""
         if rid in self._open:
             del self._open[rid]
             self.journal(ended)
 
     def _gone(self) -> Msg:
-        """Why a client's connection closed mid-answer: it went away, or fc proxy is stopping."""
+        """Say why a client's connection closed mid-answer: it left, or fc proxy is stopping."""
         return (
             STOPPED if self.stopping() else Msg("the client disconnected before the answer ended")
         )
 
 
 class _Relay:
-    """The upstream's answer passed on to the client piece by piece, while the client is
+    """Pass the upstream's answer on to the client piece by piece, while the client is
     watched: one that goes away ends the relay (and the upstream request) at once. Each piece
     goes to the client first; all the relay does besides is keep it for the journal (up to
     `keep` bytes in all; -1: nothing kept)."""
@@ -300,7 +302,7 @@ class _Relay:
         self.broken = ""
 
     def ended(self, rid: int, outcome: str, why: str = "") -> Ended:
-        """The fact for the journal: how the exchange ended, and what came."""
+        """Build the fact for the journal: how the exchange ended, and what came."""
         upstream = self.upstream
         return Ended(
             rid,
@@ -316,13 +318,12 @@ class _Relay:
         )
 
     async def run(self, receive: Any, app: ProxyApp, rid: int | None) -> str:
-        """`done`, `left` (the client did, before the upstream's answer ended), or `broken`
-        (the upstream's answer broke off).
+        """Relay the answer; return `done`, `left` (the client did, before the upstream's answer
+        ended), or `broken` (the upstream's answer broke off).
 
         The relay runs in the request's own task, at once: in a task of its own it would start
-        one turn of the event loop later, and at 16 clients that turn is what every other
-        request has ready (the first byte waited for it). A watcher task cancels the relay
-        when the client goes away."""
+        one turn of the event loop later, behind what every other request has ready. A watcher
+        task cancels the relay when the client goes away."""
         relaying = asyncio.current_task()
         assert relaying is not None
         left = False
@@ -408,7 +409,7 @@ def _reason(error: Exception) -> str:
 
 
 def _unanswered(upstream: str, error: Exception, secrets: Secrets) -> Msg:
-    """Why a request got no answer from `upstream`, in one line (a secret in it masked)."""
+    """Say why a request got no answer from `upstream`, in one line (a secret in it masked)."""
     reason = secrets.text(_reason(error))
     if isinstance(error, httpx.ConnectError):
         return Msg(

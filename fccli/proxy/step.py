@@ -1,20 +1,13 @@
-"""One forwarded model request, recorded as a step: the files `fc run` writes, in the same names.
+"""One forwarded model request, recorded as a step with the files `fc run` writes
+(trace/recorder.py): the client's body byte for byte as it was forwarded, the answer as it came.
 
-    N-request.<format>.json   the client's body, byte for byte (as it was forwarded)
-    N-request.json            the same in fc's internal format
-    N-response.<format>.json  the answer as it came (a stream: assembled from the .sse)
-    N-response.<format>.sse   a stream's raw bytes
-    N-response.json           the answer in fc's internal format
-
-The client's key travels in its headers, which are never written; a server that echoes it back
-gets it masked in every file, as `fc run` does. The bytes the client gets are never changed:
-masking is for what is written.
+A key the answer echoes is masked in every file (keys.py). The bytes the client gets are never
+changed: masking is for what is written.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
 import zlib
 from collections.abc import Callable
@@ -38,37 +31,13 @@ UNSEEN_END = Msg(
     "upstream's body reached fc proxy: fc proxy did not see that end"
 )
 """The note of a step whose client left once it had the whole stream (Step.left)."""
-KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
-"""Request headers that carry a key: their values are masked wherever an answer echoes them."""
-
-
-def header_secrets(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> Secrets:
-    """The client's key (as sent, and without its `Bearer `), and the values of its query
-    string (Gemini's `?key=`): what no file may hold."""
-    return maskers(secret_values(headers, query_values))
-
-
-def secret_values(headers: list[tuple[bytes, bytes]], query_values: list[str]) -> tuple[str, ...]:
-    """`header_secrets`' values, not yet compiled into patterns (cheap: the proxy's event loop
-    hands them to the journal, which compiles them)."""
-    values = list(query_values)
-    for name, value in headers:
-        if name.decode("latin-1").lower() in KEY_HEADERS:
-            text = value.decode("latin-1")
-            values += [text, text.partition(" ")[2]]
-    return tuple(values)
-
-
-@functools.lru_cache(maxsize=64)
-def maskers(values: tuple[str, ...]) -> Secrets:
-    """One agent sends one key again and again: its patterns are compiled once."""
-    return Secrets(values)
 
 
 class Decoder:
-    """A response body as the client's `Accept-Encoding` had it compressed, decoded for the
-    record (the client gets the bytes as they came). gzip and deflate; another encoding is
-    recorded as nothing, and said."""
+    """Decode a response body compressed as the client's `Accept-Encoding` asked, for the
+    record (the client gets the bytes as they came).
+
+    gzip and deflate; another encoding is recorded as nothing, and said."""
 
     def __init__(self, encoding: str) -> None:
         encoding = encoding.strip().lower()
@@ -78,6 +47,7 @@ class Decoder:
         self._encoding = encoding
 
     def feed(self, chunk: bytes) -> bytes:
+        """Decode the next piece of the body."""
         if self._z is None:
             return b"" if self.unknown else chunk
         try:
@@ -91,7 +61,7 @@ class Decoder:
 
 @dataclass(eq=False)
 class Step:
-    """One step, from the request's arrival to its answer's last byte, recorded in the journal
+    """Record one step, from the request's arrival to its answer's last byte, in the journal
     (journal.py) from what the event loop saw (facts.py): `opened`, then one of `done`, `left`,
     `cut`, `unreachable`, `blocked`, each of which hands the outcome to `settle`."""
 
@@ -114,7 +84,7 @@ class Step:
     wall: float = field(default_factory=time.time)
     pieces: list[bytes] = field(default_factory=list)
     max_bytes: int = 16 * 1024 * 1024
-    """An answer above this is forwarded whole and not kept (--max-record-mb), not held in memory."""
+    """An answer above this is forwarded whole, not kept nor held in memory (--max-record-mb)."""
     unkept: bool = False
     """The answer's pieces never reached the journal, which had fallen behind (journal.py)."""
     size: int = 0
@@ -134,13 +104,13 @@ class Step:
     def answered(
         self, status: int, encoding: str, pieces: list[bytes], size: int, first: float | None
     ) -> None:
-        """What came back: its status, how its body is compressed, the body's pieces as they
-        came (none when above the limit), its size, when its first byte came."""
+        """Keep what came back: its status, how its body is compressed, the body's pieces as
+        they came (none when above the limit), its size, when its first byte came."""
         self.status, self.encoding = status, encoding
         self.pieces, self.size, self.first_byte = pieces, size, first
 
     def opened(self, view: Any) -> None:
-        """The request's files and record, and the step on the terminal."""
+        """Write the request's files and record, and show the step on the terminal."""
         c = self.conversation
         files = self.files
         if files is None:
@@ -160,9 +130,8 @@ class Step:
             view.event(c, Note(self.number, Msg("fc check: {finding}", finding=text)))
 
     def _results_of_last_step(self) -> None:
-        """The agent ran the last step's calls: their results, read from this request, go on
-        that step's record as `fc run` writes its own tool runs (without durations: the agent
-        timed them, not fc)."""
+        """Put the results of the last step's calls, read from this request, on that step's
+        record as `fc run` writes its own tool runs (without durations: the agent ran them)."""
         assert self.conversation.writer is not None
         calls = self.conversation.calls
         steps = self.conversation.writer.manifest.steps
@@ -186,7 +155,8 @@ class Step:
         steps[-1].tool_runs = runs
 
     def done(self, view: Any, note: str | None = None) -> None:
-        """The answer's last byte went to the client: write it, show it, settle the step.
+        """Write, show and settle an answer whose last byte went to the client.
+
         `note`: what the trace should say about how it ended."""
         c = self.conversation
         files = self.files
@@ -262,7 +232,7 @@ class Step:
         files.timed((end - self.start) * 1000, stream)
 
     def _not_kept(self) -> ProviderError:
-        """Why the answer's bytes are not in the record."""
+        """Say why the answer's bytes are not in the record."""
         if self.unkept:
             return ProviderError(
                 Msg(
@@ -278,10 +248,11 @@ class Step:
         )
 
     def _failed(self, view: Any, error: FcError) -> None:
+        """Close the trace with `error`, say it, settle the step."""
         c = self.conversation
         assert c.writer is not None
         c.finish("error", error.at(step=self.number))
-        view.failed(c, self.number, said_of(error))
+        view.failed(c, self.number, error_message(error))
         self.settle(c, None, True)
 
     def _wire_answer(self, files: StepRecorder, stored: bytes, streamed: bool) -> Any:
@@ -301,7 +272,8 @@ class Step:
         return wire
 
     def _http_error(self, stored: bytes) -> ProviderError:
-        from fccli.providers.transport import provider_message
+        """Read an HTTP error answer as fc run reads one: the provider's own sentence."""
+        from fccli.providers.transport import provider_message  # httpx: for an error only
 
         text = stored.decode("utf-8", errors="replace")
         said = provider_message(text) or " ".join(text.split())[:200]
@@ -312,7 +284,9 @@ class Step:
         )
 
     def left(self, view: Any, why: str) -> None:
-        """The client went away before the upstream's answer ended. An SDK stops reading a
+        """Record a step whose client went away before the upstream's answer ended.
+
+        An SDK stops reading a
         stream at its last event (chat's `data: [DONE]`, ...), and the openai SDK then closes
         its connection at once, often before the end of the body has reached fc proxy: a
         stream that came whole is recorded as any, with a note that fc proxy did not see its
@@ -324,7 +298,7 @@ class Step:
             self.cut(view, why)
 
     def _came_whole(self) -> bool:
-        """A stream whose last event came (what its format says ends it)."""
+        """Tell whether the stream's last event came (what its format says ends it)."""
         if not (self.stream and self.status < 400 and self.pieces and self.size <= self.max_bytes):
             return False
         folder = self.fmt.stream_folder()
@@ -337,8 +311,8 @@ class Step:
         return folder.ended
 
     def cut(self, view: Any, why: str) -> None:
-        """The exchange ended before the answer did (the client went away, fc proxy stopped):
-        what came is kept, and the trace says `interrupted`."""
+        """Keep what came of an answer cut short (the client went away, fc proxy stopped); the
+        trace says `interrupted`."""
         c = self.conversation
         files = self.files
         if c.writer is None or files is None:
@@ -346,7 +320,7 @@ class Step:
             return
         streamed = self.stream and self.status < 400
         if self.size > self.max_bytes or self.unkept:
-            c.writer.note(_at_step(self.number, said_of(self._not_kept())))
+            c.writer.note(_at_step(self.number, error_message(self._not_kept())))
         raw = b"".join(self.pieces)
         if raw:
             decoder = Decoder(self.encoding)
@@ -360,15 +334,15 @@ class Step:
         self.settle(c, None, True)
 
     def unreachable(self, view: Any, error: ProviderError) -> None:
-        """No answer at all: the upstream could not be reached."""
+        """Close the trace of a request the upstream never answered (it could not be reached)."""
         c = self.conversation
         if c.writer is not None:
             c.finish("error", error.at(step=self.number))
-            view.failed(c, self.number, said_of(error))
+            view.failed(c, self.number, error_message(error))
         self.settle(c, None, True)
 
     def blocked(self, view: Any, error: FcError) -> None:
-        """--strict-check stopped the request: on record, not sent."""
+        """Close the trace of a request --strict-check stopped: on record, not sent."""
         c = self.conversation
         if c.writer is not None:
             c.finish("error", error.at(step=self.number))
@@ -377,7 +351,7 @@ class Step:
 
 
 def checks_of(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
-    """(severity, said) of what `fc check` finds in the request: errors and warnings."""
+    """Check the request as `fc check` does: (severity, text) of its errors and warnings."""
     try:
         findings = check_request(wire, fmt.name)
     except FcError:
@@ -398,7 +372,7 @@ def checks_of(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
 def _finding(
     rule: str, severity: str, path: str, message: str, provider: Any, provider_message: Any
 ) -> Msg:
-    """One finding, as the terminal and the manifest's `checks` say it; the provider's own 400
+    """Say one finding as the terminal and the manifest's `checks` do; the provider's own 400
     sentence quoted as it is."""
     where = {"rule": rule, "path": path, "message": message}
     if provider_message:
@@ -415,8 +389,8 @@ def _finding(
     return Msg("{rule} warning at {path}: {message}", **where)
 
 
-def said_of(error: FcError) -> Msg | str:
-    """`error.said()` (its message, after `step N: ` when it has a step), kept a Msg so that
+def error_message(error: FcError) -> Msg | str:
+    """Say `error` as `error.said()` does (`step N: ` before its message), kept a Msg so that
     the terminal says it in the chosen language and a trace keeps it in English."""
     if error.step is None:
         return error.message
@@ -432,7 +406,7 @@ def _looks_json(data: bytes) -> bool:
 
 
 def question_of(messages: list[Message]) -> str | None:
-    """The conversation's first user text: the trace's question, as `fc run` names it."""
+    """Find the conversation's first user text: the trace's question, as `fc run` names it."""
     for message in messages:
         if message.role == "user" and message.text():
             return message.text()

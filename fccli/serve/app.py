@@ -74,7 +74,7 @@ class Player:
             return JSONResponse(body, 500)
 
     async def _answer(self, request: Request) -> Response:
-        from fccli.proxy.step import header_secrets
+        from fccli.proxy.keys import header_secrets
         from fccli.wire.registry import formats_at, route_at
 
         path = request.url.path

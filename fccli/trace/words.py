@@ -41,8 +41,9 @@ def _translation(text: str, depth: int) -> tuple[str, int]:
     """Say `text` in the chosen language; return it and how much of it is fc's words (0:
     none, the text is as it was).
 
-    Of the messages it matches, the one that recognises the most wins: `step 2: X cannot be read; ...` is `step {step}: {message}` around a message,
-    not a message whose file is named `step 2: X`."""
+    Of the messages it matches, the one that recognises the most wins: `step 2: X cannot be
+    read; ...` is `step {step}: {message}` around a message, not a message whose file is named
+    `step 2: X`."""
     catalog = _catalog()
     exact = catalog.get(text)
     if exact:

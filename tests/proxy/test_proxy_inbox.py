@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fccli.proxy.bursts import BurstGate
-from fccli.proxy.facts import Close, Pause, Resume, Said
+from fccli.proxy.facts import Close, Notice, Pause, Resume
 from fccli.proxy.journal import Inbox, framed
 
 LULL = 0.02
@@ -21,8 +21,8 @@ STALL = 0.005
 NAP = 0.05
 
 
-def said(n: int) -> Said:
-    return Said("passed", "GET", f"/v1/models/{n}", 200, "not a model request")
+def said(n: int) -> Notice:
+    return Notice("passed", "GET", f"/v1/models/{n}", 200, "not a model request")
 
 
 # The proxy's side: when a burst's facts are handed over
@@ -85,7 +85,7 @@ def test_a_burst_pauses_the_journal_at_once_and_resumes_it_in_the_lull_after() -
     proxy.run(arrivals)  # the last at 0.245 s
     assert proxy.handed[:2] == [(0.0, Pause()), (0.0, said(0))]
     # every fact as it came (a proxy killed outright loses none it had)
-    assert [(at, f) for at, f in proxy.handed if isinstance(f, Said)] == [
+    assert [(at, f) for at, f in proxy.handed if isinstance(f, Notice)] == [
         (at, f) for at, f, _ in arrivals
     ]
     assert proxy.handed[-1] == (arrivals[-1][0] + LULL, Resume())
@@ -104,7 +104,7 @@ def test_the_next_burst_pauses_the_journal_again() -> None:
     proxy = Proxy(lulls())
     proxy.run([*burst(3, LULL / 4), *burst(3, LULL / 4, start=1.0, first=3)])
     kinds = [type(f).__name__ for _, f in proxy.handed]
-    assert kinds == ["Pause", "Said", "Said", "Said", "Resume"] * 2
+    assert kinds == ["Pause", "Notice", "Notice", "Notice", "Resume"] * 2
     assert proxy.facts() == [said(i) for i in range(6)]
 
 
@@ -160,7 +160,7 @@ def test_every_fact_goes_over_at_once_in_order_and_pauses_alternate_with_resumes
         arrivals.append((at, said(i), 100))
     proxy = Proxy(lulls(hold=hold, backlog=backlog))
     proxy.run(arrivals, forwarding=forwarding, late=late, until=at + 10, asking=asking)
-    assert [(t, f) for t, f in proxy.handed if isinstance(f, Said)] == [
+    assert [(t, f) for t, f in proxy.handed if isinstance(f, Notice)] == [
         (t, f) for t, f, _ in arrivals
     ]
     markers = [f for _, f in proxy.handed if isinstance(f, (Pause, Resume))]
