@@ -460,7 +460,7 @@ class RoundTrip:
             response = self.wire.from_wire_response(stored)
         except FcError:
             return  # the wire file is kept; an internal form it cannot have
-        self.trace.write_json(files.name("response", wire=False), response.to_json_dict())
+        files.internal_response(response)
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
         """Force a choice (`required`, a tool's name) on the first request only.

@@ -76,10 +76,14 @@ class StepRecorder:
 
     def response(self, response: Response, wire_stop_reason: str | None) -> None:
         """Write the answer in fc's internal format; put its stop reasons and usage on record."""
-        self.trace.write_json(self.name("response", wire=False), response.to_json_dict())
+        self.internal_response(response)
         self.record.stop_reason = response.stop_reason
         self.record.wire_stop_reason = wire_stop_reason
         self.record.usage = response.usage.to_json_dict() if response.usage else None
+
+    def internal_response(self, response: Response) -> None:
+        """Write the answer in fc's internal format only (one that is not on record: cut)."""
+        self.trace.write_json(self.name("response", wire=False), response.to_json_dict())
 
     def timed(self, duration_ms: float, stream: StreamRecord | None = None) -> None:
         """Put how long the answer took on record, and a stream's size and first byte."""
