@@ -25,7 +25,7 @@ import httpx
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
 from fccli.proxy.facts import Asked, Ended, Notice
-from fccli.proxy.handler import strict_findings
+from fccli.proxy.handler import strict_findings, too_big
 from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.keys import header_secrets, secret_values
 from fccli.proxy.settings import Settings
@@ -188,12 +188,7 @@ class ProxyApp:
         path: str = scope["path"]
         limit = self.settings.max_record_bytes
         if len(body) > limit:
-            too_big = Msg(
-                "its body is {size} bytes, above the limit of {limit}",
-                size=format(len(body), ","),
-                limit=format(limit, ","),
-            )
-            self.journal(Notice("passed", "POST", path, None, too_big))
+            self.journal(Notice("passed", "POST", path, None, too_big(body, limit)))
             return None
         self._asked += 1
         rid = self._asked

@@ -40,7 +40,6 @@ def message_key(message: Message) -> str:
 
 
 def keys_of(messages: list[Message]) -> list[str]:
-    """Key each message of a history."""
     return [message_key(m) for m in messages]
 
 

@@ -169,7 +169,7 @@ class FactHandler:
         if fact.outcome == "done":
             step.done(self.view)
         elif fact.outcome == "unreachable":
-            step.unreachable(self.view, ProviderError(fact.why, status=502))
+            step.failed(self.view, ProviderError(fact.why, status=502))
         elif fact.outcome == "broken":
             why = Msg(
                 "the upstream's answer broke off: {reason}",
@@ -236,11 +236,7 @@ def read_request(
     """Read a model request's wire JSON, its internal form and whether it streams; or say why
     it is forwarded without a record. (In the journal; on the event loop with --strict-check.)"""
     if len(body) > limit:
-        return Msg(
-            "its body is {size} bytes, above the limit of {limit}",
-            size=format(len(body), ","),
-            limit=format(limit, ","),
-        )
+        return too_big(body, limit)
     try:
         wire = parse_json(body, path)
     except InputFileError as e:  # said in fc's words (Python's are English only)
@@ -261,6 +257,15 @@ def read_request(
     from_path["stream"] = True if stream and not request.stream else None
     request = request.model_copy(update={k: v for k, v in from_path.items() if v})
     return wire, request, stream
+
+
+def too_big(body: bytes, limit: int) -> Msg:
+    """Say that a request's body is above the limit of what is recorded."""
+    return Msg(
+        "its body is {size} bytes, above the limit of {limit}",
+        size=format(len(body), ","),
+        limit=format(limit, ","),
+    )
 
 
 def strict_findings(fmt: WireFormat, path: str, body: bytes, limit: int) -> list[tuple[str, str]]:

@@ -86,7 +86,6 @@ pickle: the journal can tell a whole fact from part of one without blocking on t
 
 
 def framed(fact: Any) -> bytes:
-    """Pickle `fact` behind its length, as the pipe carries it."""
     data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(_LENGTH, "big") + data
 

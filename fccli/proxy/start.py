@@ -50,7 +50,6 @@ def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyA
 
 
 def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Settings, ProxyView]:
-    """Resolve the target, check --out, make the view and the settings."""
     target = resolve(options.to, options.base_url)
     out = options.out or default_out()
     if out.exists() and not out.is_dir():

@@ -47,7 +47,6 @@ class Decoder:
         self._encoding = encoding
 
     def feed(self, chunk: bytes) -> bytes:
-        """Decode the next piece of the body."""
         if self._z is None:
             return b"" if self.unknown else chunk
         try:
@@ -63,7 +62,7 @@ class Decoder:
 class Step:
     """Record one step, from the request's arrival to its answer's last byte, in the journal
     (journal.py) from what the event loop saw (facts.py): `opened`, then one of `done`, `left`,
-    `cut`, `unreachable`, `blocked`, each of which hands the outcome to `settle`."""
+    `cut`, `failed`, `blocked`, each of which hands the outcome to `settle`."""
 
     conversation: Conversation
     number: int
@@ -166,7 +165,7 @@ class Step:
         if note is not None:
             c.writer.note(_at_step(self.number, note))
         if self.size > self.max_bytes or self.unkept:
-            self._failed(view, self._not_kept())
+            self.failed(view, self._not_kept())
             return
         decoder = Decoder(self.encoding)
         try:
@@ -181,7 +180,7 @@ class Step:
         streamed = self.stream and self.status < 400
         self._timing(files, raw, streamed)
         if decoder.unknown:
-            self._failed(view, ProviderError(Msg("the answer's content encoding cannot be read")))
+            self.failed(view, ProviderError(Msg("the answer's content encoding cannot be read")))
             return
         stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
         if stored != raw:
@@ -192,7 +191,7 @@ class Step:
                 raise self._http_error(stored)
             response = self.fmt.from_wire_response(wire)
         except FcError as e:
-            self._failed(view, e)
+            self.failed(view, e)
             return
         files.response(response, self.fmt.wire_stop_reason(wire))
         record = files.record
@@ -247,12 +246,13 @@ class Step:
             )
         )
 
-    def _failed(self, view: Any, error: FcError) -> None:
-        """Close the trace with `error`, say it, settle the step."""
+    def failed(self, view: Any, error: FcError) -> None:
+        """Close the trace with `error` (the upstream could not be reached, the answer cannot
+        be read), say it, settle the step."""
         c = self.conversation
-        assert c.writer is not None
-        c.finish("error", error.at(step=self.number))
-        view.failed(c, self.number, error_message(error))
+        if c.writer is not None:
+            c.finish("error", error.at(step=self.number))
+            view.failed(c, self.number, error_message(error))
         self.settle(c, None, True)
 
     def _wire_answer(self, files: StepRecorder, stored: bytes, streamed: bool) -> Any:
@@ -286,12 +286,11 @@ class Step:
     def left(self, view: Any, why: str) -> None:
         """Record a step whose client went away before the upstream's answer ended.
 
-        An SDK stops reading a
-        stream at its last event (chat's `data: [DONE]`, ...), and the openai SDK then closes
-        its connection at once, often before the end of the body has reached fc proxy: a
-        stream that came whole is recorded as any, with a note that fc proxy did not see its
-        end (`fc run`, which reads to the end, records the same bytes the same way when that
-        end comes). Any other answer was cut."""
+        An SDK stops reading a stream at its last event (chat's `data: [DONE]`, ...), and the
+        openai SDK then closes its connection at once, often before the end of the body has
+        reached fc proxy: a stream that came whole is recorded as any, with a note that fc
+        proxy did not see its end (`fc run`, which reads to the end, records the same bytes the
+        same way when that end comes). Any other answer was cut."""
         if self._came_whole():
             self.done(view, UNSEEN_END)
         else:
@@ -331,14 +330,6 @@ class Step:
         self._timing(files, raw, streamed and bool(raw))
         c.finish("interrupted", Interrupted(why, step=self.number))
         view.failed(c, self.number, why)
-        self.settle(c, None, True)
-
-    def unreachable(self, view: Any, error: ProviderError) -> None:
-        """Close the trace of a request the upstream never answered (it could not be reached)."""
-        c = self.conversation
-        if c.writer is not None:
-            c.finish("error", error.at(step=self.number))
-            view.failed(c, self.number, error_message(error))
         self.settle(c, None, True)
 
     def blocked(self, view: Any, error: FcError) -> None:

@@ -52,7 +52,6 @@ class Target:
         return claimants[-1] if claimants else None
 
     def upstream(self, fmt: WireFormat | None, path_and_query: str) -> str:
-        """Return the upstream URL of a request of `fmt` to `path_and_query`."""
         root = self.roots.get(fmt.name, self.default_root) if fmt else self.default_root
         return root + path_and_query
 

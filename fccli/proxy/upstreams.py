@@ -89,11 +89,9 @@ class Upstreams:
         return len(self._all)
 
     def give_back(self, client: Upstream) -> None:
-        """Take back a transport whose answer is closed, for the next request."""
         self._free.append(client)
 
     async def aclose(self) -> None:
-        """Close every transport."""
         clients, self._all, self._free = self._all, [], []
         for client in clients:
             await client.aclose()

@@ -551,7 +551,6 @@ class _StreamReceipt:
         self.first_byte: float | None = None
 
     def on_bytes(self, piece: bytes) -> None:
-        """Keep `piece` and fold it, unless an error came before."""
         if self.first_byte is None:
             self.first_byte = time.perf_counter()
         self.pieces.append(piece)

@@ -71,7 +71,6 @@ class Document:
         """A messages array's system prompt, when a chat array carried one as a message."""
 
     def internal_json(self) -> Any:
-        """Return the content in the internal format as JSON (None: not read)."""
         if isinstance(self.internal, list):
             return [m.to_json_dict() for m in self.internal]
         return None if self.internal is None else self.internal.to_json_dict()
@@ -82,7 +81,6 @@ class Document:
         return "messages array" if self.kind == "messages" else self.kind
 
     def pretty(self) -> str:
-        """Return the file's JSON pretty-printed."""
         return dumps(self.data).rstrip("\n")
 
     def to_json(self, *, wire: bool = False) -> dict[str, Any]:
@@ -295,7 +293,6 @@ class Step:
         body (a failed request keeps it there); "" for an error body that says nothing."""
 
     def tool_runs(self) -> list[dict[str, Any]]:
-        """Return the manifest's tool runs of this step."""
         runs = (self.record or {}).get("tool_runs")
         return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
 

@@ -1,18 +1,13 @@
-"""Write one step of a trace: its files, in the names of trace/names.py, and its manifest record.
+"""Write one step of a trace: its files, named by trace/names.py, and its manifest record.
 
 `fc run` and `fc replay` (run/engine.py) and `fc proxy` (proxy/step.py) write every step
-through a `StepRecorder`; the trace's directory, lock and manifest are `TraceWriter`'s
-(trace/writer.py), which writes every file atomically.
-
-    N-request.<format>.json   the request as sent, byte for byte when given as bytes
-    N-request.json            the same in fc's internal format
-    N-response.<format>.json  the answer as it came (a stream: assembled)
-    N-response.<format>.sse   a stream's raw bytes
-    N-response.json           the answer in fc's internal format
+through a `StepRecorder`; the directory, lock and manifest are `TraceWriter`'s (writer.py),
+which writes every file atomically.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,11 +22,8 @@ MASKED = Msg("the response echoed a secret; fc keeps and reads it as ***")
 """The record's `masked`: the answer's files hold a secret it echoed as ***."""
 
 
-def _iso(wall: float | None) -> str:
-    moment = (
-        datetime.now(timezone.utc) if wall is None else datetime.fromtimestamp(wall, timezone.utc)
-    )
-    return moment.isoformat(timespec="milliseconds")
+def _iso(wall: float) -> str:
+    return datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="milliseconds")
 
 
 class StepRecorder:
@@ -55,12 +47,12 @@ class StepRecorder:
         )
 
     def name(self, role: str, *, wire: bool = True, ext: str = "json") -> str:
-        """The name of one of this step's files: `2-response.deepseek.sse`, `2-request.json`."""
+        """Name one of this step's files: `2-response.deepseek.sse`, `2-request.json`."""
         return step_file(self.number, role, self.fmt if wire else None, ext)
 
     def start(self) -> None:
         """Record now as the moment the request goes out."""
-        self.record.started_at = _iso(None)
+        self.record.started_at = _iso(time.time())
 
     def request(self, request: Request, wire: bytes | Any) -> Path:
         """Write the request as sent (bytes: as they are) and in fc's internal format; return

@@ -256,17 +256,14 @@ class TraceWriter:
         self.save_manifest()
 
     def write_json(self, name: str, obj: Any) -> Path:
-        """Write `obj` as the JSON file `name`, in pieces."""
         return self.write_bytes(name, encoded_pieces(obj))
 
     def write_bytes(self, name: str, data: bytes | Iterable[bytes]) -> Path:
-        """Write `data` as the file `name`, byte for byte."""
         target = self.path / name
         write_atomic(target, data)
         return target
 
     def add_step(self, record: StepRecord) -> None:
-        """Put a step on the manifest and save it."""
         self.manifest.steps.append(record)
         self.save_manifest()
 
@@ -305,7 +302,6 @@ class TraceWriter:
             release(self.path)
 
     def save_manifest(self) -> None:
-        """Write the manifest as it stands."""
         self.write_json(MANIFEST, self.manifest.to_json_dict())
 
 
