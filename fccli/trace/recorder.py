@@ -57,14 +57,14 @@ class StepRecorder:
     def request(self, request: Request, wire: bytes | Any) -> Path:
         """Write the request as sent (bytes: as they are) and in fc's internal format; return
         the wire file, whose bytes are what goes out."""
-        path = self._write(self.name("request"), wire)
-        self.trace.write_json(self.name("request", wire=False), request.to_json_dict())
+        path = self.trace.write(self.name("request"), wire)
+        self.trace.write(self.name("request", wire=False), request.to_json_dict())
         return path
 
     def answer(self, data: bytes | Any, *, stream: bool = False) -> Path:
         """Write the answer as it came: bytes as they are (`stream`: a stream's raw `.sse`),
         anything else as JSON (a stream assembled)."""
-        return self._write(self.name("response", ext="sse" if stream else "json"), data)
+        return self.trace.write(self.name("response", ext="sse" if stream else "json"), data)
 
     def response(self, response: Response, wire_stop_reason: str | None) -> None:
         """Write the answer in fc's internal format; put its stop reasons and usage on record."""
@@ -75,7 +75,7 @@ class StepRecorder:
 
     def internal_response(self, response: Response) -> None:
         """Write the answer in fc's internal format only (one that is not on record: cut)."""
-        self.trace.write_json(self.name("response", wire=False), response.to_json_dict())
+        self.trace.write(self.name("response", wire=False), response.to_json_dict())
 
     def timed(self, duration_ms: float, stream: StreamRecord | None = None) -> None:
         """Put how long the answer took on record, and a stream's size and first byte."""
@@ -95,9 +95,5 @@ class StepRecorder:
 
     def refused(self, harness_bug: str) -> None:
         """Put a step the provider refused on the manifest: only what --harness-bug changed."""
-        self.trace.add_step(StepRecord(step=self.number, harness_bug=harness_bug))
-
-    def _write(self, name: str, data: bytes | Any) -> Path:
-        if isinstance(data, bytes):
-            return self.trace.write_bytes(name, data)
-        return self.trace.write_json(name, data)
+        self.record = StepRecord(step=self.number, harness_bug=harness_bug)
+        self.add()

@@ -26,7 +26,7 @@ from fccli import __version__
 from fccli.core.errors import FcError, UsageError, os_reason
 from fccli.core.interrupts import signal_name
 from fccli.core.jsonio import encoded_pieces
-from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
+from fccli.core.manifest import Attempt, ErrorRecord, Manifest
 from fccli.i18n import Msg
 from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
@@ -255,17 +255,11 @@ class TraceWriter:
         )
         self.save_manifest()
 
-    def write_json(self, name: str, obj: Any) -> Path:
-        return self.write_bytes(name, encoded_pieces(obj))
-
-    def write_bytes(self, name: str, data: bytes | Iterable[bytes]) -> Path:
+    def write(self, name: str, data: bytes | Any) -> Path:
+        """Write the file `name`: bytes as they are, anything else as JSON."""
         target = self.path / name
-        write_atomic(target, data)
+        write_atomic(target, data if isinstance(data, bytes) else encoded_pieces(data))
         return target
-
-    def add_step(self, record: StepRecord) -> None:
-        self.manifest.steps.append(record)
-        self.save_manifest()
 
     def note(self, text: str) -> None:
         """Note something a learner should know about the run (saved with the next save)."""
@@ -302,7 +296,7 @@ class TraceWriter:
             release(self.path)
 
     def save_manifest(self) -> None:
-        self.write_json(MANIFEST, self.manifest.to_json_dict())
+        self.write(MANIFEST, self.manifest.to_json_dict())
 
 
 TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms", "first_byte_ms"})
