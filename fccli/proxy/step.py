@@ -276,9 +276,13 @@ class Step:
         from fccli.providers.transport import provider_message  # httpx: for an error only
 
         text = stored.decode("utf-8", errors="replace")
-        said = provider_message(text) or " ".join(text.split())[:200]
+        message = provider_message(text) or " ".join(text.split())[:200]
         return ProviderError(
-            Msg("the provider answered HTTP {status}: {message}", status=self.status, message=said),
+            Msg(
+                "the provider answered HTTP {status}: {message}",
+                status=self.status,
+                message=message,
+            ),
             status=self.status,
             body=text,
         )

@@ -43,11 +43,11 @@ def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], Msg 
             )
             for run, other in zip(runs, [*runs[1:], runs[0]], strict=True)
         ]
-        said = swaps[0]
+        joined = swaps[0]
         for swap in swaps[1:]:
-            said = Msg("{first}; {then}", first=said, then=swap)
+            joined = Msg("{first}; {then}", first=joined, then=swap)
         return [Message(role="user", content=list(paired))], Msg(
-            "pair-by-order: {swaps}", swaps=said
+            "pair-by-order: {swaps}", swaps=joined
         )
     return [Message(role="user", content=list(results))], None
 

@@ -190,10 +190,10 @@ class RoundTrip:
                     self.emit(ToolsExecuted(step, runs))
                     # ALL results of the turn in ONE user message, in call order, paired by id
                     # (unless --harness-bug says otherwise).
-                    handed, said = hand_back(self.bug, runs)
+                    handed, bug_note = hand_back(self.bug, runs)
                     messages.extend(handed)
-                    if said is not None:
-                        self._bug_notes.append(said)
+                    if bug_note is not None:
+                        self._bug_notes.append(bug_note)
                     continue
                 if response.stop_reason == "max_tokens" and not response.tool_uses():
                     # A final answer cut short is still the model's answer: keep it, say so.
@@ -504,15 +504,15 @@ class RoundTrip:
             return
         if errors:
             first = errors[0]
-            said = {"rule": first.rule, "path": first.path, "message": first.message}
+            finding = {"rule": first.rule, "path": first.path, "message": first.message}
             raise FindingsError(
                 Msg(
                     "not sent: the request breaks {rule} at {path}: {message} (and {more} more)",
                     more=len(errors) - 1,
-                    **said,
+                    **finding,
                 )
                 if len(errors) > 1
-                else Msg("not sent: the request breaks {rule} at {path}: {message}", **said),
+                else Msg("not sent: the request breaks {rule} at {path}: {message}", **finding),
                 step=step,
                 hint=Msg(
                     "fc built this history itself, so this is a bug in fc (or the provider's "

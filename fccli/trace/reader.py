@@ -524,24 +524,24 @@ def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
     response would be; if so, note it in the provider's own sentence."""
     from fccli.wire.detect import error_body  # only for a step without its internal response
 
-    said = error_body(data)
-    if said is None:
+    sentence = error_body(data)
+    if sentence is None:
         return False
-    step.error_body = said
+    step.error_body = sentence
     name = step.files["wire_response"].name
-    if http_status is not None and said:
+    if http_status is not None and sentence:
         note = Msg(
             "{file}: the provider's error body (HTTP {status}): {said}",
             file=name,
             status=http_status,
-            said=said,
+            said=sentence,
         )
     elif http_status is not None:
         note = Msg(
             "{file}: the provider's error body (HTTP {status})", file=name, status=http_status
         )
-    elif said:
-        note = Msg("{file}: the provider's error body: {said}", file=name, said=said)
+    elif sentence:
+        note = Msg("{file}: the provider's error body: {said}", file=name, said=sentence)
     else:
         note = Msg("{file}: the provider's error body", file=name)
     step.notes.append(note)
@@ -625,10 +625,10 @@ def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | 
         return None
     there = internal_name in [p.name for p in step.files.values()]
     if there:
-        said = Msg("{file} cannot be read; read from {wire} instead", file=internal_name, wire=name)
+        note = Msg("{file} cannot be read; read from {wire} instead", file=internal_name, wire=name)
     else:
-        said = Msg("{file} is missing; read from {wire} instead", file=internal_name, wire=name)
-    step.notes.append(said)
+        note = Msg("{file} is missing; read from {wire} instead", file=internal_name, wire=name)
+    step.notes.append(note)
     return value
 
 
