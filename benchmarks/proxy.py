@@ -33,7 +33,7 @@ The table shows the median and p90 of each, the median added by the proxy, the r
 and CPU time per proxied request of the proxy's process (its event loop: the forwarding) and of
 its children (the journal that reads, checks, writes the traces and prints the transcript; Linux
 only); the last column counts the traces the journal began during the row (each request is one).
-The journal records in the lulls (fccli/proxy/lull.py): answers at once leave none, so it waits
+The journal records in the lulls (fccli/proxy/bursts.py): answers at once leave none, so it waits
 (0 there), and the last line says how long it took to write what it held back once the requests
 stopped, and its CPU per recorded request over the whole run; answers that take time leave
 lulls, and it records between them.

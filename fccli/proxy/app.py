@@ -17,22 +17,23 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
+
+import httpx
 
 from fccli.core.secrets import Secrets, header_secrets, secret_values
 from fccli.i18n import Msg
-from fccli.proxy.facts import Asked, Ended, Said
+from fccli.proxy.facts import Asked, Ended, Notice
+from fccli.proxy.handler import strict_findings, too_big
 from fccli.proxy.journal import ChildJournal, ThreadJournal
+from fccli.proxy.settings import Settings
 from fccli.proxy.target import Target
 from fccli.proxy.upstreams import Upstream, Upstreams
 from fccli.wire.base import openai_error_body
 from fccli.wire.registry import WireFormat
 
 if TYPE_CHECKING:
-    import httpx
-
     from fccli.render.proxy_view import ProxyView
 
 HOP_BY_HOP = frozenset(
@@ -56,19 +57,11 @@ FORMATS_REMEMBERED = 1024
 STOPPED = Msg("fc proxy stopped before the answer ended")
 
 
-@dataclass
-class Settings:
-    out: Path
-    strict_check: bool = False
-    max_record_bytes: int = 16 * 1024 * 1024
-    """A request or answer body above this is forwarded and not recorded."""
-    timeout: float = 600.0
-    """Seconds an answer may go silent before fc gives up on it."""
-
-
 class ProxyApp:
-    """`journal`: where the facts go (journal.py): a child process for `fc proxy`, a thread
-    for the in-process tests; None: a thread journal printing with `view`."""
+    """Forward every request to `target`, and hand the journal the facts to record.
+
+    `journal`: where the facts go (journal.py): a child process for `fc proxy`, a thread for
+    the in-process tests; None: a thread journal printing with `view`."""
 
     def __init__(
         self,
@@ -112,7 +105,7 @@ class ProxyApp:
                 scope["headers"], _query_values(scope.get("query_string", b""))
             )
             error = secrets.text(str(e))  # it may quote what the client sent
-            self.journal(Said("bug", "", type(e).__name__, None, error))
+            self.journal(Notice("bug", "", type(e).__name__, None, error))
             with contextlib.suppress(Exception):
                 await _answer(
                     send, 500, openai_error_body(500, f"fc proxy: internal error: {error}")
@@ -131,8 +124,8 @@ class ProxyApp:
                 return
 
     def close(self) -> None:
-        """Stopped (Ctrl-C): the journal closes every trace still open as `interrupted`, says
-        so once, and writes what is queued (in a bounded time, said when it runs out)."""
+        """Stop (Ctrl-C): the journal closes every trace still open as `interrupted`, says so
+        once, and writes what is queued (in a bounded time, said when it runs out)."""
         if self._stopped:
             return
         self._stopped = True
@@ -177,8 +170,8 @@ class ProxyApp:
             self.upstreams.give_back(client)
 
     def _format_at(self, path: str) -> WireFormat | None:
-        """`Target.format_at`, remembered per path: matching a path against every format's
-        routes takes ~25 us, and an agent asks at the same path again and again."""
+        """Find the format of a request to `path` (`Target.format_at`), remembered per path: an
+        agent asks at the same path again and again."""
         try:
             return self._formats[path]
         except KeyError:
@@ -189,17 +182,12 @@ class ProxyApp:
         return fmt
 
     def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
-        """The request handed to the journal: its id (None: too big to record, said); what to
-        answer when --strict-check stops it."""
+        """Hand the request to the journal; return its id (None: too big to record, said), or
+        what to answer when --strict-check stops it."""
         path: str = scope["path"]
         limit = self.settings.max_record_bytes
         if len(body) > limit:
-            too_big = Msg(
-                "its body is {size} bytes, above the limit of {limit}",
-                size=format(len(body), ","),
-                limit=format(limit, ","),
-            )
-            self.journal(Said("passed", "POST", path, None, too_big))
+            self.journal(Notice("passed", "POST", path, None, too_big(body, limit)))
             return None
         self._asked += 1
         rid = self._asked
@@ -210,8 +198,6 @@ class ProxyApp:
             self._open[rid] = None
             return rid
         # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
-        from fccli.proxy.scribe import strict_findings
-
         findings = strict_findings(fmt, path, body, limit)
         errors = [text for severity, text in findings if severity == "error"]
         blocked: Msg | None = None
@@ -231,7 +217,7 @@ class ProxyApp:
         fmt: WireFormat | None,
         rid: int | None,
     ) -> None:
-        """The request sent upstream with `client`, its answer relayed to the client."""
+        """Send the request upstream with `client`, and relay its answer to the client."""
         scope, receive, send = asgi
         method: str = scope["method"]
         path: str = scope["path"]
@@ -243,8 +229,6 @@ class ProxyApp:
         url = self.target.upstream(fmt, path_and_query)
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in NOT_FORWARDED]
         try:
-            import httpx
-
             # Built as it is, not by the client, which would add its own Accept,
             # Accept-Encoding and User-Agent where the agent sent none (and an upstream would
             # then compress an answer for an agent that never asked for it).
@@ -256,12 +240,10 @@ class ProxyApp:
                 extensions={"timeout": self.upstreams.timeout},
             )
             upstream = await client.handle_async_request(request)
-        except Exception as e:
-            if not isinstance(e, httpx.HTTPError):
-                raise
+        except httpx.HTTPError as e:
             secrets = header_secrets(scope["headers"], _query_values(query))
             why = _unanswered(secrets.text(self.target.shown), e, secrets)
-            self.journal(Said("refused", method, path, 502, why, about=rid))
+            self.journal(Notice("refused", method, path, 502, why, about=rid))
             if rid is not None:
                 self.ended(rid, Ended(rid, "unreachable", end=time.perf_counter(), why=why))
             shape = fmt.error_body if fmt is not None else openai_error_body
@@ -281,24 +263,24 @@ class ProxyApp:
             self.ended(rid, relay.ended(rid, outcome, self._gone() if outcome == "left" else ""))
         elif fmt is None:
             self.journal(
-                Said("passed", method, path, upstream.status_code, Msg("not a model request"))
+                Notice("passed", method, path, upstream.status_code, Msg("not a model request"))
             )
 
     def ended(self, rid: int, ended: Ended) -> None:
-        """The end of request `rid`, handed to the journal once."""
+        """Hand the journal the end of request `rid`, once."""
         if rid in self._open:
             del self._open[rid]
             self.journal(ended)
 
     def _gone(self) -> Msg:
-        """Why a client's connection closed mid-answer: it went away, or fc proxy is stopping."""
+        """Say why a client's connection closed mid-answer: it left, or fc proxy is stopping."""
         return (
             STOPPED if self.stopping() else Msg("the client disconnected before the answer ended")
         )
 
 
 class _Relay:
-    """The upstream's answer passed on to the client piece by piece, while the client is
+    """Pass the upstream's answer on to the client piece by piece, while the client is
     watched: one that goes away ends the relay (and the upstream request) at once. Each piece
     goes to the client first; all the relay does besides is keep it for the journal (up to
     `keep` bytes in all; -1: nothing kept)."""
@@ -314,7 +296,7 @@ class _Relay:
         self.broken = ""
 
     def ended(self, rid: int, outcome: str, why: str = "") -> Ended:
-        """The fact for the journal: how the exchange ended, and what came."""
+        """Build the fact for the journal: how the exchange ended, and what came."""
         upstream = self.upstream
         return Ended(
             rid,
@@ -330,13 +312,12 @@ class _Relay:
         )
 
     async def run(self, receive: Any, app: ProxyApp, rid: int | None) -> str:
-        """`done`, `left` (the client did, before the upstream's answer ended), or `broken`
-        (the upstream's answer broke off).
+        """Relay the answer; return `done`, `left` (the client did, before the upstream's answer
+        ended), or `broken` (the upstream's answer broke off).
 
         The relay runs in the request's own task, at once: in a task of its own it would start
-        one turn of the event loop later, and at 16 clients that turn is what every other
-        request has ready (the first byte waited for it). A watcher task cancels the relay
-        when the client goes away."""
+        one turn of the event loop later, behind what every other request has ready. A watcher
+        task cancels the relay when the client goes away."""
         relaying = asyncio.current_task()
         assert relaying is not None
         left = False
@@ -366,8 +347,6 @@ class _Relay:
             await self.upstream.aclose()
 
     async def _relay(self) -> str:
-        import httpx
-
         upstream, send = self.upstream, self.send
         headers = [(k, v) for k, v in upstream.headers.raw if k.lower() not in HOP_BY_HOP]
         await send(
@@ -416,8 +395,6 @@ async def _answer(send: Any, status: int, body: dict[str, Any]) -> None:
 
 
 def _query_values(query: bytes) -> list[str]:
-    from urllib.parse import parse_qsl
-
     return [value for _, value in parse_qsl(query.decode("latin-1"))]
 
 
@@ -426,9 +403,7 @@ def _reason(error: Exception) -> str:
 
 
 def _unanswered(upstream: str, error: Exception, secrets: Secrets) -> Msg:
-    """Why a request got no answer from `upstream`, in one line (a secret in it masked)."""
-    import httpx
-
+    """Say why a request got no answer from `upstream`, in one line (a secret in it masked)."""
     reason = secrets.text(_reason(error))
     if isinstance(error, httpx.ConnectError):
         return Msg(

@@ -29,7 +29,7 @@ from fccli.trace.writer import TraceWriter
 
 
 def message_key(message: Message) -> str:
-    """A message as the comparison sees it: its blocks but thinking, empty text left out."""
+    """Key a message as the comparison sees it: its blocks but thinking, empty text left out."""
     blocks = [
         block.model_dump(mode="json", exclude_none=True)
         for block in message.content
@@ -44,7 +44,7 @@ def keys_of(messages: list[Message]) -> list[str]:
 
 
 def prefix_hashes(keys: list[str]) -> list[int]:
-    """`out[n]` is the hash of `keys[:n]` (a chain: each from the one before and one key)."""
+    """Hash every prefix: `out[n]` is the hash of `keys[:n]`, from `out[n-1]` and one key."""
     out, h = [0], 0
     for key in keys:
         h = hash((h, key))
@@ -85,7 +85,7 @@ class Conversation:
         return self.writer.path if self.writer is not None else Path("?")
 
     def finish(self, status: str, error: BaseException | None = None) -> bool:
-        """(In the journal) close the trace with `status`; False when it was already closed."""
+        """Close the trace with `status` (in the journal); False when it was already closed."""
         if self.finished or self.writer is None:
             return False
         self.finished = True
@@ -106,7 +106,7 @@ class Conversations:
         """By their last request's hash: those whose answer is in flight."""
 
     def blocker(self, fmt: str, keys: list[str]) -> Conversation | None:
-        """A conversation whose step in flight a request of history `keys` may continue (it
+        """Find a conversation whose step in flight a request of history `keys` may continue (it
         extends that step's request by an answer and more): the request must wait until that
         step is settled before it is matched. None: it can be matched now."""
         hashes = prefix_hashes(keys)
@@ -117,7 +117,7 @@ class Conversations:
         return None
 
     def continued(self, fmt: str, keys: list[str]) -> Conversation | None:
-        """The open conversation that a request of history `keys` continues, its next step
+        """Find the open conversation that a request of history `keys` continues, its next step
         claimed; None: the request starts a conversation of its own. Asked once `blocker`
         says None."""
         hashes = prefix_hashes(keys)
@@ -130,7 +130,7 @@ class Conversations:
         return None
 
     def start(self, conversation: Conversation, keys: list[str]) -> None:
-        """A new conversation, its first step in flight."""
+        """Open a new conversation, its first step in flight."""
         self.open[conversation] = None
         self.begin(conversation, keys, prefix_hashes(keys)[-1])
 
@@ -145,7 +145,7 @@ class Conversations:
         self._flying.setdefault(request_hash, []).append(c)
 
     def settle(self, c: Conversation, answer: Message | None, closed: bool) -> None:
-        """The step in flight is recorded: its answer is the history's next, unless the
+        """Settle the recorded step in flight: its answer is the history's next, unless the
         conversation ended with it (or got none)."""
         _drop(self._flying, c.request_hash, c)
         c.closed = c.closed or closed or answer is None

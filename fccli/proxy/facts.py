@@ -3,7 +3,7 @@ and cheap to build, so that the loop does no more than forward and the journal (
 process) does the reading, matching, checking, writing and printing.
 
 One model request is an `Asked`, then an `Ended` with the same `rid`, in that order; other lines
-for the terminal are `Said`. Times are the loop's `time.perf_counter()`: only their differences
+for the terminal are `Notice`. Times are the loop's `time.perf_counter()`: only their differences
 are used. The client's key is among `Asked.secrets`, which the journal holds in memory only, to
 mask an answer that echoes it.
 """
@@ -60,7 +60,7 @@ class Ended:
 
 
 @dataclass(frozen=True)
-class Said:
+class Notice:
     """A line for the terminal about a request that is not recorded: `passed` (forwarded, not
     recorded), `refused` (fc answered it itself), or `bug` (`path` is the error's kind)."""
 
@@ -89,7 +89,7 @@ class Close:
 @dataclass(frozen=True)
 class Pause:
     """(To the journal in a child process) a burst of requests began: record nothing until
-    `Resume` (lull.py)."""
+    `Resume` (bursts.py)."""
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,20 @@
-"""Where the proxy's slow work happens: the journal, which reads, matches and checks each model
-request, writes the traces and prints the transcript (scribe.py), off the requests' path.
+"""Where the proxy's slow work happens, off the requests' path: the journal, which reads,
+matches and checks each model request, writes the traces and prints the transcript
+(handler.py).
 
-Forwarding must add as little as it can to each request (benchmarks/proxy.py). The event loop
-only forwards, and hands the journal plain facts (facts.py) through one of two transports, each
-running the same Scribe over the facts in the order the loop saw them:
+The event loop only forwards, and hands the journal plain facts (facts.py) through one of two
+transports, each running the same FactHandler over the facts in the order the loop saw them:
 
 - `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.journal`) fed pickled
   facts through a pipe. Its CPU time goes to the other core instead of holding the event loop's
   interpreter lock. It records one request at a time as it comes, and a burst of them in the
-  lull after it (lull.py): while the burst goes on it only keeps what comes, reading the pipe
+  lull after it (bursts.py): while the burst goes on it only keeps what comes, reading the pipe
   every `LULL_SECONDS`. It prints to the same terminal. It is in a session of its own, so the
   terminal's Ctrl-C does not reach it: the proxy tells it to close the open traces (`Close`),
-  and a pipe that ends without that (the proxy was killed) closes them too. Writes to the pipe never block the loop: what the pipe cannot take
-  yet waits in memory and is written when the loop sees the pipe writable, up to
-  `PENDING_BYTES`; past that, requests are forwarded without being handed over (`_Unhanded`).
+  and a pipe that ends without that (the proxy was killed) closes them too. Writes to the pipe
+  never block the loop: what the pipe cannot take yet waits in memory and is written when the
+  loop sees the pipe writable, up to `PENDING_BYTES`; past that, requests are forwarded without
+  being handed over (`_Unhanded`).
 - `ThreadJournal` (the in-process tests, which read the terminal and the trace right after a
   request: `flush`): a thread of the proxy's process.
 
@@ -28,6 +29,8 @@ import contextlib
 import dataclasses
 import os
 import pickle
+import select
+import signal
 import subprocess
 import sys
 import threading
@@ -37,28 +40,33 @@ from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from fccli.proxy.facts import Asked, Close, Ended, Flush, Pause, Resume, Said, Unrecorded
-from fccli.proxy.lull import LULL_SECONDS, Lulls
+from fccli.i18n import language, set_language
+from fccli.proxy.bursts import LULL_SECONDS, BurstGate
+from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Pause, Resume, Unrecorded
+from fccli.proxy.handler import FactHandler
+from fccli.render.console import make_console
+from fccli.render.proxy_view import ProxyView
+
+if sys.platform != "win32":
+    import fcntl
+    import resource
 
 if TYPE_CHECKING:
-    from fccli.proxy.app import Settings
+    from fccli.proxy.settings import Settings
     from fccli.proxy.target import Target
-    from fccli.render.proxy_view import ProxyView
 
 FINISH_SECONDS = 120.0
-"""How long stopping waits for the journal to write what is queued before giving up on it.
-What a burst left (the journal records in lulls) takes its time: 3,400 requests took ~30 s."""
+"""How long stopping waits for the journal to write what is queued before giving up on it:
+what a long burst left (the journal records in lulls) takes its time."""
 PATIENT_SECONDS = 1.0
 """After this, stopping says that it is waiting for the journal."""
 NICENESS = 0
-"""The journal's priority beside the proxy's. It was 10; since the journal waits for lulls it
-does not compete with a burst, and at 10 a machine busy with other work (a test suite) left it
-so little CPU that the last step of an agent was written only after a `fc show` run right
-after the agent had read the trace."""
+"""The journal's priority beside the proxy's. Not lower: it waits for lulls, so it does not
+compete with a burst, and on a busy machine a lower priority left it so little CPU that an
+agent's last step was written after a `fc show` run right after the agent."""
 BATCH_SECONDS = 0.005
 """The proxy writes the facts of this long at once: each write to the pipe costs a system call,
-and wakes a journal that is recording (on 2 cores a wake-up per fact cost the event loop ~0.5 ms
-each, a profile of the benchmark)."""
+and wakes a journal that is recording (docs/performance.md)."""
 PIPE_BYTES = 1 << 20
 """The pipe's size where the system lets it be set (Linux): a paused journal reads it only every
 LULL_SECONDS, and what a burst brings meanwhile waits there, not in the proxy's memory."""
@@ -70,7 +78,7 @@ stops reading (its terminal paused with Ctrl-S, its output piped to a pager nobo
 blocks on its printing, and the proxy would hold every request's body and answer for it for
 as long as the agent runs. Past this the proxy forwards requests without handing them over,
 whole (neither their request nor their answer), and says how many once the pipe has drained.
-Four times what a paused journal may keep (lull.py, `BACKLOG_BYTES`): a journal that is only
+Four times what a paused journal may keep (bursts.py, `BACKLOG_BYTES`): a journal that is only
 slow to catch up loses nothing."""
 _LENGTH = 8
 """Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
@@ -83,7 +91,7 @@ def framed(fact: Any) -> bytes:
 
 
 def body_size(fact: Any) -> int:
-    """The bytes of body a fact holds (what a backlog of them weighs)."""
+    """Weigh a fact by the bytes of body it holds (what a backlog of them weighs)."""
     if isinstance(fact, Asked):
         return len(fact.body)
     if isinstance(fact, Ended) and fact.pieces:
@@ -92,9 +100,11 @@ def body_size(fact: Any) -> int:
 
 
 class _Unhanded:
-    """Past `limit` bytes not yet written, which facts still go to the journal: none of a
-    request that comes now; the answer of one it already has, without its pieces (its trace
-    then says why the answer is missing). `count` is how many requests it did not get."""
+    """Decide which facts still go to the journal past `limit` bytes not yet written.
+
+    None of a request that comes now; the answer of one it already has, without its pieces
+    (its trace then says why the answer is missing). `count` is how many requests it did not
+    get."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -103,7 +113,8 @@ class _Unhanded:
         """Requests not handed over, whose end is to come (dropped then too)."""
 
     def __call__(self, fact: Any, pending: int) -> Any | None:
-        """`fact` as it may go to the journal, with `pending` bytes not yet written; None: not."""
+        """Return `fact` as it may go to the journal, with `pending` bytes not yet written;
+        None: not at all."""
         full = pending >= self.limit
         if isinstance(fact, Asked):
             if not full:
@@ -119,7 +130,7 @@ class _Unhanded:
             if full and fact.pieces:
                 return dataclasses.replace(fact, pieces=[], unkept=True)
             return fact
-        if isinstance(fact, Said) and fact.kind != "bug":  # a bug is always said
+        if isinstance(fact, Notice) and fact.kind != "bug":  # a bug is always said
             if fact.about is not None:
                 return None if fact.about in self._rids else fact
             if full:
@@ -127,19 +138,17 @@ class _Unhanded:
                 return None
         return fact
 
-    def told(self) -> list[Unrecorded]:
-        """What to tell the journal (once the pipe has drained): how many went unrecorded."""
+    def unrecorded_notice(self) -> list[Unrecorded]:
+        """Tell the journal (once the pipe has drained) how many requests went unrecorded."""
         count, self.count = self.count, 0
         return [Unrecorded(count)] if count else []
 
 
 class ThreadJournal:
-    """The journal in a thread of this process."""
+    """Run the journal in a thread of this process."""
 
     def __init__(self, target: Target, settings: Settings, view: ProxyView) -> None:
-        from fccli.proxy.scribe import Scribe
-
-        self._scribe = Scribe(target, settings, view)
+        self._scribe = FactHandler(target, settings, view)
         self._queue: SimpleQueue[Any] = SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="fc-proxy-journal", daemon=True)
         self._thread.start()
@@ -172,7 +181,7 @@ class ThreadJournal:
 
 
 class ChildJournal:
-    """The journal in a child process, fed through a pipe."""
+    """Run the journal in a child process, fed through a pipe."""
 
     def __init__(
         self,
@@ -181,10 +190,10 @@ class ChildJournal:
         on_lost: Callable[[], None] = lambda: None,
         limit: int = PENDING_BYTES,
     ) -> None:
-        """`on_lost`: said once if the journal's process is found gone while the proxy runs
-        (the proxy goes on forwarding, without recording). `limit`: `PENDING_BYTES` (tests)."""
-        from fccli.i18n import language
+        """Start the journal's process and send it the target, settings and language.
 
+        `on_lost`: said once if the journal's process is found gone while the proxy runs
+        (the proxy goes on forwarding, without recording). `limit`: `PENDING_BYTES` (tests)."""
         self._child = subprocess.Popen(
             [sys.executable, "-m", "fccli.proxy.journal"],
             stdin=subprocess.PIPE,
@@ -195,7 +204,7 @@ class ChildJournal:
         self._pending = bytearray()
         """What the pipe could not take yet."""
         self._unhanded = _Unhanded(limit)
-        self._lulls = Lulls()
+        self._gate = BurstGate()
         self._look: asyncio.TimerHandle | None = None
         self._watched: asyncio.AbstractEventLoop | None = None
         self._batch: asyncio.TimerHandle | None = None
@@ -203,16 +212,15 @@ class ChildJournal:
         self._on_lost = on_lost
         self.forwarding: Callable[[], int] = lambda: 0
         """How many requests the proxy is forwarding now (set by the app): one at a time is
-        no burst, and a late look for a lull counts only when none is (lull.py)."""
+        no burst, and a late look for a lull counts only when none is (bursts.py)."""
         if not self._send_now(framed((target, settings, language()))):
             self._lost()
         os.set_blocking(self._fd, False)
-        with contextlib.suppress(AttributeError, OSError):  # Linux: 1 MB, not 64 KB
-            import fcntl
-
+        if sys.platform == "linux":  # 1 MB, not 64 KB
             # a paused journal reads every LULL_SECONDS: what a burst brings meanwhile waits in
             # the pipe, not in the proxy's memory
-            fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+            with contextlib.suppress(AttributeError, OSError):
+                fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
     def _lost(self) -> None:
         if not self._dead:
@@ -223,7 +231,7 @@ class ChildJournal:
         """Hand `fact` on; never blocks."""
         if self._dead:
             return
-        self._hand(self._lulls.add(fact, body_size(fact), time.monotonic(), self.forwarding()))
+        self._hand(self._gate.add(fact, body_size(fact), time.monotonic(), self.forwarding()))
 
     def _hand(self, facts: list[Any]) -> None:
         """Write `facts` to the pipe: at once when they tell the journal to pause or resume,
@@ -236,9 +244,9 @@ class ChildJournal:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (stopping): `close` writes what is pending
             return
-        if self._look is None and self._lulls.due is not None:
+        if self._look is None and self._gate.due is not None:
             self._look = loop.call_later(
-                max(0.0, self._lulls.due - time.monotonic()), self._look_for_lull
+                max(0.0, self._gate.due - time.monotonic()), self._look_for_lull
             )
         if not self._pending or self._watched is not None:
             return  # nothing to write, or written once the pipe can take it
@@ -250,7 +258,7 @@ class ChildJournal:
     def _look_for_lull(self) -> None:
         self._look = None
         if not self._dead:
-            self._hand(self._lulls.look(time.monotonic(), self.forwarding()))
+            self._hand(self._gate.look(time.monotonic(), self.forwarding()))
 
     def _write_batch(self) -> None:
         if self._batch is not None:
@@ -271,7 +279,7 @@ class ChildJournal:
         del self._pending[:written]
         if not self._pending and self._unhanded.count and not self._dead:
             # Drained: the journal hears of the requests it did not get (said on the terminal).
-            self._pending += b"".join(map(framed, self._unhanded.told()))
+            self._pending += b"".join(map(framed, self._unhanded.unrecorded_notice()))
             self._write_some()
 
     def _watch(self) -> None:
@@ -288,8 +296,6 @@ class ChildJournal:
 
     def _send_now(self, data: bytes, deadline: float | None = None) -> bool:
         """Write `data` whole, waiting for the pipe (until `deadline`); False if it could not."""
-        import select
-
         view = memoryview(data)
         while view:
             if deadline is not None:
@@ -305,7 +311,7 @@ class ChildJournal:
         return True
 
     def flush(self, timeout: float = 30) -> None:
-        """(Tests use the thread journal; a child's writes are seen once it is closed.)"""
+        """Do nothing: tests use the thread journal; a child's writes are seen once it is closed."""
 
     def close(self, say: Callable[[str], None] | None = None) -> bool:
         """Tell the journal to close the open traces and end; wait for it, at most
@@ -322,7 +328,9 @@ class ChildJournal:
         deadline = time.monotonic() + FINISH_SECONDS
         if not self._dead:
             # with how many requests the journal missed, if it did
-            data = b"".join([self._pending, *map(framed, [*self._unhanded.told(), Close()])])
+            data = b"".join(
+                [self._pending, *map(framed, [*self._unhanded.unrecorded_notice(), Close()])]
+            )
             self._pending.clear()
             if not self._send_now(data, deadline):
                 self._lost()
@@ -352,11 +360,9 @@ class ChildJournal:
 
     @contextlib.contextmanager
     def _ctrl_c_stops_it(self) -> Iterator[list[int]]:
-        """While stopping waits: Ctrl-C (or SIGTERM) again ends the journal at once (the list
+        """Let Ctrl-C (or SIGTERM) again end the journal at once while stopping waits (the list
         it yields then holds the signal). The server's own handlers, still in place while it
         shuts down, would only note the signal and let the wait go on."""
-        import signal
-
         stopped: list[int] = []
 
         def stop_now(signum: int, frame: Any) -> None:
@@ -377,7 +383,7 @@ class ChildJournal:
 
 
 class Inbox:
-    """The facts from the proxy, in order, each once it is whole: handed out unless the proxy
+    """Hand out the facts from the proxy, in order, each once it is whole, unless the proxy
     said `Pause` (a burst of requests is being forwarded) and not yet `Resume`; all of them once
     it says `Close` or its pipe ends. While paused it is not woken by every write to the pipe:
     it reads what came every `nap` seconds.
@@ -409,7 +415,7 @@ class Inbox:
         self._ended = False
 
     def take(self) -> Any | None:
-        """The next fact, when it may be handled; None once the pipe has ended and every fact
+        """Return the next fact, when it may be handled; None once the pipe has ended and every fact
         before its end was handed out (part of a fact at the end is dropped: the proxy died
         writing it). Between two facts it looks, without waiting, whether the proxy said
         `Pause`: a burst stops the recording at once."""
@@ -458,8 +464,6 @@ class Inbox:
 
 
 def _pipe_inbox(fd: int) -> Inbox:
-    import select
-
     def read() -> bytes:
         try:
             return os.read(fd, 1 << 20)
@@ -473,13 +477,12 @@ def _pipe_inbox(fd: int) -> Inbox:
 
 
 def _more_open_files() -> None:
-    """Each open trace holds its lock file open until it ends (trace/writer.py, `claim`), and an
+    """Raise the journal's soft limit of open files to the hard one, where the system lets it.
+
+    Each open trace holds its lock file open until it ends (trace/writer.py, `claim`), and an
     agent's conversations stay open until it stops asking: past the soft limit (256 on macOS,
-    1,024 on many Linux systems) the next trace could not be written. The journal raises its
-    own soft limit to the hard one, where the system lets it."""
-    try:
-        import resource
-    except ImportError:  # Windows
+    1,024 on many Linux systems) the next trace could not be written."""
+    if sys.platform == "win32":
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     for wanted in (hard, 10240):  # macOS refuses more than its OPEN_MAX for an unlimited hard
@@ -490,17 +493,10 @@ def _more_open_files() -> None:
 
 
 def main() -> None:
-    """The journal's child process: the facts from stdin, until `Close` or the pipe's end."""
-    import signal
-
+    """Run the journal's child process: the facts from stdin, until `Close` or the pipe's end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
-    from fccli.i18n import set_language
-    from fccli.proxy.scribe import Scribe
-    from fccli.render.console import make_console
-    from fccli.render.proxy_view import ProxyView
-
     _more_open_files()
     inbox = _pipe_inbox(sys.stdin.fileno())
     header = inbox.take()
@@ -508,7 +504,7 @@ def main() -> None:
         return
     target, settings, lang = header
     set_language(lang)
-    scribe = Scribe(target, settings, ProxyView(make_console(), target.name))
+    scribe = FactHandler(target, settings, ProxyView(make_console(), target.name))
     while not scribe.closed:
         fact = inbox.take()
         if fact is None:  # the proxy is gone: its traces are closed

@@ -10,18 +10,23 @@ from typing import TYPE_CHECKING
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.proxy.app import ProxyApp, Settings
+from fccli.proxy.app import ProxyApp
+from fccli.proxy.journal import ChildJournal
+from fccli.proxy.settings import Settings
 from fccli.proxy.target import Target, resolve
+from fccli.render.console import make_console
+from fccli.render.proxy_view import ProxyView
+from fccli.serve import launch
 from fccli.trace.names import TRACES_ROOT
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from fccli.render.proxy_view import ProxyView
-
 
 @dataclass
 class ProxyOptions:
+    """`fc proxy`'s options as given."""
+
     to: str
     port: int = 8787
     host: str = "127.0.0.1"
@@ -33,20 +38,18 @@ class ProxyOptions:
 
 
 def default_out(now: datetime | None = None) -> Path:
+    """Name the folder of a proxy's traces by when it started: `traces/proxy-YYYYMMDD-HHMMSS`."""
     return TRACES_ROOT / f"proxy-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}"
 
 
 def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyApp, Path]:
-    """The app for `options` with its journal in a thread (tests), and where its traces go;
-    nothing is bound or printed yet. `console`: where it prints (a test's), else stdout."""
+    """Build the app for `options` with its journal in a thread (tests); return it and where
+    its traces go. Nothing is bound or printed yet. `console`: a test's, else stdout."""
     target, settings, view = _parts(options, console)
     return ProxyApp(target, settings, view), settings.out
 
 
 def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Settings, ProxyView]:
-    from fccli.render.console import make_console
-    from fccli.render.proxy_view import ProxyView
-
     target = resolve(options.to, options.base_url)
     out = options.out or default_out()
     if out.exists() and not out.is_dir():
@@ -62,10 +65,8 @@ def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Sett
 
 
 def serve(options: ProxyOptions) -> None:
-    """`fc proxy`: its journal in a child process (journal.py), started once the port is bound."""
-    from fccli.proxy.journal import ChildJournal
-    from fccli.serve import launch
-
+    """Run `fc proxy`, its journal in a child process (journal.py) started once the port is
+    bound."""
     target, settings, view = _parts(options, None)
     bound = launch.bind(options.host, options.port)
     app = ProxyApp(target, settings, view, ChildJournal(target, settings, view.journal_lost))

@@ -27,12 +27,15 @@ _VERSION = re.compile(r"/v\d+(?:(?:alpha|beta)\d*)?$")
 
 
 def root_of(base_url: str) -> str:
-    """`https://api.openai.com/v1` -> `https://api.openai.com`: the client's path has the version."""
+    """Drop the version: `https://api.openai.com/v1` -> `https://api.openai.com` (the client's
+    path has it)."""
     return _VERSION.sub("", base_url.rstrip("/"))
 
 
 @dataclass(frozen=True)
 class Target:
+    """Where `fc proxy` forwards: the provider, and the root of each format it speaks."""
+
     name: str
     """The provider's name (`--to deepseek`), or the URL's host:port."""
     roots: dict[str, str] = field(default_factory=dict)
@@ -41,7 +44,7 @@ class Target:
     """Where other formats and paths it does not know go (models list, embeddings)."""
 
     def format_at(self, path: str) -> WireFormat | None:
-        """The format of a request to `path`; None for a path no format declares."""
+        """Find the format of a request to `path`; None for a path no format declares."""
         claimants = formats_at(path)
         own = [f for f in claimants if f.name in self.roots]
         if own:
@@ -57,11 +60,11 @@ class Target:
         return shown_url(self.default_root)
 
     def shown_for(self, fmt: WireFormat) -> str:
-        """Where requests of `fmt` go, as a trace's manifest says it (a password masked)."""
+        """Say where requests of `fmt` go, as a trace's manifest does (a password masked)."""
         return shown_url(self.roots.get(fmt.name, self.default_root))
 
     def agent_lines(self, local: str) -> list[str]:
-        """The environment lines that point the official SDKs of the formats it speaks at
+        """List the environment lines that point the official SDKs of the formats it speaks at
         `local` (the proxy's URL)."""
         names = list(self.roots) or list(FORMATS)
         lines: list[str] = []
@@ -75,8 +78,8 @@ class Target:
 
 
 def resolve(to: str, base_url: str | None = None) -> Target:
-    """`--to NAME|URL` and `--base-url URL` (where a named provider is, a local server of its
-    kind); a bad value is a usage error (exit 2)."""
+    """Resolve `--to NAME|URL` and `--base-url URL` (where a named provider is, a local server
+    of its kind); a bad value is a usage error (exit 2)."""
     if "://" in to:
         if base_url is not None:
             raise UsageError(Msg("--base-url goes with --to NAME; --to URL already says where"))

@@ -2,32 +2,30 @@
 to one request at a time, not one client whose pool all requests share.
 
 Why not one pool: httpx's pool (httpcore) looks at every connection it holds each time a
-request enters or leaves it, and asks each idle one's socket whether the server closed it (two
-system calls, through anyio). At 16 concurrent clients that is a hundred system calls per
-request, CPU on the event loop's path (and, when the journal was a thread, a chance each time for
-it to take the interpreter lock: tens of milliseconds per request at 16 clients,
-benchmarks/proxy.py). A transport of one connection has one to look at. They share one SSL
-context (building one takes tens of milliseconds); there are as many as requests were ever in
-flight at once, each keeping its connection alive as httpx does (5 s idle).
+request enters or leaves it, and asks each idle one's socket whether the server closed it: with
+many concurrent clients, system calls on the event loop's path for every request
+(docs/performance.md). A transport of one connection has one to look at. They share one SSL
+context (costly to build); there are as many as requests were ever in flight at once, each
+keeping its connection alive as httpx does.
 
 Why transports, not clients: a request goes out as the agent sent it, so nothing an
 `httpx.AsyncClient` adds around its transport is wanted (auth, redirects, its cookie jar, which
-would keep the upstream's cookies, event hooks), and skipping it takes ~9 % fewer instructions
-per proxied request (callgrind), fewer than a bare uvicorn+httpx pass-through
-(benchmarks/passthrough.py). But for a proxy named by the environment (`HTTPS_PROXY` and the
-like, which people behind a firewall need to reach a provider): then each is a client, as
-before, which routes as httpx does (`NO_PROXY` included).
+would keep the upstream's cookies, event hooks), and skipping it is cheaper. But for a proxy
+named by the environment (`HTTPS_PROXY` and the like, which people behind a firewall need to
+reach a provider), each is a client, which routes as httpx does (`NO_PROXY` included).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
+from urllib.request import getproxies
 
-if TYPE_CHECKING:
-    import httpx
+import httpx
 
 
 class Upstream(Protocol):
+    """What a request is sent with: an httpx transport, or a client lent as one."""
+
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response: ...
 
     async def aclose(self) -> None: ...
@@ -47,13 +45,13 @@ class _ThroughClient:
 
 
 def _environment_names_a_proxy() -> bool:
-    from urllib.request import getproxies
-
     found = getproxies()
     return any(found.get(scheme) for scheme in ("http", "https", "all"))
 
 
 class Upstreams:
+    """Lend each request a connection of its own to the upstream, made as needed, kept for reuse."""
+
     def __init__(self, timeout: float) -> None:
         self._timeout_seconds = timeout
         self._free: list[Upstream] = []
@@ -64,11 +62,9 @@ class Upstreams:
         """Per request (httpx's `timeout` extension): silence allowed, and to connect."""
 
     def lend(self) -> Upstream:
-        """A transport no other request is using; `give_back` it when its answer is closed."""
+        """Lend a transport no other request is using; `give_back` it when its answer is closed."""
         if self._free:
             return self._free.pop()
-        import httpx
-
         timeout = httpx.Timeout(self._timeout_seconds, connect=30.0)
         if not self._all:
             self.timeout = timeout.as_dict()
@@ -89,7 +85,7 @@ class Upstreams:
 
     @property
     def made(self) -> int:
-        """How many transports there are: the most requests in flight at once so far."""
+        """Count the transports: the most requests in flight at once so far."""
         return len(self._all)
 
     def give_back(self, client: Upstream) -> None:

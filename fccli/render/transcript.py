@@ -33,7 +33,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized
-from fccli.trace.words import said_now
+from fccli.trace.words import translated
 
 if TYPE_CHECKING:
     from fccli.trace.reader import Document, Step, Trace
@@ -438,7 +438,7 @@ def _step(
     bug = record.get("harness_bug")
     if isinstance(bug, str):
         # Said where it happened: this step's request, or how its answer was handled.
-        view.line((_("✗ harness bug "), "bold red"), (said_now(bug), "red"))
+        view.line((_("✗ harness bug "), "bold red"), (translated(bug), "red"))
     extra = step_facts(record)
     response = s.response
     if response is None:
@@ -543,7 +543,7 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
     reason = stop_reason(error)
     if interrupted:
         how = _how(error)
-        reason = said_now(reason)
+        reason = translated(reason)
         view.line(
             (_("✗ interrupted here ({how})", how=how), "bold red"), (f" {reason}" if reason else "")
         )
@@ -553,16 +553,16 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
         # The provider's sentence is in the note above, from the error body itself: the
         # message is said whole (it is known whole, `the demo model answered HTTP 400: {x}`),
         # a mark in the body's place, then the mark taken out.
-        said = said_now(reason.replace(f": {body}", f": {_BODY}", 1))
+        said = translated(reason.replace(f": {body}", f": {_BODY}", 1))
         for cut in (f": {_BODY}", f"：{_BODY}"):
             if cut in said:
                 said = said.replace(cut, "", 1)
                 break
         else:
-            said = said_now(reason.replace(f": {body}", "", 1))
+            said = translated(reason.replace(f": {body}", "", 1))
         reason = said + _(" (its error body is above)")
     else:
-        reason = said_now(reason)
+        reason = translated(reason)
     kind = error.get("kind", "error")
     view.line((_("✗ stopped here: "), "bold red"), (f"{kind}: {reason}", "red"))
     attempts = attempts_text(error.get("attempts"))
@@ -580,7 +580,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     view.c.print()
     last = trace.steps[-1].number if trace.steps else 0
     where = error["step"] if isinstance(error.get("step"), int) else last
-    reason = said_now(stop_reason(error))
+    reason = translated(stop_reason(error))
     if status == "ok":
         view.line((_("done: "), "bold green"), _("the model answered at step {step}", step=last))
     elif status == "max_steps":
@@ -621,7 +621,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
             ),
         )
     for note in m.get("notes") or []:
-        view.line((_("note: "), "yellow"), said_now(str(note)))
+        view.line((_("note: "), "yellow"), translated(str(note)))
 
 
 # ---------------------------------------------------------------------------------------------

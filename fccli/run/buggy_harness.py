@@ -17,7 +17,7 @@ from fccli.tools.execute import ToolRun
 
 
 def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], Msg | None]:
-    """The user message(s) that hand the results back, and what the bug changed (or None)."""
+    """Build the user message(s) that hand the results back; say what the bug changed (or None)."""
     results = [r.result for r in runs]
     if bug == "drop-results":
         ids = Joined([r.call.id for r in runs], ", ")
@@ -43,11 +43,11 @@ def hand_back(bug: str | None, runs: list[ToolRun]) -> tuple[list[Message], Msg 
             )
             for run, other in zip(runs, [*runs[1:], runs[0]], strict=True)
         ]
-        said = swaps[0]
+        joined = swaps[0]
         for swap in swaps[1:]:
-            said = Msg("{first}; {then}", first=said, then=swap)
+            joined = Msg("{first}; {then}", first=joined, then=swap)
         return [Message(role="user", content=list(paired))], Msg(
-            "pair-by-order: {swaps}", swaps=said
+            "pair-by-order: {swaps}", swaps=joined
         )
     return [Message(role="user", content=list(results))], None
 
@@ -57,8 +57,8 @@ def _label(run: ToolRun) -> str:
 
 
 def without_reasoning(message: Message) -> Message:
-    """drop-reasoning: the assistant turn goes back without its thinking (a thinking block, or
-    a provider's own reasoning item kept verbatim, as OpenAI Responses' `reasoning`)."""
+    """Drop the reasoning of an assistant turn (drop-reasoning): a thinking block, or a
+    provider's own reasoning item kept verbatim, as OpenAI Responses' `reasoning`."""
     return Message(role=message.role, content=[b for b in message.content if not _is_reasoning(b)])
 
 
@@ -69,8 +69,10 @@ def _is_reasoning(block: Block) -> bool:
 
 
 def drop_wire_reasoning(body: dict[str, Any], field: str = "reasoning_content") -> int:
-    """drop-reasoning on the wire: the translator sends the key even empty (DeepSeek's rule), a
-    harness that forgets it does not. Returns how many turns lost it."""
+    """Drop `field` from the wire body's assistant turns (drop-reasoning); return how many lost it.
+
+    The translator sends the key even empty (DeepSeek's rule); a harness that forgets it does
+    not."""
     dropped = 0
     for message in body.get("messages", []):
         if isinstance(message, dict) and message.get("role") == "assistant" and field in message:

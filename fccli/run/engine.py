@@ -18,9 +18,10 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
+from fccli.check.lint import check_outgoing
+from fccli.core.body import FileBody
 from fccli.core.errors import (
     FcError,
     FindingsError,
@@ -54,12 +55,16 @@ from fccli.run.events import (
 )
 from fccli.tools.execute import run_calls
 from fccli.tools.registry import ToolSet
+from fccli.trace.recorder import StepRecorder
 from fccli.trace.writer import TraceWriter
 from fccli.wire.registry import WireFormat
 
 
-# A NamedTuple, not a dataclass: ~2 M instructions less to create at every start of `fc run`.
 class RunOptions(NamedTuple):
+    """What one run asks: the question, the model and how to ask it.
+
+    A NamedTuple, not a dataclass: start-up of `fc run` (docs/performance.md)."""
+
     question: str
     model: str
     system: str | None = None
@@ -87,6 +92,9 @@ class RunOptions(NamedTuple):
 
 
 class RoundTrip:
+    """Run the round trip with `provider` in `wire`'s format, `tools` executing the calls,
+    every step written to `trace`, every event handed to `on_event`."""
+
     def __init__(
         self,
         provider: Provider,
@@ -107,10 +115,12 @@ class RoundTrip:
         self.emit = on_event
         self._phase: str = ""  # where the run is, for an interruption's message
         self.bug: str | None = None
-        self._bug_said: list[Msg] = []
+        self._bug_notes: list[Msg] = []
         """What --harness-bug changed in the request about to go out: recorded on its step."""
 
     def run(self, options: RunOptions) -> RunResult:
+        """Ask, execute the calls and ask again until an answer, --max-steps or an error; close
+        the trace with how it ended."""
         messages = (
             list(options.history)
             if options.history is not None
@@ -180,10 +190,10 @@ class RoundTrip:
                     self.emit(ToolsExecuted(step, runs))
                     # ALL results of the turn in ONE user message, in call order, paired by id
                     # (unless --harness-bug says otherwise).
-                    handed, said = hand_back(self.bug, runs)
+                    handed, bug_note = hand_back(self.bug, runs)
                     messages.extend(handed)
-                    if said is not None:
-                        self._bug_said.append(said)
+                    if bug_note is not None:
+                        self._bug_notes.append(bug_note)
                     continue
                 if response.stop_reason == "max_tokens" and not response.tool_uses():
                     # A final answer cut short is still the model's answer: keep it, say so.
@@ -246,18 +256,19 @@ class RoundTrip:
             raise
 
     def _carried_back(self, step: int, response: Response) -> Message:
-        """The turn as it goes into the history: unchanged, unless the harness drops its reasoning."""
+        """Return the turn as it goes into the history: unchanged, unless the harness drops
+        its reasoning."""
         message = response.as_message()
         if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
             return message
-        self._bug_said.append(
+        self._bug_notes.append(
             Msg("drop-reasoning: step {step}'s reasoning was not carried back", step=step)
         )
         return without_reasoning(message)
 
     def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
-        """ignore-stop-reason: the course's opening story. The text is shown as the answer; the
-        calls it asked for are never executed."""
+        """Take a tool request as the answer (ignore-stop-reason, the course's opening story):
+        its text is shown, the calls it asked for are never executed."""
         n = len(response.tool_uses())
         self._bug_on_step(
             step,
@@ -274,31 +285,30 @@ class RoundTrip:
         return RunResult("ok", step, answer, [text for text in [record.harness_bug] if text])
 
     def _bug_on_step(self, step: int, record: StepRecord, text: str) -> None:
+        """Put what --harness-bug did on the step's record, and say it."""
         record.harness_bug = text
         self.trace.save_manifest()
         self.emit(Note(step, Msg("harness bug {text}", text=text)))
 
     def _exchange(self, step: int, request: Request) -> tuple[Response, StepRecord]:
-        fmt = self.wire.name
+        """Write the request, send it, write and read the answer; every file before the next
+        thing happens."""
+        files = StepRecorder(self.trace, step, self.wire.name)
         wire_request = self.wire.to_wire_request(request)
         if self.bug == "drop-reasoning":
             drop_wire_reasoning(wire_request)
-        body = self.trace.write_json(f"{step}-request.{fmt}.json", wire_request)
-        self.trace.write_json(f"{step}-request.json", request.to_json_dict())
+        body = files.request(request, wire_request)
         self._refuse_broken(step, request, wire_request)
         # The history on the wire: `messages`, Responses' `input`, Gemini's `contents`.
         history = wire_request.get(self.wire.history_field)
         on_wire = len(history) if isinstance(history, list) else len(request.messages)
         self.emit(StepStarted(step, request, on_wire))
-        if self._bug_said:
-            self.emit(Note(step, Msg("harness bug {text}", text=_joined(self._bug_said))))
+        if self._bug_notes:
+            self.emit(Note(step, Msg("harness bug {text}", text=_joined(self._bug_notes))))
         # The wire body exactly as written is exactly what is sent, read from its file as it goes.
-        from fccli.core.body import FileBody
-
         sent = FileBody(body)
         self._phase = Msg("while waiting for the model")
-        # When the step began, in the manifest's own form: `fc export otel` places its span.
-        started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        files.start()  # `fc export otel` places the step's span from here
         start = time.perf_counter()
         stream = (
             _StreamReceipt(self.wire, step, self.emit if self.stream_deltas else None)
@@ -314,16 +324,14 @@ class RoundTrip:
             # An error body in JSON is the provider's answer, kept as a response file; an HTML
             # page from a proxy is not, and goes into the manifest's error instead.
             if e.body is not None and _is_json(e.body):
-                self.trace.write_bytes(f"{step}-response.{fmt}.json", e.body.encode("utf-8"))
-            if self._bug_said:  # the provider refused the harness's mistake: on record too
-                self.trace.add_step(StepRecord(step=step, harness_bug="; ".join(self._bug_said)))
-                self._bug_said = []
+                files.answer(e.body.encode("utf-8"))
+            if self._bug_notes:  # the provider refused the harness's mistake: on record too
+                files.refused("; ".join(self._bug_notes))
+                self._bug_notes = []
             raise
         except BaseException:
-            if (
-                stream is not None and stream.pieces
-            ):  # Ctrl-C in the middle of a stream: the bytes that came stay
-                self.trace.write_bytes(f"{step}-response.{fmt}.sse", b"".join(stream.pieces))
+            if stream is not None and stream.pieces:  # Ctrl-C mid-stream: the bytes that came stay
+                files.answer(b"".join(stream.pieces), stream=True)
             raise
         duration_ms = (time.perf_counter() - start) * 1000
         raw = reply.body
@@ -331,30 +339,20 @@ class RoundTrip:
         # masked too, so that the key reaches no later file, request, manifest or screen (and
         # is never sent back to the provider in the history).
         seen = reply.stored or raw
-        suffix = "sse" if stream is not None else "json"
-        self.trace.write_bytes(f"{step}-response.{fmt}.{suffix}", seen)
-        record = StepRecord(
-            step=step,
-            started_at=started_at,
-            stop_reason=None,
-            wire_stop_reason=None,
-            duration_ms=round(duration_ms, 1),
-            usage=None,
-            tool_runs=[],
-        )
-        if stream is not None:
-            record.stream = StreamRecord.model_validate(stream.summary(len(raw), start))
+        files.answer(seen, stream=stream is not None)
+        record = files.record
+        files.timed(duration_ms, None if stream is None else stream.summary(len(raw), start))
         if reply.attempts:
             record.attempts = [Attempt.model_validate(a) for a in reply.attempts]
         if reply.stored is not None:
-            record.masked = Msg("the response echoed a secret; fc keeps and reads it as ***")
+            files.masked()
         if reply.cut is not None and stream is None:
             record.truncated = reply.cut
-        if self._bug_said:
-            record.harness_bug = "; ".join(self._bug_said)
-            self._bug_said = []
+        if self._bug_notes:
+            record.harness_bug = "; ".join(self._bug_notes)
+            self._bug_notes = []
         # On record before it is read: an answer that cannot be read still shows its attempts.
-        self.trace.add_step(record)
+        files.add()
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
             self._phase = Msg(
                 "while the answer streamed in ({size} bytes kept)", size=format(len(raw), ",")
@@ -362,7 +360,7 @@ class RoundTrip:
             raise KeyboardInterrupt
         self._phase = Msg("after the answer came")
         if stream is not None:
-            wire_response = self._assembled(step, reply, stream)
+            wire_response = self._assembled(files, reply, stream)
         else:
             if reply.cut is not None:  # past --max-response-mb or --timeout
                 raise ProviderError(
@@ -371,27 +369,24 @@ class RoundTrip:
                     hint=Msg(
                         "the {size} bytes that came are kept in {file}, cut short",
                         size=format(len(raw), ","),
-                        file=step_file(step, "response", fmt, "json"),
+                        file=files.name("response"),
                     ),
                 )
             try:
-                wire_response = parse_json(seen, f"{step}-response.{fmt}.json")
+                wire_response = parse_json(seen, files.name("response"))
             except FcError as e:
                 raise ProtocolError(
-                    Msg("the provider's answer cannot be read: {error}", error=_told(e)), step=step
+                    Msg("the provider's answer cannot be read: {error}", error=_inner(e)),
+                    step=step,
                 ) from None
         try:
             response = self.wire.from_wire_response(wire_response)
         except FcError as e:  # not of the format's shape
             raise ProtocolError(
-                Msg("the provider's answer cannot be read: {error}", error=_told(e)), step=step
+                Msg("the provider's answer cannot be read: {error}", error=_inner(e)), step=step
             ) from None
-        self.trace.write_json(f"{step}-response.json", response.to_json_dict())
+        files.response(response, self.wire.wire_stop_reason(wire_response))
         _refuse_shared_ids(step, response)
-        wire_stop = self.wire.wire_stop_reason(wire_response)
-        record.stop_reason = response.stop_reason
-        record.wire_stop_reason = wire_stop
-        record.usage = response.usage.to_json_dict() if response.usage else None
         # Saved before anyone is told: a run stopped while the tools run, or a display that
         # fails (a closed pipe), still leaves this step on record.
         self.trace.save_manifest()
@@ -400,19 +395,21 @@ class RoundTrip:
                 step,
                 response,
                 duration_ms,
-                wire_stop,
+                record.wire_stop_reason,
                 reply.attempts,
                 record.stream.to_json_dict() if record.stream is not None else None,
             )
         )
         return response, record
 
-    def _assembled(self, step: int, reply: Reply, stream: _StreamReceipt) -> dict[str, Any]:
-        """The streamed answer put together, in the shape a non-streamed call returns; it is
-        written beside the raw `.sse` so that diff, convert and check read it as any answer.
+    def _assembled(
+        self, files: StepRecorder, reply: Reply, stream: _StreamReceipt
+    ) -> dict[str, Any]:
+        """Assemble the streamed answer into the shape a non-streamed call returns, written
+        beside the raw `.sse` so that diff, convert and check read it as any answer.
 
         A stream that ended early raises StreamCut: whatever calls it held are never run."""
-        fmt = self.wire.name
+        step = files.number
         mask = self.provider.mask  # these messages quote what the server sent
         if stream.failure is not None:  # an `error` event, or data that is not JSON
             failure = stream.failure
@@ -424,7 +421,7 @@ class RoundTrip:
             wire_response = stream.folder.finish(cut=reply.cut)
         except ProviderError as e:  # cut short, or not an event stream at all
             if isinstance(e, StreamCut) and e.ended and e.partial is not None:
-                self._write_partial(step, reply, e.partial)
+                self._write_partial(files, reply, e.partial)
             raise e.at(
                 step=step,
                 message=Msg(
@@ -432,8 +429,7 @@ class RoundTrip:
                 ),
                 hint=e.hint
                 or Msg(
-                    "the bytes that arrived are in {file}",
-                    file=step_file(step, "response", fmt, "sse"),
+                    "the bytes that arrived are in {file}", file=files.name("response", ext="sse")
                 ),
             ) from e
         for text in stream.folder.notes:
@@ -444,13 +440,13 @@ class RoundTrip:
             masked = self.wire.stream_folder()
             masked.feed(reply.stored)
             wire_response = masked.finish(cut=reply.cut)
-        self.trace.write_json(f"{step}-response.{fmt}.json", wire_response)
+        files.answer(wire_response)
         return wire_response
 
-    def _write_partial(self, step: int, reply: Reply, partial: dict[str, Any]) -> None:
-        """An answer that ended as a whole stream does, but with a call cut inside it (out of
-        tokens in a tool's input): its files are written as any answer's, the call's input as
-        the text that came. Nothing in it runs (the StreamCut goes on)."""
+    def _write_partial(self, files: StepRecorder, reply: Reply, partial: dict[str, Any]) -> None:
+        """Write the files of an answer that ended as a whole stream does but with a call cut
+        inside it (out of tokens in a tool's input), the call's input as the text that came.
+        Nothing in it runs (the StreamCut goes on)."""
         stored = partial
         if reply.stored is not None:  # a key the server echoed: the files have it masked
             masked = self.wire.stream_folder()
@@ -459,15 +455,15 @@ class RoundTrip:
                 stored = masked.finish(cut=reply.cut)
             except StreamCut as e:
                 stored = e.partial if e.partial is not None else partial
-        self.trace.write_json(f"{step}-response.{self.wire.name}.json", stored)
+        files.answer(stored)
         try:
             response = self.wire.from_wire_response(stored)
         except FcError:
             return  # the wire file is kept; an internal form it cannot have
-        self.trace.write_json(f"{step}-response.json", response.to_json_dict())
+        files.internal_response(response)
 
     def _tool_choice(self, step: int, asked: ToolChoice | None) -> ToolChoice | None:
-        """A forced choice (`required`, a tool's name) holds for the first request only.
+        """Force a choice (`required`, a tool's name) on the first request only.
 
         Forced on every request, the model could never give its answer: each response would be
         another call, until --max-steps. So from step 2 fc sends `auto`, as the OpenAI Agents
@@ -489,8 +485,6 @@ class RoundTrip:
     def _refuse_broken(self, step: int, request: Request, wire_request: dict[str, Any]) -> None:
         """Lint fc's own request with `fc check`'s rules before it goes out (the files are
         already written, so the request can be read). An error here is never sent."""
-        from fccli.check.lint import check_outgoing
-
         errors = [
             f
             for f in check_outgoing(request, wire_request, self.wire.name)
@@ -506,19 +500,19 @@ class RoundTrip:
                 path=first.path,
                 bug=self.bug,
             )
-            self._bug_said.append(text)
+            self._bug_notes.append(text)
             return
         if errors:
             first = errors[0]
-            said = {"rule": first.rule, "path": first.path, "message": first.message}
+            finding = {"rule": first.rule, "path": first.path, "message": first.message}
             raise FindingsError(
                 Msg(
                     "not sent: the request breaks {rule} at {path}: {message} (and {more} more)",
                     more=len(errors) - 1,
-                    **said,
+                    **finding,
                 )
                 if len(errors) > 1
-                else Msg("not sent: the request breaks {rule} at {path}: {message}", **said),
+                else Msg("not sent: the request breaks {rule} at {path}: {message}", **finding),
                 step=step,
                 hint=Msg(
                     "fc built this history itself, so this is a bug in fc (or the provider's "
@@ -528,6 +522,7 @@ class RoundTrip:
             )
 
     def _unexecuted_calls(self, step: int, response: Response) -> list[str]:
+        """Note the calls of a final answer, which fc does not execute."""
         calls = response.tool_uses()
         if not calls:
             return []
@@ -545,8 +540,8 @@ class RoundTrip:
 
 
 class _StreamReceipt:
-    """One streamed answer as it arrives: the folder that assembles it, the raw pieces (for a
-    trace that must keep them even on Ctrl-C), the first error met, and when bytes started."""
+    """Receive one streamed answer: fold it as it arrives, keep its raw pieces (a trace keeps
+    them even on Ctrl-C), the first error met, and when bytes started."""
 
     def __init__(self, wire: WireFormat, step: int, emit: Callable[[Event], None] | None) -> None:
         on_delta = None if emit is None else (lambda d: emit(StreamProgress(step, d)))
@@ -566,14 +561,15 @@ class _StreamReceipt:
         except FcError as e:
             self.failure = e
 
-    def summary(self, size: int, start: float) -> dict[str, Any]:
+    def summary(self, size: int, start: float) -> StreamRecord:
+        """Sum up the stream for the step's record: its size, pieces and first byte."""
         first = None if self.first_byte is None else round((self.first_byte - start) * 1000, 1)
-        return {"bytes": size, "pieces": len(self.pieces), "first_byte_ms": first}
+        return StreamRecord(bytes=size, pieces=len(self.pieces), first_byte_ms=first)
 
 
 def _refuse_shared_ids(step: int, response: Response) -> None:
-    """Results are paired with calls by id: two calls with one id cannot both be answered. The
-    provider broke the protocol, and fc stops before running anything (exit 3)."""
+    """Refuse two calls with one id before running anything (exit 3): results are paired with
+    calls by id, so both cannot be answered."""
     seen: set[str] = set()
     for call in response.tool_uses():
         if call.id in seen:
@@ -598,7 +594,7 @@ def _is_json(text: str) -> bool:
 
 
 def _joined(items: list[Msg]) -> Msg:
-    """Several messages in one, `a; b`, each still said in the chosen language."""
+    """Join several messages in one, `a; b`, each still said in the chosen language."""
     joined = items[0]
     for item in items[1:]:
         # i18n: two messages said one after the other
@@ -606,18 +602,13 @@ def _joined(items: list[Msg]) -> Msg:
     return joined
 
 
-def _told(error: FcError) -> str:
-    """An error said inside another message: its own message (a Msg, still translatable) when
+def _inner(error: FcError) -> str:
+    """Say `error` inside another message: its own message (a Msg, still translatable) when
     it has no context to add, else its text as it stands."""
     return error.message if error.step is None and error.hint is None else str(error)
 
 
 def _masked(mask: Callable[[str], str], text: str) -> str:
-    """`text` with a secret masked; the same (a Msg stays a Msg) when it holds none."""
+    """Mask a secret in `text`; return `text` itself (a Msg stays a Msg) when it holds none."""
     masked = mask(text)
     return text if masked == text else masked
-
-
-def step_file(step: int, kind: str, fmt: str, suffix: str) -> str:
-    """A step's wire file's name: `2-response.deepseek.sse`."""
-    return f"{step}-{kind}.{fmt}.{suffix}"

@@ -13,11 +13,12 @@ from fccli.core.stream import StreamDelta
 from fccli.tools.execute import ToolRun
 
 # Events, in the order they happen. A renderer may ignore any of them.
-# Plain classes, not dataclasses: a dataclass costs ~2 M instructions to create (its methods
-# are compiled from source), and `fc run` imports these at every start.
+# Plain classes, not dataclasses: start-up of `fc run` (docs/performance.md).
 
 
 class StepStarted:
+    """A request is about to go out."""
+
     def __init__(self, step: int, request: Request, wire_messages: int) -> None:
         self.step = step
         self.request = request
@@ -34,6 +35,8 @@ class StreamProgress:
 
 
 class ResponseReceived:
+    """An answer came and was read."""
+
     def __init__(
         self,
         step: int,
@@ -55,6 +58,8 @@ class ResponseReceived:
 
 
 class ToolsExecuted:
+    """The tools ran the calls of a step."""
+
     def __init__(self, step: int, runs: list[ToolRun]) -> None:
         self.step = step
         self.runs = runs
@@ -72,6 +77,8 @@ Event = StepStarted | StreamProgress | ResponseReceived | ToolsExecuted | Note
 
 
 class RunResult:
+    """How the run ended: its status, steps, final answer and notes."""
+
     def __init__(
         self, status: str, steps: int, final_answer: str | None, notes: list[str] | None = None
     ) -> None:

@@ -23,11 +23,13 @@ LOCK = ".fc-writing"
 """The lock a run holds on its trace directory while it writes."""
 _FC_FILE = r"manifest\.json|\d+-(?:request|response)(?:\.[a-z]+)?\.(?:json|sse)"
 TRACE_FILE = rf"(?:{_FC_FILE})|\.(?:{_FC_FILE})\.[A-Za-z0-9_]+\.tmp|{re.escape(LOCK)}"
-"""What fc writes into a trace directory, its temporary files (`.NAME.PID_N.tmp`; older fc wrote
-`.NAME.RANDOM.tmp`) and its lock included: --force replaces these, and only these. The pattern's
-text: only a writer replacing a trace compiles it (re caches it), not every reader of one."""
+"""What fc writes into a trace directory, its temporary files (`.NAME.PID_N.tmp`, or
+`.NAME.RANDOM.tmp`) and its lock included: --force replaces these, and only these. Kept as text:
+only a writer replacing a trace compiles it, not every reader of one."""
 
 
 def step_file(step: int, role: str, fmt: str | None = None, ext: str = "json") -> str:
-    """`2-request.json`, `2-request.deepseek.json`, `1-response.anthropic.sse`."""
+    """Name a step's file: `2-request.json`, `2-request.deepseek.json`, `1-response.anthropic.sse`.
+
+    `fmt` None: the internal format."""
     return f"{step}-{role}" + (f".{fmt}" if fmt else "") + f".{ext}"

@@ -28,8 +28,9 @@ from fccli.core.jsonio import (
 )
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 from fccli.core.request_files import RequestFiles, quiet_collector, validate_request
-from fccli.i18n import Msg
+from fccli.i18n import Msg, _
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
+from fccli.wire.registry import FORMATS, format_names, get_format
 
 if TYPE_CHECKING:
     from fccli.wire.detect import Detected
@@ -42,8 +43,7 @@ if TYPE_CHECKING:
 class Document:
     """One JSON file, its detected format, and its content in the internal format.
 
-    This module's records are plain classes, not dataclasses: a dataclass costs ~2 M
-    instructions to create (it compiles its methods from source) at every `fc show`."""
+    This module's records are plain classes, not dataclasses: start-up (docs/performance.md)."""
 
     def __init__(
         self,
@@ -76,16 +76,16 @@ class Document:
         return None if self.internal is None else self.internal.to_json_dict()
 
     def what(self) -> str:
-        """`request`, `response` or `messages array` (a value, as `kind` is; a person reads
-        `fccli.render.transcript.kind_text`)."""
+        """Name what the file holds: `request`, `response` or `messages array` (a value, as
+        `kind` is; a person reads `fccli.render.transcript.kind_text`)."""
         return "messages array" if self.kind == "messages" else self.kind
 
     def pretty(self) -> str:
         return dumps(self.data).rstrip("\n")
 
     def to_json(self, *, wire: bool = False) -> dict[str, Any]:
-        """`fc show FILE --json`: what the file is, and its content in the internal format
-        (`--wire`: as stored)."""
+        """Describe the file for `fc show FILE --json`: what it is, and its content in the
+        internal format (`--wire`: as stored)."""
         out = {"file": self.name, "format": self.format, "kind": self.kind, "reason": self.reason}
         if wire:
             return {**out, "json": self.data}
@@ -95,7 +95,7 @@ class Document:
 
 
 def read_source(name: str) -> tuple[Any, str]:
-    """The JSON of a file, or of stdin for `-`; and the name to show for it."""
+    """Read the JSON of a file, or of stdin for `-`; return it and the name to show for it."""
     if name == "-":
         data = sys.stdin.buffer.read()
         return _parse(data, "<stdin>"), "<stdin>"
@@ -145,23 +145,22 @@ def read_document(name: str, *, forced: str | None = None, internal: bool = True
 def document_from(
     data: Any, name: str, *, forced: str | None = None, internal: bool = True
 ) -> Document:
-    from fccli.wire.detect import TraceManifest, Unrecognised, detect
+    """Detect the format of `data` read from `name` (or take `forced`), and read it in."""
+    from fccli.wire.detect import TraceManifest, Unrecognised, detect  # a trace needs none
 
     try:
         detected: Detected = detect(data, name_hint=name)
     except TraceManifest as e:
         trace = "DIR" if name == "<stdin>" else str(Path(name).parent)
         raise InputFileError(
-            name, Msg("{problem} (or `fc show {trace}`)", problem=_said(e), trace=trace)
+            name, Msg("{problem} (or `fc show {trace}`)", problem=_message_of(e), trace=trace)
         ) from None
     except Unrecognised as e:
         raise InputFileError(
-            name, Msg("not a request or response fc can read: {problem}", problem=_said(e))
+            name, Msg("not a request or response fc can read: {problem}", problem=_message_of(e))
         ) from None
     fmt, reason = detected.format, detected.reason
     if forced is not None:
-        from fccli.wire.registry import format_names
-
         if forced not in format_names():
             raise UsageError(
                 Msg("unknown format {format}", format=repr(forced)),
@@ -179,8 +178,10 @@ def document_from(
 
 
 def _check_arguments_depth(doc: Document) -> None:
-    """Arguments arrive as a JSON string in chat; read, they are nested as deep as the string
-    said, past what the file's own nesting showed. Refused like a deep file (exit 2)."""
+    """Refuse arguments nested too deep, as a deep file is (exit 2).
+
+    Arguments arrive as a JSON string in chat; read, they are nested as deep as the string
+    said, past what the file's own nesting showed."""
     internal = doc.internal
     if isinstance(internal, Response):
         messages = [internal.as_message()]
@@ -205,8 +206,6 @@ def to_internal(doc: Document) -> None:
         if doc.format == "internal":
             doc.internal = _internal_from_json(doc.data, doc.kind, doc.name)
             return
-        from fccli.wire.registry import get_format
-
         fmt = get_format(doc.format)
         if doc.kind == "response":
             doc.internal = fmt.from_wire_response(doc.data)
@@ -237,14 +236,14 @@ def _cannot_be_read_as(fmt: str, kind: str, problem: str) -> Msg:
     return Msg("cannot be read as {format} messages array: {problem}", format=fmt, problem=problem)
 
 
-def _said(error: Exception) -> str:
-    """An exception's message, a Msg kept a Msg (`str(e)` would make it English only)."""
+def _message_of(error: Exception) -> str:
+    """Return an exception's message, a Msg kept a Msg (`str(e)` would make it English only)."""
     message = error.args[0] if len(error.args) == 1 else None
     return message if isinstance(message, Msg) else str(error)
 
 
 def _unwrapped(json_path: str | None, kind: str) -> str | None:
-    """A messages array is read as the messages of a request; its paths are the array's own."""
+    """Give a JSON path of a messages array read as a request's messages as the array's own."""
     if json_path is None or kind != "messages" or not json_path.startswith("$.messages"):
         return json_path
     return "$" + json_path[len("$.messages") :]
@@ -260,7 +259,7 @@ def _internal_from_json(data: Any, kind: str, name: str) -> Request | Response |
 
 
 def pretty(data: bytes) -> str:
-    """A stored file as a person reads it: JSON pretty-printed, anything else as text."""
+    """Show a stored file as a person reads it: JSON pretty-printed, anything else as text."""
     try:
         return dumps(parse_json(data, "file")).rstrip("\n")
     except FcError:
@@ -310,6 +309,7 @@ class Trace:
         self.steps = steps
 
     def step(self, number: int) -> Step:
+        """Return step `number`; a usage error naming the steps there are if it has none."""
         for s in self.steps:
             if s.number == number:
                 return s
@@ -322,7 +322,7 @@ class Trace:
         )
 
     def results(self) -> dict[str, ToolResultBlock]:
-        """Every tool result handed back in any request of the trace, by the id it answers."""
+        """Collect every tool result handed back in any request, by the id it answers."""
         # The latest request's block for an id wins. Read from the last step back, the first
         # found wins, and a message already read (each request repeats the one before's, the
         # same objects) is skipped: its ids are all taken.
@@ -338,19 +338,19 @@ class Trace:
         return out
 
     def runs(self) -> dict[str, dict[str, Any]]:
-        """The manifest's tool runs (duration, error kind), by call id."""
+        """Collect the manifest's tool runs (duration, error kind), by call id."""
         return {
             r["id"]: r for s in self.steps for r in s.tool_runs() if isinstance(r.get("id"), str)
         }
 
     def tools(self, number: int) -> list[ToolSpec]:
-        """The tools offered at step `number`, as its request says."""
+        """Return the tools offered at step `number`, as its request says."""
         request = self.step(number).request
         return request.tools if request else []
 
 
 def resolve_trace(target: str | None, root: Path = TRACES_ROOT) -> Path:
-    """TARGET as given, or the newest trace directly under ./traces."""
+    """Return TARGET as given, or the newest trace under ./traces."""
     if target is not None:
         return Path(target)
     if not root.is_dir():
@@ -368,8 +368,8 @@ def resolve_trace(target: str | None, root: Path = TRACES_ROOT) -> Path:
 
 
 def traces_in(folder: Path) -> list[Path]:
-    """The traces in a folder that is not itself a trace, newest first: those fc run wrote
-    (traces/<time>-<slug>) and one level down (traces/examples/<name>)."""
+    """List the traces in a folder that is not itself a trace, newest first: those fc run
+    wrote (traces/<time>-<slug>) and one level down (traces/examples/<name>)."""
     found = [
         m.parent for pattern in ("*/" + MANIFEST, "*/*/" + MANIFEST) for m in folder.glob(pattern)
     ]
@@ -377,7 +377,7 @@ def traces_in(folder: Path) -> list[Path]:
 
 
 def trace_summary(path: Path) -> dict[str, Any]:
-    """One line's worth of a trace for a listing, read from its manifest alone."""
+    """Sum up a trace in one line's worth for a listing, from its manifest alone."""
     try:
         manifest = read_json(path / MANIFEST)
     except FcError:
@@ -406,6 +406,7 @@ def _started(path: Path) -> tuple[str, float, str]:
 
 
 def read_trace(path: Path) -> Trace:
+    """Read a trace directory as far as it goes: a step file that cannot be read is a note."""
     if not path.exists():
         raise InputFileError(str(path), Msg("no such file or directory"))
     if not path.is_dir():
@@ -470,9 +471,7 @@ def _step_files(path: Path) -> list[tuple[int, str, str | None, str]]:
 
 
 def _history_field(wire_format: str | None) -> str:
-    """The wire request's key holding the history (`messages`; Responses: `input`)."""
-    from fccli.wire.registry import FORMATS
-
+    """Name the wire request's key holding the history (`messages`; Responses: `input`)."""
     fmt = FORMATS.get(wire_format or "")
     return fmt.history_field if fmt is not None else "messages"
 
@@ -521,28 +520,28 @@ def _read_step(
 
 
 def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
-    """A failed request keeps the provider's error body where the response would be: say so
-    with the provider's own sentence, not that it is a malformed response."""
-    from fccli.wire.detect import error_body
+    """Tell whether `data` is the provider's error body, kept where a failed request's
+    response would be; if so, note it in the provider's own sentence."""
+    from fccli.wire.detect import error_body  # only for a step without its internal response
 
-    said = error_body(data)
-    if said is None:
+    sentence = error_body(data)
+    if sentence is None:
         return False
-    step.error_body = said
+    step.error_body = sentence
     name = step.files["wire_response"].name
-    if http_status is not None and said:
+    if http_status is not None and sentence:
         note = Msg(
             "{file}: the provider's error body (HTTP {status}): {said}",
             file=name,
             status=http_status,
-            said=said,
+            said=sentence,
         )
     elif http_status is not None:
         note = Msg(
             "{file}: the provider's error body (HTTP {status})", file=name, status=http_status
         )
-    elif said:
-        note = Msg("{file}: the provider's error body: {said}", file=name, said=said)
+    elif sentence:
+        note = Msg("{file}: the provider's error body: {said}", file=name, said=sentence)
     else:
         note = Msg("{file}: the provider's error body", file=name)
     step.notes.append(note)
@@ -550,8 +549,10 @@ def _is_error_body(step: Step, data: Any, http_status: int | None) -> bool:
 
 
 def _read_quietly(step: Step, role: str, series: RequestFiles | None = None) -> Any:
-    """A step file's JSON, or None with a note saying why it could not be read. A request file
-    is read against the step before's (`series`): only its new messages are parsed."""
+    """Read a step file's JSON; None, with a note saying why, when it cannot be read.
+
+    A request file is read against the step before's (`series`): only its new messages are
+    parsed."""
     path = step.files.get(role)
     if path is None:
         return None
@@ -561,33 +562,33 @@ def _read_quietly(step: Step, role: str, series: RequestFiles | None = None) -> 
         return series.read(read_bytes(path), str(path)).data
     except InputFileError as e:
         step.notes.append(
-            _said_error(e)
+            _error_text(e)
             if role != "wire_response"
-            else Msg("{problem} (what the provider sent)", problem=_said_error(e))
+            else Msg("{problem} (what the provider sent)", problem=_error_text(e))
         )
         return None
 
 
 def _read_request(step: Step, series: RequestFiles) -> Request | None:
-    """The step's internal request; only the messages the step before did not have are
-    validated (series.validate_request)."""
+    """Read the step's internal request, validating only the messages the step before did not
+    have (series.validate_request)."""
     path = step.files.get("request")
     if path is None:
         return None
     try:
         parsed = series.read(read_bytes(path), str(path))
     except InputFileError as e:
-        step.notes.append(_said_error(e))
+        step.notes.append(_error_text(e))
         return None
     try:
         return validate_request(parsed, path.name)
     except InputFileError as e:
-        step.notes.append(_said_error(e))
+        step.notes.append(_error_text(e))
         return None
 
 
-def _said_error(error: FcError) -> str:
-    """`str(error)`, as a Msg when the error's parts are (it is English in `--json`)."""
+def _error_text(error: FcError) -> str:
+    """Return `str(error)`, as a Msg when the error's parts are (it is English in `--json`)."""
     return error.message if error.hint is None and error.step is None else str(error)
 
 
@@ -598,13 +599,12 @@ def _read_model(step: Step, role: str, model: type[Request] | type[Response]) ->
     try:
         return validate(model, data, step.files[role].name)
     except InputFileError as e:
-        step.notes.append(_said_error(e))
+        step.notes.append(_error_text(e))
         return None
 
 
 def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | Response | None:
-    """The internal form of a step read from its wire file, when the internal file is missing."""
-    from fccli.wire.registry import get_format
+    """Read a step's internal form from its wire file, when the internal file is missing."""
 
     name = step.files[role].name
     internal_name = name.replace(f".{wire_format}.json", ".json")
@@ -619,16 +619,16 @@ def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | 
                 "{file}: cannot be read as {format}: {problem}",
                 file=name,
                 format=wire_format,
-                problem=_said_error(e),
+                problem=_error_text(e),
             )
         )
         return None
     there = internal_name in [p.name for p in step.files.values()]
     if there:
-        said = Msg("{file} cannot be read; read from {wire} instead", file=internal_name, wire=name)
+        note = Msg("{file} cannot be read; read from {wire} instead", file=internal_name, wire=name)
     else:
-        said = Msg("{file} is missing; read from {wire} instead", file=internal_name, wire=name)
-    step.notes.append(said)
+        note = Msg("{file} is missing; read from {wire} instead", file=internal_name, wire=name)
+    step.notes.append(note)
     return value
 
 
@@ -637,9 +637,7 @@ def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | 
 
 
 def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
-    """`fc show --wire`: per step, its wire files as stored, pretty-printed."""
-    from fccli.i18n import _
-
+    """List each step's wire files as stored, pretty-printed (`fc show --wire`)."""
     out = []
     for s in trace.steps:
         if step is not None and s.number != step:
@@ -654,8 +652,8 @@ def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list
 
 
 def wire_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
-    """`fc show TRACE --wire --json`: per step, its wire files as stored; each as JSON, or as
-    text when it is not JSON (a stream, an error page)."""
+    """Give each step's wire files as stored (`fc show TRACE --wire --json`): each as JSON,
+    or as text when it is not JSON (a stream, an error page)."""
     steps = []
     for s in trace.steps:
         if step is None or s.number == step:
@@ -669,6 +667,7 @@ def wire_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
 
 
 def stored_file(path: Path) -> dict[str, Any]:
+    """Give a stored file as JSON, or as text when it is not JSON."""
     data = _read_bytes(path)
     try:
         return {"file": path.name, "json": parse_json(data, path.name)}
@@ -677,7 +676,7 @@ def stored_file(path: Path) -> dict[str, Any]:
 
 
 def trace_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
-    """`fc show TRACE --json`: the manifest, and per step its content with each call's result."""
+    """Give the manifest and each step's content with each call's result (`fc show --json`)."""
     results, runs = trace.results(), trace.runs()
     steps = []
     for s in trace.steps:

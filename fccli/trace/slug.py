@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 
 def slugify(text: str, names: Mapping[str, str] | None = None, *, limit: int = 40) -> str:
-    """ASCII words of `text`, with known non-ASCII names (say, city names) spelled through `names`."""
+    """Name `text` in ASCII words, known non-ASCII names (say, city names) spelled by `names`."""
     found: list[tuple[int, str]] = []
     for name, ascii_name in (names or {}).items():
         pos = text.find(name)

@@ -2,7 +2,7 @@
 
 A trace keeps fc's sentences in English (a manifest's notes, the error that stopped a run, a
 harness bug's account): a trace made under `zh` is the same file as one made under `en`. When
-the sentence was written it was a `Msg`; read back, it is plain text. `said_now` finds the
+the sentence was written it was a `Msg`; read back, it is plain text. `translated` finds the
 message it came from in the catalog (its msgid with the placeholders as wildcards) and says it
 in the chosen language, its parameters too when they are fc's words themselves. Text that is
 not fc's (a provider's sentence, a model's answer) matches no message and stays as it is.
@@ -17,6 +17,8 @@ import re
 from functools import cache
 from typing import Any
 
+from fccli.i18n import _load, language
+
 FIELD = r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}"
 """A placeholder of a msgid (or a doubled brace). A pattern's text: re compiles it (and
 caches it) when a sentence is first said under Chinese, never under English."""
@@ -27,21 +29,21 @@ STRONG = 12
 DEPTH = 4
 
 
-def said_now(text: Any) -> Any:
-    """`text` (English, as a trace keeps it) in the chosen language; anything else as it is."""
-    from fccli.i18n import language
-
+def translated(text: Any) -> Any:
+    """Say `text` (English, as a trace keeps it) in the chosen language; anything else as it is."""
     if language() == "en" or not isinstance(text, str) or not text:
         return text
-    return _said(text, DEPTH)[0]
+    return _translation(text, DEPTH)[0]
 
 
 @cache
-def _said(text: str, depth: int) -> tuple[str, int]:
-    """The text said in the chosen language, and how much of it is fc's words (0:
-    none, the text is as it was). Of the messages it matches, the one that recognises the
-    most wins: `step 2: X cannot be read; ...` is `step {step}: {message}` around a message,
-    not a message whose file is named `step 2: X`."""
+def _translation(text: str, depth: int) -> tuple[str, int]:
+    """Say `text` in the chosen language; return it and how much of it is fc's words (0:
+    none, the text is as it was).
+
+    Of the messages it matches, the one that recognises the most wins: `step 2: X cannot be
+    read; ...` is `step {step}: {message}` around a message, not a message whose file is named
+    `step 2: X`."""
     catalog = _catalog()
     exact = catalog.get(text)
     if exact:
@@ -59,7 +61,7 @@ def _said(text: str, depth: int) -> tuple[str, int]:
         values = {}
         inner = 0
         for name in names:
-            value, known = _said(found.group(name), depth - 1)
+            value, known = _translation(found.group(name), depth - 1)
             values[name] = value
             inner += known
         if letters < STRONG and not inner:
@@ -76,7 +78,7 @@ def _letters(text: str) -> int:
 
 
 def _weight(text: str) -> int:
-    """What a piece of text counts for in a match: its characters but blanks."""
+    """Weigh a piece of text in a match: its characters but blanks."""
     return len(text) - text.count(" ")
 
 
@@ -91,18 +93,17 @@ def _filled(msgstr: str, values: dict[str, str]) -> str:
 
 @cache
 def _catalog() -> dict[str, str]:
-    from fccli.i18n import _load
-
     messages: dict[Any, Any] = getattr(_load(), "_catalog", {})
     return {k: v for k, v in messages.items() if isinstance(k, str) and k and v}
 
 
 @cache
 def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], str, bool]]:
-    """Each msgid with placeholders as a pattern, those with the most words first: the pieces
-    of it a text must hold to be tried against it, its own letters and weight, the pattern,
-    its placeholders, its translation, and whether it opens with a word (`call {who}
-    ({name})`, not `{where}: {problem}`)."""
+    """Compile each msgid with placeholders into a pattern, those with the most words first.
+
+    Each comes with the pieces of it a text must hold to be tried against it, its own letters
+    and weight, its placeholders, its translation, and whether it opens with a word (`call
+    {who} ({name})`, not `{where}: {problem}`)."""
     found = []
     for msgid, msgstr in _catalog().items():
         names: list[str] = []

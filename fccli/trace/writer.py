@@ -12,16 +12,21 @@ import itertools
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+if sys.platform != "win32":
+    import fcntl
+
 from fccli import __version__
 from fccli.core.errors import FcError, UsageError, os_reason
+from fccli.core.interrupts import signal_name
 from fccli.core.jsonio import encoded_pieces
-from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
+from fccli.core.manifest import Attempt, ErrorRecord, Manifest
 from fccli.i18n import Msg
 from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
@@ -36,8 +41,9 @@ _FILE_MODE = 0o666 & ~_umask()
 
 
 def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
-    """Write all or nothing: a reader never sees half a file, a crash never leaves one. `data`
-    may come in pieces (a large JSON file is never held whole)."""
+    """Write `path` all or nothing: a reader never sees half a file, a crash never leaves one.
+
+    `data` may come in pieces (a large JSON file is never held whole)."""
     try:
         fd, tmp = _new_beside(path)
     except OSError as e:
@@ -66,9 +72,9 @@ _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
 def _new_beside(path: Path) -> tuple[int, str]:
-    """A file of fc's own next to `path` (`.NAME.PID_N.tmp`, trace/names.py), created for
-    writing, readable as a trace is meant to be (the umask decides). Not mkstemp: its random
-    name and the chmod after cost fc proxy's journal a tenth of its time."""
+    """Create a temporary file of fc's own next to `path` (`.NAME.PID_N.tmp`), open for writing,
+    readable as the umask decides. Not mkstemp: its random name and chmod cost fc proxy's
+    journal (docs/performance.md)."""
     while True:
         tmp = f"{path.parent}{os.sep}.{path.name}.{os.getpid()}_{next(_TEMP_NUMBERS)}.tmp"
         try:
@@ -78,13 +84,13 @@ def _new_beside(path: Path) -> tuple[int, str]:
 
 
 def written_by_fc(entry: Path) -> bool:
-    """--force replaces these files, and only these (trace/names.py, TRACE_FILE)."""
+    """Tell whether fc wrote `entry` (names.TRACE_FILE): --force replaces those, and only those."""
     return entry.is_file() and not entry.is_symlink() and bool(re.fullmatch(TRACE_FILE, entry.name))
 
 
 def looks_like_trace(path: Path) -> bool:
-    """A trace: a manifest, and nothing but fc's files, or a manifest fc wrote (a person may
-    keep notes in a trace; they are not fc's to delete)."""
+    """Tell whether `path` is a trace: a manifest and nothing but fc's files, or a manifest fc
+    wrote (a person may keep notes in a trace; they are not fc's to delete)."""
     manifest = path / MANIFEST
     if not manifest.is_file():
         return False
@@ -155,13 +161,12 @@ _HELD: dict[Path, int] = {}
 
 
 def claim(path: Path) -> None:
-    """One trace, one writer: an exclusive lock on `path/.fc-writing`, held until the run
-    ends (or the process does: the system drops the lock of a process that died). Another fc
-    writing there, a `--force` too, is refused. Where the system has no flock (Windows), there
-    is no lock."""
-    try:
-        import fcntl
-    except ImportError:
+    """Lock `path/.fc-writing` for this run: one trace, one writer.
+
+    The lock is held until the run ends, or the process does (the system drops the lock of a
+    process that died). Another fc writing there, a `--force` too, is refused. Where the system
+    has no flock (Windows), there is no lock."""
+    if sys.platform == "win32":
         return
     lock = path / LOCK
     for _ in range(5):
@@ -194,7 +199,7 @@ def claim(path: Path) -> None:
 
 
 def release(path: Path) -> None:
-    """The run is over: remove the lock file, then drop the lock."""
+    """Remove the lock file of a run that is over, then drop the lock."""
     fd = _HELD.pop(path.resolve(), None)
     if fd is None:
         return
@@ -208,6 +213,7 @@ _SUFFIXES: dict[tuple[Path, str], int] = {}
 
 
 def default_dir(root: Path, slug: str, now: datetime | None = None) -> Path:
+    """Name a new trace under `root`: `YYYYMMDD-HHMMSS-slug`, then `-2`, `-3`... if taken."""
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     name = f"{stamp}-{slug}"
     if _SUFFIXES and not next(iter(_SUFFIXES))[1].startswith(stamp):
@@ -228,7 +234,7 @@ def _now() -> str:
 
 
 class TraceWriter:
-    """Writes one run's files. The engine calls it; nothing here knows about providers."""
+    """Write one run's trace: its files, atomically, and its manifest, after every change."""
 
     def __init__(self, path: Path, manifest: Manifest | dict[str, Any]) -> None:
         self.path = path
@@ -249,25 +255,20 @@ class TraceWriter:
         )
         self.save_manifest()
 
-    def write_json(self, name: str, obj: Any) -> Path:
-        return self.write_bytes(name, encoded_pieces(obj))
-
-    def write_bytes(self, name: str, data: bytes | Iterable[bytes]) -> Path:
+    def write(self, name: str, data: bytes | Any) -> Path:
+        """Write the file `name`: bytes as they are, anything else as JSON."""
         target = self.path / name
-        write_atomic(target, data)
+        write_atomic(target, data if isinstance(data, bytes) else encoded_pieces(data))
         return target
 
-    def add_step(self, record: StepRecord) -> None:
-        self.manifest.steps.append(record)
-        self.save_manifest()
-
     def note(self, text: str) -> None:
-        """Something a learner should know about the run (saved with the next save)."""
+        """Note something a learner should know about the run (saved with the next save)."""
         self.manifest.note(text)
 
     def finish(
         self, status: str, *, error: BaseException | None = None, step: int | None = None
     ) -> None:
+        """Close the run with `status` (and the error that ended it), save, release the lock."""
         self.manifest.status = status
         if error is not None:
             record = ErrorRecord(
@@ -277,10 +278,8 @@ class TraceWriter:
                 http_status=getattr(error, "status", None),
             )
             if status == "interrupted":
-                from fccli.core.interrupts import signal_name
-
                 name = signal_name()
-                if name is not None:  # not Ctrl-C: said, since a reader would assume it was
+                if name is not None:  # not Ctrl-C, which a reader would assume
                     record.signal = name
             attempts = getattr(error, "attempts", None)
             if attempts:
@@ -297,14 +296,14 @@ class TraceWriter:
             release(self.path)
 
     def save_manifest(self) -> None:
-        self.write_json(MANIFEST, self.manifest.to_json_dict())
+        self.write(MANIFEST, self.manifest.to_json_dict())
 
 
 TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms", "first_byte_ms"})
 
 
 def without_times(obj: Any) -> Any:
-    """The manifest with what differs between two identical runs (times) taken out."""
+    """Take out of a manifest what differs between two identical runs: its times."""
     if isinstance(obj, dict):
         return {k: without_times(v) for k, v in obj.items() if k not in TIME_KEYS}
     if isinstance(obj, list):

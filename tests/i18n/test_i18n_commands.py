@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from fccli import i18n
-from fccli.trace.words import said_now
+from fccli.trace.words import translated
 from tests.conftest import clean_env
 from tests.support.fake_provider import FakeProvider
 from tests.support.proxy_harness import proxy
@@ -327,13 +327,13 @@ def test_a_stop_at_the_demo_models_400_is_all_chinese_in_show(fc, tmp_path: Path
 
 def test_a_cut_streams_call_is_said_in_chinese_when_read_back(zh) -> None:
     kept = "call call_3a59e4a9768d1b816e073447 (get_weather) has incomplete arguments: '{\"cit'"
-    assert said_now(kept) == (
+    assert translated(kept) == (
         "调用 call_3a59e4a9768d1b816e073447（get_weather）的参数不完整：'{\"cit'"
     )
     # A short message opening with a word vouches for no frame around it.
-    assert said_now("step 2: Rate limit reached") == "step 2: Rate limit reached"
+    assert translated("step 2: Rate limit reached") == "step 2: Rate limit reached"
     i18n.set_language("en")
-    assert said_now(kept) == kept
+    assert translated(kept) == kept
 
 
 @pytest.mark.server

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fccli.proxy.recorder import UNSEEN_END
+from fccli.proxy.step import UNSEEN_END
 from fccli.trace.writer import without_times
 from tests.conftest import clean_env
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from fccli.proxy.app import Settings
-from fccli.proxy.facts import Asked, Ended, Said, Unrecorded
+from fccli.proxy.facts import Asked, Ended, Notice, Unrecorded
 from fccli.proxy.journal import ChildJournal, _Unhanded
+from fccli.proxy.settings import Settings
 from fccli.proxy.target import resolve
-from tests.proxy.test_proxy_journal_work import CALLED, _answer, _asked, _ended
+from tests.proxy.test_proxy_handler import CALLED, _answer, _asked, _ended
 
 
 def _big(rid: int, padding: int) -> Asked:
@@ -32,9 +32,9 @@ def _big(rid: int, padding: int) -> Asked:
 def test_past_the_limit_a_request_goes_unhanded_whole_and_one_handed_keeps_its_end() -> None:
     unhanded = _Unhanded(limit=100)
     answer = _ended(1, _answer(CALLED, "tool_calls"))
-    refused = Said("refused", "POST", "/v1/chat/completions", 502, "down", about=2)
-    passed = Said("passed", "GET", "/v1/models", 200, "not a model request")
-    bug = Said("bug", "", "KeyError", None, "x")
+    refused = Notice("refused", "POST", "/v1/chat/completions", 502, "down", about=2)
+    passed = Notice("passed", "GET", "/v1/models", 200, "not a model request")
+    bug = Notice("bug", "", "KeyError", None, "x")
     out = [
         unhanded(_big(1, 10), 0),  # room: handed
         unhanded(_big(2, 10), 100),  # full from here on
@@ -51,13 +51,13 @@ def test_past_the_limit_a_request_goes_unhanded_whole_and_one_handed_keeps_its_e
         None,
         None,
         None,
-        "Said",
+        "Notice",
         "Ended",
         "Ended",
     ]
     assert out[5] == bug
     assert out[6] == Ended(**{**answer.__dict__, "pieces": [], "unkept": True})
-    assert unhanded.told() == [Unrecorded(2)] and unhanded.told() == []
+    assert unhanded.unrecorded_notice() == [Unrecorded(2)] and unhanded.unrecorded_notice() == []
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="no SIGSTOP (Windows)")
@@ -72,7 +72,7 @@ def test_a_journal_that_stops_reading_costs_bounded_memory_and_hears_what_it_mis
     async def lull() -> None:
         """Until the proxy has told the journal that it may record (`Resume`)."""
         deadline = time.monotonic() + 20
-        while journal._lulls.due is not None:
+        while journal._gate.due is not None:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.01)
 

@@ -452,9 +452,9 @@ def test_a_fact_handed_to_the_journal_after_it_closed_is_dropped(tmp_path: Path)
     (another file may have its number by then), nor be said as a journal that died."""
     import asyncio
 
-    from fccli.proxy.app import Settings
-    from fccli.proxy.facts import Said
+    from fccli.proxy.facts import Notice
     from fccli.proxy.journal import BATCH_SECONDS, ChildJournal
+    from fccli.proxy.settings import Settings
     from fccli.proxy.target import resolve
 
     lost: list[str] = []
@@ -464,7 +464,7 @@ def test_a_fact_handed_to_the_journal_after_it_closed_is_dropped(tmp_path: Path)
             resolve("http://127.0.0.1:9"), Settings(out=tmp_path), lambda: lost.append("lost")
         )
         assert journal.close()
-        journal(Said("passed", "GET", "/v1/models", 200, "not a model request"))
+        journal(Notice("passed", "GET", "/v1/models", 200, "not a model request"))
         await asyncio.sleep(BATCH_SECONDS * 2)  # the batch's turn comes before this one's
 
     asyncio.run(stop_then_hand_a_fact())

@@ -1,4 +1,4 @@
-"""fc proxy's journal records in the lulls between bursts (fccli/proxy/lull.py): the proxy
+"""fc proxy's journal records in the gate between bursts (fccli/proxy/bursts.py): the proxy
 hands over each fact as it comes, says `Pause` when a burst begins and `Resume` once none has
 come for a lull. The journal's side (`Inbox`) keeps what the pipe brings, reading it only every
 so often while paused, and hands facts out only while not paused. The clock, the pipe and the
@@ -12,28 +12,28 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fccli.proxy.facts import Close, Pause, Resume, Said
+from fccli.proxy.bursts import BurstGate
+from fccli.proxy.facts import Close, Notice, Pause, Resume
 from fccli.proxy.journal import Inbox, framed
-from fccli.proxy.lull import Lulls
 
 LULL = 0.02
 STALL = 0.005
 NAP = 0.05
 
 
-def said(n: int) -> Said:
-    return Said("passed", "GET", f"/v1/models/{n}", 200, "not a model request")
+def said(n: int) -> Notice:
+    return Notice("passed", "GET", f"/v1/models/{n}", 200, "not a model request")
 
 
 # The proxy's side: when a burst's facts are handed over
 
 
 class Proxy:
-    """Lulls looked at as the proxy's event loop does: at `due`, or `late` seconds after
+    """BurstGate looked at as the proxy's event loop does: at `due`, or `late` seconds after
     it when the process went unscheduled; `handed` keeps what went to the journal, and when."""
 
-    def __init__(self, lulls: Lulls) -> None:
-        self.lulls = lulls
+    def __init__(self, gate: BurstGate) -> None:
+        self.gate = gate
         self.handed: list[tuple[float, Any]] = []
 
     def run(
@@ -48,13 +48,13 @@ class Proxy:
         late; `forwarding`: requests in flight at each look, `asking` as each fact comes."""
         pending = list(arrivals)
         while True:
-            due = self.lulls.due
+            due = self.gate.due
             look = None if due is None else due + late
             if pending and (look is None or pending[0][0] <= look):
                 at, fact, size = pending.pop(0)
-                self._hand(at, self.lulls.add(fact, size, at, asking))
+                self._hand(at, self.gate.add(fact, size, at, asking))
             elif look is not None and look <= until:
-                self._hand(look, self.lulls.look(look, forwarding))
+                self._hand(look, self.gate.look(look, forwarding))
             else:
                 return
 
@@ -72,8 +72,8 @@ def burst(count: int, every: float, start: float = 0.0, first: int = 0) -> list[
     return [(start + i * every, said(first + i), 100) for i in range(count)]
 
 
-def lulls(**limits: Any) -> Lulls:
-    return Lulls(lull=LULL, stall=STALL, **{"hold": 1e9, "backlog": 1 << 30, **limits})
+def gate(**limits: Any) -> BurstGate:
+    return BurstGate(lull=LULL, stall=STALL, **{"hold": 1e9, "backlog": 1 << 30, **limits})
 
 
 def resumes(proxy: Proxy) -> list[float]:
@@ -81,44 +81,44 @@ def resumes(proxy: Proxy) -> list[float]:
 
 
 def test_a_burst_pauses_the_journal_at_once_and_resumes_it_in_the_lull_after() -> None:
-    proxy, arrivals = Proxy(lulls()), burst(50, LULL / 4)
+    proxy, arrivals = Proxy(gate()), burst(50, LULL / 4)
     proxy.run(arrivals)  # the last at 0.245 s
     assert proxy.handed[:2] == [(0.0, Pause()), (0.0, said(0))]
     # every fact as it came (a proxy killed outright loses none it had)
-    assert [(at, f) for at, f in proxy.handed if isinstance(f, Said)] == [
+    assert [(at, f) for at, f in proxy.handed if isinstance(f, Notice)] == [
         (at, f) for at, f, _ in arrivals
     ]
     assert proxy.handed[-1] == (arrivals[-1][0] + LULL, Resume())
-    assert proxy.lulls.due is None  # nothing left to look for
+    assert proxy.gate.due is None  # nothing left to look for
 
 
 def test_one_request_at_a_time_is_recorded_as_it_comes() -> None:
     """One agent: no burst to wait out, and `fc show` run right after it finds its last step."""
-    proxy, arrivals = Proxy(lulls()), burst(6, LULL / 4)
+    proxy, arrivals = Proxy(gate()), burst(6, LULL / 4)
     proxy.run(arrivals, asking=1)
     assert proxy.handed == [(at, f) for at, f, _ in arrivals]  # no Pause, no Resume
-    assert proxy.lulls.due is None
+    assert proxy.gate.due is None
 
 
 def test_the_next_burst_pauses_the_journal_again() -> None:
-    proxy = Proxy(lulls())
+    proxy = Proxy(gate())
     proxy.run([*burst(3, LULL / 4), *burst(3, LULL / 4, start=1.0, first=3)])
     kinds = [type(f).__name__ for _, f in proxy.handed]
-    assert kinds == ["Pause", "Said", "Said", "Said", "Resume"] * 2
+    assert kinds == ["Pause", "Notice", "Notice", "Notice", "Resume"] * 2
     assert proxy.facts() == [said(i) for i in range(6)]
 
 
 def test_a_late_look_while_requests_are_forwarded_is_not_a_lull() -> None:
     """The proxy's process went unscheduled: facts may be waiting that it has not read yet."""
-    proxy = Proxy(lulls())
+    proxy = Proxy(gate())
     proxy.run(burst(2, 0.001), forwarding=3, late=2 * STALL, until=1.0)
     assert resumes(proxy) == []  # every look came late, requests in flight
-    assert proxy.lulls.due is not None  # still looking
+    assert proxy.gate.due is not None  # still looking
 
 
 def test_a_late_look_with_nothing_forwarded_is_a_lull() -> None:
     """One agent on a busy machine: its step is recorded even when every look comes late."""
-    proxy = Proxy(lulls())
+    proxy = Proxy(gate())
     proxy.run(burst(2, 0.001), forwarding=0, late=2 * STALL)
     assert resumes(proxy) == [LULL + 2 * STALL]  # the look due a lull after the first
 
@@ -128,7 +128,7 @@ def test_a_trickle_that_never_pauses_is_recorded_at_most_the_hold_late() -> None
     path) never leave one: past the hold the journal records beside them, until the next
     lull, when a new burst pauses it again."""
     every, hold = LULL / 2, 0.5
-    proxy = Proxy(lulls(hold=hold))
+    proxy = Proxy(gate(hold=hold))
     proxy.run([*burst(400, every), *burst(2, every, start=10.0, first=400)])
     assert proxy.facts() == [said(i) for i in range(402)]
     assert resumes(proxy)[0] == 0.5  # paused while it may be: a burst is forwarded first
@@ -136,7 +136,7 @@ def test_a_trickle_that_never_pauses_is_recorded_at_most_the_hold_late() -> None
 
 
 def test_a_backlog_over_the_limit_lets_the_journal_record_without_a_lull() -> None:
-    proxy, arrivals = Proxy(lulls(backlog=500)), burst(40, LULL / 4)
+    proxy, arrivals = Proxy(gate(backlog=500)), burst(40, LULL / 4)
     proxy.run(arrivals)
     assert proxy.facts() == [said(i) for i in range(40)]
     assert resumes(proxy)[0] == arrivals[4][0]  # the fifth fact's 100 bytes reached 500
@@ -158,9 +158,9 @@ def test_every_fact_goes_over_at_once_in_order_and_pauses_alternate_with_resumes
     for i, gap in enumerate(gaps):
         at += gap
         arrivals.append((at, said(i), 100))
-    proxy = Proxy(lulls(hold=hold, backlog=backlog))
+    proxy = Proxy(gate(hold=hold, backlog=backlog))
     proxy.run(arrivals, forwarding=forwarding, late=late, until=at + 10, asking=asking)
-    assert [(t, f) for t, f in proxy.handed if isinstance(f, Said)] == [
+    assert [(t, f) for t, f in proxy.handed if isinstance(f, Notice)] == [
         (t, f) for t, f, _ in arrivals
     ]
     markers = [f for _, f in proxy.handed if isinstance(f, (Pause, Resume))]
@@ -168,7 +168,7 @@ def test_every_fact_goes_over_at_once_in_order_and_pauses_alternate_with_resumes
     assert not markers or isinstance(markers[0], Pause)
     if forwarding == 0 or late <= STALL:  # then a lull always comes, and the journal records
         assert not markers or isinstance(markers[-1], Resume)
-        assert proxy.lulls.due is None
+        assert proxy.gate.due is None
 
 
 # The journal's side: what it may record, and when

@@ -389,23 +389,23 @@ def test_the_chinese_transcript_holds_at_every_width(
 
 
 def test_fc_words_kept_in_a_trace_are_said_in_chinese(zh: None) -> None:
-    from fccli.trace.words import said_now
+    from fccli.trace.words import translated
 
-    assert said_now("2-request.json is missing (and its wire form too)") == (
+    assert translated("2-request.json is missing (and its wire form too)") == (
         "2-request.json 缺失（它的厂商格式文件也缺失）"
     )
-    assert said_now(
+    assert translated(
         "--max-steps 3 reached before the model answered; "
         "the last tool results were not handed back"
     ) == ("模型作答之前就达到了 --max-steps 3；最后的工具结果没有回填")
     # a frame with few words of its own is taken only around fc's words
-    assert said_now(
+    assert translated(
         "step 2: 1-request.json cannot be read; read from 1-request.x.json instead"
     ) == ("第 2 步：1-request.json 无法读取；改为从 1-request.x.json 读取")
     for theirs in ("step 2: Rate limit reached", "Error: the model is overloaded", "晴", ""):
-        assert said_now(theirs) == theirs
+        assert translated(theirs) == theirs
     i18n.set_language("en")
-    assert said_now("2-request.json is missing (and its wire form too)") == (
+    assert translated("2-request.json is missing (and its wire form too)") == (
         "2-request.json is missing (and its wire form too)"
     )
 

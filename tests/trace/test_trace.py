@@ -141,7 +141,7 @@ def test_the_manifest_exists_from_the_start_and_records_the_end(tmp_path: Path) 
     started = json.loads((tmp_path / "manifest.json").read_text())
     assert started["status"] == "running"
     assert started["schema_version"] == 1
-    writer.add_step(StepRecord(step=1, stop_reason="tool_use"))
+    writer.manifest.steps.append(StepRecord(step=1, stop_reason="tool_use"))
     writer.finish("error", error=ProviderError("boom", status=500), step=2)
     done = json.loads((tmp_path / "manifest.json").read_text())
     assert done["status"] == "error"

@@ -28,7 +28,7 @@ from fccli.render.html.steps import (
     tokens_text,
 )
 from fccli.render.transcript import _options, duration, stop_reason
-from fccli.trace.words import said_now
+from fccli.trace.words import translated
 
 if TYPE_CHECKING:
     from fccli.render.html.trace_page import PageData, Replayed
@@ -178,7 +178,7 @@ def _banners(data: PageData, places: Places) -> str:
         out.append(_check(data, places))
     notes = m.get("notes")
     if isinstance(notes, list) and notes:
-        items = "".join(tag("li", esc(said_now(localized(n)))) for n in notes)
+        items = "".join(tag("li", esc(translated(localized(n)))) for n in notes)
         out.append(tag("ul", items, class_="notes"))
     return "".join(out)
 
@@ -200,7 +200,7 @@ def _status(trace: Trace) -> str:
         esc(_("step {step}", step=where)),
         href="#stopped" if error.get("step") == where else f"#step-{where}",
     )
-    reason = said_now(stop_reason(error))
+    reason = translated(stop_reason(error))
     if status == "max_steps":
         limit = (m.get("options") or {}).get("max_steps", last)
         return _banner(

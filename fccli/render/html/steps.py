@@ -22,7 +22,7 @@ from fccli.render.transcript import (
     step_facts,
     stop_reason,
 )
-from fccli.trace.words import said_now
+from fccli.trace.words import translated
 
 if TYPE_CHECKING:
     from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec
@@ -337,7 +337,7 @@ class StepView:
         error = m.get("error") if isinstance(m.get("error"), dict) else None
         if error is None or error.get("step") != step.number:
             return ""
-        reason = said_now(stop_reason(error))
+        reason = translated(stop_reason(error))
         if m.get("status") == "interrupted":
             head = _("✗ interrupted here ({how})", how="Ctrl-C")
             body = tag("p", esc(reason)) if reason else ""
@@ -364,7 +364,7 @@ class StepView:
         said = self.harness.get(step.number)
         if said is None:
             return ""
-        said = _("the harness bug changed this step: {bug}", bug=said_now(said))
+        said = _("the harness bug changed this step: {bug}", bug=translated(said))
         return tag("p", esc(said), class_="harness")
 
 

@@ -1,14 +1,8 @@
-"""One forwarded model request, recorded as a step: the files `fc run` writes, in the same names.
+"""One forwarded model request, recorded as a step with the files `fc run` writes
+(trace/recorder.py): the client's body byte for byte as it was forwarded, the answer as it came.
 
-    N-request.<format>.json   the client's body, byte for byte (as it was forwarded)
-    N-request.json            the same in fc's internal format
-    N-response.<format>.json  the answer as it came (a stream: assembled from the .sse)
-    N-response.<format>.sse   a stream's raw bytes
-    N-response.json           the answer in fc's internal format
-
-The client's key travels in its headers, which are never written; a server that echoes it back
-gets it masked in every file, as `fc run` does. The bytes the client gets are never changed:
-masking is for what is written.
+A key the answer echoes is masked in every file (keys.py). The bytes the client gets are never
+changed: masking is for what is written.
 """
 
 from __future__ import annotations
@@ -18,18 +12,18 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
+from fccli.check.lint import check_request
 from fccli.core.errors import FcError, Interrupted, ProviderError
 from fccli.core.jsonio import parse_json
-from fccli.core.manifest import StepRecord, StreamRecord, ToolRunRecord
+from fccli.core.manifest import StreamRecord, ToolRunRecord
 from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation
 from fccli.run.events import Note, ResponseReceived, StepStarted
-from fccli.trace.names import step_file
+from fccli.trace.recorder import StepRecorder
 from fccli.wire.registry import WireFormat
 
 UNSEEN_END = Msg(
@@ -40,9 +34,10 @@ UNSEEN_END = Msg(
 
 
 class Decoder:
-    """A response body as the client's `Accept-Encoding` had it compressed, decoded for the
-    record (the client gets the bytes as they came). gzip and deflate; another encoding is
-    recorded as nothing, and said."""
+    """Decode a response body compressed as the client's `Accept-Encoding` asked, for the
+    record (the client gets the bytes as they came).
+
+    gzip and deflate; another encoding is recorded as nothing, and said."""
 
     def __init__(self, encoding: str) -> None:
         encoding = encoding.strip().lower()
@@ -65,9 +60,9 @@ class Decoder:
 
 @dataclass(eq=False)
 class Step:
-    """One step, from the request's arrival to its answer's last byte, recorded in the journal
+    """Record one step, from the request's arrival to its answer's last byte, in the journal
     (journal.py) from what the event loop saw (facts.py): `opened`, then one of `done`, `left`,
-    `cut`, `unreachable`, `blocked`, each of which hands the outcome to `settle`."""
+    `cut`, `failed`, `blocked`, each of which hands the outcome to `settle`."""
 
     conversation: Conversation
     number: int
@@ -88,7 +83,7 @@ class Step:
     wall: float = field(default_factory=time.time)
     pieces: list[bytes] = field(default_factory=list)
     max_bytes: int = 16 * 1024 * 1024
-    """An answer above this is forwarded whole and not kept (--max-record-mb), not held in memory."""
+    """An answer above this is forwarded whole, not kept nor held in memory (--max-record-mb)."""
     unkept: bool = False
     """The answer's pieces never reached the journal, which had fallen behind (journal.py)."""
     size: int = 0
@@ -96,46 +91,37 @@ class Step:
     end: float | None = None
     status: int = 0
     encoding: str = ""
-    record: StepRecord = field(init=False)
+    files: StepRecorder | None = field(init=False)
+    """Writes the step's files and record; None when its trace cannot be written."""
 
     def __post_init__(self) -> None:
-        self.record = StepRecord(
-            step=self.number,
-            started_at=datetime.fromtimestamp(self.wall, timezone.utc).isoformat(
-                timespec="milliseconds"
-            ),
-            stop_reason=None,
-            wire_stop_reason=None,
-            duration_ms=None,
-            usage=None,
-            tool_runs=[],
+        writer = self.conversation.writer
+        self.files = (
+            None if writer is None else StepRecorder(writer, self.number, self.fmt.name, self.wall)
         )
 
     def answered(
         self, status: int, encoding: str, pieces: list[bytes], size: int, first: float | None
     ) -> None:
-        """What came back: its status, how its body is compressed, the body's pieces as they
-        came (none when above the limit), its size, when its first byte came."""
+        """Keep what came back: its status, how its body is compressed, the body's pieces as
+        they came (none when above the limit), its size, when its first byte came."""
         self.status, self.encoding = status, encoding
         self.pieces, self.size, self.first_byte = pieces, size, first
 
     def opened(self, view: Any) -> None:
-        """The request's files and record, and the step on the terminal."""
+        """Write the request's files and record, and show the step on the terminal."""
         c = self.conversation
-        writer = c.writer
-        if writer is None:
+        files = self.files
+        if files is None:
             return
         if self.checks is None:
             self.checks = [text for _, text in checks_of(self.wire, self.fmt)]
         if self.checks:
-            self.record.checks = self.checks
-        fmt = self.fmt.name
-        writer.write_bytes(step_file(self.number, "request", fmt), self.body)
-        writer.write_json(step_file(self.number, "request"), self.request.to_json_dict())
+            files.record.checks = self.checks
+        files.request(self.request, self.body)
         self._results_of_last_step()
-        # On record with the answer's save: one manifest write per step less, on a path that
-        # runs for every request (the files above already say a request went out).
-        writer.manifest.steps.append(self.record)
+        # Saved with the answer: the files above already say a request went out.
+        files.add(save=False)
         messages = self.wire.get("messages")
         shown = len(messages) if isinstance(messages, list) else len(self.request.messages)
         view.event(c, StepStarted(self.number, self.request, shown))
@@ -143,9 +129,8 @@ class Step:
             view.event(c, Note(self.number, Msg("fc check: {finding}", finding=text)))
 
     def _results_of_last_step(self) -> None:
-        """The agent ran the last step's calls: their results, read from this request, go on
-        that step's record as `fc run` writes its own tool runs (without durations: the agent
-        timed them, not fc)."""
+        """Put the results of the last step's calls, read from this request, on that step's
+        record as `fc run` writes its own tool runs (without durations: the agent ran them)."""
         assert self.conversation.writer is not None
         calls = self.conversation.calls
         steps = self.conversation.writer.manifest.steps
@@ -169,16 +154,18 @@ class Step:
         steps[-1].tool_runs = runs
 
     def done(self, view: Any, note: str | None = None) -> None:
-        """The answer's last byte went to the client: write it, show it, settle the step.
+        """Write, show and settle an answer whose last byte went to the client.
+
         `note`: what the trace should say about how it ended."""
         c = self.conversation
-        if c.writer is None:
+        files = self.files
+        if c.writer is None or files is None:
             self.settle(c, None, True)
             return
         if note is not None:
             c.writer.note(_at_step(self.number, note))
         if self.size > self.max_bytes or self.unkept:
-            self._failed(view, self._not_kept())
+            self.failed(view, self._not_kept())
             return
         decoder = Decoder(self.encoding)
         try:
@@ -191,25 +178,23 @@ class Step:
                 )
             )
         streamed = self.stream and self.status < 400
-        self._timing(raw, streamed)
+        self._timing(files, raw, streamed)
         if decoder.unknown:
-            self._failed(view, ProviderError(Msg("the answer's content encoding cannot be read")))
+            self.failed(view, ProviderError(Msg("the answer's content encoding cannot be read")))
             return
         stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
         if stored != raw:
-            self.record.masked = Msg("the response echoed a secret; fc keeps and reads it as ***")
+            files.masked()
         try:
-            wire = self._wire_answer(stored, streamed)
+            wire = self._wire_answer(files, stored, streamed)
             if self.status >= 400:
                 raise self._http_error(stored)
             response = self.fmt.from_wire_response(wire)
         except FcError as e:
-            self._failed(view, e)
+            self.failed(view, e)
             return
-        c.writer.write_json(step_file(self.number, "response"), response.to_json_dict())
-        self.record.stop_reason = response.stop_reason
-        self.record.wire_stop_reason = self.fmt.wire_stop_reason(wire)
-        self.record.usage = response.usage.to_json_dict() if response.usage else None
+        files.response(response, self.fmt.wire_stop_reason(wire))
+        record = files.record
         if response.stop_reason == "tool_use":  # otherwise finish() below saves it
             c.writer.save_manifest()
         view.event(
@@ -217,10 +202,10 @@ class Step:
             ResponseReceived(
                 self.number,
                 response,
-                self.record.duration_ms or 0.0,
-                self.record.wire_stop_reason,
+                record.duration_ms or 0.0,
+                record.wire_stop_reason,
                 [],
-                self.record.stream.to_json_dict() if self.record.stream else None,
+                record.stream.to_json_dict() if record.stream else None,
             ),
         )
         answer = response.as_message()
@@ -234,19 +219,19 @@ class Step:
         view.closed(c)
         self.settle(c, answer, True)
 
-    def _timing(self, raw: bytes, streamed: bool) -> None:
+    def _timing(self, files: StepRecorder, raw: bytes, streamed: bool) -> None:
+        """Put how long the answer took on record (a stream: its size and first byte too)."""
         end = self.end or time.perf_counter()
-        self.record.duration_ms = round((end - self.start) * 1000, 1)
+        stream = None
         if streamed:
             first = None
             if self.first_byte is not None:
                 first = round((self.first_byte - self.start) * 1000, 1)
-            self.record.stream = StreamRecord(
-                bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first
-            )
+            stream = StreamRecord(bytes=len(raw), pieces=len(self.pieces), first_byte_ms=first)
+        files.timed((end - self.start) * 1000, stream)
 
     def _not_kept(self) -> ProviderError:
-        """Why the answer's bytes are not in the record."""
+        """Say why the answer's bytes are not in the record."""
         if self.unkept:
             return ProviderError(
                 Msg(
@@ -261,57 +246,62 @@ class Step:
             )
         )
 
-    def _failed(self, view: Any, error: FcError) -> None:
+    def failed(self, view: Any, error: FcError) -> None:
+        """Close the trace with `error` (the upstream could not be reached, the answer cannot
+        be read), say it, settle the step."""
         c = self.conversation
-        assert c.writer is not None
-        c.finish("error", error.at(step=self.number))
-        view.failed(c, self.number, said_of(error))
+        if c.writer is not None:
+            c.finish("error", error.at(step=self.number))
+            view.failed(c, self.number, error_message(error))
         self.settle(c, None, True)
 
-    def _wire_answer(self, stored: bytes, streamed: bool) -> Any:
-        """The answer in the non-streamed shape (a stream: assembled, beside its raw bytes)."""
-        writer = self.conversation.writer
-        assert writer is not None
-        fmt = self.fmt.name
-        json_file = step_file(self.number, "response", fmt)
+    def _wire_answer(self, files: StepRecorder, stored: bytes, streamed: bool) -> Any:
+        """Write the answer as it came and return it in the non-streamed shape (a stream:
+        assembled, beside its raw bytes)."""
         if not streamed:
             if self.status < 400 or _looks_json(stored):
-                writer.write_bytes(json_file, stored)
-            return parse_json(stored, json_file) if self.status < 400 else None
-        writer.write_bytes(step_file(self.number, "response", fmt, "sse"), stored)
+                files.answer(stored)
+            return parse_json(stored, files.name("response")) if self.status < 400 else None
+        files.answer(stored, stream=True)
         folder = self.fmt.stream_folder()
         folder.feed(stored)
         wire = folder.finish()
-        writer.write_json(json_file, wire)
+        files.answer(wire)
         for text in folder.notes:
-            writer.note(_at_step(self.number, text))
+            files.trace.note(_at_step(self.number, text))
         return wire
 
     def _http_error(self, stored: bytes) -> ProviderError:
-        from fccli.providers.transport import provider_message
+        """Read an HTTP error answer as fc run reads one: the provider's own sentence."""
+        from fccli.providers.transport import provider_message  # httpx: for an error only
 
         text = stored.decode("utf-8", errors="replace")
-        said = provider_message(text) or " ".join(text.split())[:200]
+        message = provider_message(text) or " ".join(text.split())[:200]
         return ProviderError(
-            Msg("the provider answered HTTP {status}: {message}", status=self.status, message=said),
+            Msg(
+                "the provider answered HTTP {status}: {message}",
+                status=self.status,
+                message=message,
+            ),
             status=self.status,
             body=text,
         )
 
     def left(self, view: Any, why: str) -> None:
-        """The client went away before the upstream's answer ended. An SDK stops reading a
-        stream at its last event (chat's `data: [DONE]`, ...), and the openai SDK then closes
-        its connection at once, often before the end of the body has reached fc proxy: a
-        stream that came whole is recorded as any, with a note that fc proxy did not see its
-        end (`fc run`, which reads to the end, records the same bytes the same way when that
-        end comes). Any other answer was cut."""
+        """Record a step whose client went away before the upstream's answer ended.
+
+        An SDK stops reading a stream at its last event (chat's `data: [DONE]`, ...), and the
+        openai SDK then closes its connection at once, often before the end of the body has
+        reached fc proxy: a stream that came whole is recorded as any, with a note that fc
+        proxy did not see its end (`fc run`, which reads to the end, records the same bytes the
+        same way when that end comes). Any other answer was cut."""
         if self._came_whole():
             self.done(view, UNSEEN_END)
         else:
             self.cut(view, why)
 
     def _came_whole(self) -> bool:
-        """A stream whose last event came (what its format says ends it)."""
+        """Tell whether the stream's last event came (what its format says ends it)."""
         if not (self.stream and self.status < 400 and self.pieces and self.size <= self.max_bytes):
             return False
         folder = self.fmt.stream_folder()
@@ -324,38 +314,30 @@ class Step:
         return folder.ended
 
     def cut(self, view: Any, why: str) -> None:
-        """The exchange ended before the answer did (the client went away, fc proxy stopped):
-        what came is kept, and the trace says `interrupted`."""
+        """Keep what came of an answer cut short (the client went away, fc proxy stopped); the
+        trace says `interrupted`."""
         c = self.conversation
-        if c.writer is None:
+        files = self.files
+        if c.writer is None or files is None:
             self.settle(c, None, True)
             return
         streamed = self.stream and self.status < 400
         if self.size > self.max_bytes or self.unkept:
-            c.writer.note(_at_step(self.number, said_of(self._not_kept())))
+            c.writer.note(_at_step(self.number, error_message(self._not_kept())))
         raw = b"".join(self.pieces)
         if raw:
             decoder = Decoder(self.encoding)
             with contextlib.suppress(zlib.error):
                 raw = b"".join(decoder.feed(piece) for piece in self.pieces)
             stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
-            ext = "sse" if streamed else "json"
-            c.writer.write_bytes(step_file(self.number, "response", self.fmt.name, ext), stored)
-        self._timing(raw, streamed and bool(raw))
+            files.answer(stored, stream=streamed)
+        self._timing(files, raw, streamed and bool(raw))
         c.finish("interrupted", Interrupted(why, step=self.number))
         view.failed(c, self.number, why)
         self.settle(c, None, True)
 
-    def unreachable(self, view: Any, error: ProviderError) -> None:
-        """No answer at all: the upstream could not be reached."""
-        c = self.conversation
-        if c.writer is not None:
-            c.finish("error", error.at(step=self.number))
-            view.failed(c, self.number, said_of(error))
-        self.settle(c, None, True)
-
     def blocked(self, view: Any, error: FcError) -> None:
-        """--strict-check stopped the request: on record, not sent."""
+        """Close the trace of a request --strict-check stopped: on record, not sent."""
         c = self.conversation
         if c.writer is not None:
             c.finish("error", error.at(step=self.number))
@@ -364,9 +346,7 @@ class Step:
 
 
 def checks_of(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
-    """(severity, said) of what `fc check` finds in the request: errors and warnings."""
-    from fccli.check.lint import check_request
-
+    """Check the request as `fc check` does: (severity, text) of its errors and warnings."""
     try:
         findings = check_request(wire, fmt.name)
     except FcError:
@@ -387,7 +367,7 @@ def checks_of(wire: dict[str, Any], fmt: WireFormat) -> list[tuple[str, str]]:
 def _finding(
     rule: str, severity: str, path: str, message: str, provider: Any, provider_message: Any
 ) -> Msg:
-    """One finding, as the terminal and the manifest's `checks` say it; the provider's own 400
+    """Say one finding as the terminal and the manifest's `checks` do; the provider's own 400
     sentence quoted as it is."""
     where = {"rule": rule, "path": path, "message": message}
     if provider_message:
@@ -404,8 +384,8 @@ def _finding(
     return Msg("{rule} warning at {path}: {message}", **where)
 
 
-def said_of(error: FcError) -> Msg | str:
-    """`error.said()` (its message, after `step N: ` when it has a step), kept a Msg so that
+def error_message(error: FcError) -> Msg | str:
+    """Say `error` as `error.said()` does (`step N: ` before its message), kept a Msg so that
     the terminal says it in the chosen language and a trace keeps it in English."""
     if error.step is None:
         return error.message
@@ -421,7 +401,7 @@ def _looks_json(data: bytes) -> bool:
 
 
 def question_of(messages: list[Message]) -> str | None:
-    """The conversation's first user text: the trace's question, as `fc run` names it."""
+    """Find the conversation's first user text: the trace's question, as `fc run` names it."""
     for message in messages:
         if message.role == "user" and message.text():
             return message.text()

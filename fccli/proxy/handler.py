@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from fccli.core.cities import cities
 from fccli.core.errors import FcError, FindingsError, InputFileError, Interrupted, ProviderError
 from fccli.core.jsonio import parse_json
 from fccli.core.manifest import Manifest, Options
@@ -21,17 +22,23 @@ from fccli.core.models import Message, Request
 from fccli.core.secrets import maskers
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
-from fccli.proxy.facts import Asked, Close, Ended, Flush, Said, Unrecorded
-from fccli.proxy.recorder import Step, checks_of, question_of, said_of
+from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Unrecorded
+from fccli.proxy.settings import Settings
+from fccli.proxy.step import Step, checks_of, error_message, question_of
+from fccli.trace.slug import slugify
+from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
 from fccli.wire.registry import FORMATS, WireFormat, route_at
 
 if TYPE_CHECKING:
-    from fccli.proxy.app import Settings
+    from fccli.proxy.settings import Settings
     from fccli.proxy.target import Target
     from fccli.render.proxy_view import ProxyView
 
 
-class Scribe:
+class FactHandler:
+    """Handle the facts the event loop hands the journal: read, match and record each request,
+    write and show each answer, in the order the loop saw them (but for requests held back)."""
+
     def __init__(self, target: Target, settings: Settings, view: ProxyView) -> None:
         self.target = target
         self.settings = settings
@@ -68,8 +75,8 @@ class Scribe:
             self._asked(fact)
         elif isinstance(fact, Ended):
             self._ended(fact)
-        elif isinstance(fact, Said):
-            self._said(fact)
+        elif isinstance(fact, Notice):
+            self._notice(fact)
         elif isinstance(fact, Unrecorded):
             self.view.unrecorded(fact.count)
         elif isinstance(fact, Close):
@@ -77,7 +84,7 @@ class Scribe:
         elif isinstance(fact, Flush):
             fact.done.set()
 
-    def _said(self, fact: Said) -> None:
+    def _notice(self, fact: Notice) -> None:
         if fact.kind == "bug":
             self.view.bug(fact.path, fact.why)
         elif fact.kind == "refused":
@@ -86,7 +93,7 @@ class Scribe:
             self.view.passed(fact.method, fact.path, fact.status, fact.why)
 
     def close(self) -> None:
-        """fc proxy stopped: every trace still open is closed as `interrupted`, said once."""
+        """Close every trace still open as `interrupted` (fc proxy stopped), and say so once."""
         if self.closed:
             return
         self.closed = True
@@ -139,8 +146,8 @@ class Scribe:
     def _read(
         self, fmt: WireFormat, path: str, body: bytes
     ) -> tuple[dict[str, Any], Request, bool] | None:
-        """The request's wire JSON, its internal form and whether it streams; None when it is
-        not recorded (said on the terminal)."""
+        """Read the request's wire JSON, its internal form and whether it streams; None when
+        it is not recorded (said on the terminal)."""
         read = read_request(fmt, path, body, self.settings.max_record_bytes)
         if isinstance(read, Msg):
             self.view.passed("POST", path, None, read)
@@ -148,7 +155,7 @@ class Scribe:
         return read
 
     def _settle(self, conversation: Conversation, answer: Message | None, closed: bool) -> None:
-        """A step is recorded: the requests it held back go on."""
+        """Settle a recorded step: the requests it held back go on."""
         self.conversations.settle(conversation, answer, closed)
         self._released += self._waiting.pop(conversation, [])
 
@@ -162,7 +169,7 @@ class Scribe:
         if fact.outcome == "done":
             step.done(self.view)
         elif fact.outcome == "unreachable":
-            step.unreachable(self.view, ProviderError(fact.why, status=502))
+            step.failed(self.view, ProviderError(fact.why, status=502))
         elif fact.outcome == "broken":
             why = Msg(
                 "the upstream's answer broke off: {reason}",
@@ -183,7 +190,7 @@ class Scribe:
     # a new trace
 
     def _header(self, fmt: WireFormat, request: Request, stream: bool) -> Manifest:
-        """What a new trace's manifest says before its first step, read from its first request."""
+        """Head a new trace's manifest from its first request."""
         choice = request.tool_choice
         options = Options(
             tools_offered=[t.name for t in request.tools],
@@ -205,12 +212,8 @@ class Scribe:
         )
 
     def _open(self, conversation: Conversation, header: Manifest) -> None:
-        """The trace's directory, claimed, and its first manifest. One that cannot be written
+        """Claim the trace's directory and write its first manifest; one that cannot be written
         leaves the conversation unrecorded, and says so."""
-        from fccli.core.cities import cities
-        from fccli.trace.slug import slugify
-        from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
-
         names = {c["zh"]: c["en"] for c in cities()}
         slug = slugify(header.question or "agent", names)
         try:
@@ -218,7 +221,10 @@ class Scribe:
             conversation.writer = TraceWriter(path, header)
         except FcError as e:
             self.view.passed(
-                "POST", "", None, Msg("the trace cannot be written: {error}", error=said_of(e))
+                "POST",
+                "",
+                None,
+                Msg("the trace cannot be written: {error}", error=error_message(e)),
             )
             return
         self.view.opened(conversation)
@@ -227,14 +233,10 @@ class Scribe:
 def read_request(
     fmt: WireFormat, path: str, body: bytes, limit: int
 ) -> tuple[dict[str, Any], Request, bool] | Msg:
-    """A model request's wire JSON, its internal form and whether it streams; or why it is
-    forwarded without a record. (In the journal; on the event loop too with --strict-check.)"""
+    """Read a model request's wire JSON, its internal form and whether it streams; or say why
+    it is forwarded without a record. (In the journal; on the event loop with --strict-check.)"""
     if len(body) > limit:
-        return Msg(
-            "its body is {size} bytes, above the limit of {limit}",
-            size=format(len(body), ","),
-            limit=format(limit, ","),
-        )
+        return too_big(body, limit)
     try:
         wire = parse_json(body, path)
     except InputFileError as e:  # said in fc's words (Python's are English only)
@@ -244,20 +246,31 @@ def read_request(
     try:
         request = fmt.from_wire_request(wire)
     except FcError as e:
-        return Msg("not a {format} request fc can read: {error}", format=fmt.name, error=said_of(e))
+        return Msg(
+            "not a {format} request fc can read: {error}", format=fmt.name, error=error_message(e)
+        )
     route = route_at(fmt, path)
     stream = route.streams if route and route.streams is not None else wire.get("stream") is True
     # What Gemini says in the path (the model, a stream) goes into the internal request,
     # as `fc run` writes it.
-    said: dict[str, Any] = {"model": route.captured(path).get("model") if route else None}
-    said["stream"] = True if stream and not request.stream else None
-    request = request.model_copy(update={k: v for k, v in said.items() if v})
+    from_path: dict[str, Any] = {"model": route.captured(path).get("model") if route else None}
+    from_path["stream"] = True if stream and not request.stream else None
+    request = request.model_copy(update={k: v for k, v in from_path.items() if v})
     return wire, request, stream
 
 
+def too_big(body: bytes, limit: int) -> Msg:
+    """Say that a request's body is above the limit of what is recorded."""
+    return Msg(
+        "its body is {size} bytes, above the limit of {limit}",
+        size=format(len(body), ","),
+        limit=format(limit, ","),
+    )
+
+
 def strict_findings(fmt: WireFormat, path: str, body: bytes, limit: int) -> list[tuple[str, str]]:
-    """(On the event loop, --strict-check) what `fc check` finds in a request fc records; none
-    for one it does not (the journal says why)."""
+    """Check a request fc records as `fc check` does (on the event loop, --strict-check); none
+    for one it does not record (the journal says why)."""
     read = read_request(fmt, path, body, limit)
     if isinstance(read, Msg):
         return []

@@ -1,4 +1,4 @@
-"""The journal's logic (fccli/proxy/scribe.py) fed facts directly, as the event loop hands them:
+"""The journal's logic (fccli/proxy/handler.py) fed facts directly, as the event loop hands them:
 no server, no process."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fccli.proxy.app import Settings
 from fccli.proxy.facts import Asked, Close, Ended
-from fccli.proxy.scribe import Scribe
+from fccli.proxy.handler import FactHandler
+from fccli.proxy.settings import Settings
 from fccli.proxy.target import resolve
 from fccli.render.console import make_console
 from fccli.render.proxy_view import ProxyView
 
-KEY = "sk-scribe-test-key-0123456789"
+KEY = "sk-handler-test-key-0123456789"
 QUESTION = {"role": "user", "content": "北京今天适合跑步吗？"}
 CALL = {
     "id": "call_1",
@@ -58,7 +58,7 @@ def test_a_request_that_came_before_its_last_step_ended_waits_and_continues_its_
     it is held back until that step is recorded, and becomes its step 2, not a new trace."""
     screen = io.StringIO()
     view = ProxyView(make_console(file=screen, width=200), "fake")
-    scribe = Scribe(resolve("http://127.0.0.1:9"), Settings(out=tmp_path), view)
+    handler = FactHandler(resolve("http://127.0.0.1:9"), Settings(out=tmp_path), view)
     final = {"role": "assistant", "content": f"适合。{KEY}"}  # an answer echoing the key
     for fact in (
         _asked(1, [QUESTION]),
@@ -67,7 +67,7 @@ def test_a_request_that_came_before_its_last_step_ended_waits_and_continues_its_
         _ended(1, _answer(CALLED, "tool_calls")),
         Close(),
     ):
-        scribe(fact)
+        handler(fact)
     (trace,) = tmp_path.iterdir()
     manifest = json.loads((trace / "manifest.json").read_text("utf-8"))
     assert manifest["status"] == "ok" and len(manifest["steps"]) == 2
@@ -82,10 +82,10 @@ def test_a_bug_in_the_journal_is_one_line_that_does_not_blame_the_answer(tmp_pat
     says the step may be missing, not that the client got a 500, and the next fact is handled."""
     screen = io.StringIO()
     view = ProxyView(make_console(file=screen, width=200), "fake")
-    scribe = Scribe(resolve("http://127.0.0.1:9"), Settings(out=tmp_path), view)
-    scribe(dataclasses.replace(_asked(1, [QUESTION]), fmt="no-such-format"))
-    scribe(_asked(2, [QUESTION]))
-    scribe(_ended(2, _answer(CALLED, "tool_calls")))
+    handler = FactHandler(resolve("http://127.0.0.1:9"), Settings(out=tmp_path), view)
+    handler(dataclasses.replace(_asked(1, [QUESTION]), fmt="no-such-format"))
+    handler(_asked(2, [QUESTION]))
+    handler(_ended(2, _answer(CALLED, "tool_calls")))
     printed = screen.getvalue()
     assert printed.count("internal error:") == 1, printed
     assert "fc proxy's journal" in printed and "HTTP 500" not in printed

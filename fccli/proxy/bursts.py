@@ -1,10 +1,10 @@
 """When fc proxy's journal (journal.py) records: in the lulls between bursts of requests.
 
-Measured on 2 cores (benchmarks/proxy.py, 16 clients): a journal that works while requests are
-being forwarded takes CPU from the forwarding, and added 15-30 ms to the first byte of a stream;
-one woken by every batch of facts only to read them took ~0.4 ms of CPU per request. So when a
-burst begins the proxy tells the journal so (`Pause`): the journal then keeps what comes through
-the pipe, reads it only every so often, and records nothing. The proxy says `Resume` once no
+A journal that works while requests are being forwarded takes CPU from the forwarding and
+delays the first byte of a stream; one woken by every batch of facts only to read them costs
+CPU for every request (docs/performance.md). So when a burst begins the proxy tells the journal
+so (`Pause`): the journal then keeps what comes through the pipe, reads it only every so often,
+and records nothing. The proxy says `Resume` once no
 request has come or ended for `LULL_SECONDS`, and the journal records what it kept, until the
 next `Pause`. A burst is two requests or more being forwarded at once: one agent, asking one
 thing at a time, is recorded as it goes (its steps are on disk about when its answers are, so
@@ -22,7 +22,7 @@ has waited `HOLD_SECONDS`, the proxy says `Resume` and does not pause the journa
 the next lull (a flood). The journal then works beside the forwarding, and the requests pay for
 it again: on 2 cores nothing can both keep up with a flood and not compete with it.
 
-`Lulls` is only the rule, over a clock the caller reads: the tests script it.
+`BurstGate` is only the rule, over a clock the caller reads: the tests script it.
 """
 
 from __future__ import annotations
@@ -34,18 +34,18 @@ from fccli.proxy.facts import Pause, Resume
 LULL_SECONDS = 0.05
 STALL_SECONDS = 0.01
 HOLD_SECONDS = 120.0
-"""Why so long: the bound is for a flood, not a burst. benchmarks/proxy.py sends ~3,400
-requests over ~40 s (four bursts with short pauses the journal uses); at 30 s the journal
-started working during the last burst, its backlog then older than the bound, and the first
-byte came 16 ms later."""
+"""Long, because the bound is for a flood, not a burst: a benchmark's bursts with short pauses
+between them must not reach it (docs/performance.md)."""
 BACKLOG_BYTES = 64 << 20
 """Bodies held, at most: memory stays bounded under a flood that never pauses."""
 
 
-class Lulls:
-    """Whether the journal may record. `add` and `look` return what to hand the journal now,
-    in order: the fact, after `Pause` when a burst begins; `Resume` when it may record again.
-    `due` is when to `look` next (None: nothing to look for)."""
+class BurstGate:
+    """Decide whether the journal may record.
+
+    `add` and `look` return what to hand the journal now, in order: the fact, after `Pause`
+    when a burst begins; `Resume` when it may record again. `due` is when to `look` next (None:
+    nothing to look for)."""
 
     def __init__(
         self,
@@ -67,7 +67,7 @@ class Lulls:
         self._flooding = False
 
     def add(self, fact: Any, size: int, now: float, forwarding: int) -> list[Any]:
-        """`fact` came at `now`, with `size` bytes of body, while `forwarding` requests were
+        """Take `fact`, come at `now` with `size` bytes of body while `forwarding` requests were
         being forwarded (its own included)."""
         self._last = now
         if self._flooding:
@@ -85,7 +85,8 @@ class Lulls:
         return [fact]
 
     def look(self, now: float, forwarding: int) -> list[Any]:
-        """Looked at `now` (for `due`), while `forwarding` requests are being forwarded."""
+        """Look whether a lull came, at `now` (for `due`), while `forwarding` requests are
+        being forwarded."""
         if not self._busy or self.due is None:
             self.due = None
             return []
@@ -101,6 +102,6 @@ class Lulls:
         return handed
 
     def _flood(self) -> list[Any]:
-        """The journal records from now on, until the next lull."""
+        """Let the journal record from now on, until the next lull."""
         self._flooding = True
         return [Resume()]
