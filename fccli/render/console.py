@@ -1,7 +1,8 @@
 """The one Console: colour and live display only on a terminal, and never with NO_COLOR.
 
-On a terminal, lines wrap by words at its width (a word longer than a line, a URL or a JSON
-string, is folded), and a wrapped line goes on at its own indentation, under its beginning.
+On a terminal, lines wrap at its width where Latin and Chinese allow (`linebreak`: a word
+longer than a line, a URL or a JSON string, is folded), and a wrapped line goes on at its own
+indentation, under its beginning.
 In a pipe nothing is wrapped: a line is as long as it is, for grep and for files.
 
 Whatever it prints, control characters come out escaped (`\\x1b`): text from a server or a
@@ -22,6 +23,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from fccli.core.controls import escape_controls, has_controls
+from fccli.render.linebreak import break_offsets
 
 _EMOJI_CODE = re.compile(r":\S*?:")
 """Where an emoji code (`:smile:`, `:warning-emoji:`) could stand: Rich's own pattern, looser."""
@@ -74,7 +76,8 @@ class _Console(SafeConsole):
             indent = len(line.plain) - len(line.plain.lstrip(" "))
             if indent >= self.width // 2:
                 indent = 0
-            for piece in line[indent:].wrap(self, self.width - indent, overflow="fold"):
+            body = line[indent:]
+            for piece in body.divide(break_offsets(body.plain, self.width - indent)):
                 piece.rstrip()
                 super().print(Text.assemble(" " * indent, piece))
 
