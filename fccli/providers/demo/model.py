@@ -58,6 +58,8 @@ INFO = ProviderInfo(
 DEMO_STREAM_PACE = 0.015
 """Seconds between the events of a streamed answer when someone watches them arrive."""
 DEMO_SKILLS = ("strong", "weak")
+SCHEMA_FAULTS = ("bad-json", "missing-arg", "wrong-type")
+"""The faults whose call breaks the tool's schema: a strict tool never gets them."""
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so traces repeat byte for byte
 ERROR_MARKER = "[tool error] "  # how fc's chat translator marks an error result (chat has no flag)
 
@@ -380,9 +382,11 @@ def _faulty(
     if fault == "missing-arg":
         return [(name, "{}"), *calls[1:]]
     if fault == "wrong-type" and param is not None:
-        # All the values in one call, as an array where the schema asks for a string.
+        # All the values in one call, as an array where the schema asks for a string; the
+        # other arguments as they were.
         values = [json.loads(a).get(param) for _, a in calls]
-        return [(name, json.dumps({param: values}, ensure_ascii=False, separators=(",", ":")))]
+        wrong = {**json.loads(arguments), param: values}
+        return [(name, json.dumps(wrong, ensure_ascii=False, separators=(",", ":")))]
     if fault == "unknown-tool":
         return [(_not_offered(n, offered), a) for n, a in calls]
     return calls
@@ -569,7 +573,9 @@ def _tool_call_response(
         (c.name, json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":")))
         for c in plan.calls
     ]
-    if fault is not None:
+    # A strict tool's calls are decoded to its schema: a fault that breaks it cannot come out.
+    prevented = fault in SCHEMA_FAULTS and (choice.tool or {}).get("strict") is True
+    if fault is not None and not prevented:
         offered = _tool_names(request)
         written = _faulty(fault, written, plan.key, offered)
     tool = written[0][0]
@@ -580,7 +586,11 @@ def _tool_call_response(
     # block of the course's first response); with thinking off it calls at once, content null,
     # as real models often do. One rule, so the same request always gets the same shape.
     thinking = _thinking_on(request)
-    message: dict[str, Any] = {"role": "assistant", "content": text if thinking else None}
+    content = text if thinking else None
+    if prevented:  # said beside the call either way: the fault asked for did not happen
+        said = say["strict_prevents"].format(fault=fault, tool=tool, slip=say[f"slip_{fault}"])
+        content = text + said if thinking else said.lstrip()
+    message: dict[str, Any] = {"role": "assistant", "content": content}
     if thinking:
         message["reasoning_content"] = reasoning
     message["tool_calls"] = [
