@@ -18,7 +18,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleOptions, JustifyMethod, OverflowMethod, RenderableType
+from rich.containers import Lines
 from rich.segment import Segment
 from rich.text import Text
 
@@ -29,6 +30,42 @@ _EMOJI_CODE = re.compile(r":\S*?:")
 """Where an emoji code (`:smile:`, `:warning-emoji:`) could stand: Rich's own pattern, looser."""
 
 
+class BrokenText(Text):
+    """Text that Rich wraps (in a table cell, a grid) where Latin and Chinese allow a break."""
+
+    __slots__ = ()
+
+    def wrap(
+        self,
+        console: Console,
+        width: int,
+        *,
+        justify: JustifyMethod | None = None,
+        overflow: OverflowMethod | None = None,
+        tab_size: int = 8,
+        no_wrap: bool | None = None,
+    ) -> Lines:
+        """Rich's own `Text.wrap`, with `linebreak.break_offsets` for its `divide_line`."""
+        if no_wrap or self.no_wrap or overflow == "ignore":
+            return super().wrap(
+                console, width, justify=justify, overflow=overflow, tab_size=tab_size, no_wrap=True
+            )
+        justify = justify or self.justify or "default"
+        overflow = overflow or self.overflow or "fold"
+        lines = Lines()
+        for line in self.split(allow_blank=True):
+            if "\t" in line:
+                line.expand_tabs(tab_size)
+            pieces = line.divide(break_offsets(line.plain, width))
+            for piece in pieces:
+                piece.rstrip_end(width)
+            pieces.justify(console, width, justify=justify, overflow=overflow)
+            for piece in pieces:
+                piece.truncate(width, overflow=overflow)
+            lines.extend(pieces)
+        return lines
+
+
 class SafeConsole(Console):
     def render_str(self, text: str, *, emoji: bool | None = None, **options: Any) -> Text:
         # Rich looks for emoji codes in every string it renders, and the first look imports its
@@ -36,7 +73,9 @@ class SafeConsole(Console):
         # stand comes out the same without the look.
         if emoji is None and not _EMOJI_CODE.search(text):
             emoji = False
-        return super().render_str(text, emoji=emoji, **options)
+        rendered = super().render_str(text, emoji=emoji, **options)
+        rendered.__class__ = BrokenText  # the same object, wrapped by its own rule
+        return rendered
 
     def render(
         self, renderable: RenderableType, options: ConsoleOptions | None = None

@@ -135,6 +135,49 @@ def _course(page: str, examples: list[Example]) -> list[tuple[str, Example, int]
 COURSE = _course("docs/course.zh.md", EXAMPLES_ZH) + _course("docs/course.md", EXAMPLES)
 
 
+def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, list[int]]]:
+    """Every line the console wraps, with its width and its breaks, from now on."""
+    wrapped: list[tuple[str, int, list[int]]] = []
+
+    def recorded(text: str, room: int) -> list[int]:
+        offsets = break_offsets(text, room)
+        wrapped.append((text, room, offsets))
+        return offsets
+
+    monkeypatch.setattr(console_module, "break_offsets", recorded)
+    return wrapped
+
+
+def _wrong_breaks(wrapped: list[tuple[str, int, list[int]]]) -> list[str]:
+    return [
+        f"{problem}: {text[max(0, at - 30) : at]}⏎{text[at : at + 30]}"
+        for text, room, offsets in wrapped
+        for at in offsets
+        if (problem := _broken_wrongly(text, room, at))
+    ]
+
+
+def _wrong_lines(shown: str, width: int) -> list[str]:
+    wrong = []
+    for line in _CONTROL.sub("", shown).splitlines():
+        if cell_len(line) > width:
+            wrong.append(f"{cell_len(line)} columns: {line}")
+        if line.strip()[:1] in set(CLOSING) or line.rstrip()[-1:] in set(OPENING):
+            wrong.append(f"starts or ends with punctuation that belongs elsewhere: {line}")
+    return wrong
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_table_cell_breaks_where_chinese_allows(
+    fc, width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrapped = _recording(monkeypatch)
+    shown = fc("providers", env=clean_env(COLUMNS=str(width), LANG="zh_CN.UTF-8"), terminal=True)
+    assert shown.returncode == 0, shown.stderr
+    assert wrapped
+    assert not _wrong_breaks(wrapped) + _wrong_lines(shown.stdout, width)
+
+
 @pytest.mark.parametrize(
     ("page", "example", "width"),
     COURSE,
@@ -144,14 +187,7 @@ def test_every_screen_of_the_course_breaks_where_its_language_allows(
     page: str, example: Example, width: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
-    wrapped: list[tuple[str, int, list[int]]] = []
-
-    def recorded(text: str, room: int) -> list[int]:
-        offsets = break_offsets(text, room)
-        wrapped.append((text, room, offsets))
-        return offsets
-
-    monkeypatch.setattr(console_module, "break_offsets", recorded)
+    wrapped = _recording(monkeypatch)
     monkeypatch.setattr(doc_claims, "run_in_process", partial(run_in_process, terminal=True))
     env = clean_env(COLUMNS=str(width), **PAGES[page])
     shown = [
@@ -159,15 +195,8 @@ def test_every_screen_of_the_course_breaks_where_its_language_allows(
         for c in example.commands
         if not c.startswith("fc curl")  # a shell command to copy, as long as it is
     ]
-    wrong = [
-        f"{problem}: {text[max(0, at - 30) : at]}⏎{text[at : at + 30]}"
-        for text, room, offsets in wrapped
-        for at in offsets
-        if (problem := _broken_wrongly(text, room, at))
-    ]
-    for line in "".join(_CONTROL.sub("", out) for out in shown if not _is_json(out)).splitlines():
-        if cell_len(line) > width:
-            wrong.append(f"{cell_len(line)} columns: {line}")
-        if line.strip()[:1] in set(CLOSING) or line.rstrip()[-1:] in set(OPENING):
-            wrong.append(f"starts or ends with punctuation that belongs elsewhere: {line}")
+    wrong = _wrong_breaks(wrapped)
+    for out in shown:
+        if not _is_json(out):
+            wrong += _wrong_lines(out, width)
     assert not wrong, "\n".join(wrong)
