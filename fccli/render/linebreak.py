@@ -18,18 +18,22 @@ OPENING = frozenset("（「『《〈【〔〖｛［“‘([{")
 CLOSING = frozenset("。，、；：？！）」』》〉】〕〗｝］”’…‥・·﹐﹑﹒﹔﹕﹖﹗,.;:!?)]}%")
 """No line starts with one of these: it belongs to what comes before."""
 
-_WIDE = re.compile(
+_AROUND = (
     "[\u1100-\u115f\u2e80-\u303f\u3040-\u30ff\u3100-\u31ff\u3200-\u33ff\u3400-\u4dbf"
     "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60"
-    "\uffe0-\uffe6\U00020000-\U0003ffff]"
+    "\uffe0-\uffe6\U00020000-\U0003ffff“‘”’…]"
 )
-"""Chinese, Japanese and Korean characters and their punctuation: each one a place to break."""
+"""Chinese, Japanese and Korean characters, their punctuation and curly quotes: a line may
+break on either side of each."""
+_BREAKS_AROUND = re.compile(_AROUND)
+_CANDIDATE = re.compile(rf"(?:(?<=\s)|(?<={_AROUND})|(?={_AROUND}))(?=\S)")
+"""Where a break may be: before a word, or beside a character of `_AROUND`."""
 
 _NUMBER = re.compile(r"[-+]?[$¥€£]?\d[\d,.]*")
 
 
 def _breaks_around(char: str) -> bool:
-    return bool(_WIDE.match(char)) or char in "“‘”’…"
+    return bool(_BREAKS_AROUND.match(char))
 
 
 def _number_ends_at(text: str, end: int) -> bool:
@@ -47,7 +51,9 @@ def may_break_before(text: str, i: int) -> bool:
         return False
     before = text[i - 1]
     if before.isspace():
-        end = len(text[:i].rstrip())
+        end = i - 1
+        while end and text[end - 1].isspace():
+            end -= 1
         if not end or text[end - 1] in OPENING:
             return False
         # A number stays with the word it counts, unless that word is a number too (`1 2 3`).
@@ -70,7 +76,8 @@ def break_offsets(text: str, width: int) -> list[int]:
     The blanks before a break stay at the end of the line before it, for the caller to strip.
     A piece that cannot break and is wider than a line is folded by cells.
     """
-    starts = [0] + [i for i in range(1, len(text)) if may_break_before(text, i)]
+    found = (m.start() for m in _CANDIDATE.finditer(text, 1))
+    starts = [0, *(i for i in found if may_break_before(text, i))]
     breaks: list[int] = []
     used = 0
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
