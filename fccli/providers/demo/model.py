@@ -7,8 +7,9 @@ an answer made from those results alone (edit a result, and the answer follows).
 result makes it say it could not find out; it never invents weather.
 
 It reads what a model reads and nothing else: the question, the tools' names, descriptions and
-schemas (demo_reading.py: choosing a tool; demo_fill.py: filling its arguments by type and
-schema, `skill` weak or strong; demo_json.py: JSON mode). Content beside calls, one rule: with
+schemas (reading.py: choosing a tool; fill.py: filling its arguments by type and schema, `skill`
+weak or strong; json_mode.py: JSON mode), a long tool result by its start and length
+(request.py). Its answer stays within `max_tokens`, as a model's does. Content beside calls, one rule: with
 thinking on it says a line before calling, with thinking off it calls with `content: null`.
 
 Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
@@ -17,7 +18,9 @@ Same request bytes in, same response bytes out: ids are hashes of the request, `
 Told to (`DemoProvider(fault=KIND)`, `fc run --demo-fault KIND`), it makes one of the classic
 mistakes in its first tool-calling answer (faults.py lists them), then reads the error result the
 harness hands back and corrects itself in the next step, saying so in its reasoning. Its faulty
-calls, answered with errors, are not asked again, nor quoted in the answer.
+calls, answered with errors, are not asked again, nor quoted in the answer. A strict tool's
+schema holds it as strict mode holds a model: a fault that would break it does not happen, and
+the call says so.
 """
 
 from __future__ import annotations
