@@ -1,7 +1,8 @@
 """The one Console: colour and live display only on a terminal, and never with NO_COLOR.
 
-On a terminal, lines wrap by words at its width (a word longer than a line, a URL or a JSON
-string, is folded), and a wrapped line goes on at its own indentation, under its beginning.
+On a terminal, lines wrap at its width where Latin and Chinese allow (`linebreak`: a word
+longer than a line, a URL or a JSON string, is folded), and a wrapped line goes on at its own
+indentation, under its beginning.
 In a pipe nothing is wrapped: a line is as long as it is, for grep and for files.
 
 Whatever it prints, control characters come out escaped (`\\x1b`): text from a server or a
@@ -17,14 +18,52 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleOptions, JustifyMethod, OverflowMethod, RenderableType
+from rich.containers import Lines
 from rich.segment import Segment
 from rich.text import Text
 
 from fccli.core.controls import escape_controls, has_controls
+from fccli.render.linebreak import break_offsets
 
 _EMOJI_CODE = re.compile(r":\S*?:")
 """Where an emoji code (`:smile:`, `:warning-emoji:`) could stand: Rich's own pattern, looser."""
+
+
+class BrokenText(Text):
+    """Text that Rich wraps (in a table cell, a grid) where Latin and Chinese allow a break."""
+
+    __slots__ = ()
+
+    def wrap(
+        self,
+        console: Console,
+        width: int,
+        *,
+        justify: JustifyMethod | None = None,
+        overflow: OverflowMethod | None = None,
+        tab_size: int = 8,
+        no_wrap: bool | None = None,
+    ) -> Lines:
+        """Rich's own `Text.wrap`, with `linebreak.break_offsets` for its `divide_line`."""
+        if no_wrap or self.no_wrap or overflow == "ignore":
+            return super().wrap(
+                console, width, justify=justify, overflow=overflow, tab_size=tab_size, no_wrap=True
+            )
+        justify = justify or self.justify or "default"
+        overflow = overflow or self.overflow or "fold"
+        lines = Lines()
+        for line in self.split(allow_blank=True):
+            if "\t" in line:
+                line.expand_tabs(tab_size)
+            pieces = line.divide(break_offsets(line.plain, width))
+            for piece in pieces:
+                piece.rstrip_end(width)
+            pieces.justify(console, width, justify=justify, overflow=overflow)
+            for piece in pieces:
+                piece.truncate(width, overflow=overflow)
+            lines.extend(pieces)
+        return lines
 
 
 class SafeConsole(Console):
@@ -34,7 +73,9 @@ class SafeConsole(Console):
         # stand comes out the same without the look.
         if emoji is None and not _EMOJI_CODE.search(text):
             emoji = False
-        return super().render_str(text, emoji=emoji, **options)
+        rendered = super().render_str(text, emoji=emoji, **options)
+        rendered.__class__ = BrokenText  # the same object, wrapped by its own rule
+        return rendered
 
     def render(
         self, renderable: RenderableType, options: ConsoleOptions | None = None
@@ -74,7 +115,8 @@ class _Console(SafeConsole):
             indent = len(line.plain) - len(line.plain.lstrip(" "))
             if indent >= self.width // 2:
                 indent = 0
-            for piece in line[indent:].wrap(self, self.width - indent, overflow="fold"):
+            body = line[indent:]
+            for piece in body.divide(break_offsets(body.plain, self.width - indent)):
                 piece.rstrip()
                 super().print(Text.assemble(" " * indent, piece))
 

@@ -12,6 +12,7 @@ import pytest
 
 from fccli.core.errors import UsageError
 from fccli.providers.demo.model import DemoProvider
+from tests.conftest import REPO
 
 QUESTION = "杭州今天适合跑步吗？"
 
@@ -110,6 +111,46 @@ def test_wrong_type_puts_several_values_in_one_array(fc, tmp_path: Path) -> None
     assert [c["function"]["arguments"] for c in calls] == ['{"city":["北京","上海"]}']
     second = load(trace / "manifest.json")["steps"][1]["tool_runs"]
     assert [r["arguments"] for r in second] == [{"city": "北京"}, {"city": "上海"}]
+
+
+REFUND = "帮我把订单 ORD-2024-000123 退款 4999 元"
+REFUND_TOOLS = str(REPO / "docs" / "course" / "refund.json")
+
+
+@pytest.mark.parametrize("kind", ["wrong-type", "missing-arg", "bad-json"])
+@pytest.mark.parametrize("thinking", [True, False], ids=["thinking", "no-thinking"])
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_strict_holds_the_demo_to_the_schema_and_the_step_says_the_fault_did_not_happen(
+    fc, tmp_path: Path, kind: str, thinking: bool, stream: bool
+) -> None:
+    extra = [*([] if thinking else ["--no-thinking"]), *(["--stream"] if stream else [])]
+    ran = fc(
+        "run", REFUND, "--tools", REFUND_TOOLS, "--strict", "--demo-fault", kind, "-o", "t", *extra
+    )
+    assert ran.returncode == 0, ran.stderr
+    call = first_call(tmp_path / "t")
+    sent = json.loads(call["function"]["arguments"])
+    assert sent == {"order_id": "ORD-2024-000123", "amount": 4999, "reason": None}
+    (step, _) = load(tmp_path / "t" / "manifest.json")["steps"]
+    assert [r["is_error"] for r in step["tool_runs"]] == [False]
+    said = f"--demo-fault {kind} 没有发生：refund_order 是 strict 工具"
+    assert said in " ".join(ran.stdout.split())
+    shown = fc("show", "t")  # the trace says it too
+    assert "".join(said.split()) in "".join(shown.stdout.split())
+
+
+def test_without_strict_the_same_fault_is_sent_and_keeps_the_other_arguments(
+    fc, tmp_path: Path
+) -> None:
+    trace = run_fault(fc, tmp_path, "wrong-type", REFUND, "--tools", REFUND_TOOLS)
+    sent = json.loads(first_call(trace)["function"]["arguments"])
+    assert sent == {"order_id": ["ORD-2024-000123"], "amount": 4999}
+    assert "没有发生" not in (trace / "1-response.deepseek.json").read_text("utf-8")
+
+
+def test_strict_does_not_stop_a_fault_outside_the_schema(fc, tmp_path: Path) -> None:
+    trace = run_fault(fc, tmp_path, "unknown-tool", REFUND, "--tools", REFUND_TOOLS, "--strict")
+    assert first_call(trace)["function"]["name"] == "get_refund_order"
 
 
 def test_the_correction_is_in_the_questions_language(fc, tmp_path: Path) -> None:

@@ -33,7 +33,8 @@ def assert_wrapped_from(wrapped: str, whole: str, width: int) -> None:
     wrapped, whole = (re.sub("─", "", _plain(t)) for t in (wrapped, whole))
     lines = wrapped.splitlines()
     assert "".join(wrapped.split()) == "".join(whole.split())  # nothing lost, nothing added
-    words = set(whole.split())
+    # a word, or a Latin run beside Chinese (a line may break between the two)
+    words = set(whole.split()) | set(re.findall(r"[^\s\u3000-\u9fff\uff00-\uffef]+", whole))
     for line in lines:
         room = width - (len(line) - len(line.lstrip(" ")))
         for word in line.split():

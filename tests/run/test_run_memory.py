@@ -1,5 +1,6 @@
-"""`fc run` holds a large tool result about twice, not five times (issue 19): the result itself
-and the body sent; the files are written in pieces and the body goes out in pieces.
+"""`fc run` holds a large tool result about twice, not five times: the result itself and the
+body sent; the files are written in pieces and the body goes out in pieces. The demo model reads
+such a result by its start and length, and answers within its bound.
 
 Measured in a real process (only a process has its own peak memory, ru_maxrss), as the
 difference between a small and a larger result, so that what Python and the libraries take
@@ -13,6 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from fccli.providers.demo.model import DEFAULT_MAX_TOKENS
 from tests.conftest import clean_env
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 
@@ -85,3 +89,56 @@ def test_a_large_tool_result_is_held_about_twice(tmp_path: Path) -> None:
     # The result and the body sent: 2x. Before, the text of each file was built whole, joined,
     # given its newline and encoded, and the HTTP library joined the body once more: 5x.
     assert grown < 3 * result_mb, f"{grown:.1f} MB more for a {result_mb:.1f} MB larger result"
+
+
+DEMO_TOOLS = '''
+import os
+
+
+def get_weather(city: str) -> str:
+    """The weather, at length."""
+    size = int(os.environ["RESULT_BYTES"])
+    if os.environ["RESULT_TEXT"] == "mixed":  # 15 bytes of UTF-8 in 7 characters
+        return ("晴天abc多云" * (size // 15 + 1))[: size // 15 * 7]
+    return "x" * size
+'''
+RESULT_MB = 20
+
+
+MEASURED = """
+import atexit, runpy, sys
+
+def peak():
+    with open("/proc/self/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(measured, "w") as out:
+        out.write(kb)
+
+measured, sys.argv = sys.argv[1], ["fc", *sys.argv[2:]]
+atexit.register(peak)
+runpy.run_module("fccli", run_name="__main__")
+"""
+"""`python -m fccli` that writes its own peak (kB) to a file at exit: the peak of this process
+alone (VmHWM), where ru_maxrss would count the test process it was forked from."""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="VmHWM is Linux's")
+@pytest.mark.parametrize("text", ["ascii", "mixed"])
+def test_the_demo_answers_a_20_mb_result_in_under_100_mb_and_within_max_tokens(
+    tmp_path: Path, text: str
+) -> None:
+    (tmp_path / "big_tools.py").write_text(DEMO_TOOLS, encoding="utf-8")
+    out, measured = tmp_path / "t", tmp_path / "peak"
+    argv = [sys.executable, "-c", MEASURED, str(measured), "run", "杭州天气"]
+    argv += ["--tools", "big_tools.py", "-o", str(out), "--json"]
+    env = clean_env(RESULT_BYTES=str(RESULT_MB * 10**6), RESULT_TEXT=text)
+    done = subprocess.run(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, check=False)
+    assert done.returncode == 0
+    assert (out / "2-request.deepseek.json").stat().st_size > RESULT_MB * 10**6 * 0.99
+    peak = int(measured.read_text()) / 1024
+    assert peak < 100, f"fc run peaked at {peak:.0f} MB for a {RESULT_MB} MB tool result"
+    answer = json.loads((out / "2-response.deepseek.json").read_text("utf-8"))
+    said = answer["choices"][0]["message"]["content"]
+    assert answer["usage"]["completion_tokens"] <= DEFAULT_MAX_TOKENS[True]
+    assert len(said) < 1000 and "个字符的长文本" in said
+    assert (out / "manifest.json").stat().st_size < 100_000

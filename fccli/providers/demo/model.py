@@ -7,8 +7,9 @@ an answer made from those results alone (edit a result, and the answer follows).
 result makes it say it could not find out; it never invents weather.
 
 It reads what a model reads and nothing else: the question, the tools' names, descriptions and
-schemas (demo_reading.py: choosing a tool; demo_fill.py: filling its arguments by type and
-schema, `skill` weak or strong; demo_json.py: JSON mode). Content beside calls, one rule: with
+schemas (reading.py: choosing a tool; fill.py: filling its arguments by type and schema, `skill`
+weak or strong; json_mode.py: JSON mode), a long tool result by its start and length
+(request.py). Its answer stays within `max_tokens`, as a model's does. Content beside calls, one rule: with
 thinking on it says a line before calling, with thinking off it calls with `content: null`.
 
 Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
@@ -17,7 +18,9 @@ Same request bytes in, same response bytes out: ids are hashes of the request, `
 Told to (`DemoProvider(fault=KIND)`, `fc run --demo-fault KIND`), it makes one of the classic
 mistakes in its first tool-calling answer (faults.py lists them), then reads the error result the
 harness hands back and corrects itself in the next step, saying so in its reasoning. Its faulty
-calls, answered with errors, are not asked again, nor quoted in the answer.
+calls, answered with errors, are not asked again, nor quoted in the answer. A strict tool's
+schema holds it as strict mode holds a model: a fault that would break it does not happen, and
+the call says so.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from fccli.providers.demo.fill import (
 )
 from fccli.providers.demo.phrases import PHRASES
 from fccli.providers.demo.reading import WET, Question, match, read_question, topics_of
+from fccli.providers.demo.request import LongText, long_texts, read_request
 
 INFO = ProviderInfo(
     name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
@@ -57,6 +61,8 @@ INFO = ProviderInfo(
 DEMO_STREAM_PACE = 0.015
 """Seconds between the events of a streamed answer when someone watches them arrive."""
 DEMO_SKILLS = ("strong", "weak")
+SCHEMA_FAULTS = ("bad-json", "missing-arg", "wrong-type")
+"""The faults whose call breaks the tool's schema: a strict tool never gets them."""
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so traces repeat byte for byte
 ERROR_MARKER = "[tool error] "  # how fc's chat translator marks an error result (chat has no flag)
 
@@ -86,12 +92,12 @@ class DemoProvider:
         return text  # offline: no secret to keep
 
     def send(self, body: Body, *, step: int) -> Reply:
-        return Reply(encode(self._respond(json.loads(bytes(body)), step)))
+        return Reply(encode(self._respond(read_request(body), step)))
 
     def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
         from fccli.providers.demo.stream import cut_inside_first_call, sse_events
 
-        request = json.loads(bytes(body))
+        request = read_request(body)
         response = self._respond(request, step)
         options = request.get("stream_options")
         events = sse_events(
@@ -163,7 +169,11 @@ def history_problem(request: dict[str, Any]) -> str | None:
                 return _refusal("FC112")
             for k, call in enumerate(m["tool_calls"]):
                 try:
-                    ok = isinstance(json.loads(call["function"]["arguments"]), dict)
+                    arguments = call["function"]["arguments"]
+                    if isinstance(arguments, LongText):  # read by its start: an object's?
+                        ok = arguments.lstrip().startswith("{")
+                    else:
+                        ok = isinstance(json.loads(arguments), dict)
                 except (ValueError, TypeError, KeyError):
                     ok = False
                 if not ok:
@@ -375,9 +385,11 @@ def _faulty(
     if fault == "missing-arg":
         return [(name, "{}"), *calls[1:]]
     if fault == "wrong-type" and param is not None:
-        # All the values in one call, as an array where the schema asks for a string.
+        # All the values in one call, as an array where the schema asks for a string; the
+        # other arguments as they were.
         values = [json.loads(a).get(param) for _, a in calls]
-        return [(name, json.dumps({param: values}, ensure_ascii=False, separators=(",", ":")))]
+        wrong = {**json.loads(arguments), param: values}
+        return [(name, json.dumps(wrong, ensure_ascii=False, separators=(",", ":")))]
     if fault == "unknown-tool":
         return [(_not_offered(n, offered), a) for n, a in calls]
     return calls
@@ -470,10 +482,17 @@ def _digest(request: dict[str, Any]) -> str:
     # Without the stream switches: the same question streamed gets the same ids.
     request = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
     canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass"))
+    for text in long_texts(request):  # read by its start: the rest of it counts too
+        digest.update(text.digest.encode())
+    return digest.hexdigest()
 
 
 CHARS_PER_TOKEN = 2
+DEFAULT_MAX_TOKENS = {False: 4096, True: 32768}
+"""The bound on a request without `max_tokens`, by thinking off or on: DeepSeek's defaults
+(deepseek-chat 4K, deepseek-reasoner 32K with its reasoning, api-docs.deepseek.com "Models &
+Pricing")."""
 
 
 def _cut_to(message: dict[str, Any], budget: int) -> bool:
@@ -509,15 +528,18 @@ def _envelope(
 ) -> dict[str, Any]:
     h = _digest(request)
     max_tokens = request.get("max_tokens")
-    if isinstance(max_tokens, int) and _cut_to(message, max_tokens * CHARS_PER_TOKEN):
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
+        max_tokens = DEFAULT_MAX_TOKENS[_thinking_on(request)]
+    if _cut_to(message, max_tokens * CHARS_PER_TOKEN):
         finish_reason = "length"
     reasoning = message.get("reasoning_content") or ""
     # What the model wrote, counted as _cut_to counts it, so a cut answer stays in its budget.
     arguments = "".join(c["function"]["arguments"] for c in message.get("tool_calls", []))
     written = reasoning + (message.get("content") or "") + arguments
-    prompt = json.dumps(request.get("messages", []), ensure_ascii=False) + json.dumps(
-        request.get("tools", []), ensure_ascii=False
-    )
+    read = [request.get("messages", []), request.get("tools", [])]
+    prompt = sum(len(json.dumps(part, ensure_ascii=False)) for part in read)
+    prompt += sum(text.chars - len(text) for text in long_texts(read))
+    prompt_tokens = prompt // 2 + 1
     # Token counts are an estimate (about 2 characters a token), but the same every time.
     completion_tokens = -(-len(written) // CHARS_PER_TOKEN)
     reasoning_tokens = -(-len(reasoning) // CHARS_PER_TOKEN)
@@ -530,9 +552,9 @@ def _envelope(
             {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
         ],
         "usage": {
-            "prompt_tokens": len(prompt) // 2 + 1,
+            "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
-            "total_tokens": len(prompt) // 2 + 1 + completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
         },
         "system_fingerprint": "fc-demo",
@@ -554,7 +576,9 @@ def _tool_call_response(
         (c.name, json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":")))
         for c in plan.calls
     ]
-    if fault is not None:
+    # A strict tool's calls are decoded to its schema: a fault that breaks it cannot come out.
+    prevented = fault in SCHEMA_FAULTS and (choice.tool or {}).get("strict") is True
+    if fault is not None and not prevented:
         offered = _tool_names(request)
         written = _faulty(fault, written, plan.key, offered)
     tool = written[0][0]
@@ -565,7 +589,11 @@ def _tool_call_response(
     # block of the course's first response); with thinking off it calls at once, content null,
     # as real models often do. One rule, so the same request always gets the same shape.
     thinking = _thinking_on(request)
-    message: dict[str, Any] = {"role": "assistant", "content": text if thinking else None}
+    content = text if thinking else None
+    if prevented:  # said beside the call either way: the fault asked for did not happen
+        said = say["strict_prevents"].format(fault=fault, tool=tool, slip=say[f"slip_{fault}"])
+        content = text + said if thinking else said.lstrip()
+    message: dict[str, Any] = {"role": "assistant", "content": content}
     if thinking:
         message["reasoning_content"] = reasoning
     message["tool_calls"] = [
@@ -712,13 +740,21 @@ def _describe_result(
         data = None
     if not isinstance(data, dict):
         key = "result_opaque" if "weather" in q.topics else "result_text"
-        return say[key].format(subject=subject, tool=tool, content=content), {}
+        n = content.chars if isinstance(content, LongText) else len(content)
+        if n > QUOTED:  # said by its start and length, as a model sums up a long text
+            key, content = key + "_long", content[: QUOTED // 2]
+        return say[key].format(subject=subject, tool=tool, content=content, n=n), {}
     if not {"temp_c", "condition"} <= data.keys():
-        fields = say["reason_sep"].join(
-            say["field"].format(key=k, value=json.dumps(v, ensure_ascii=False))
-            for k, v in data.items()
+        fields = [
+            say["field"].format(key=k, value=_clipped(json.dumps(v, ensure_ascii=False)))
+            for k, v in list(data.items())[:FIELDS_SAID]
+        ]
+        if len(data) > FIELDS_SAID:
+            fields.append(say["more_fields"].format(n=len(data) - FIELDS_SAID))
+        line = say["result_fields"].format(
+            subject=subject, tool=tool, fields=say["reason_sep"].join(fields)
         )
-        return say["result_fields"].format(subject=subject, tool=tool, fields=fields), data
+        return line, data
     # The city the call asked for: the model trusts the pairing by id (so a harness that pairs
     # by position makes it speak of 北京 with 上海's weather).
     city = subject
@@ -727,6 +763,16 @@ def _describe_result(
     key = "result_weather" if aqi is not None else "result_weather_no_aqi"
     line = say[key].format(city=city, temp=temp, condition=condition, aqi=aqi, verdict=verdict)
     return line, data
+
+
+QUOTED = 160
+"""The longest text result the answer quotes whole: a longer one is said by its start and length."""
+FIELDS_SAID = 8
+"""The fields of a result the answer names; the rest are counted."""
+
+
+def _clipped(value: str) -> str:
+    return value if len(value) <= QUOTED else value[: QUOTED // 2] + "…"
 
 
 def _first_sentence(error: str) -> str:

@@ -1,0 +1,202 @@
+"""Lines break where Chinese and English allow, at 60, 80 and 120 columns, on every screen of
+the course: between Chinese characters, never before closing punctuation or after opening
+punctuation, never between a number and what it counts, never inside a word that fits a line,
+and a wrapped line goes on at its own indentation."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from functools import partial
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from fccli.render import console as console_module
+from fccli.render.console import make_console
+from fccli.render.linebreak import break_offsets
+from tests.conftest import REPO, clean_env
+from tests.docs.test_course import EXAMPLES, EXAMPLES_ZH, PAGES
+from tests.support import doc_claims
+from tests.support.doc_claims import Example
+from tests.support.inprocess import run_in_process
+
+WIDTHS = (60, 80, 120)
+CLOSING = "。，、；：？！）」』》"
+OPENING = "（「『《"
+_WIDE = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+_NUMBER = re.compile(r"[-+]?[$¥€£]?\d[\d,.]*")
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
+
+
+def _is_json(output: str) -> bool:
+    """Say whether a command printed a JSON document: data, which the terminal wraps, not fc."""
+    try:
+        json.loads(output)
+    except ValueError:
+        return False
+    return True
+
+
+def _lines(text: str, width: int) -> list[str]:
+    pieces = []
+    start = 0
+    for end in [*break_offsets(text, width), len(text)]:
+        pieces.append(text[start:end].rstrip())
+        start = end
+    return pieces
+
+
+def _broken_wrongly(text: str, width: int, at: int) -> str | None:
+    """What rule a break of `text` at `at`, in lines of `width` cells, breaks; None if none."""
+    before, after = text[:at].rstrip(), text[at:]
+    if after[:1] in CLOSING:
+        return f"a line starts with {after[0]!r}"
+    if before[-1:] in OPENING:
+        return f"a line ends with {before[-1]!r}"
+    counted = re.match(r"[^\W\d_]", after)
+    number = re.search(r"(?:^|[\s\u3000-\u9fff\uff00-\uffef])([-+]?[$¥€£]?\d[\d,.]*)$", before)
+    if counted and number:
+        return f"{number.group(1)!r} cut from what it counts ({after.split()[0]!r})"
+    if (
+        at
+        and not text[at - 1].isspace()
+        and not _WIDE.match(text[at - 1])
+        and not (_WIDE.match(text[at]))
+    ):
+        word = re.search(r"[^\s\u3000-\u9fff\uff00-\uffef]*$", before)
+        rest = re.match(r"[^\s\u3000-\u9fff\uff00-\uffef]*", after)
+        whole = (word.group(0) if word else "") + (rest.group(0) if rest else "")
+        if cell_len(whole) <= width:
+            return f"the word {whole!r} is cut, and fits in {width} columns"
+    return None
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "lines"),
+    [
+        (
+            "→ 请求（发往 demo，deepseek 格式）：1 条消息，用户的提问；提供的工具：get_weather",
+            40,
+            [
+                "→ 请求（发往 demo，deepseek 格式）：1 条",
+                "消息，用户的提问；提供的工具：",
+                "get_weather",
+            ],
+        ),
+        ("（厂商格式里：finish_reason stop）（3 ms，输入 158 / 输出", 36, None),
+        ("杭州现在 21°C，多云。适合跑步", 16, ["杭州现在 21°C，", "多云。适合跑步"]),
+        ("北京、上海、深圳：Shenzhen is sunny", 22, ["北京、上海、深圳：", "Shenzhen is sunny"]),
+        ("共3条消息", 4, ["共", "3条", "消息"]),
+        ("她说：「好」。", 8, ["她说：", "「好」。"]),
+        ("see https://api.deepseek.com/chat/completions now", 20, None),
+    ],
+)
+def test_breaks_where_the_rules_allow(text: str, width: int, lines: list[str] | None) -> None:
+    found = _lines(text, width)
+    if lines is not None:
+        assert found == lines
+    assert "".join(found).replace(" ", "") == text.replace(" ", "")
+    for at in break_offsets(text, width):
+        assert _broken_wrongly(text, width, at) is None, (text, width, at)
+    for line in found:
+        assert cell_len(line) <= width or " " not in line, line
+
+
+def test_a_number_stays_with_what_it_counts() -> None:
+    for width in range(8, 30):
+        for line in _lines("（3 ms，输入 158 / 输出 36 token）共 12 条消息", width):
+            assert not re.search(r"\d$", line) or line.endswith("158"), (width, line)
+
+
+def test_a_word_longer_than_the_line_is_folded() -> None:
+    assert _lines("a " + "x" * 25, 10) == ["a", "x" * 10, "x" * 10, "x" * 5]
+
+
+def test_a_wrapped_line_keeps_its_indentation() -> None:
+    buffer = io.StringIO()
+    console = make_console(file=buffer, width=30, force_terminal=True, color_system=None)
+    console.print(
+        "  思考内容：用户想知道杭州的天气适不适合跑步。我没有实时天气数据，需要调用 get_weather 查询。"
+    )
+    lines = buffer.getvalue().splitlines()
+    assert len(lines) > 2
+    assert all(line.startswith("  ") and not line.startswith("   ") for line in lines)
+    assert all(cell_len(line) <= 30 for line in lines)
+
+
+def _course(page: str, examples: list[Example]) -> list[tuple[str, Example, int]]:
+    return [(page, e, w) for e in examples for w in WIDTHS]
+
+
+COURSE = _course("docs/course.zh.md", EXAMPLES_ZH) + _course("docs/course.md", EXAMPLES)
+
+
+def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, list[int]]]:
+    """Every line the console wraps, with its width and its breaks, from now on."""
+    wrapped: list[tuple[str, int, list[int]]] = []
+
+    def recorded(text: str, room: int) -> list[int]:
+        offsets = break_offsets(text, room)
+        wrapped.append((text, room, offsets))
+        return offsets
+
+    monkeypatch.setattr(console_module, "break_offsets", recorded)
+    return wrapped
+
+
+def _wrong_breaks(wrapped: list[tuple[str, int, list[int]]]) -> list[str]:
+    return [
+        f"{problem}: {text[max(0, at - 30) : at]}⏎{text[at : at + 30]}"
+        for text, room, offsets in wrapped
+        for at in offsets
+        if (problem := _broken_wrongly(text, room, at))
+    ]
+
+
+def _wrong_lines(shown: str, width: int) -> list[str]:
+    wrong = []
+    for line in _CONTROL.sub("", shown).splitlines():
+        if cell_len(line) > width:
+            wrong.append(f"{cell_len(line)} columns: {line}")
+        if line.strip()[:1] in set(CLOSING) or line.rstrip()[-1:] in set(OPENING):
+            wrong.append(f"starts or ends with punctuation that belongs elsewhere: {line}")
+    return wrong
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_table_cell_breaks_where_chinese_allows(
+    fc, width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrapped = _recording(monkeypatch)
+    shown = fc("providers", env=clean_env(COLUMNS=str(width), LANG="zh_CN.UTF-8"), terminal=True)
+    assert shown.returncode == 0, shown.stderr
+    assert wrapped
+    assert not _wrong_breaks(wrapped) + _wrong_lines(shown.stdout, width)
+
+
+@pytest.mark.parametrize(
+    ("page", "example", "width"),
+    COURSE,
+    ids=[f"{p.split('/')[-1][:-3]}-line{e.line}-{w}" for p, e, w in COURSE],
+)
+def test_every_screen_of_the_course_breaks_where_its_language_allows(
+    page: str, example: Example, width: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
+    wrapped = _recording(monkeypatch)
+    monkeypatch.setattr(doc_claims, "run_in_process", partial(run_in_process, terminal=True))
+    env = clean_env(COLUMNS=str(width), **PAGES[page])
+    shown = [
+        doc_claims.run(Example(0, [c], []), tmp_path, env).stdout
+        for c in example.commands
+        if not c.startswith("fc curl")  # a shell command to copy, as long as it is
+    ]
+    wrong = _wrong_breaks(wrapped)
+    for out in shown:
+        if not _is_json(out):
+            wrong += _wrong_lines(out, width)
+    assert not wrong, "\n".join(wrong)
