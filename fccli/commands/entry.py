@@ -61,7 +61,7 @@ def main() -> None:
     interrupts.received.clear()
     restore = interrupts.install()
     try:
-        from fccli.commands.lang import prepared
+        from fccli.commands.help_format import prepared
 
         prepared(app_for(args))(prog_name="fc")
     except SystemExit as e:
@@ -100,7 +100,7 @@ def _choose_language(args: list[str]) -> bool:
     --lang zh` too), else the environment. False, with the error said, for a `--lang` fc does
     not speak."""
     from fccli import i18n
-    from fccli.commands.lang import language_in
+    from fccli.commands.help_format import language_in
 
     try:
         chosen = language_in(args)

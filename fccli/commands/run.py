@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from fccli.commands.lang import help_text
+from fccli.commands.help_format import help_text
 from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, TOOL_TIMEOUT, megabytes
 from fccli.commands.otlp import OTLP, OTLP_CONTENT
 from fccli.i18n import N_, Msg

@@ -33,7 +33,7 @@ def test_the_command_the_arguments_name(args: list[str], name: str | None) -> No
 
 
 def test_the_listing_reads_as_every_command_built() -> None:
-    from typer._click.core import Context
+    from typer import Context
     from typer.main import get_command
 
     built = get_command(full_app())
