@@ -8,6 +8,13 @@ import typer
 
 from fccli.i18n import N_
 
+HELP = N_(
+    "Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never "
+    "see), before anything is sent. Exit 1 on an error (or a warning with --strict), 0 "
+    "otherwise, 2 for a file that cannot be read."
+)
+RANK = 70  # its place in `fc --help`
+
 
 def check(
     path: Path = typer.Argument(
@@ -29,9 +36,6 @@ def check(
     json_output: bool = typer.Option(False, "--json", help=N_("Print the findings as JSON.")),
     strict: bool = typer.Option(False, "--strict", help=N_("Warnings fail too (exit 1).")),
 ) -> None:
-    """Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never
-    see), before anything is sent. Exit 1 on an error (or a warning with --strict), 0 otherwise,
-    2 for a file that cannot be read."""
     from fccli.check.report import check_path
     from fccli.core.errors import FindingsError
     from fccli.render.check_view import print_json_report, render_report

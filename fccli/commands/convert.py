@@ -8,6 +8,11 @@ import typer
 
 from fccli.i18n import N_
 
+HELP = N_(
+    "Translate a request, response or messages array; what the target cannot hold goes to stderr."
+)
+RANK = 60  # its place in `fc --help`
+
 
 def convert(
     file: str = typer.Argument(..., metavar="FILE", help=N_("A JSON file, or `-` for stdin.")),
@@ -27,7 +32,6 @@ def convert(
         None, "--out", "-o", help=N_("Write to this file, not stdout.")
     ),
 ) -> None:
-    """Translate a request, response or messages array; what the target cannot hold goes to stderr."""
     from fccli.convert.translate import convert as run_convert
     from fccli.core.errors import UsageError
     from fccli.core.jsonio import dumps

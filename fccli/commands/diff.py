@@ -6,6 +6,9 @@ import typer
 
 from fccli.i18n import N_
 
+HELP = N_("Compare two request or response files; formats are detected from the content.")
+RANK = 50  # its place in `fc --help`
+
 
 def diff(
     a: str = typer.Argument(..., metavar="A", help=N_("A JSON file (`-` for stdin).")),
@@ -15,7 +18,6 @@ def diff(
     ),
     json_output: bool = typer.Option(False, "--json", help=N_("Print the comparison as JSON.")),
 ) -> None:
-    """Compare two request or response files; formats are detected from the content."""
     from fccli.core.jsonio import dumps
     from fccli.diff.compare import diff_documents
     from fccli.i18n import _

@@ -9,15 +9,19 @@ import typer
 
 from fccli.i18n import N_
 
-app = typer.Typer(
-    help=N_("Send traces elsewhere: `fc export otel` for OpenTelemetry backends."),
+HELP = N_("Send traces elsewhere: `fc export otel` for OpenTelemetry backends.")
+RANK = 130  # its place in `fc --help`
+
+
+export = typer.Typer(
+    help=HELP,
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
-@app.command(
+@export.command(
     "otel",
     help=N_(
         "Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace "

@@ -6,11 +6,16 @@ import typer
 
 from fccli.i18n import N_
 
+HELP = N_(
+    "List the providers: wire format, default model, base URL, key variable (set or not), "
+    "capabilities."
+)
+RANK = 20  # its place in `fc --help`
+
 
 def providers(
     json_output: bool = typer.Option(False, "--json", help=N_("Print the table as JSON.")),
 ) -> None:
-    """List the providers: wire format, default model, base URL, key variable (set or not), capabilities."""
     from fccli.providers.registry import describe_providers
 
     rows = describe_providers()

@@ -13,6 +13,12 @@ from fccli.i18n import N_, Msg
 from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.run.harness_bugs import HARNESS_BUGS
 
+HELP = N_(
+    "Ask with tool definitions, execute the calls the model asks for, hand the results "
+    "back, repeat."
+)
+RANK = 10  # its place in `fc --help`
+
 
 def run(
     question: str = typer.Argument(

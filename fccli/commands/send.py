@@ -12,6 +12,12 @@ import typer
 from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
 from fccli.i18n import N_
 
+HELP = N_(
+    "Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, "
+    "when the file asks for one). HTTP errors: the provider's sentence on stderr, exit 3."
+)
+RANK = 100  # its place in `fc --help`
+
 # Shared with `fc curl`, which reads the same file and finds the same provider.
 FILE = typer.Argument(
     ..., metavar="FILE", help=N_("A wire-format request body, e.g. TRACE/2-request.deepseek.json.")
@@ -44,8 +50,6 @@ def send(
     timeout: float = TIMEOUT,
     max_response_mb: float = MAX_RESPONSE_MB,
 ) -> None:
-    """Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, when
-    the file asks for one). HTTP errors: the provider's sentence on stderr, exit 3."""
     from fccli.core.errors import UsageError
     from fccli.i18n import Msg, _, localized
     from fccli.send.post import provider_for, read_request_file, send_file, with_provider_model

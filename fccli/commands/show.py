@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from fccli.trace.reader import Trace
 
 
+HELP = N_(
+    "Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."
+)
+RANK = 40  # its place in `fc --help`
+
+
 def show(
     target: str | None = typer.Argument(
         None,
@@ -48,7 +54,6 @@ def show(
         False, "--json", help=N_("Print the trace (manifest, steps, calls and results) as JSON.")
     ),
 ) -> None:
-    """Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."""
     from fccli.core.errors import UsageError
     from fccli.core.jsonio import dumps
     from fccli.i18n import Msg, _

@@ -6,6 +6,9 @@ import typer
 
 from fccli.i18n import N_
 
+HELP = N_("Print the tool definitions as they would be sent (the JSON the model reads).")
+RANK = 30  # its place in `fc --help`
+
 
 def tools(
     tools: str = typer.Option(
@@ -29,7 +32,6 @@ def tools(
         False, "--strict", help=N_("Show the strict-mode form, and what strict mode refuses.")
     ),
 ) -> None:
-    """Print the tool definitions as they would be sent (the JSON the model reads)."""
     from fccli.core.errors import FindingsError
     from fccli.core.jsonio import dumps
     from fccli.core.models import Request
