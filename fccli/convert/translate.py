@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.models import Message, ProviderBlock, Request, Response
-from fccli.diff.compare import Change, changes, compact, path_str
+from fccli.diff.paths import compact, path_str
+from fccli.diff.structural import Change, changes
 from fccli.i18n import Msg
 from fccli.wire.registry import INTERNAL as INTERNAL_NAME
 from fccli.wire.registry import family, format_names

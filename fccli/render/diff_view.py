@@ -1,6 +1,6 @@
 """`fc diff`: the mapping of an internal file onto its wire form, or a diff by JSON path.
 
-Takes the differ's objects (fccli.diff.compare); no wire format, provider or transport here. Without
+Takes the differ's objects (fccli.diff); no wire format, provider or transport here. Without
 colour, removed and added pieces of a long string are marked `[-…-]` and `{+…+}`.
 """
 
@@ -12,11 +12,14 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from fccli.diff.compare import compact, kind_said
+from fccli.diff.paths import compact
+from fccli.diff.structural import kind_said
 from fccli.i18n import _, language, localized
 
 if TYPE_CHECKING:
-    from fccli.diff.compare import Change, DiffResult, Link, Side
+    from fccli.diff.compare import DiffResult, Side
+    from fccli.diff.mapping import Link
+    from fccli.diff.structural import Change
 
 CONTEXT = 24
 """Characters of unchanged text kept on each side of a change inside a long string."""
