@@ -6,7 +6,12 @@ from pathlib import Path
 
 import typer
 
-from fccli.i18n import N_
+from fccli.convert.translate import convert as translate
+from fccli.core.controls import escape_controls
+from fccli.core.errors import UsageError
+from fccli.core.jsonio import dumps
+from fccli.i18n import N_, Msg, _, localized
+from fccli.trace.reader import read_document
 
 HELP = N_(
     "Translate a request, response or messages array; what the target cannot hold goes to stderr."
@@ -32,18 +37,11 @@ def convert(
         None, "--out", "-o", help=N_("Write to this file, not stdout.")
     ),
 ) -> None:
-    from fccli.convert.translate import convert as run_convert
-    from fccli.core.errors import UsageError
-    from fccli.core.jsonio import dumps
-    from fccli.i18n import Msg, _, localized
-    from fccli.trace.reader import read_document
-
     if out is not None and file != "-" and out.resolve() == Path(file).resolve():
         raise UsageError(
             Msg("-o {out} is the file being converted; write somewhere else", out=str(out))
         )
-    converted = run_convert(read_document(file, forced=source), to)
-    from fccli.core.controls import escape_controls  # the lines quote the file's names
+    converted = translate(read_document(file, forced=source), to)
 
     # The labels are said in the chosen language too (`fc: 丢失：...` under zh); scripts that
     # read them run under English (CLI.md names no contract on these lines).

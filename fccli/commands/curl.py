@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 
 from fccli.commands.send import BASE_URL, FILE, PROVIDER
-from fccli.i18n import N_
+from fccli.i18n import N_, _, localized
+from fccli.send.curl import curl_command
+from fccli.send.post import provider_for, read_request_file
 
 HELP = N_(
     'Print a curl command that posts FILE as it is, with the key as "$ENV_VAR", never its value.'
@@ -18,10 +20,6 @@ def curl(
     provider: str | None = PROVIDER,
     base_url: str | None = BASE_URL,
 ) -> None:
-    from fccli.i18n import _, localized
-    from fccli.send.curl import curl_command
-    from fccli.send.post import provider_for, read_request_file
-
     file_ = read_request_file(file)
     command = curl_command(file_, provider_for(file_, provider), base_url)
     for note in command.notes:

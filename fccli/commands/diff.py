@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from fccli.i18n import N_
+from fccli.core.jsonio import dumps
+from fccli.diff.compare import diff_documents
+from fccli.i18n import N_, _
+from fccli.render.console import make_console
+from fccli.render.diff_view import render_diff
+from fccli.trace.reader import read_document
 
 HELP = N_("Compare two request or response files; formats are detected from the content.")
 RANK = 50  # its place in `fc --help`
@@ -18,13 +23,6 @@ def diff(
     ),
     json_output: bool = typer.Option(False, "--json", help=N_("Print the comparison as JSON.")),
 ) -> None:
-    from fccli.core.jsonio import dumps
-    from fccli.diff.compare import diff_documents
-    from fccli.i18n import _
-    from fccli.render.console import make_console
-    from fccli.render.diff_view import render_diff
-    from fccli.trace.reader import read_document
-
     if a == "-" and b == "-":
         raise typer.BadParameter(_("only one of A and B can be stdin"))
     result = diff_documents(read_document(a), read_document(b))

@@ -8,6 +8,7 @@ import typer
 
 from fccli.commands.limits import megabytes
 from fccli.i18n import N_
+from fccli.proxy.start import ProxyOptions, serve
 
 HELP = N_("Forward an agent's requests to a provider unchanged, recording each as a trace step.")
 RANK = 110  # its place in `fc --help`
@@ -72,8 +73,6 @@ def proxy(
         ),
     ),
 ) -> None:
-    from fccli.proxy.start import ProxyOptions, serve
-
     serve(
         ProxyOptions(
             to=to,

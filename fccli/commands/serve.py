@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from fccli.i18n import N_
+from fccli.serve.start import serve_traces
 
 HELP = N_(
     "Answer each request with the recorded response of the step it equals (volatile fields "
@@ -33,8 +34,6 @@ def serve(
         ),
     ),
 ) -> None:
-    from fccli.serve.start import serve_traces
-
     serve_traces(traces, host, port, say)
 
 
