@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from fccli.core.jsonio import dumps
-from fccli.diff.compare import diff_documents
 from fccli.i18n import N_, _
-from fccli.render.console import make_console
-from fccli.render.diff_view import render_diff
-from fccli.trace.reader import read_document
 
 HELP = N_("Compare two request or response files; formats are detected from the content.")
 RANK = 50  # its place in `fc --help`
@@ -25,10 +20,11 @@ def diff(
 ) -> None:
     if a == "-" and b == "-":
         raise typer.BadParameter(_("only one of A and B can be stdin"))
-    result = diff_documents(read_document(a), read_document(b))
-    if json_output:
-        typer.echo(dumps(result.to_json()), nl=False)
-    else:
-        render_diff(make_console(), result)
+    # imported as it runs: `fc diff --help` stays light (start-up)
+    from fccli.diff.compare import diff_files
+    from fccli.render.diff_view import print_diff
+
+    result = diff_files(a, b)
+    print_diff(result, json_output=json_output)
     if exit_code and result.differ:
         raise typer.Exit(1)

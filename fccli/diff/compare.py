@@ -15,17 +15,15 @@ It never prints (render/diff_view.py does).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from fccli.core.errors import UsageError
 from fccli.core.models import Request
 from fccli.diff.mapping import Link, mapped
 from fccli.diff.structural import Change, changes, described_changes, kind_said
 from fccli.i18n import Msg
+from fccli.trace.reader import Document, read_document
 from fccli.wire.registry import INTERNAL, family, get_format
-
-if TYPE_CHECKING:
-    from fccli.trace.reader import Document
 
 
 @dataclass
@@ -77,6 +75,11 @@ class DiffResult:
         if self.note:
             out["note"] = self.note
         return out
+
+
+def diff_files(a: str, b: str) -> DiffResult:
+    """Compare two JSON files (`-`: stdin), their formats detected from the content."""
+    return diff_documents(read_document(a), read_document(b))
 
 
 def diff_documents(a: Document, b: Document) -> DiffResult:
