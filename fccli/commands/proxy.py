@@ -8,7 +8,6 @@ import typer
 
 from fccli.commands.limits import megabytes
 from fccli.i18n import N_
-from fccli.proxy.start import ProxyOptions, serve
 
 HELP = N_("Forward an agent's requests to a provider unchanged, recording each as a trace step.")
 RANK = 110  # its place in `fc --help`
@@ -73,6 +72,9 @@ def proxy(
         ),
     ),
 ) -> None:
+    # imported as it runs: `fc proxy --help` stays without the server stack (start-up)
+    from fccli.proxy.start import ProxyOptions, serve
+
     serve(
         ProxyOptions(
             to=to,
