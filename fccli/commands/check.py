@@ -6,11 +6,8 @@ from pathlib import Path
 
 import typer
 
-from fccli.check.report import check_path
 from fccli.core.errors import FindingsError
 from fccli.i18n import N_, Msg
-from fccli.render.check_view import print_json_report, render_report
-from fccli.render.console import make_console
 
 HELP = N_(
     "Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never "
@@ -40,11 +37,12 @@ def check(
     json_output: bool = typer.Option(False, "--json", help=N_("Print the findings as JSON.")),
     strict: bool = typer.Option(False, "--strict", help=N_("Warnings fail too (exit 1).")),
 ) -> None:
+    # imported as it runs: `fc check --help` stays light (start-up)
+    from fccli.check.report import check_path
+    from fccli.render.check_view import print_report
+
     report = check_path(path, fmt)
-    if json_output:
-        print_json_report(report)
-    else:
-        render_report(make_console(), report, strict=strict)
+    print_report(report, json_output=json_output, strict=strict)
     if report.failed(strict):
         if report.errors:
             raise FindingsError(

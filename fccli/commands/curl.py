@@ -6,8 +6,6 @@ import typer
 
 from fccli.commands.send import BASE_URL, FILE, PROVIDER
 from fccli.i18n import N_, _, localized
-from fccli.send.curl import curl_command
-from fccli.send.post import provider_for, read_request_file
 
 HELP = N_(
     'Print a curl command that posts FILE as it is, with the key as "$ENV_VAR", never its value.'
@@ -20,6 +18,10 @@ def curl(
     provider: str | None = PROVIDER,
     base_url: str | None = BASE_URL,
 ) -> None:
+    # imported as it runs: `fc curl --help` stays light (start-up)
+    from fccli.send.curl import curl_command
+    from fccli.send.post import provider_for, read_request_file
+
     file_ = read_request_file(file)
     command = curl_command(file_, provider_for(file_, provider), base_url)
     for note in command.notes:

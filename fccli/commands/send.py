@@ -11,7 +11,6 @@ from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
 from fccli.core.errors import UsageError
 from fccli.i18n import N_, Msg, _, localized
 from fccli.send.output import check_writable, end_line, save, shown_on
-from fccli.send.post import provider_for, read_request_file, send_file, with_provider_model
 
 HELP = N_(
     "Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, "
@@ -55,6 +54,9 @@ def send(
         raise UsageError(
             Msg("-o {out} is the request being sent; save the response elsewhere", out=str(out))
         )
+    # imported as it runs: `fc send --help` stays light (start-up)
+    from fccli.send.post import provider_for, read_request_file, send_file, with_provider_model
+
     request = read_request_file(file)
     name = provider_for(request, provider)
     request, swapped = with_provider_model(request, name)

@@ -55,20 +55,27 @@ def show(
             hint=Msg("for the terminal: fc check TRACE"),
         )
     # imported as it runs: `fc show --help` stays light (start-up)
-    from fccli.render.show_view import ShowAsked, show_target
+    from fccli.render.show_view import ShowAsked, show_document, show_path
+    from fccli.trace.reader import read_source, resolve_trace
+    from fccli.wire.detect import is_manifest
 
-    show_target(
-        target,
-        ShowAsked(
-            step=step,
-            wire=wire,
-            thinking=thinking,
-            full=full,
-            html=html,
-            check=check,
-            json_output=json_output,
-        ),
+    asked = ShowAsked(
+        step=step,
+        wire=wire,
+        thinking=thinking,
+        full=full,
+        html=html,
+        check=check,
+        json_output=json_output,
     )
+    path = resolve_trace(target)
+    if target == "-" or path.is_file():
+        data, name = read_source(str(path) if target != "-" else "-")
+        if target == "-" or not is_manifest(data):
+            show_document(data, name, asked)
+            return
+        path = path.parent  # a trace's manifest: the trace it belongs to
+    show_path(path, asked)
 
 
 def _page_name(value: Path | None) -> Path | None:

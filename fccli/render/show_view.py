@@ -16,16 +16,13 @@ from fccli.trace.names import MANIFEST
 from fccli.trace.reader import (
     Trace,
     document_from,
-    read_source,
     read_trace,
-    resolve_trace,
     trace_json,
     trace_summary,
     traces_in,
     wire_json,
     wire_sections,
 )
-from fccli.wire.detect import is_manifest
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,35 +41,32 @@ class ShowAsked:
     json_output: bool = False
 
 
-def show_target(target: str | None, asked: ShowAsked) -> None:
-    """Show `target` (default: the newest trace under ./traces): a trace, a trace's manifest, a
-    folder of traces, or one request or response file (`-`: stdin)."""
-    path = resolve_trace(target)
+def show_document(data: Any, name: str, asked: ShowAsked) -> None:
+    """Show one request, response or messages file (its content `data`, read from `name`)."""
+    if asked.step is not None:
+        raise UsageError(Msg("--step is for a trace directory, not a single file"))
     console = transcript.recording_console() if asked.html else make_console()
-    if target == "-" or path.is_file():
-        data, name = read_source(str(path) if target != "-" else "-")
-        if target != "-" and is_manifest(data):
-            path = path.parent  # a trace's manifest: the trace it belongs to
-        else:
-            if asked.step is not None:
-                raise UsageError(Msg("--step is for a trace directory, not a single file"))
-            doc = document_from(data, name)
-            if asked.json_output and asked.wire:
-                sys.stdout.write(dumps(doc.to_json(wire=True)))
-            elif asked.json_output:
-                sys.stdout.write(dumps(doc.to_json()))
-            elif asked.wire:
-                heading = _(
-                    "{name}: {format} {what}, as stored",
-                    name=doc.name,
-                    format=doc.format,
-                    what=transcript.kind_text(doc.kind),
-                )
-                transcript.render_files(console, heading, [(doc.name, [(doc.name, doc.pretty())])])
-            else:
-                transcript.render_document(console, doc, thinking=asked.thinking, full=asked.full)
-            _save_html(console, asked.html)
-            return
+    doc = document_from(data, name)
+    if asked.json_output and asked.wire:
+        sys.stdout.write(dumps(doc.to_json(wire=True)))
+    elif asked.json_output:
+        sys.stdout.write(dumps(doc.to_json()))
+    elif asked.wire:
+        heading = _(
+            "{name}: {format} {what}, as stored",
+            name=doc.name,
+            format=doc.format,
+            what=transcript.kind_text(doc.kind),
+        )
+        transcript.render_files(console, heading, [(doc.name, [(doc.name, doc.pretty())])])
+    else:
+        transcript.render_document(console, doc, thinking=asked.thinking, full=asked.full)
+    _save_html(console, asked.html)
+
+
+def show_path(path: Path, asked: ShowAsked) -> None:
+    """Show a trace, or what a folder of traces holds."""
+    console = transcript.recording_console() if asked.html else make_console()
     if path.is_dir() and not (path / MANIFEST).exists():
         inside = traces_in(path)
         if inside:  # a folder of traces (traces/, traces/examples): what is in it
