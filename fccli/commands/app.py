@@ -76,7 +76,7 @@ def _root() -> typer.Typer:
         ),
         no_args_is_help=True,
         add_completion=False,
-        # Plain click help and errors: Rich-formatted help costs ~70 ms on every `fc --help`.
+        # Plain click help and errors: Rich-formatted help is slow on every `fc --help` (start-up).
         rich_markup_mode=None,
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
