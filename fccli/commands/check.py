@@ -6,7 +6,15 @@ from pathlib import Path
 
 import typer
 
-from fccli.i18n import N_
+from fccli.core.errors import FindingsError
+from fccli.i18n import N_, Msg
+
+HELP = N_(
+    "Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never "
+    "see), before anything is sent. Exit 1 on an error (or a warning with --strict), 0 "
+    "otherwise, 2 for a file that cannot be read."
+)
+RANK = 70  # its place in `fc --help`
 
 
 def check(
@@ -29,22 +37,13 @@ def check(
     json_output: bool = typer.Option(False, "--json", help=N_("Print the findings as JSON.")),
     strict: bool = typer.Option(False, "--strict", help=N_("Warnings fail too (exit 1).")),
 ) -> None:
-    """Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never
-    see), before anything is sent. Exit 1 on an error (or a warning with --strict), 0 otherwise,
-    2 for a file that cannot be read."""
+    # imported as it runs: `fc check --help` stays light (start-up)
     from fccli.check.report import check_path
-    from fccli.core.errors import FindingsError
-    from fccli.render.check_view import print_json_report, render_report
-    from fccli.render.console import make_console
+    from fccli.render.check_view import print_report
 
     report = check_path(path, fmt)
-    if json_output:
-        print_json_report(report)
-    else:
-        render_report(make_console(), report, strict=strict)
+    print_report(report, json_output=json_output, strict=strict)
     if report.failed(strict):
-        from fccli.i18n import Msg
-
         if report.errors:
             raise FindingsError(
                 Msg("fc check: {n} error(s) in {path}", n=report.errors, path=str(path))

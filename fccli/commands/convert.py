@@ -6,7 +6,13 @@ from pathlib import Path
 
 import typer
 
-from fccli.i18n import N_
+from fccli.core.controls import escape_controls
+from fccli.i18n import N_, _, localized
+
+HELP = N_(
+    "Translate a request, response or messages array; what the target cannot hold goes to stderr."
+)
+RANK = 60  # its place in `fc --help`
 
 
 def convert(
@@ -27,20 +33,10 @@ def convert(
         None, "--out", "-o", help=N_("Write to this file, not stdout.")
     ),
 ) -> None:
-    """Translate a request, response or messages array; what the target cannot hold goes to stderr."""
-    from fccli.convert.translate import convert as run_convert
-    from fccli.core.errors import UsageError
-    from fccli.core.jsonio import dumps
-    from fccli.i18n import Msg, _, localized
-    from fccli.trace.reader import read_document
+    # imported as it runs: `fc convert --help` stays light (start-up)
+    from fccli.convert.translate import convert_file, write_converted
 
-    if out is not None and file != "-" and out.resolve() == Path(file).resolve():
-        raise UsageError(
-            Msg("-o {out} is the file being converted; write somewhere else", out=str(out))
-        )
-    converted = run_convert(read_document(file, forced=source), to)
-    from fccli.core.controls import escape_controls  # the lines quote the file's names
-
+    converted = convert_file(file, to, source=source, out=out)
     # The labels are said in the chosen language too (`fc: 丢失：...` under zh); scripts that
     # read them run under English (CLI.md names no contract on these lines).
     for label, lines in (
@@ -50,14 +46,6 @@ def convert(
     ):
         for line in lines:
             typer.echo(label + escape_controls(localized(line)), err=True)
-    text = dumps(converted.output)
-    if out is None:
-        typer.echo(text, nl=False)
-        return
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(
-            Msg("cannot write {out}: {reason}", out=str(out), reason=str(e.strerror))
-        ) from None
-    typer.echo(_("wrote {out} ({what})", out=str(out), what=converted.what()), err=True)
+    write_converted(converted, out)
+    if out is not None:
+        typer.echo(_("wrote {out} ({what})", out=str(out), what=converted.what()), err=True)

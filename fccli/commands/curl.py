@@ -5,6 +5,12 @@ from __future__ import annotations
 import typer
 
 from fccli.commands.send import BASE_URL, FILE, PROVIDER
+from fccli.i18n import N_, _, localized
+
+HELP = N_(
+    'Print a curl command that posts FILE as it is, with the key as "$ENV_VAR", never its value.'
+)
+RANK = 90  # its place in `fc --help`
 
 
 def curl(
@@ -12,8 +18,7 @@ def curl(
     provider: str | None = PROVIDER,
     base_url: str | None = BASE_URL,
 ) -> None:
-    """Print a curl command that posts FILE as it is, with the key as "$ENV_VAR", never its value."""
-    from fccli.i18n import _, localized
+    # imported as it runs: `fc curl --help` stays light (start-up)
     from fccli.send.curl import curl_command
     from fccli.send.post import provider_for, read_request_file
 

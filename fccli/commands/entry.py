@@ -1,9 +1,8 @@
 """The `fc` console script: the one place where FcError becomes an exit code.
 
-Kept import-light: `fc --version` answers before typer is even imported, and nothing of fccli
-beyond the typer app is imported before typer runs (the error tree only when something is raised).
-No `from __future__ import annotations` here: this module is on every path, `fc --version` too.
-`python benchmarks/startup.py` measures what this buys.
+Kept import-light (start-up): `fc --version` answers before typer is even imported, and
+nothing of fccli beyond the typer app is imported before typer runs (the error tree only when
+something is raised), so the imports below sit in the functions that need them.
 
 What is caught here, and how it ends:
 - FcError: its one or two lines, its exit code (CLI.md);
@@ -13,30 +12,28 @@ What is caught here, and how it ends:
   (unless FC_DEBUG=1).
 """
 
+import gc
 import os
 import sys
+import types
 
 
 def console() -> None:
-    """The `fc` command (and `python -m fccli`): main(), then an exit without the collection of
-    the whole heap that Python runs when a process ends.
+    """Run `fc` (and `python -m fccli`): main(), then an exit without the collection of the
+    whole heap that Python runs when a process ends.
 
     That last collection walks every object the command made (pydantic's schemas, typer's
     commands, the trace read) to find cycles to free, in a process about to give all its memory
-    back: ~10% of `fc show`'s start-up, ~6% of `fc run`'s (callgrind). gc.freeze() moves the
-    heap out of the collector's sight, so that collection finds nothing to walk. Nothing is
-    lost: fc closes its files and writes its traces explicitly (no finalizers, no atexit), and
-    the standard streams are flushed at exit as ever. Tests call main() itself, in-process,
-    hundreds of times: there the collector keeps working.
+    back. gc.freeze() moves the heap out of the collector's sight, so that collection finds
+    nothing to walk. Nothing is lost: fc closes its files and writes its traces explicitly (no
+    finalizers, no atexit), and the standard streams are flushed at exit as ever. Tests call
+    main() itself, in-process, hundreds of times: there the collector keeps working.
 
     Before main, the collector's thresholds are raised: a command's start imports typer, rich,
-    pydantic and fc (hundreds of thousands of objects, none of them garbage), and at Python's
-    defaults (700, 10, 10) the collector walked them over and over while they were made, the
-    older ones in full collections: ~2% of `fc show`'s instructions, of `fc run`'s too
-    (callgrind). Garbage that is not a cycle is freed at once as ever; a cycle, in the young
-    generation within 10,000 new objects, in the older ones later."""
-    import gc
-
+    pydantic and fc (hundreds of thousands of objects, none of them garbage), which Python's
+    defaults (700, 10, 10) would walk over and over while they are made. Garbage that is not a
+    cycle is freed at once as ever; a cycle, in the young generation within 10,000 new objects,
+    in the older ones later."""
     gc.set_threshold(10_000, 50, 50)
     try:
         main()
@@ -45,6 +42,7 @@ def console() -> None:
 
 
 def main() -> None:
+    """Run the command the arguments name; end what it raises in one line and an exit code."""
     args = sys.argv[1:]
     if args in (["--version"], ["-V"]):
         from fccli import __version__
@@ -61,7 +59,7 @@ def main() -> None:
     interrupts.received.clear()
     restore = interrupts.install()
     try:
-        from fccli.commands.lang import prepared
+        from fccli.commands.help_format import prepared
 
         prepared(app_for(args))(prog_name="fc")
     except SystemExit as e:
@@ -87,7 +85,7 @@ def main() -> None:
             sys.exit(e.exit_code)
         # a bug in fc: one line, unless asked for the traceback
         _print_error(
-            _("internal error: {kind}: {message}", kind=type(e).__name__, message=_said(e))
+            _("internal error: {kind}: {message}", kind=type(e).__name__, message=_message_of(e))
         )
         _print_error(_("this is a bug in fc; FC_DEBUG=1 shows the traceback"))
         sys.exit(1)
@@ -96,11 +94,11 @@ def main() -> None:
 
 
 def _choose_language(args: list[str]) -> bool:
-    """fc's language for this command, from `--lang` (anywhere before `--`: `fc run --help
+    """Choose fc's language for this command, from `--lang` (anywhere before `--`: `fc run --help
     --lang zh` too), else the environment. False, with the error said, for a `--lang` fc does
     not speak."""
     from fccli import i18n
-    from fccli.commands.lang import language_in
+    from fccli.commands.help_format import language_in
 
     try:
         chosen = language_in(args)
@@ -113,15 +111,13 @@ def _choose_language(args: list[str]) -> bool:
 
 
 def _without_pydantic_plugins() -> None:
-    """fc loads no third-party pydantic plugins (observers of every validation, found through
+    """Load no third-party pydantic plugins (observers of every validation, found through
     installed packages' entry points): they have no business in a CLI's process, and finding
-    them costs every command that validates a file ~10% of its start-up. pydantic asks its
-    plugin loader once, when it builds its first validator; importing the loader imports
+    them is a good part of the start-up of every command that validates a file. pydantic asks
+    its plugin loader once, when it builds its first validator; importing the loader imports
     importlib.metadata (and with it email, zipfile, csv, socket...), which
     PYDANTIC_DISABLE_PLUGINS does not avoid. So the loader is one that finds none. Should
     pydantic move or rename it, this does nothing and pydantic's own loader runs as before."""
-    import types
-
     name = "pydantic.plugin._loader"
     if name not in sys.modules:
         loader = types.ModuleType(name, "fc: no pydantic plugins (fccli/commands/entry.py)")
@@ -148,15 +144,15 @@ def _caused_by(error: BaseException, kind: type) -> bool:
 
 
 def _end_quietly() -> None:
-    """The reader went away: as `git log | head`, a normal end. Nothing more reaches stdout
-    (the flush at exit included)."""
+    """End normally when the reader went away, as `git log | head` does. Nothing more reaches
+    stdout (the flush at exit included)."""
     from fccli.render.console import silence_stdout
 
     silence_stdout()
     sys.exit(0)
 
 
-def _said(error: BaseException) -> str:
+def _message_of(error: BaseException) -> str:
     try:
         return str(error)
     except Exception:
@@ -164,7 +160,7 @@ def _said(error: BaseException) -> str:
 
 
 def _(msgid: str, /, **params: object) -> str:
-    """fccli.i18n's `_`, imported when a message is said (this module stays import-light)."""
+    """Say a message through fccli.i18n's `_`, imported only then (start-up)."""
     from fccli.i18n import _ as say
 
     return say(msgid, **params)

@@ -7,17 +7,21 @@ from pathlib import Path
 
 import typer
 
-from fccli.i18n import N_
+from fccli.i18n import N_, _, localized
 
-app = typer.Typer(
-    help=N_("Send traces elsewhere: `fc export otel` for OpenTelemetry backends."),
+HELP = N_("Send traces elsewhere: `fc export otel` for OpenTelemetry backends.")
+RANK = 130  # its place in `fc --help`
+
+
+export = typer.Typer(
+    help=HELP,
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
-@app.command(
+@export.command(
     "otel",
     help=N_(
         "Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace "
@@ -62,9 +66,10 @@ def otel(
 ) -> None:
     """Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace per
     fc trace, a chat span per step, an execute_tool span per tool run. Needs the otel extra."""
+
+    # imported as it runs: `fc export otel --help` stays light (start-up)
     from fccli.export.otel import ExportSettings, export_otel
     from fccli.export.source import resolve_trace
-    from fccli.i18n import _, localized
 
     report = export_otel(
         ExportSettings(

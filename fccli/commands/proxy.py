@@ -9,6 +9,9 @@ import typer
 from fccli.commands.limits import megabytes
 from fccli.i18n import N_
 
+HELP = N_("Forward an agent's requests to a provider unchanged, recording each as a trace step.")
+RANK = 110  # its place in `fc --help`
+
 
 def proxy(
     to: str = typer.Option(
@@ -69,7 +72,7 @@ def proxy(
         ),
     ),
 ) -> None:
-    """Forward an agent's requests to a provider unchanged, recording each as a trace step."""
+    # imported as it runs: `fc proxy --help` stays without the server stack (start-up)
     from fccli.proxy.start import ProxyOptions, serve
 
     serve(

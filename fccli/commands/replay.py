@@ -10,6 +10,12 @@ from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, TOOL_TIMEOUT, megaby
 from fccli.commands.otlp import OTLP, OTLP_CONTENT
 from fccli.i18n import N_
 
+HELP = N_(
+    "Re-send a step of a trace with edited tool results and continue from there: the model "
+    "answers from whatever it is handed. Writes a new trace; the old one is never touched."
+)
+RANK = 80  # its place in `fc --help`
+
 
 def replay(
     trace: Path = typer.Argument(

@@ -6,12 +6,18 @@ from pathlib import Path
 
 import typer
 
-from fccli.commands.lang import help_text
+from fccli.commands.help_format import help_text
 from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, TOOL_TIMEOUT, megabytes
 from fccli.commands.otlp import OTLP, OTLP_CONTENT
 from fccli.i18n import N_, Msg
 from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.run.harness_bugs import HARNESS_BUGS
+
+HELP = N_(
+    "Ask with tool definitions, execute the calls the model asks for, hand the results "
+    "back, repeat."
+)
+RANK = 10  # its place in `fc --help`
 
 
 def run(

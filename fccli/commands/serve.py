@@ -7,6 +7,15 @@ from pathlib import Path
 import typer
 
 from fccli.i18n import N_
+from fccli.serve.start import serve_traces
+
+HELP = N_(
+    "Answer each request with the recorded response of the step it equals (volatile fields "
+    'normalised; README, "Play a trace back"); a request matching no step gets HTTP 400 in '
+    "the provider's error shape saying which step came closest and what differs. Ctrl-C "
+    "stops."
+)
+RANK = 120  # its place in `fc --help`
 
 
 def serve(
@@ -25,11 +34,6 @@ def serve(
         ),
     ),
 ) -> None:
-    """Answer each request with the recorded response of the step it equals (volatile fields
-    normalised; README, "Play a trace back"); a request matching no step gets HTTP 400 in the
-    provider's error shape saying which step came closest and what differs. Ctrl-C stops."""
-    from fccli.serve.start import serve_traces
-
     serve_traces(traces, host, port, say)
 
 

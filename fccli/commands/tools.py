@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from fccli.i18n import N_
+from fccli.core.errors import FindingsError, UsageError
+from fccli.core.jsonio import dumps
+from fccli.core.models import Request
+from fccli.i18n import N_, Msg
+from fccli.providers.registry import KNOWN, wire_format_of
+from fccli.tools.loader import load_toolset
+from fccli.tools.strict import StrictProblem, strict_specs
+from fccli.wire.registry import INTERNAL, format_names, get_format
+
+HELP = N_("Print the tool definitions as they would be sent (the JSON the model reads).")
+RANK = 30  # its place in `fc --help`
 
 
 def tools(
@@ -29,21 +39,10 @@ def tools(
         False, "--strict", help=N_("Show the strict-mode form, and what strict mode refuses.")
     ),
 ) -> None:
-    """Print the tool definitions as they would be sent (the JSON the model reads)."""
-    from fccli.core.errors import FindingsError
-    from fccli.core.jsonio import dumps
-    from fccli.core.models import Request
-    from fccli.tools.loader import load_toolset
-    from fccli.tools.strict import StrictProblem, strict_specs
-
     specs = load_toolset(tools).specs()
     problems: list[StrictProblem] = []
     if strict:
         specs, problems = strict_specs(specs)
-    from fccli.core.errors import UsageError
-    from fccli.i18n import Msg
-    from fccli.providers.registry import KNOWN, wire_format_of
-    from fccli.wire.registry import INTERNAL, format_names
 
     if provider is not None:
         if provider not in KNOWN:
@@ -61,8 +60,6 @@ def tools(
     if wire_format == INTERNAL:
         shown = [s.to_json_dict() for s in specs]
     else:
-        from fccli.wire.registry import get_format
-
         body = get_format(wire_format).to_wire_request(Request(model="-", messages=[], tools=specs))
         shown = body.get("tools", [])
     typer.echo(dumps(shown), nl=False)

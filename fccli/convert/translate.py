@@ -12,19 +12,20 @@ result's `is_error` carried as a marker in chat text) are reported as notes.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from fccli.core.errors import ConversionError, InputFileError, UsageError
+from fccli.core.jsonio import dumps
 from fccli.core.models import Message, ProviderBlock, Request, Response
-from fccli.diff.compare import Change, changes, compact, path_str
-from fccli.i18n import Msg
+from fccli.diff.paths import compact, path_str
+from fccli.diff.structural import Change, changes
+from fccli.i18n import Msg, _
+from fccli.trace.reader import Document, read_document
+from fccli.wire.registry import FORMATS, WireFormat, format_names, get_format, layout
 from fccli.wire.registry import INTERNAL as INTERNAL_NAME
-from fccli.wire.registry import format_names, layout
-
-if TYPE_CHECKING:
-    from fccli.trace.reader import Document
-    from fccli.wire.registry import WireFormat
 
 INTERNAL = Msg("the internal format")
 
@@ -47,14 +48,36 @@ class Converted:
     """The paths of values the translation set (named in `notes`): a default the target requires."""
 
     def what(self) -> str:
-        """`anthropic request`, `internal messages array`."""
-        from fccli.i18n import _
-
+        """Say what the output is: `anthropic request`, `internal messages array`."""
         if self.kind == "messages":
             return _("{format} messages array", format=self.target)
         if self.kind == "response":
             return _("{format} response", format=self.target)
         return _("{format} request", format=self.target)
+
+
+def convert_file(name: str, target: str, *, source: str | None, out: Path | None) -> Converted:
+    """Read the file `name` (`-`: stdin; `source`: its format, instead of detecting it) and
+    translate it into `target`. Refuse an `out` that is the file itself, before reading it."""
+    if out is not None and name != "-" and out.resolve() == Path(name).resolve():
+        raise UsageError(
+            Msg("-o {out} is the file being converted; write somewhere else", out=str(out))
+        )
+    return convert(read_document(name, forced=source), target)
+
+
+def write_converted(converted: Converted, out: Path | None) -> None:
+    """Write the output as JSON to `out`, or to stdout when None."""
+    text = dumps(converted.output)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(
+            Msg("cannot write {out}: {reason}", out=str(out), reason=str(e.strerror))
+        ) from None
 
 
 def convert(doc: Document, target: str) -> Converted:
@@ -138,8 +161,6 @@ def convert(doc: Document, target: str) -> Converted:
 
 def _names_model(name: str) -> bool:
     """Whether a body of this format names its model (the internal format's does)."""
-    from fccli.wire.registry import FORMATS
-
     return name not in FORMATS or FORMATS[name].model_in_body
 
 
@@ -152,8 +173,6 @@ def _messages_of(body: Any, history: str = "messages") -> tuple[Any, str]:
 
 
 def _format(name: str) -> WireFormat:
-    from fccli.wire.registry import get_format
-
     return get_format(name)
 
 

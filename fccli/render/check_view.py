@@ -16,6 +16,7 @@ from rich.text import Text
 
 from fccli.core.jsonio import dumps
 from fccli.i18n import N_, _, gettext, language, localized, tidy
+from fccli.render.console import make_console
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
@@ -103,6 +104,14 @@ def _finding(console: Console, f: Finding) -> None:
             said_here
         ):  # what the provider's sentence says, in the chosen language (never in English)
             console.print("    " + _("[dim](it means: {meaning})[/]", meaning=escape(said_here)))
+
+
+def print_report(report: Report, *, json_output: bool, strict: bool) -> None:
+    """Print the report: as JSON on stdout, or the findings by file."""
+    if json_output:
+        print_json_report(report)
+    else:
+        render_report(make_console(), report, strict=strict)
 
 
 def print_json_report(report: Report) -> None:

@@ -1,22 +1,28 @@
 """`fc diff`: the mapping of an internal file onto its wire form, or a diff by JSON path.
 
-Takes the differ's objects (fccli.diff.compare); no wire format, provider or transport here. Without
+Takes the differ's objects (fccli.diff); no wire format, provider or transport here. Without
 colour, removed and added pieces of a long string are marked `[-…-]` and `{+…+}`.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from fccli.diff.compare import compact, kind_said
+from fccli.core.jsonio import dumps
+from fccli.diff.paths import compact
+from fccli.diff.structural import kind_said
 from fccli.i18n import _, language, localized
+from fccli.render.console import make_console
 
 if TYPE_CHECKING:
-    from fccli.diff.compare import Change, DiffResult, Link, Side
+    from fccli.diff.compare import DiffResult, Side
+    from fccli.diff.mapping import Link
+    from fccli.diff.structural import Change
 
 CONTEXT = 24
 """Characters of unchanged text kept on each side of a change inside a long string."""
@@ -35,7 +41,16 @@ def _differences(n: int) -> str:
     return _("1 difference") if n == 1 else _("{n} differences", n=n)
 
 
+def print_diff(result: DiffResult, *, json_output: bool) -> None:
+    """Print the comparison: as JSON on stdout, or as the diff view."""
+    if json_output:
+        sys.stdout.write(dumps(result.to_json()))
+    else:
+        render_diff(make_console(), result)
+
+
 def render_diff(console: Console, result: DiffResult) -> None:
+    """Draw the comparison: the mapping's rows, or the changes by path."""
     _header(console, result)
     if result.mode == "mapping":
         _mapping(console, result)

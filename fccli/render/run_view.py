@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -12,8 +13,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from fccli.core.jsonio import dumps
+from fccli.core.manifest import Manifest
 from fccli.core.models import FINAL_STOPS, ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
 from fccli.i18n import _, localized, tidy
+from fccli.render.stream_view import LiveStream
 from fccli.run.events import (
     Event,
     Note,
@@ -29,7 +33,6 @@ if TYPE_CHECKING:
 
     from rich.status import Status  # a spinner is made only on a terminal (Console.status)
 
-    from fccli.render.stream_view import LiveStream
     from fccli.tools.execute import ToolRun
 
 THINKING_PREVIEW = 160
@@ -179,8 +182,6 @@ class RunView:
         if not self.live:
             return
         if self._live is None:
-            from fccli.render.stream_view import LiveStream
-
             if self._status is not None:  # the fragments replace the spinner
                 self._status.stop()
                 self._status = None
@@ -373,11 +374,6 @@ class RunView:
 
 def print_json_summary(trace: object) -> None:
     """`fc run --json`: the manifest and the trace's path, on stdout, nothing else."""
-    import sys
-
-    from fccli.core.jsonio import dumps
-    from fccli.core.manifest import Manifest
-
     manifest = getattr(trace, "manifest")  # noqa: B009 - a TraceWriter, not imported here
     path = getattr(trace, "path")  # noqa: B009
     assert isinstance(manifest, Manifest)

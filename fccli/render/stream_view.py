@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
 from fccli.core.stream import StreamDelta
+from fccli.i18n import _
 
 TAIL = 240
 """Characters of text or reasoning kept on screen: the tail, where the new words are."""
@@ -59,10 +61,6 @@ class LiveStream:
     def _render(self) -> Group:
         # Each line sized to the terminal, ending where the new fragments land: Rich crops a
         # line too long, and a cropped tail would hide exactly what is arriving.
-        from rich.cells import cell_len
-
-        from fccli.i18n import _
-
         room = max(12, self._console.width - 1)
         lines: list[Text] = [
             Text(_("  streaming… {n} fragment(s)", n=self._fragments), style="dim")
@@ -98,8 +96,6 @@ class LiveStream:
 
 def _tail(text: str, room: int) -> str:
     """The end of `text` on one line, in at most `room` cells (a CJK character takes two)."""
-    from rich.cells import cell_len
-
     flat = " ".join(text.split())[-TAIL:]
     room = max(4, room)
     if cell_len(flat) <= room:

@@ -11,6 +11,7 @@ Takes core objects and the trace reader's data; no wire format, provider or tran
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Sequence
@@ -33,6 +34,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized
+from fccli.render.console import SafeConsole
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
@@ -62,10 +64,6 @@ STOP_STYLES = {"tool_use": "black on yellow", "end_turn": "black on green"}
 
 def recording_console(width: int = 100) -> Console:
     """A console that prints nothing and keeps everything, with colour, for `--html`."""
-    import io
-
-    from fccli.render.console import SafeConsole
-
     return SafeConsole(
         file=io.StringIO(), record=True, width=width, force_terminal=True, color_system="truecolor"
     )

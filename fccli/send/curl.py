@@ -12,6 +12,10 @@ from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
+from fccli.providers.http import HttpProvider
+from fccli.providers.profiles import profile_for
+from fccli.providers.registry import resolve_base_url
+from fccli.providers.urls import shown_url
 from fccli.send.post import RequestFile, api_for, model_swap
 
 if TYPE_CHECKING:
@@ -26,11 +30,6 @@ class CurlCommand:
 
 
 def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlCommand:
-    from fccli.providers.http import HttpProvider
-    from fccli.providers.profiles import profile_for
-    from fccli.providers.registry import resolve_base_url
-    from fccli.providers.urls import shown_url
-
     if name == "demo":
         raise UsageError(
             Msg("the demo model is built into fc: there is no address for curl to post to"),

@@ -17,7 +17,13 @@ from typing import Any
 
 from fccli.core.errors import InputFileError, Interrupted, ProviderError, StreamCut, UsageError
 from fccli.core.jsonio import parse_json, read_bytes
+from fccli.core.secrets import Secrets, url_secrets
 from fccli.i18n import Msg
+from fccli.providers.demo.model import INFO as DEMO
+from fccli.providers.profiles import PROFILES, apis_of, profile_for, provider_of_format
+from fccli.providers.registry import KNOWN, Connection, get_provider, read_key, wire_format_of
+from fccli.wire.detect import TraceManifest, Unrecognised, detect
+from fccli.wire.registry import family
 
 
 @dataclass
@@ -39,8 +45,6 @@ class RequestFile:
 
 
 def read_request_file(name: str) -> RequestFile:
-    from fccli.wire.detect import TraceManifest, Unrecognised, detect
-
     path = Path(name)
     if path.is_dir():
         raise InputFileError(
@@ -127,10 +131,6 @@ def _a(word: str) -> str:
 
 def provider_for(file: RequestFile, asked: str | None) -> str:
     """`-p`, else the provider of the file's format; refused across format families."""
-    from fccli.providers.profiles import provider_of_format
-    from fccli.providers.registry import KNOWN, wire_format_of
-    from fccli.wire.registry import family
-
     # A format's own provider bears its name (Responses': openai, through --api responses);
     # formats of one family (DeepSeek and OpenAI chat) may go to any provider of the family.
     name = asked or provider_of_format(file.format)
@@ -163,9 +163,6 @@ def provider_for(file: RequestFile, asked: str | None) -> str:
 def api_for(file: RequestFile, name: str) -> str | None:
     """The `--api` the file's format asks of the provider, when it is not the provider's own
     (an Anthropic-format file to DeepSeek: `anthropic`); None otherwise."""
-    from fccli.providers.profiles import PROFILES, apis_of, profile_for
-    from fccli.wire.registry import family
-
     if name not in PROFILES or family(PROFILES[name].wire_format) == family(file.format):
         return None
     for api in apis_of(name)[1:]:
@@ -201,9 +198,6 @@ class ModelSwap:
 def model_swap(file: RequestFile, name: str) -> ModelSwap | None:
     """The swap `file` needs on its way to provider `name`, or None. Only the model's own bytes
     change; a file where they cannot be found alone is refused rather than rewritten."""
-    from fccli.providers.demo.model import INFO as DEMO
-    from fccli.providers.profiles import profile_for
-
     old = file.data.get("model")
     if name == "demo" or old != DEMO.default_model:
         return None
@@ -241,9 +235,6 @@ def with_provider_model(file: RequestFile, name: str) -> tuple[RequestFile, str 
 def secrets_of(name: str, base_url: str | None) -> list[str]:
     """The values that must never be shown: the key, a password in the URL (and the Basic auth
     made of it), a key in its query string."""
-    from fccli.core.secrets import url_secrets
-    from fccli.providers.registry import read_key
-
     if name == "demo":
         return []
     key = read_key(name)
@@ -262,7 +253,7 @@ def send_file(
 ) -> bytes:
     """Post the file's bytes; return the response body as shown (a key it echoed masked). A
     stream's pieces go to `on_bytes` as they arrive (masked too); the whole is returned."""
-    from fccli.providers.registry import Connection, get_provider
+    # imported to send: fc curl reads the file without the engine (start-up)
     from fccli.run.prepare import close_provider, refuse_demo_base_url
 
     refuse_demo_base_url(name, base_url)
@@ -321,8 +312,6 @@ class Masker:
     the next, so a secret cut in two is still caught whole."""
 
     def __init__(self, secrets: list[str], write: Callable[[bytes], None]) -> None:
-        from fccli.core.secrets import Secrets
-
         self._secrets = Secrets(secrets)
         # A secret may stand JSON-escaped, up to 12 bytes a character: that much waits.
         self._keep = max(self._secrets.longest_raw() - 1, 0)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import logging
 import socket
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -99,8 +102,6 @@ def bind(host: str, port: int) -> Bound:
 
 def quiet_uvicorn() -> None:
     """uvicorn's own log lines (start-up, shutdown, access) are not shown: fc prints its own."""
-    import logging
-
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
         logger = logging.getLogger(name)
         logger.handlers = [logging.NullHandler()]
@@ -112,7 +113,7 @@ def make_server(app: Any, *, plain: bool = False) -> Any:
     lifespan shutdown (where it has one) closes what it holds, in its own event loop. `plain`:
     asyncio and h11 even where the `fast` extra's uvloop and httptools are installed (what a
     plain install serves with, so the tests keep that path too)."""
-    import uvicorn
+    import uvicorn  # imported when a server runs (start-up)
 
     quiet_uvicorn()
     config = uvicorn.Config(
@@ -155,8 +156,6 @@ class InThread:
     `stop()`, which waits for it to end."""
 
     def __init__(self, app: Any, bound: Bound, *, plain: bool = False) -> None:
-        import threading
-
         self.bound = bound
         self.url = bound.url
         self._server = make_server(app, plain=plain)
@@ -166,8 +165,6 @@ class InThread:
         )
 
     def start(self) -> InThread:
-        import time
-
         self._thread.start()
         deadline = time.monotonic() + 10
         while not self._server.started and self._thread.is_alive():

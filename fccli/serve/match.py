@@ -27,7 +27,8 @@ from typing import Any
 from fccli.core.controls import escape_controls
 from fccli.core.errors import InputFileError
 from fccli.core.jsonio import check_depth
-from fccli.diff.compare import Change, changes, value_at
+from fccli.diff.paths import value_at
+from fccli.diff.structural import Change, changes
 from fccli.i18n import Msg
 from fccli.serve.recordings import Recorded
 

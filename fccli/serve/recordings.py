@@ -14,6 +14,8 @@ from typing import Any
 from fccli.core.errors import InputFileError, UsageError
 from fccli.core.jsonio import parse_json, read_bytes
 from fccli.i18n import Msg
+from fccli.trace.reader import read_trace
+from fccli.wire.registry import get_format
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,6 @@ def load_recordings(paths: list[Path]) -> list[Recorded]:
 
 
 def _trace_steps(path: Path, several: bool) -> list[Recorded]:
-    from fccli.trace.reader import read_trace
-    from fccli.wire.registry import get_format
-
     trace = read_trace(path)
     if not trace.steps:
         raise UsageError(Msg("{path} has no steps: there is nothing to play back", path=str(path)))

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
+from fccli.core.controls import escape_controls
+from fccli.i18n import _, localized
+from fccli.serve.app import make_app
+from fccli.serve.launch import bind, is_loopback, run
 from fccli.serve.recordings import Recorded, load_recordings
+from fccli.wire.registry import get_format
 
 
 def serve_traces(paths: list[Path], host: str, port: int, say: Callable[[str], None]) -> None:
-    from fccli.serve.app import make_app
-    from fccli.serve.launch import bind, run
-
     recordings = load_recordings(paths)
     bound = bind(host, port)
     for line in opening(recordings, paths, bound.url, host):
@@ -22,11 +25,6 @@ def serve_traces(paths: list[Path], host: str, port: int, say: Callable[[str], N
 def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) -> list[str]:
     """What fc serve says once it listens: what it plays, the line to give the agent, and a
     warning when other machines can reach it."""
-    from fccli.core.controls import escape_controls
-    from fccli.i18n import _, localized
-    from fccli.serve.launch import is_loopback
-    from fccli.wire.registry import get_format
-
     formats = list(dict.fromkeys(r.format for r in recordings))
     where = {"steps": len(recordings), "formats": ", ".join(formats), "url": url}
     if len(paths) > 1:
@@ -78,8 +76,6 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) 
 def _is_json(data: bytes) -> bool:
     """A response file as a person may have edited it: does it still parse? (A recorded error
     that was not JSON, an HTML page from a proxy, is played too, and said.)"""
-    import json
-
     try:
         json.loads(data)
     except ValueError:

@@ -33,7 +33,7 @@ def test_the_command_the_arguments_name(args: list[str], name: str | None) -> No
 
 
 def test_the_listing_reads_as_every_command_built() -> None:
-    from typer._click.core import Context
+    from typer import Context
     from typer.main import get_command
 
     built = get_command(full_app())
@@ -62,3 +62,26 @@ def test_a_listed_command_never_runs_as_a_stub(fc) -> None:
     result = fc("--", "run")
     assert result.returncode == 2
     assert "Missing argument 'QUESTION'" in result.stderr
+
+
+def test_the_listing_read_from_the_text_is_what_each_command_module_declares() -> None:
+    """`COMMANDS` is read from the modules' text (fc --help imports none of them): it must be
+    what each module holds once imported, and every module that declares a command is listed."""
+    import importlib
+    import pkgutil
+
+    import fccli.commands
+
+    ranks = []
+    for name, (module_name, attribute, help) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        assert help == module.HELP, name
+        assert callable(getattr(module, attribute)), name
+        ranks.append(module.RANK)
+    assert ranks == sorted(ranks)
+    declaring = {
+        info.name
+        for info in pkgutil.iter_modules(fccli.commands.__path__)
+        if hasattr(importlib.import_module(f"fccli.commands.{info.name}"), "RANK")
+    }
+    assert declaring == set(COMMANDS)

@@ -1,7 +1,7 @@
 """`--help` of every command and option, and click's own words, in Chinese under zh.
 
 The help texts are marked `N_` (a text with values in it: `help_text(Msg(...))`) and said in the
-chosen language as the page is written (fccli/commands/lang.py); click's words (the usage line, the
+chosen language as the page is written (fccli/commands/help_format.py); click's words (the usage line, the
 headings, `[default: …]`, `[required]`, the usage errors) go through the same catalog. Chinese
 characters are two columns wide: the pages are wrapped by display width, so they hold at 60, 80
 and 120 columns in both languages.
@@ -25,7 +25,7 @@ def _commands() -> list[tuple[list[str], Any]]:
     from typer.main import get_command
 
     from fccli.commands.app import full_app
-    from fccli.commands.lang import prepared
+    from fccli.commands.help_format import prepared
 
     found: list[tuple[list[str], Any]] = []
 
@@ -45,7 +45,7 @@ IDS = [" ".join(path) or "fc" for path in PATHS]
 
 def _helps(command: Any) -> list[str]:
     """The command's help and its parameters' help texts, as click holds them (English)."""
-    from typer._click.core import Context
+    from typer import Context
 
     ctx = Context(command, info_name="fc")
     texts = [command.help] if command.help else []
@@ -63,7 +63,7 @@ def cells(text: str) -> int:
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_every_help_text_of_every_command_is_said_in_chinese(fc, path: list[str]) -> None:
-    from fccli.commands.lang import said
+    from fccli.commands.help_format import said
 
     command = dict(zip(IDS, COMMANDS, strict=True))[" ".join(path) or "fc"][1]
     english = _helps(command)
@@ -226,9 +226,9 @@ def test_no_command_shows_the_chinese_help(fc) -> None:
 
 def test_fc_own_words_in_a_usage_error_are_localized() -> None:
     """A `typer.BadParameter` with fc's own words (a Msg) is said by click in the language."""
-    from typer._click.exceptions import BadParameter
+    from typer import BadParameter
 
-    from fccli.commands.lang import click_error
+    from fccli.commands.help_format import click_error
 
     i18n.set_language("zh")
     error = BadParameter(
@@ -238,7 +238,7 @@ def test_fc_own_words_in_a_usage_error_are_localized() -> None:
 
 
 def test_wrapping_by_display_width() -> None:
-    from fccli.commands.lang import wrapped
+    from fccli.commands.display_width import wrapped
 
     lines = wrapped("模型只说出调用意图（stop_reason 是 tool_use），程序执行。", 20)
     assert all(cells(line) <= 20 for line in lines)
@@ -255,12 +255,11 @@ def test_wrapping_by_display_width() -> None:
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_english_help_in_ascii_is_clicks_own_word_for_word(path: list[str], width: int) -> None:
     """fc's English context changes nothing click writes, but for a text that is not ASCII."""
-    from typer._click.core import Context
+    from typer import Context
 
-    from fccli.commands.lang import _contexts
+    from fccli.commands.help_format import WideContext as english
 
     command = dict(zip(IDS, COMMANDS, strict=True))[" ".join(path) or "fc"][1]
-    english, _ = _contexts()
     name = " ".join(["fc", *path])
     ours = command.get_help(english(command, info_name=name, terminal_width=width))
     clicks = command.get_help(Context(command, info_name=name, terminal_width=width))

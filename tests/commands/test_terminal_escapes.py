@@ -78,7 +78,7 @@ def test_escape_sequences_in_a_file_are_shown_escaped_by_every_reader(fc, tmp_pa
 def test_fc_send_escapes_a_body_on_a_terminal_and_passes_it_exactly_through_a_pipe() -> None:
     import io
 
-    from fccli.commands.send import _shown_on
+    from fccli.send.output import shown_on
 
     body = f'{{"said": "{HOSTILE}"}}'.encode()
 
@@ -88,11 +88,11 @@ def test_fc_send_escapes_a_body_on_a_terminal_and_passes_it_exactly_through_a_pi
 
     screen = io.BytesIO()
     terminal = Terminal(screen, encoding="utf-8", write_through=True)
-    show = _shown_on(terminal)
+    show = shown_on(terminal)
     show(body[:9])
     show(body[9:])
     assert_inert(screen.getvalue().decode())
     piped = io.BytesIO()
     pipe = io.TextIOWrapper(piped, encoding="utf-8", write_through=True)
-    _shown_on(pipe)(body)
+    shown_on(pipe)(body)
     assert piped.getvalue() == body

@@ -12,7 +12,8 @@ import pytest
 
 from fccli.convert.translate import convert
 from fccli.core.jsonio import dumps
-from fccli.diff.compare import Change, changes, diff_documents, segments, where
+from fccli.diff.compare import diff_documents
+from fccli.diff.structural import Change, changes, segments, where
 from fccli.render.diff_view import render_diff
 from fccli.trace.reader import document_from, read_document
 from tests.conftest import REPO

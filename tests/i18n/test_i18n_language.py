@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fccli import i18n
-from fccli.commands.lang import language_in
+from fccli.commands.help_format import language_in
 from tests.conftest import REPO, clean_env
 
 LANG_LINE_ZH = "fc 说话用的语言"

@@ -332,7 +332,7 @@ def test_an_internal_error_is_said_in_chinese(
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("oops")
 
-    monkeypatch.setattr("fccli.commands.lang.prepared", lambda command: boom)
+    monkeypatch.setattr("fccli.commands.help_format.prepared", lambda command: boom)
     monkeypatch.setattr(sys, "argv", ["fc", "--lang", "zh", "show"])
     with pytest.raises(SystemExit) as exit_:
         entry.main()

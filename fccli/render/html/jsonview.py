@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.diff.compare import Loc, path_str
+from fccli.diff.paths import Loc, path_str
 from fccli.render.html.markup import attrs, esc
 
 

@@ -17,14 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fccli.check import check_trace
 from fccli.core.errors import FcError
+from fccli.diff.compare import diff_documents
 from fccli.i18n import _
+from fccli.render.html.markup import href_path
+from fccli.replay.prepare import result_changes
+from fccli.trace.reader import Trace, document_from, read_trace, stored_file
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
     from fccli.diff.compare import DiffResult
     from fccli.replay.changes import ResultChange
-    from fccli.trace.reader import Trace
 
 FILE_ROLES = ("request", "wire_request", "response", "wire_response")
 """A step's four files, in the order the page pairs them: the request's two, the response's two."""
@@ -66,8 +70,6 @@ class PageData:
 def gather(trace: Trace, *, check: bool, page: Path | None) -> PageData:
     """Everything the page shows of TRACE; `page` is where it will be written (None: stdout),
     for links to other traces."""
-    from fccli.trace.reader import stored_file
-
     data = PageData(trace)
     for step in trace.steps:
         for role in FILE_ROLES:
@@ -90,9 +92,6 @@ def gather(trace: Trace, *, check: bool, page: Path | None) -> PageData:
 def _mapping(data: PageData, step: int, role: str, wire_format: str | None) -> DiffResult | None:
     """fc diff's mapping of one step's internal file onto its wire file, or None when either is
     missing or not what its name says (the page then shows the two files unlinked)."""
-    from fccli.diff.compare import diff_documents
-    from fccli.trace.reader import document_from
-
     internal, wire = data.files.get((step, role)), data.files.get((step, f"wire_{role}"))
     if wire_format is None or internal is None or wire is None:
         return None
@@ -108,8 +107,6 @@ def _mapping(data: PageData, step: int, role: str, wire_format: str | None) -> D
 
 
 def _check(data: PageData) -> None:
-    from fccli.check import check_trace
-
     try:
         data.findings = check_trace(data.trace.path)
     except FcError as e:
@@ -140,9 +137,6 @@ def _changes(
     trace: Trace, source: dict[str, Any], edits: list[dict[str, Any]]
 ) -> tuple[list[ResultChange] | None, str | None]:
     """Was/now of each edited result: the original step's request against this trace's first."""
-    from fccli.replay.prepare import result_changes
-    from fccli.trace.reader import read_trace
-
     origin, number = source.get("trace"), source.get("step")
     if not isinstance(origin, str) or not origin or not isinstance(number, int):
         return None, _("the manifest does not say which trace and step were replayed")
@@ -160,8 +154,6 @@ def _changes(
 
 def _relative(origin: str, page: Path | None) -> str:
     """The original trace's path as a link from where the page is written."""
-    from fccli.render.html.markup import href_path
-
     if not origin:
         return ""
     if page is None or Path(origin).is_absolute():
