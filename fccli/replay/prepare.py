@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import FindingsError, UsageError
-from fccli.core.manifest import Options, ReplayedFrom, with_tools_file
+from fccli.core.manifest import Manifest, Options, ReplayedFrom, read_manifest
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.i18n import Msg
+from fccli.options.declared import Settings, megabytes
+from fccli.options.manifest import kept_options, replayed_settings
 from fccli.providers.base import Provider
 from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.providers.profiles import PROFILES, profile_for
@@ -32,7 +34,6 @@ from fccli.run.prepare import (
     PreparedRun,
     close_provider,
     connection_notes,
-    given,
     kept_note,
     open_provider,
     open_trace,
@@ -46,29 +47,6 @@ from fccli.tools.loader import load_toolset, tools_file_entry, tools_file_in
 from fccli.tools.registry import ToolSet
 from fccli.trace.reader import Trace, read_trace
 from fccli.wire.registry import WireFormat, get_format
-
-
-@dataclass
-class ReplaySettings:
-    trace: Path
-    step: int | None = None
-    edits: EditsAsked = field(default_factory=EditsAsked)
-    source: str | None = None
-    """--from: internal or wire, when the step's two request files disagree."""
-    once: bool = False
-    max_steps: int | None = None
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    tools: str | None = None
-    stream: bool | None = None
-    """None: as the trace was run."""
-    retries: int | None = None
-    timeout: float = 600.0
-    max_response_bytes: int = 64 * 1024 * 1024
-    tool_timeout: float = 120.0
-    out: Path | None = None
-    force: bool = False
 
 
 @dataclass
@@ -103,34 +81,31 @@ class _Origin:
     """What the replay takes from the trace, read once."""
 
     trace: Trace
-    options: dict[str, Any]
+    manifest: Manifest
+    options: Options | None
     """The manifest's options of the run."""
     step: int
     source: StepSource
     provider: str | None
     """The provider the trace was made with."""
     tools: str
-    retries: int
 
 
-def _harness_bug(manifest: dict[str, Any], step: int) -> str | None:
+def _harness_bug(manifest: Manifest, step: int) -> str | None:
     """The --harness-bug the manifest records for the step (its name), if any."""
-    steps = manifest.get("steps")
-    for entry in steps if isinstance(steps, list) else []:
-        if isinstance(entry, dict) and entry.get("step") == step:
-            bug = entry.get("harness_bug")
-            if isinstance(bug, str) and bug:
-                return bug.split(":", 1)[0]
+    for entry in manifest.steps:
+        if entry.step == step and entry.harness_bug:
+            return entry.harness_bug.split(":", 1)[0]
     return None
 
 
-def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> PreparedReplay:
+def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedReplay:
     """Check everything that can be checked before anything is written or sent."""
     if settings.once and settings.max_steps is not None:
         raise UsageError(Msg("--once and --max-steps: choose one (--once is --max-steps 1)"))
     trace = read_trace(settings.trace)
-    manifest = trace.manifest
-    options = manifest["options"] if isinstance(manifest.get("options"), dict) else {}
+    manifest = read_manifest(trace.manifest)
+    options = manifest.options
     if trace.wire_format is None:
         raise UsageError(
             Msg(
@@ -150,16 +125,15 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     )
     origin = _Origin(
         trace,
+        manifest,
         options,
         step,
         source,
-        provider=_text(manifest.get("provider")),
+        provider=manifest.provider,
         tools=settings.tools or _trace_tools(options, trace.path),
-        retries=settings.retries
-        if settings.retries is not None
-        else _int(options.get("retries"), 3, "retries", 0, 10),
     )
     name = settings.provider or origin.provider
+    carried = replayed_settings(settings, manifest, same_provider=name == origin.provider)
     if name is None or name not in KNOWN:
         raise UsageError(
             Msg("unknown provider {name}", name=repr(name))
@@ -172,17 +146,16 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     strict = any(spec.strict for spec in source.request.tools)
     notes: list[str] = [n for n in (source.note, *source.notes) if n]
     base_url = settings.base_url or _trace_url(name, origin.provider, manifest, strict, notes)
-    fault = _text(options.get("demo_fault")) if name == origin.provider == "demo" else None
-    api = _api(origin, name)
+    fault = carried.demo_fault if name == "demo" else None
     provider, wire = open_provider(
         name,
         Connection(
             base_url=base_url,
             strict=strict,
-            retries=origin.retries,
+            retries=carried.retries,
             timeout=settings.timeout,
-            api=api,
-            max_response_bytes=settings.max_response_bytes,
+            api=carried.api,
+            max_response_bytes=megabytes(settings.max_response_mb),
             # The model _prepare chooses, for a provider that names it in the URL (Gemini).
             model=settings.model or (source.request.model if name == origin.provider else None),
         ),
@@ -190,19 +163,18 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
         # replay too it must know which error results were of its own making.
         demo_fault=fault if fault in DEMO_FAULTS and fault != "cut-stream" else None,
         # The same model as before, unless the replay goes elsewhere.
-        demo_skill="weak"
-        if name == origin.provider and options.get("demo_skill") == "weak"
-        else "strong",
+        demo_skill="weak" if carried.demo_skill == "weak" else "strong",
     )
     try:
-        return _prepare(settings, origin, name, tools, provider, wire, editor, notes)
+        return _prepare(settings, carried, origin, name, tools, provider, wire, editor, notes)
     except BaseException:
         close_provider(provider)
         raise
 
 
 def _prepare(
-    settings: ReplaySettings,
+    settings: Settings,
+    carried: Settings,
     origin: _Origin,
     name: str,
     tools: ToolSet,
@@ -211,9 +183,11 @@ def _prepare(
     editor: Editor,
     notes: list[str],
 ) -> PreparedReplay:
-    manifest, options, step = origin.trace.manifest, origin.options, origin.step
-    api = _api(origin, name)
-    applied = apply_edits(origin.source.request, step, settings.edits, editor)
+    manifest, step = origin.manifest, origin.step
+    edits = EditsAsked(
+        sets=settings.set_, errors=settings.error, oks=settings.ok, editor=settings.edit
+    )
+    applied = apply_edits(origin.source.request, step, edits, editor)
     notes += applied.notes
     request = applied.request
     hand = origin.source.hand_edit
@@ -233,14 +207,9 @@ def _prepare(
             )
         )
     messages, thinking = _for_provider(request, name, wire.name, notes)
-    stream = settings.stream if settings.stream is not None else options.get("stream") is True
-    max_steps = (
-        1
-        if settings.once
-        else settings.max_steps or _int(options.get("max_steps"), 8, "max_steps", 1, None)
-    )
+    max_steps = 1 if settings.once else carried.max_steps
     run_options = RunOptions(
-        question=_text(manifest.get("question")) or "",
+        question=manifest.question or "",
         model=model,
         system=request.system,
         max_steps=max_steps,
@@ -250,12 +219,12 @@ def _prepare(
         parallel_tool_calls=request.parallel_tool_calls,
         max_tokens=request.max_tokens,
         tool_specs=list(request.tools),
-        stream=stream,
+        stream=carried.stream,
         history=messages,
         tool_timeout=settings.tool_timeout,
     )
     notes += _losses(run_options, origin.source.file, wire.name)
-    refuse_effort(name, spoken_profile(name, api), request.effort, thinking)
+    refuse_effort(name, spoken_profile(name, carried.api), request.effort, thinking)
     problem = request_problem(wire, run_options)
     if problem is not None:
         raise UsageError(
@@ -267,41 +236,36 @@ def _prepare(
         )
     out = settings.out or next_replay_dir(origin.trace.path)
     tools_file = tools_file_entry(origin.tools, out)
+    run_settings = carried.but(
+        tools=settings.tools or (origin.options and origin.options.tools) or "weather",
+        system=request.system,
+        thinking=thinking,
+        effort=request.effort,
+        tool_choice=_choice_text(request.tool_choice),
+        no_parallel=request.parallel_tool_calls is False,
+        strict=any(spec.strict for spec in request.tools),
+        max_steps=max_steps,
+        max_tokens=request.max_tokens,
+        # what the provider took of the trace's (a cut stream is not cut again)
+        demo_fault=getattr(provider, "fault", None),
+        demo_skill="weak" if getattr(provider, "skill", None) == "weak" else None,
+    )
     fields = trace_manifest(
         name,
         provider,
         run_options,
-        with_tools_file(
-            Options(
-                tools=settings.tools or _text(options.get("tools")) or "weather",
-                tools_offered=[spec.name for spec in request.tools],
-                system=request.system,
-                stream=stream,
-                thinking=thinking,
-                **given(effort=request.effort, api=api),
-                tool_choice=_choice_text(request.tool_choice),
-                parallel_tool_calls=request.parallel_tool_calls,
-                strict=any(spec.strict for spec in request.tools),
-                max_steps=max_steps,
-                max_tokens=request.max_tokens,
-                retries=origin.retries,
-            ),
-            tools_file,
+        kept_options(
+            run_settings,
+            tools_offered=[spec.name for spec in request.tools],
+            tools_file=tools_file,
         ),
     )
-    fault = getattr(provider, "fault", None)
-    if fault:
-        assert fields.options is not None
-        fields.options.demo_fault = fault
-    if getattr(provider, "skill", None) == "weak":
-        assert fields.options is not None
-        fields.options.demo_skill = "weak"
     fields.replayed_from = ReplayedFrom(
         trace=str(origin.trace.path),
         step=step,
         file=origin.source.file,
-        status=_text(manifest.get("status")),
-        final_answer=_text(manifest.get("final_answer")),
+        status=manifest.status,
+        final_answer=manifest.final_answer,
     )
     fields.edits = records
     notes += connection_notes(
@@ -328,16 +292,11 @@ def _prepare(
         out=str(trace.path),
         changes=result_changes(origin.source.original, request, records),
         original_provider=origin.provider if origin.provider != name else None,
-        original_answer=_text(manifest.get("final_answer")),
-        original_status=_text(manifest.get("status")),
+        original_answer=manifest.final_answer,
+        original_status=manifest.status,
     )
-    run = PreparedRun(name, provider, wire, tools, trace, run_options, notes)
+    run = PreparedRun(name, provider, wire, tools, trace, run_options, notes, settings=run_settings)
     return PreparedReplay(run, plan)
-
-
-def _api(origin: _Origin, name: str) -> str | None:
-    """The trace's --api (DeepSeek in the Anthropic format): it holds on its own provider."""
-    return _text(origin.options.get("api")) if name == origin.provider else None
 
 
 def _refuse_out_in_trace(out: Path, trace: Path) -> None:
@@ -511,21 +470,15 @@ def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
 
 
 def _trace_url(
-    name: str, traced: str | None, manifest: dict[str, Any], strict: bool, notes: list[str]
+    name: str, traced: str | None, manifest: Manifest, strict: bool, notes: list[str]
 ) -> str | None:
     """The trace's own base URL, for a replay on the same provider: a trace made against a local
     server is replayed there, not at the provider's public endpoint. $FC_BASE_URL comes first,
     as it does for fc run."""
-    url = manifest.get("base_url")
-    options = manifest.get("options")
-    api = options.get("api") if isinstance(options, dict) else None
-    profile = profile_for(name, api if isinstance(api, str) else None) if name in PROFILES else None
-    if (
-        name != traced
-        or not isinstance(url, str)
-        or profile is None
-        or os.environ.get("FC_BASE_URL")
-    ):
+    url = manifest.base_url
+    api = manifest.options.api if manifest.options is not None else None
+    profile = profile_for(name, api) if name in PROFILES else None
+    if name != traced or url is None or profile is None or os.environ.get("FC_BASE_URL"):
         return None
     if url in (profile.base_url, profile.strict_base_url if strict else None):
         return None
@@ -541,13 +494,15 @@ def _trace_url(
     return url
 
 
-def _trace_tools(options: dict[str, Any], trace_dir: Path) -> str:
+def _trace_tools(options: Options | None, trace_dir: Path) -> str:
     """The tools the trace ran with: its tools file found from the trace, wherever fc runs;
     else the name as it was typed (a built-in set, or a trace older than `tools_file`)."""
-    found = tools_file_in(options, trace_dir)
+    if options is None:
+        return "weather"
+    found = tools_file_in({"tools_file": options.tools_file}, trace_dir)
     if found is not None and found.is_file():
         return str(found)
-    return _text(options.get("tools")) or "weather"
+    return options.tools or "weather"
 
 
 def _load_tools(name: str, *, from_trace: bool) -> ToolSet:
@@ -568,32 +523,3 @@ def _choice_text(choice: ToolChoice | None) -> str | None:
     if choice is None:
         return None
     return choice.name if choice.type == "tool" else choice.type
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int(value: Any, default: int, name: str, low: int, high: int | None) -> int:
-    """A number of the manifest's options, checked as the command line's option would be."""
-    if value is None:
-        return default
-    if not isinstance(value, int) or isinstance(value, bool):
-        return default
-    if value < low or (high is not None and value > high):
-        allowed = (
-            Msg("{low} to {high}", low=low, high=high)
-            if high is not None
-            else Msg("at least {low}", low=low)
-        )
-        flag = "--" + name.replace("_", "-")
-        raise UsageError(
-            Msg(
-                "the trace's manifest says options.{name} = {value}; it must be {allowed}",
-                name=name,
-                value=value,
-                allowed=allowed,
-            ),
-            hint=Msg("give {flag} to choose", flag=flag),
-        )
-    return value

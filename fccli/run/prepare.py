@@ -8,12 +8,15 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from fccli.core.errors import UsageError
-from fccli.core.manifest import Manifest, Options, with_tools_file
+from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.i18n import Msg
+from fccli.options.declared import RunSettings as RunSettings  # tests build theirs from here
+from fccli.options.declared import Settings, megabytes
+from fccli.options.manifest import kept_options
 from fccli.providers.base import Provider
 from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.providers.demo.model import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
@@ -33,42 +36,6 @@ from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, written_by
 from fccli.wire.registry import WireFormat, get_format
 
 
-# NamedTuples, not dataclasses: read the same, and ~2 M instructions less each to create (a
-# dataclass compiles its methods from source) at every start of `fc run`.
-class RunSettings(NamedTuple):
-    question: str
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    tools: str = "weather"
-    system: str | None = None
-    stream: bool = False
-    thinking: bool | None = None
-    effort: str | None = None
-    api: str | None = None
-    tool_choice: str | None = None
-    strict: bool = False
-    parallel: bool = True
-    max_steps: int = 8
-    max_tokens: int | None = None
-    retries: int = 3
-    timeout: float = 600.0
-    max_response_bytes: int = 64 * 1024 * 1024
-    tool_timeout: float = 120.0
-    out: Path | None = None
-    force: bool = False
-    demo_fault: str | None = None
-    demo_skill: str | None = None
-    """weak or strong (the default): how well the demo model fills arguments."""
-    response_format: str | None = None
-    """json_object or json_schema:FILE, as given."""
-    asker: Asker | None = None
-    """Answers for a JSON-defined tool the file has no result for (--ask), else None."""
-    harness_bug: str | None = None
-    pace_ms: int | None = None
-    """Milliseconds between the fragments of a streamed answer in the live view."""
-
-
 class PreparedRun(NamedTuple):
     provider_name: str
     provider: Provider
@@ -81,6 +48,8 @@ class PreparedRun(NamedTuple):
     pace_ms: int | None = None
     asks: bool = False
     """A person answers for the tools (--ask): no spinner while the tools run."""
+    settings: Settings | None = None
+    """The options the round trip runs with (a replay: as rebuilt from the trace)."""
 
     def execute(
         self, on_event: Callable[[Event], None] | None = None, *, stream_deltas: bool = False
@@ -116,7 +85,7 @@ def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], N
     return paced
 
 
-def _refuse_fault(settings: RunSettings) -> None:
+def _refuse_fault(settings: Settings) -> None:
     fault = settings.demo_fault
     if fault is not None and fault not in DEMO_FAULTS:
         raise UsageError(
@@ -152,12 +121,12 @@ def _refuse_fault(settings: RunSettings) -> None:
             Msg("unknown --harness-bug {bug!r}", bug=settings.harness_bug),
             hint=Msg("kinds: {kinds}", kinds=", ".join(HARNESS_BUGS)),
         )
-    if settings.pace_ms is not None and not settings.stream:
+    if settings.pace is not None and not settings.stream:
         raise UsageError(
             Msg("--pace slows the fragments of a streamed answer, and this run streams nothing"),
             hint=Msg("add --stream"),
         )
-    if settings.asker is not None and not settings.tools.lower().endswith(".json"):
+    if settings.ask and not settings.tools.lower().endswith(".json"):
         raise UsageError(
             Msg("--ask answers for tools defined in a JSON file; these tools run their own code"),
             hint="--tools FILE.json --ask",
@@ -185,8 +154,10 @@ def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
     return ToolChoice(type="tool", name=value)
 
 
-def prepare_run(settings: RunSettings) -> PreparedRun:
-    """Check everything that can be checked before anything is written or sent."""
+def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
+    """Check everything that can be checked before anything is written or sent; `asker` answers
+    for the tools with --ask."""
+    asker = asker if settings.ask else None
     if not settings.question.strip():
         raise UsageError(Msg("the question is empty"))
     name = settings.provider or default_provider_name()
@@ -194,7 +165,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     _refuse_fault(settings)
     _refuse_meaningless(settings, name)
     response_format = parse_response_format(settings.response_format)
-    tools = load_toolset(settings.tools, settings.asker)
+    tools = load_toolset(settings.tools, asker)
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,
@@ -204,7 +175,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             retries=settings.retries,
             timeout=settings.timeout,
             api=settings.api,
-            max_response_bytes=settings.max_response_bytes,
+            max_response_bytes=megabytes(settings.max_response_mb),
             model=settings.model,
         ),
         demo_fault=settings.demo_fault,
@@ -218,7 +189,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         thinking=settings.thinking,
         effort=settings.effort,
         tool_choice=parse_tool_choice(settings.tool_choice, tools),
-        parallel_tool_calls=None if settings.parallel else False,
+        parallel_tool_calls=False if settings.no_parallel else None,
         max_tokens=settings.max_tokens,
         tool_specs=specs,
         stream=settings.stream,
@@ -226,7 +197,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         harness_bug=settings.harness_bug,
         # A person typing a result is not timed out; an abandoned reader would also keep
         # holding stdin when the next call asks.
-        tool_timeout=None if settings.asker is not None else settings.tool_timeout,
+        tool_timeout=None if asker is not None else settings.tool_timeout,
     )
     problem = request_problem(wire, options)
     if problem is not None:
@@ -247,24 +218,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             name,
             provider,
             options,
-            with_tools_file(
-                Options(
-                    tools=settings.tools,
-                    tools_offered=tools.names(),
-                    system=settings.system,
-                    stream=settings.stream,
-                    thinking=settings.thinking,
-                    # --effort and --api only when given: traces without them read as before.
-                    **given(effort=settings.effort, api=settings.api),
-                    tool_choice=settings.tool_choice,
-                    parallel_tool_calls=options.parallel_tool_calls,
-                    strict=settings.strict,
-                    max_steps=settings.max_steps,
-                    max_tokens=settings.max_tokens,
-                    retries=settings.retries,
-                ),
-                tools_file,
-            ),
+            kept_options(settings, tools_offered=tools.names(), tools_file=tools_file),
         ),
     )
     notes: list[str] = [
@@ -278,26 +232,12 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
     notes += kept_note(trace.path)
     if settings.demo_fault:
-        # Said in the trace: this run's mistake was asked for, not the model's own.
-        assert trace.manifest.options is not None
-        trace.manifest.options.demo_fault = settings.demo_fault
         notes.append(
             Msg(
                 "--demo-fault {fault}: the demo model makes this mistake on purpose",
                 fault=settings.demo_fault,
             )
         )
-    # Said only when used, so traces made without them keep their manifest as it was.
-    for key, value in (
-        ("demo_skill", settings.demo_skill),
-        ("response_format", settings.response_format),
-        ("ask", settings.asker is not None or None),
-        ("harness_bug", settings.harness_bug),
-        ("pace_ms", settings.pace_ms),
-    ):
-        if value is not None:
-            assert trace.manifest.options is not None
-            setattr(trace.manifest.options, key, value)
     if settings.harness_bug:
         notes.append(
             Msg(
@@ -317,12 +257,13 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         trace,
         options,
         notes,
-        pace_ms=settings.pace_ms,
-        asks=settings.asker is not None,
+        pace_ms=settings.pace,
+        asks=asker is not None,
+        settings=settings,
     )
 
 
-def _refuse_meaningless(settings: RunSettings, name: str) -> None:
+def _refuse_meaningless(settings: Settings, name: str) -> None:
     profile = spoken_profile(name, settings.api)
     if settings.thinking is not None and profile is not None and not profile.thinking:
         flag = "--thinking" if settings.thinking else "--no-thinking"
@@ -335,11 +276,7 @@ def _refuse_meaningless(settings: RunSettings, name: str) -> None:
             hint=Msg("thinking can be switched for deepseek, anthropic and the demo"),
         )
     refuse_effort(name, profile, settings.effort, settings.thinking)
-    if (
-        profile is not None
-        and not profile.has_strict
-        and (settings.strict or not settings.parallel)
-    ):
+    if profile is not None and not profile.has_strict and (settings.strict or settings.no_parallel):
         flag = "--strict" if settings.strict else "--no-parallel"
         raise UsageError(
             Msg(
@@ -505,11 +442,6 @@ def trace_manifest(
         question=options.question,
         options=settings,
     )
-
-
-def given(**options: Any) -> dict[str, Any]:
-    """The options that were given (not None), for a manifest that names only those."""
-    return {name: value for name, value in options.items() if value is not None}
 
 
 def connection_notes(
