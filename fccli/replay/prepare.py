@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import FindingsError, UsageError
-from fccli.core.manifest import Manifest, Options, ReplayedFrom, read_manifest
+from fccli.core.manifest import Manifest, Options, ReplayedFrom
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.i18n import Msg
 from fccli.options.declared import Settings, megabytes
@@ -104,7 +104,7 @@ def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedR
     if settings.once and settings.max_steps is not None:
         raise UsageError(Msg("--once and --max-steps: choose one (--once is --max-steps 1)"))
     trace = read_trace(settings.trace)
-    manifest = read_manifest(trace.manifest)
+    manifest = trace.record
     options = manifest.options
     if trace.wire_format is None:
         raise UsageError(
