@@ -9,7 +9,6 @@ from typing import Any
 import typer
 
 from fccli.commands.lang import help_text
-from fccli.i18n import Msg
 from fccli.options import declared
 from fccli.options.declared import Option, Settings
 
@@ -46,7 +45,7 @@ def takes_options(command: str) -> Callable[[Callable[[Settings], None]], Declar
 
 def parameter(option: Option) -> inspect.Parameter:
     """The typer parameter of `option`: its flags, type, default and help."""
-    help = help_text(option.help) if isinstance(option.help, Msg) else option.help
+    help = option.help if isinstance(option.help, str) else help_text(option.help())
     info: Any
     if option.argument:
         info = typer.Argument(option.default, metavar=option.metavar, help=help)

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from fccli.i18n import N_, Msg
-from fccli.providers.demo.faults import DEMO_FAULTS
-from fccli.run.harness_bugs import HARNESS_BUGS
 
 RUN, REPLAY, SEND = "run", "replay", "send"
 
@@ -26,6 +24,10 @@ SAME_PROVIDER = "same provider"
 """`fc replay` runs with the trace's value when it runs on the trace's provider."""
 REQUESTED = "requested"
 """`fc replay` takes the value from the replayed step's request, which holds it."""
+
+VALUE, TEXT = "value", "text"
+"""How a transcript lists a kept option that differs from its default: `--flag value`, or
+`--flag "text"` cut short (a bool: its flag alone)."""
 
 
 def _unchanged(value: Any) -> Any:
@@ -53,7 +55,8 @@ class Option(NamedTuple):
     """`--effort`, `--stream/--no-stream`, `-p`; none for an argument."""
     type: Any
     default: Any
-    help: str
+    help: str | Callable[[], Msg]
+    """Marked `N_`; a text with values in it is made when the help is (`Msg`)."""
     commands: tuple[str, ...] = (RUN,)
     metavar: str | None = None
     min: float | None = None
@@ -63,6 +66,8 @@ class Option(NamedTuple):
     kept: Keep | None = None
     replay: str | None = None
     """How `fc replay` rebuilds the run's value: CARRIED, SAME_PROVIDER, REQUESTED or None (not)."""
+    shown: str | None = VALUE
+    """How a transcript lists it among the run's options (VALUE, TEXT, or None: not listed)."""
     variants: Mapping[str, Mapping[str, Any]] | None = None
     """What differs on another command: `{"replay": {"help": ..., "default": None}}`."""
 
@@ -221,6 +226,7 @@ OPTIONS: tuple[Option, ...] = (
             "and reads the result you type (start with 'error:' for an error result)."
         ),
         kept=Keep("ask", written=lambda ask: True if ask else None, read=lambda kept: kept is True),
+        shown=None,
     ),
     Option(
         "response_format",
@@ -232,6 +238,7 @@ OPTIONS: tuple[Option, ...] = (
             "Governs the answer (content), not the tool calls."
         ),
         kept=Keep("response_format"),
+        shown=None,
     ),
     Option(
         "system",
@@ -240,6 +247,7 @@ OPTIONS: tuple[Option, ...] = (
         None,
         N_("A system prompt."),
         kept=Keep("system", always=True),
+        shown=TEXT,
         replay=REQUESTED,
     ),
     Option(
@@ -364,6 +372,7 @@ OPTIONS: tuple[Option, ...] = (
         min=0,
         max=10,
         kept=Keep("retries", always=True),
+        shown=None,
         replay=CARRIED,
         variants={
             REPLAY: {"help": N_("Retries on 429, 5xx and connection errors."), "default": None}
@@ -428,12 +437,13 @@ OPTIONS: tuple[Option, ...] = (
         ("--demo-fault",),
         str,
         None,
-        Msg(
+        lambda: Msg(
             "Demo provider only: make the model commit a classic mistake, to watch the "
             "harness handle it: {faults} (cut-stream needs --stream).",
-            faults=", ".join(DEMO_FAULTS),
+            **_kinds(),
         ),
         kept=Keep("demo_fault"),
+        shown=None,
         replay=SAME_PROVIDER,
     ),
     Option(
@@ -447,6 +457,7 @@ OPTIONS: tuple[Option, ...] = (
             "the course's first demo model does."
         ),
         kept=Keep("demo_skill"),
+        shown=None,
         replay=SAME_PROVIDER,
     ),
     Option(
@@ -454,12 +465,13 @@ OPTIONS: tuple[Option, ...] = (
         ("--harness-bug",),
         str,
         None,
-        Msg(
+        lambda: Msg(
             "Make fc's own harness commit a classic mistake, to see what it does and how "
             "fc check finds it: {bugs}.",
-            bugs=", ".join(HARNESS_BUGS),
+            **_kinds(),
         ),
         kept=Keep("harness_bug"),
+        shown=None,
     ),
     Option(
         "pace",
@@ -473,6 +485,7 @@ OPTIONS: tuple[Option, ...] = (
         min=0,
         max=5000,
         kept=Keep("pace_ms"),
+        shown=None,
     ),
     Option(
         "json_output",
@@ -507,6 +520,15 @@ OPTIONS: tuple[Option, ...] = (
         commands=(RUN, REPLAY),
     ),
 )
+
+
+def _kinds() -> dict[str, str]:
+    """The kinds of --demo-fault and --harness-bug, listed for their help texts."""
+    # imported here: a reader of the declarations (a transcript) needs no provider
+    from fccli.providers.demo.faults import DEMO_FAULTS
+    from fccli.run.harness_bugs import HARNESS_BUGS
+
+    return {"faults": ", ".join(DEMO_FAULTS), "bugs": ", ".join(HARNESS_BUGS)}
 
 
 def options_of(command: str) -> list[Option]:

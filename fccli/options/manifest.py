@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fccli.core.errors import UsageError
 from fccli.core.manifest import Manifest, Options
 from fccli.i18n import Msg
 from fccli.options import declared
-from fccli.options.declared import CARRIED, REPLAY, RUN, SAME_PROVIDER, Option, Settings
+from fccli.options.declared import (
+    CARRIED,
+    REPLAY,
+    RUN,
+    SAME_PROVIDER,
+    TEXT,
+    Option,
+    Settings,
+)
 
 
 def kept_options(settings: Settings, tools_offered: list[str], tools_file: Any) -> Options:
@@ -74,3 +83,22 @@ def trace_value(option: Option, options: Options | None) -> Any:
             hint=Msg("give {flag} to choose", flag=option.flags[0].split("/")[0]),
         )
     return value
+
+
+def as_typed(options: Options, quote: Callable[[str], str]) -> list[str]:
+    """The kept options that differ from their defaults, as they were typed (`--max-steps 3`,
+    `--no-thinking`); `quote` writes a free text (the system prompt)."""
+    typed = []
+    for option in declared.options_of(RUN):
+        if option.kept is None or option.shown is None:
+            continue
+        value = option.kept.read(getattr(options, option.kept.key, None))
+        if value is None or value == option.default:
+            continue
+        on, _, off = option.flags[0].partition("/")
+        if isinstance(value, bool):
+            typed += [flag for flag in (on if value else off,) if flag]
+        else:
+            shown = quote(value) if option.shown == TEXT else value
+            typed.append(f"{on} {shown}")
+    return typed

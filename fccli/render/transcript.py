@@ -33,6 +33,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized
+from fccli.options.manifest import as_typed
 from fccli.trace.words import said_now
 
 if TYPE_CHECKING:
@@ -386,28 +387,7 @@ def _options(options: Options | None) -> list[str]:
     """The run's options that differ from the defaults, as they were typed."""
     if options is None:
         return []
-    out = []
-    if options.tools not in (None, "weather"):
-        out.append(f"--tools {options.tools}")
-    if options.system is not None:
-        out.append(f"--system {json.dumps(one_line(options.system, 40), ensure_ascii=False)}")
-    if options.thinking is not None:
-        out.append("--thinking" if options.thinking else "--no-thinking")
-    for flag, value in (("--effort", options.effort), ("--api", options.api)):
-        if value is not None:
-            out.append(f"{flag} {value}")
-    if options.tool_choice is not None:
-        out.append(f"--tool-choice {options.tool_choice}")
-    if options.parallel_tool_calls is False:
-        out.append("--no-parallel")
-    for flag, on in (("--strict", options.strict), ("--stream", options.stream)):
-        if on is True:
-            out.append(flag)
-    if options.max_tokens is not None:
-        out.append(f"--max-tokens {options.max_tokens}")
-    if options.max_steps not in (None, 8):
-        out.append(f"--max-steps {options.max_steps}")
-    return out
+    return as_typed(options, lambda text: json.dumps(one_line(text, 40), ensure_ascii=False))
 
 
 def _step(

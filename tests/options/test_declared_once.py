@@ -13,6 +13,7 @@ from fccli.commands import watch as watch_module
 from fccli.core.manifest import Options, read_manifest
 from fccli.options import declared
 from fccli.options.declared import CARRIED, REPLAY, RUN, Keep, Option, RunSettings
+from fccli.options.manifest import as_typed
 
 QUESTION = "杭州今天适合跑步吗？"
 TOY = Option(
@@ -64,6 +65,8 @@ def test_a_toy_option_declared_once_is_on_the_command_line_in_the_manifest_and_r
     assert load(tmp_path / "t" / "manifest.json")["options"]["toy_level"] == 7
     assert read_manifest(load(tmp_path / "t" / "manifest.json")).options.toy_level == 7  # type: ignore[union-attr]
 
+    assert "--toy-level 7" in fc("show", "t").stdout  # among the run's options
+
     replayed = fc("replay", "t", "-o", "r")
     assert replayed.returncode == 0, replayed.stderr
     assert load(tmp_path / "r" / "manifest.json")["options"]["toy_level"] == 7
@@ -77,6 +80,28 @@ def test_without_the_toy_nothing_of_it_is_left(fc) -> None:
     assert "--toy-level" not in fc("run", "--help").stdout
     with pytest.raises(TypeError, match="toy_level"):
         RunSettings(question=QUESTION, toy_level=7)
+
+
+def test_a_transcript_lists_the_kept_options_that_differ_from_their_defaults() -> None:
+    options = Options(
+        tools="weather",
+        system="be brief",
+        stream=True,
+        thinking=False,
+        parallel_tool_calls=False,
+        max_steps=8,
+        max_tokens=100,
+        retries=5,
+        demo_fault="bad-json",
+    )
+    typed = as_typed(options, lambda text: f"<{text}>")
+    assert typed == [
+        "--system <be brief>",
+        "--stream",
+        "--no-thinking",
+        "--no-parallel",
+        "--max-tokens 100",
+    ]
 
 
 def test_every_kept_option_is_a_field_of_the_typed_manifest() -> None:
