@@ -184,6 +184,10 @@ class Manifest(_Record):
             self.notes = []
         self.notes.append(text)
 
+    def harness_bugs(self) -> dict[int, str]:
+        """The steps a `--harness-bug` changed on purpose, each with the bug's name."""
+        return {s.step: s.harness_bug.split(":", 1)[0] for s in self.steps if s.harness_bug}
+
 
 HOLDS.update(
     {

@@ -91,14 +91,6 @@ class _Origin:
     tools: str
 
 
-def _harness_bug(manifest: Manifest, step: int) -> str | None:
-    """The --harness-bug the manifest records for the step (its name), if any."""
-    for entry in manifest.steps:
-        if entry.step == step and entry.harness_bug:
-            return entry.harness_bug.split(":", 1)[0]
-    return None
-
-
 def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedReplay:
     """Check everything that can be checked before anything is written or sent."""
     if settings.once and settings.max_steps is not None:
@@ -121,7 +113,7 @@ def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedR
         step,
         get_format(trace.wire_format),
         settings.source,
-        bug=_harness_bug(manifest, step),
+        bug=manifest.harness_bugs().get(step),
     )
     origin = _Origin(
         trace,
