@@ -44,7 +44,7 @@ def takes_options(command: str) -> Callable[[Callable[[Settings], None]], Declar
 
 
 def parameter(option: Option) -> inspect.Parameter:
-    """The typer parameter of `option`: its flags, type, default and help."""
+    """Make the typer parameter of `option`: its flags, type, default and help."""
     help = option.help if isinstance(option.help, str) else help_text(option.help())
     info: Any
     if option.argument:

@@ -11,8 +11,8 @@ early), one of another type is read as missing, and keys this version does not k
 they are (`extra="allow"`).
 """
 
-# No `from __future__ import annotations` here: pydantic would then read each field's type from
-# its text, compiling every one (~5 M instructions at each start of `fc run`).
+# No `from __future__ import annotations` here: pydantic would then compile each field's type
+# from its text (start-up).
 
 import copy
 from typing import Any
@@ -28,7 +28,7 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when first used
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The JSON written: set fields in declared order, then unknown ones as read."""
+        """Dump the JSON written: set fields in declared order, then unknown ones as read."""
         return self.model_dump(mode="json", exclude_unset=True)
 
     @classmethod
@@ -71,13 +71,6 @@ class Options(_Record):
     """The harness's mistake asked for with --harness-bug (only then written)."""
     pace_ms: int | None = None
     """--pace, when given."""
-
-
-def with_tools_file(options: Options, tools_file: Any) -> Options:
-    """`options` with the tools file's entry, when the tools came from a file."""
-    if tools_file:
-        options.tools_file = tools_file
-    return options
 
 
 class Attempt(_Record):
@@ -185,7 +178,7 @@ class Manifest(_Record):
         self.notes.append(text)
 
     def harness_bugs(self) -> dict[int, str]:
-        """The steps a `--harness-bug` changed on purpose, each with the bug's name."""
+        """Map each step a `--harness-bug` changed on purpose to the bug's name."""
         return {s.step: s.harness_bug.split(":", 1)[0] for s in self.steps if s.harness_bug}
 
 
@@ -199,7 +192,7 @@ HOLDS.update(
 
 
 def read_manifest(data: Any) -> Manifest:
-    """The manifest as read from its JSON: a value of another type than its field's (strictly: a
+    """Read the manifest from its JSON: a value of another type than its field's (strictly: a
     string is not a number) is left out, as if missing; so is a step without its number."""
     kept = copy.deepcopy(data) if isinstance(data, dict) else {}
     while True:

@@ -31,6 +31,7 @@ VALUE, TEXT = "value", "text"
 
 
 def _unchanged(value: Any) -> Any:
+    """Return `value` as it is."""
     return value
 
 
@@ -72,7 +73,7 @@ class Option(NamedTuple):
     """What differs on another command: `{"replay": {"help": ..., "default": None}}`."""
 
     def on(self, command: str) -> Option:
-        """The option as `command` shows it."""
+        """Show the option as `command` does."""
         changes = (self.variants or {}).get(command)
         return self._replace(**changes) if changes else self
 
@@ -523,7 +524,7 @@ OPTIONS: tuple[Option, ...] = (
 
 
 def _kinds() -> dict[str, str]:
-    """The kinds of --demo-fault and --harness-bug, listed for their help texts."""
+    """List the kinds of --demo-fault and --harness-bug for their help texts."""
     # imported here: a reader of the declarations (a transcript) needs no provider
     from fccli.providers.demo.faults import DEMO_FAULTS
     from fccli.run.harness_bugs import HARNESS_BUGS
@@ -532,12 +533,12 @@ def _kinds() -> dict[str, str]:
 
 
 def options_of(command: str) -> list[Option]:
-    """The options `command` takes, in the order its help lists them, as it shows them."""
+    """List the options `command` takes, in the order its help shows them, as it shows them."""
     return [option.on(command) for option in OPTIONS if command in option.commands]
 
 
 def declared(name: str, command: str = RUN) -> Option:
-    """The option named `name`, as `command` shows it."""
+    """Find the option named `name`, as `command` shows it."""
     for option in OPTIONS:
         if option.name == name:
             return option.on(command)
@@ -571,7 +572,7 @@ class Settings:
             raise AttributeError(name) from None
 
     def but(self, **changes: Any) -> Settings:
-        """These settings with `changes`."""
+        """Copy these settings with `changes`."""
         return type(self)(**{**self.values, **changes})
 
     def __repr__(self) -> str:
@@ -587,9 +588,10 @@ class ReplaySettings(Settings):
 
 
 def settings_for(command: str) -> type[Settings]:
+    """Find the settings class of `command`."""
     return ReplaySettings if command == REPLAY else RunSettings
 
 
 def megabytes(value: float) -> int:
-    """Bytes in `value` MB (--max-response-mb)."""
+    """Convert `value` MB (--max-response-mb) to bytes."""
     return int(value * 1024 * 1024)

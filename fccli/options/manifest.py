@@ -21,8 +21,8 @@ from fccli.options.declared import (
 
 
 def kept_options(settings: Settings, tools_offered: list[str], tools_file: Any) -> Options:
-    """The manifest's options of a run with `settings`, with the tools it offered and the entry
-    of its tools file (tools/loader.py; only for a file)."""
+    """Make the manifest's options of a run with `settings`, with the tools it offered and the
+    entry of its tools file (tools/loader.py; only for a file)."""
     kept: dict[str, Any] = {}
     for option in declared.options_of(RUN):
         if option.kept is None:
@@ -37,7 +37,7 @@ def kept_options(settings: Settings, tools_offered: list[str], tools_file: Any) 
 
 
 def replayed_settings(given: Settings, manifest: Manifest, *, same_provider: bool) -> Settings:
-    """The run settings a replay runs with: what its command line gives, else the trace's value
+    """Rebuild the run settings of a replay: what its command line gives, else the trace's value
     of each option replay carries over, else the default. The values the replayed request holds
     (REQUESTED: its system prompt, thinking, tool_choice...) are the caller's to set."""
     trace_options = manifest.options
@@ -56,8 +56,8 @@ def replayed_settings(given: Settings, manifest: Manifest, *, same_provider: boo
 
 
 def trace_value(option: Option, options: Options | None) -> Any:
-    """The value of `option` the trace's manifest keeps, as the command line would check it: one
-    of another type is not there (the default); one out of range is refused."""
+    """Read the value of `option` the trace's manifest keeps, checked as the command line would:
+    one of another type is not there (the default); one out of range is refused."""
     assert option.kept is not None
     raw = None if options is None else getattr(options, option.kept.key, None)
     value = option.kept.read(raw)
@@ -86,8 +86,8 @@ def trace_value(option: Option, options: Options | None) -> Any:
 
 
 def as_typed(options: Options, quote: Callable[[str], str]) -> list[str]:
-    """The kept options that differ from their defaults, as they were typed (`--max-steps 3`,
-    `--no-thinking`); `quote` writes a free text (the system prompt)."""
+    """List the kept options that differ from their defaults, as they were typed
+    (`--max-steps 3`, `--no-thinking`); `quote` writes a free text (the system prompt)."""
     typed = []
     for option in declared.options_of(RUN):
         if option.kept is None or option.shown is None:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import FcError, InputFileError, UsageError
-from fccli.core.jsonio import dumps, parse_json
+from fccli.core.jsonio import dumps, parse_json, read_bytes
 from fccli.core.models import Request, ToolResultBlock, ToolUseBlock
-from fccli.i18n import Msg
+from fccli.i18n import Msg, _
 
 
 @dataclass
@@ -175,7 +175,6 @@ def _read_text(source: str) -> str:
     if source in ("", "-"):
         return sys.stdin.read()
     path = Path(source)
-    from fccli.core.jsonio import read_bytes
 
     try:
         return read_bytes(path).decode("utf-8")
@@ -211,7 +210,6 @@ def _refuse_conflicts(sets: list[str], errors: list[str], oks: list[str]) -> Non
 
 def about(step: int) -> str:
     """The document's first field: what to do with it, in the chosen language."""
-    from fccli.i18n import _
 
     return _(
         "fc replay: the tool results of step {step}, as they will be sent. Change a result's "

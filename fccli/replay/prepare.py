@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fccli.convert.translate import convert
 from fccli.core.errors import FindingsError, UsageError
 from fccli.core.manifest import Manifest, Options, ReplayedFrom
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
@@ -45,12 +46,14 @@ from fccli.run.prepare import (
 )
 from fccli.tools.loader import load_toolset, tools_file_entry, tools_file_in
 from fccli.tools.registry import ToolSet
-from fccli.trace.reader import Trace, read_trace
+from fccli.trace.reader import Document, Trace, read_trace
 from fccli.wire.registry import WireFormat, get_format
 
 
 @dataclass
 class PreparedReplay:
+    """A replay checked and ready: the run it starts, and what is said before it."""
+
     run: PreparedRun
     plan: ReplayPlan
 
@@ -292,8 +295,8 @@ def _prepare(
 
 
 def _refuse_out_in_trace(out: Path, trace: Path) -> None:
-    """--out may be neither the original trace, nor inside it, nor a directory holding it:
-    the original is never touched (and --force would delete it)."""
+    """Refuse an --out that is the original trace, inside it, or a directory holding it: the
+    original is never touched (and --force would delete it)."""
     where, original = out.resolve(), trace.resolve()
     if where == original or original in where.parents:
         hint = Msg("choose another --out, or leave it out for TRACE.replay-N")
@@ -329,8 +332,8 @@ def _refuse_out_in_trace(out: Path, trace: Path) -> None:
 
 
 def next_replay_dir(trace: Path) -> Path:
-    """`<trace>.replay-1`, then `-2`, ... beside the original. The resolved path names it: the
-    name of `..` or `.` is not the trace's, and its parent is not the trace's parent."""
+    """Find the first free `<trace>.replay-N` beside the original. The resolved path names it:
+    the name of `..` or `.` is not the trace's, and its parent is not the trace's parent."""
     base = trace if trace.name and ".." not in trace.parts else trace.resolve()
     n = 1
     while (candidate := base.with_name(f"{base.name}.replay-{n}")).exists():
@@ -341,7 +344,8 @@ def next_replay_dir(trace: Path) -> Path:
 def result_changes(
     before: Request, after: Request, records: list[dict[str, Any]]
 ) -> list[ResultChange]:
-    """Each result that goes out different from what the run handed back, and what made it so."""
+    """List each result that goes out different from what the run handed back, and what made
+    it so."""
     how: dict[str, list[str]] = {}
     for record in records:
         for call_id in record.get("ids") or [record.get("id")]:
@@ -374,7 +378,7 @@ def result_changes(
 def _for_provider(
     request: Request, name: str, fmt: str, notes: list[str]
 ) -> tuple[list[Message], bool | None]:
-    """The history and thinking switch as the replay's provider can take them."""
+    """Fit the history and thinking switch to what the replay's provider can take."""
     thinking = request.thinking
     profile = PROFILES.get(name)
     if thinking is not None and profile is not None and not profile.thinking:
@@ -437,11 +441,8 @@ def _for_provider(
 
 
 def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
-    """What the first request cannot carry into `fmt`, said per JSON path (fc convert's account);
+    """Say what the first request cannot carry into `fmt`, per JSON path (fc convert's account);
     a request the format cannot hold at all is exit 2 here, before anything is written."""
-    from fccli.convert.translate import convert
-    from fccli.trace.reader import Document
-
     request = Request(
         model=options.model,
         system=options.system,
@@ -464,9 +465,9 @@ def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
 def _trace_url(
     name: str, traced: str | None, manifest: Manifest, strict: bool, notes: list[str]
 ) -> str | None:
-    """The trace's own base URL, for a replay on the same provider: a trace made against a local
-    server is replayed there, not at the provider's public endpoint. $FC_BASE_URL comes first,
-    as it does for fc run."""
+    """Find the trace's own base URL, for a replay on the same provider: a trace made against a
+    local server is replayed there, not at the provider's public endpoint. $FC_BASE_URL comes
+    first, as it does for fc run."""
     url = manifest.base_url
     api = manifest.options.api if manifest.options is not None else None
     profile = profile_for(name, api) if name in PROFILES else None
@@ -487,8 +488,8 @@ def _trace_url(
 
 
 def _trace_tools(options: Options | None, trace_dir: Path) -> str:
-    """The tools the trace ran with: its tools file found from the trace, wherever fc runs;
-    else the name as it was typed (a built-in set, or a trace older than `tools_file`)."""
+    """Find the tools the trace ran with: its tools file from the trace, wherever fc runs; else
+    the name as it was typed (a built-in set, or a trace without `tools_file`)."""
     if options is None:
         return "weather"
     found = tools_file_in({"tools_file": options.tools_file}, trace_dir)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fccli.check.traces import first_difference
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.jsonio import read_json, validate
 from fccli.core.models import Request
@@ -283,8 +284,6 @@ def _at(data: Any, path: str) -> Any:
 
 def disagreement(request: Request, wire_data: Any, wire: WireFormat) -> str | None:
     """Where the wire body differs from what `request` translates to (a JSON path), or None."""
-    from fccli.check.traces import first_difference
-
     try:
         expected = wire.to_wire_request(request)
     except ConversionError as e:  # an internal request edited into one the format cannot hold

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from fccli.core.cities import cities
 from fccli.core.errors import UsageError
 from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Request, ToolChoice, ToolSpec
@@ -37,6 +38,8 @@ from fccli.wire.registry import WireFormat, get_format
 
 
 class PreparedRun(NamedTuple):
+    """A round trip checked and ready: its provider, tools and open trace."""
+
     provider_name: str
     provider: Provider
     wire: WireFormat
@@ -54,6 +57,7 @@ class PreparedRun(NamedTuple):
     def execute(
         self, on_event: Callable[[Event], None] | None = None, *, stream_deltas: bool = False
     ) -> RunResult:
+        """Run the round trip, emitting its events to `on_event`, and close the provider."""
         engine = RoundTrip(
             self.provider,
             self.wire,
@@ -75,7 +79,7 @@ class PreparedRun(NamedTuple):
 
 
 def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], None]:
-    """A real provider's fragments shown no faster than one per `seconds` (--pace)."""
+    """Show a real provider's fragments no faster than one per `seconds` (--pace)."""
 
     def paced(event: Event) -> None:
         emit(event)
@@ -86,6 +90,7 @@ def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], N
 
 
 def _refuse_fault(settings: Settings) -> None:
+    """Refuse a demo or harness option without its provider, or without the stream it needs."""
     fault = settings.demo_fault
     if fault is not None and fault not in DEMO_FAULTS:
         raise UsageError(
@@ -139,6 +144,7 @@ def _refuse_fault(settings: Settings) -> None:
 
 
 def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
+    """Read --tool-choice: auto, none, required, or the name of a tool offered."""
     if value is None:
         return None
     if value in ("auto", "none", "required"):
@@ -264,6 +270,7 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
 
 
 def _refuse_meaningless(settings: Settings, name: str) -> None:
+    """Refuse an option the provider has no switch for, or a combination it refuses."""
     profile = spoken_profile(name, settings.api)
     if settings.thinking is not None and profile is not None and not profile.thinking:
         flag = "--thinking" if settings.thinking else "--no-thinking"
@@ -306,8 +313,8 @@ EFFORTS = ("low", "high", "max")
 
 
 def spoken_profile(name: str, api: str | None) -> Profile | None:
-    """The profile `name` is spoken to with `--api`; None for the demo (it speaks DeepSeek's
-    chat format only, as the refusal says)."""
+    """Find the profile `name` is spoken to with `--api`; None for the demo (it speaks
+    DeepSeek's chat format only, as the refusal says)."""
     if name == "demo":
         if api not in (None, "chat"):
             raise UsageError(
@@ -326,8 +333,8 @@ def spoken_profile(name: str, api: str | None) -> Profile | None:
 def refuse_effort(
     name: str, profile: Profile | None, effort: str | None, thinking: bool | None
 ) -> None:
-    """--effort where the provider takes it; on DeepSeek (and the demo) it is the strength of
-    thinking mode, so asking for it with --no-thinking asks for two things at once."""
+    """Refuse --effort where the provider does not take it; on DeepSeek (and the demo) it is the
+    strength of thinking mode, so asking for it with --no-thinking asks for two things at once."""
     if effort is None:
         return
     if effort not in EFFORTS:
@@ -357,6 +364,7 @@ def refuse_effort(
 
 
 def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
+    """Make the tool definitions as sent: in strict form with --strict."""
     if not strict:
         return tools.specs()
     specs, problems = strict_specs(tools.specs())
@@ -374,6 +382,7 @@ def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
 
 
 def refuse_demo_base_url(name: str, base_url: str | None) -> None:
+    """Refuse --base-url for the offline demo."""
     # Only an explicit --base-url is refused for the demo: $FC_BASE_URL, set for a real
     # provider in the shell, must not break the offline run.
     if base_url and name == "demo":
@@ -383,8 +392,8 @@ def refuse_demo_base_url(name: str, base_url: str | None) -> None:
 def open_provider(
     name: str, connection: Connection, *, demo_fault: str | None = None, demo_skill: str = "strong"
 ) -> tuple[Provider, WireFormat]:
-    """The provider and its wire format. Call it last of the checks: a key is read, and an
-    HTTP client made, only for a run that can go."""
+    """Open the provider and find its wire format. Call it last of the checks: a key is read,
+    and an HTTP client made, only for a run that can go."""
     provider = get_provider(
         name, connection=connection, demo_fault=demo_fault, demo_skill=demo_skill
     )
@@ -392,8 +401,8 @@ def open_provider(
 
 
 def request_problem(wire: WireFormat, options: RunOptions) -> str | None:
-    """A reason the provider would refuse every request of this run (a tool_choice its thinking
-    mode refuses, a thinking budget over max_tokens), known before anything is sent."""
+    """Say why the provider would refuse every request of this run (a tool_choice its thinking
+    mode refuses, a thinking budget over max_tokens), before anything is sent; None if not."""
     return wire.request_problem(
         Request(
             model=options.model,
@@ -416,7 +425,7 @@ def open_trace(provider: Provider, path: Path, *, force: bool, manifest: Manifes
 
 
 def kept_note(path: Path) -> list[str]:
-    """What --force left in the trace, not being fc's to replace: said, once."""
+    """Say what --force left in the trace, not being fc's to replace."""
     kept = sorted(e.name for e in path.iterdir() if not written_by_fc(e))
     if not kept:
         return []
@@ -432,8 +441,8 @@ def kept_note(path: Path) -> list[str]:
 def trace_manifest(
     name: str, provider: Provider, options: RunOptions, settings: Options
 ) -> Manifest:
-    """What every trace's manifest says of its run before the first step (`fc run` and
-    `fc replay` alike); `settings` are the options as the user gave them."""
+    """Make the manifest of a trace before its first step (`fc run` and `fc replay` alike);
+    `settings` are the options as the manifest keeps them."""
     return Manifest(
         provider=name,
         wire_format=provider.info.wire_format,
@@ -447,8 +456,8 @@ def trace_manifest(
 def connection_notes(
     name: str, asked: str | None, base_url: str | None, provider: Provider
 ) -> list[str]:
-    """What a learner may not expect of where the requests go; `asked` is the provider named on
-    the command line (None when fc chose it), `base_url` the --base-url given."""
+    """Say what a learner may not expect of where the requests go; `asked` is the provider
+    named on the command line (None when fc chose it), `base_url` the --base-url given."""
     notes: list[str] = []
     if name == "demo" and asked is None and os.environ.get("FC_BASE_URL"):
         notes.append(
@@ -471,21 +480,21 @@ def connection_notes(
 
 
 def close_provider(provider: Provider) -> None:
+    """Close the provider's HTTP client, if it has one."""
     close = getattr(provider, "close", None)
     if close is not None:
         close()
 
 
 def _city_names() -> dict[str, str]:
-    from fccli.core.cities import cities
-
+    """Map each city's Chinese name to its English one (for the trace's directory name)."""
     return {c["zh"]: c["en"] for c in cities()}
 
 
 def _joined(problems: list[Msg]) -> Msg:
-    """Several problems in one message, `a; b`, each said in the chosen language."""
-    said = problems[0]
+    """Join several problems into one message, `a; b`, each said in the chosen language."""
+    joined = problems[0]
     for problem in problems[1:]:
         # i18n: two messages said one after the other
-        said = Msg("{first}; {then}", first=said, then=problem)
-    return said
+        joined = Msg("{first}; {then}", first=joined, then=problem)
+    return joined
