@@ -46,14 +46,15 @@ def takes_options(command: str) -> Callable[[Callable[[Settings], None]], Declar
 def parameter(option: Option) -> inspect.Parameter:
     """Make the typer parameter of `option`: its flags, type, default and help."""
     help = option.help if isinstance(option.help, str) else help_text(option.help())
+    metavar = option.metavar or ("|".join(option.choices) if option.choices else None)
     info: Any
     if option.argument:
-        info = typer.Argument(option.default, metavar=option.metavar, help=help)
+        info = typer.Argument(option.default, metavar=metavar, help=help)
     else:
         info = typer.Option(
             option.default,
             *option.flags,
-            metavar=option.metavar,
+            metavar=metavar,
             min=option.min,
             max=option.max,
             envvar=option.envvar,

@@ -60,6 +60,9 @@ class Option(NamedTuple):
     """Marked `N_`; a text with values in it is made when the help is (`Msg`)."""
     commands: tuple[str, ...] = (RUN,)
     metavar: str | None = None
+    """What the help shows for its value (default: its choices, `low|high|max`)."""
+    choices: tuple[str, ...] | None = None
+    """The values it takes, checked where the run is prepared (with a message of fc's own)."""
     min: float | None = None
     max: float | None = None
     envvar: str | None = None
@@ -284,7 +287,7 @@ OPTIONS: tuple[Option, ...] = (
             "How hard the model thinks, in the format's own field (chat: reasoning_effort; "
             "Anthropic: output_config.effort). On DeepSeek it is thinking mode's effort."
         ),
-        metavar="low|high|max",
+        choices=("low", "high", "max"),
         kept=Keep("effort"),
         replay=REQUESTED,
     ),

@@ -16,7 +16,7 @@ from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.i18n import Msg
 from fccli.options.declared import RunSettings as RunSettings  # tests build theirs from here
-from fccli.options.declared import Settings, megabytes
+from fccli.options.declared import Settings, declared, megabytes
 from fccli.options.manifest import kept_options
 from fccli.providers.base import Provider
 from fccli.providers.demo.faults import DEMO_FAULTS
@@ -308,7 +308,7 @@ def _refuse_meaningless(settings: Settings, name: str) -> None:
         )
 
 
-EFFORTS = ("low", "high", "max")
+EFFORTS = declared("effort").choices or ()
 """The values of --effort (CLI.md); a provider takes some of them (Profile.efforts)."""
 
 
