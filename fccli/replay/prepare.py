@@ -85,8 +85,6 @@ class _Origin:
 
     trace: Trace
     manifest: Manifest
-    options: Options | None
-    """The manifest's options of the run."""
     step: int
     source: StepSource
     provider: str | None
@@ -100,7 +98,6 @@ def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedR
         raise UsageError(Msg("--once and --max-steps: choose one (--once is --max-steps 1)"))
     trace = read_trace(settings.trace)
     manifest = trace.record
-    options = manifest.options
     if trace.wire_format is None:
         raise UsageError(
             Msg(
@@ -121,11 +118,10 @@ def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedR
     origin = _Origin(
         trace,
         manifest,
-        options,
         step,
         source,
         provider=manifest.provider,
-        tools=settings.tools or _trace_tools(options, trace.path),
+        tools=settings.tools or _trace_tools(manifest.options, trace.path),
     )
     name = settings.provider or origin.provider
     carried = replayed_settings(settings, manifest, same_provider=name == origin.provider)
@@ -232,7 +228,6 @@ def _prepare(
     out = settings.out or next_replay_dir(origin.trace.path)
     tools_file = tools_file_entry(origin.tools, out)
     run_settings = carried.but(
-        tools=settings.tools or (origin.options and origin.options.tools) or "weather",
         system=request.system,
         thinking=thinking,
         effort=request.effort,
