@@ -10,6 +10,7 @@ from fccli.options.declared import REPLAY, Settings
 def replay(settings: Settings) -> None:
     """Re-send a step of a trace with edited tool results and continue from there: the model
     answers from whatever it is handed. Writes a new trace; the old one is never touched."""
+    # imported when it runs: `--help` loads none of it (start-up)
     from fccli.commands.otlp import exported_on_close, prepare
     from fccli.commands.watch import watch
     from fccli.render.replay_view import render_answers, render_plan, replayed_step_origin

@@ -9,6 +9,7 @@ from fccli.options.declared import RUN, Settings
 @takes_options(RUN)
 def run(settings: Settings) -> None:
     """Ask with tool definitions, execute the calls the model asks for, hand the results back, repeat."""
+    # imported when it runs: `--help` loads none of it (start-up)
     from fccli.commands.ask import ask_at_terminal
     from fccli.commands.otlp import exported_on_close, prepare
     from fccli.commands.watch import watch
