@@ -33,8 +33,8 @@ class _Record(BaseModel):
 
     @classmethod
     def model_rebuild(cls, **options: Any) -> bool | None:
-        """pydantic builds a deferred model here, at its first use: the models it holds first
-        (fccli/core/models.py, built_held_first)."""
+        """Build the models it holds, then this one (pydantic calls it at first use;
+        fccli/core/models.py, built_held_first)."""
         return built_held_first(cls, BaseModel.model_rebuild.__func__, options)  # type: ignore[attr-defined]
 
 
