@@ -20,12 +20,12 @@ from fccli.core.errors import FindingsError, UsageError
 from fccli.core.manifest import Manifest, Options, ReplayedFrom
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.i18n import Msg
-from fccli.options.declared import Settings, megabytes
+from fccli.options.declared import Settings
 from fccli.options.manifest import kept_options, replayed_settings
 from fccli.providers.base import Provider
 from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.providers.profiles import PROFILES, profile_for
-from fccli.providers.registry import KNOWN, Connection
+from fccli.providers.registry import KNOWN
 from fccli.replay.changes import ReplayPlan, ResultChange
 from fccli.replay.edits import Editor, EditsAsked, apply_edits, run_editor
 from fccli.replay.source import StepSource, choose_step, read_step_request
@@ -34,6 +34,7 @@ from fccli.run.events import Event, RunResult
 from fccli.run.prepare import (
     PreparedRun,
     close_provider,
+    connection,
     connection_notes,
     kept_note,
     open_provider,
@@ -140,15 +141,13 @@ def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedR
     fault = carried.demo_fault if name == "demo" else None
     provider, wire = open_provider(
         name,
-        Connection(
-            base_url=base_url,
-            strict=strict,
-            retries=carried.retries,
-            timeout=settings.timeout,
-            api=carried.api,
-            max_response_bytes=megabytes(settings.max_response_mb),
-            # The model _prepare chooses, for a provider that names it in the URL (Gemini).
-            model=settings.model or (source.request.model if name == origin.provider else None),
+        connection(
+            carried.but(
+                base_url=base_url,
+                strict=strict,
+                # The model _prepare chooses, for a provider that names it in the URL (Gemini).
+                model=settings.model or (source.request.model if name == origin.provider else None),
+            )
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.

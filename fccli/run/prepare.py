@@ -175,15 +175,7 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,
-        Connection(
-            base_url=settings.base_url,
-            strict=settings.strict,
-            retries=settings.retries,
-            timeout=settings.timeout,
-            api=settings.api,
-            max_response_bytes=megabytes(settings.max_response_mb),
-            model=settings.model,
-        ),
+        connection(settings),
         demo_fault=settings.demo_fault,
         demo_skill=settings.demo_skill or "strong",
     )
@@ -387,6 +379,19 @@ def refuse_demo_base_url(name: str, base_url: str | None) -> None:
     # provider in the shell, must not break the offline run.
     if base_url and name == "demo":
         raise UsageError(Msg("--base-url has no meaning for the offline demo provider"))
+
+
+def connection(settings: Settings) -> Connection:
+    """Make the connection to a real provider that `settings` ask for."""
+    return Connection(
+        base_url=settings.base_url,
+        strict=settings.strict,
+        retries=settings.retries,
+        timeout=settings.timeout,
+        api=settings.api,
+        max_response_bytes=megabytes(settings.max_response_mb),
+        model=settings.model,
+    )
 
 
 def open_provider(
