@@ -292,37 +292,27 @@ def _refuse_out_in_trace(out: Path, trace: Path) -> None:
     """Refuse an --out that is the original trace, inside it, or a directory holding it: the
     original is never touched (and --force would delete it)."""
     where, original = out.resolve(), trace.resolve()
-    if where == original or original in where.parents:
-        hint = Msg("choose another --out, or leave it out for TRACE.replay-N")
-        if where == original:
-            raise UsageError(
-                Msg(
-                    "--out {out} is the original trace {trace}; the replay is written to a new "
-                    "trace, never into the old one",
-                    out=str(out),
-                    trace=str(trace),
-                ),
-                hint=hint,
-            )
-        raise UsageError(
-            Msg(
-                "--out {out} is inside the original trace {trace}; the replay is written to a "
-                "new trace, never into the old one",
-                out=str(out),
-                trace=str(trace),
-            ),
-            hint=hint,
+    names = {"out": str(out), "trace": str(trace)}
+    if where == original:
+        problem = Msg(
+            "--out {out} is the original trace {trace}; the replay is written to a new trace, "
+            "never into the old one",
+            **names,
         )
-    if where in original.parents:
-        raise UsageError(
-            Msg(
-                "--out {out} holds the original trace {trace}; the replay needs a directory of "
-                "its own",
-                out=str(out),
-                trace=str(trace),
-            ),
-            hint=Msg("choose another --out, or leave it out for TRACE.replay-N"),
+    elif original in where.parents:
+        problem = Msg(
+            "--out {out} is inside the original trace {trace}; the replay is written to a new "
+            "trace, never into the old one",
+            **names,
         )
+    elif where in original.parents:
+        problem = Msg(
+            "--out {out} holds the original trace {trace}; the replay needs a directory of its own",
+            **names,
+        )
+    else:
+        return
+    raise UsageError(problem, hint=Msg("choose another --out, or leave it out for TRACE.replay-N"))
 
 
 def next_replay_dir(trace: Path) -> Path:
