@@ -21,6 +21,7 @@ from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_bytes, read_json
+from fccli.core.manifest import Manifest, read_manifest
 from fccli.core.models import Response
 from fccli.core.request_files import RequestFiles, quiet_collector
 from fccli.i18n import Msg
@@ -107,11 +108,7 @@ def _unread_stop(root: Path, last: _Step) -> list[Finding]:
     read = _response(last)
     if read is None or read[0].stop_reason != "tool_use" or not read[0].tool_uses():
         return []
-    try:
-        manifest = read_json(root / "manifest.json")
-    except FcError:
-        return []
-    if not isinstance(manifest, dict) or manifest.get("status") != "ok":
+    if _manifest(root).status != "ok":
         return []  # stopped by --max-steps, or by an error: said in the manifest
     response, fmt, name = read
     ids = ", ".join(c.id for c in response.tool_uses())
@@ -219,31 +216,23 @@ def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding
 
 
 def _harness_bugs(root: Path) -> dict[int, str]:
-    """Return the steps whose requests a `--harness-bug` changed on purpose, by the manifest: each
-    with the bug's name."""
-    try:
-        manifest = read_json(root / "manifest.json")
-    except FcError:
-        return {}
-    steps = manifest.get("steps") if isinstance(manifest, dict) else None
-    out: dict[int, str] = {}
-    for entry in steps if isinstance(steps, list) else []:
-        if not isinstance(entry, dict):
-            continue
-        number, bug = entry.get("step"), entry.get("harness_bug")
-        if isinstance(number, int) and isinstance(bug, str) and bug:
-            out[number] = bug.split(":", 1)[0]
-    return out
+    """The steps whose requests a `--harness-bug` changed on purpose, by the manifest: each with
+    the bug's name."""
+    return _manifest(root).harness_bugs()
 
 
 def _recorded(root: Path) -> bool:
-    """Return whether the trace is one `fc proxy` recorded: its wire requests are the agent's, its
-    internal ones fc's reading of them (not the other way round, as in a trace fc made)."""
+    """A trace `fc proxy` recorded: its wire requests are the agent's, its internal ones fc's
+    reading of them (not the other way round, as in a trace fc made)."""
+    return _manifest(root).recorded_by is not None
+
+
+def _manifest(root: Path) -> Manifest:
+    """The trace's manifest, typed; empty when it cannot be read."""
     try:
-        manifest = read_json(root / "manifest.json")
+        return read_manifest(read_json(root / "manifest.json"))
     except FcError:
-        return False
-    return isinstance(manifest, dict) and isinstance(manifest.get("recorded_by"), str)
+        return Manifest()
 
 
 def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:

@@ -9,35 +9,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
-from fccli.i18n import N_
+from fccli.core.errors import FcError
+from fccli.i18n import _
 
 if TYPE_CHECKING:
     from fccli.export.otel import LiveExport
 
-OTLP = typer.Option(
-    None,
-    "--otlp",
-    metavar="URL",
-    envvar="FC_OTLP",
-    help=N_(
-        "Also export the trace, when it closes, as OpenTelemetry GenAI spans to this OTLP/HTTP "
-        "endpoint (e.g. http://localhost:6006 for Phoenix; also $FC_OTLP). Needs the otel extra."
-    ),
-)
-OTLP_CONTENT = typer.Option(
-    False,
-    "--otlp-content",
-    help=N_("With --otlp: export the messages, arguments and results too (default: not)."),
-)
-
 
 def prepare(url: str | None, content: bool) -> LiveExport | None:
-    """Checked before the run: the extra installed, the URL and the OTEL_* headers usable."""
+    """Check, before the run, that the extra is installed and the URL and OTEL_* headers usable."""
     if not url:
         return None
-    from fccli.export.otel import LiveExport
+    from fccli.export.otel import LiveExport  # imported lazily: start-up of every run
 
     return LiveExport(url, content=content)
 
@@ -49,23 +32,19 @@ def exported_on_close(live: LiveExport | None, trace: Path) -> Iterator[None]:
     if live is None:
         yield
         return
-    from fccli.core.errors import FcError
-
     try:
         yield
     except FcError:
         try:
-            _said(live.send(trace).exported[0].trace_id, live)
+            _report_export(live, trace)
         except FcError as e:
-            from fccli.i18n import _
-
             print(_("fc: the trace was not exported: {error}", error=e.message), file=sys.stderr)
         raise
-    _said(live.send(trace).exported[0].trace_id, live)
+    _report_export(live, trace)
 
 
-def _said(trace_id: str, live: LiveExport) -> None:
-    from fccli.i18n import _
-
-    said = _("exported trace {trace_id} to {target}", trace_id=trace_id, target=live.target.shown)
-    print(said, file=sys.stderr)
+def _report_export(live: LiveExport, trace: Path) -> None:
+    """Send the trace and say on stderr where it went."""
+    trace_id = live.send(trace).exported[0].trace_id
+    line = _("exported trace {trace_id} to {target}", trace_id=trace_id, target=live.target.shown)
+    print(line, file=sys.stderr)

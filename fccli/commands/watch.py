@@ -6,6 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from fccli.core.errors import FcError
+from fccli.i18n import Msg
+from fccli.render.console import make_console
+from fccli.render.run_view import RunView, print_json_summary
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -27,11 +32,6 @@ def watch(
     console it printed on is returned for what the command adds after (None with --json).
     `execute` stands in for `prepared.execute`; `before` prints ahead of the first step; `step_origin` says, for a replay, which step of the
     old trace a new step stands for (the new trace numbers its files from 1)."""
-    from fccli.core.errors import FcError
-    from fccli.i18n import Msg
-    from fccli.render.console import make_console
-    from fccli.render.run_view import RunView, print_json_summary
-
     console = None if json_output else make_console()
     view = (
         None

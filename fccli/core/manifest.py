@@ -6,16 +6,18 @@ directory"; tests/trace/test_examples.py pins it byte for byte): fields are writ
 declared here, and a field left unset is left out (`demo_fault`, a replay's `replayed_from`,
 a step's `stream`...), while one set to None is written as null.
 
-Reading is lenient: every field may be missing (an older fc, a run that died early), and keys
-this version does not know are kept as they are (`extra="allow"`).
+Reading is lenient (`read_manifest`): every field may be missing (an older fc, a run that died
+early), one of another type is read as missing, and keys this version does not know are kept as
+they are (`extra="allow"`).
 """
 
-# No `from __future__ import annotations` here: pydantic would then read each field's type from
-# its text, compiling every one (~5 M instructions at each start of `fc run`).
+# No `from __future__ import annotations` here: pydantic would then compile each field's type
+# from its text (start-up).
 
+import copy
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fccli.core.models import HOLDS, built_held_first, empty_list
 
@@ -26,13 +28,13 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when first used
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The JSON written: set fields in declared order, then unknown ones as read."""
+        """Dump the JSON written: set fields in declared order, then unknown ones as read."""
         return self.model_dump(mode="json", exclude_unset=True)
 
     @classmethod
     def model_rebuild(cls, **options: Any) -> bool | None:
-        """pydantic builds a deferred model here, at its first use: the models it holds first
-        (fccli/core/models.py, built_held_first)."""
+        """Build the models it holds, then this one (pydantic calls it at first use;
+        fccli/core/models.py, built_held_first)."""
         return built_held_first(cls, BaseModel.model_rebuild.__func__, options)  # type: ignore[attr-defined]
 
 
@@ -69,13 +71,6 @@ class Options(_Record):
     """The harness's mistake asked for with --harness-bug (only then written)."""
     pace_ms: int | None = None
     """--pace, when given."""
-
-
-def with_tools_file(options: Options, tools_file: Any) -> Options:
-    """`options` with the tools file's entry, when the tools came from a file."""
-    if tools_file:
-        options.tools_file = tools_file
-    return options
 
 
 class Attempt(_Record):
@@ -182,6 +177,10 @@ class Manifest(_Record):
             self.notes = []
         self.notes.append(text)
 
+    def harness_bugs(self) -> dict[int, str]:
+        """Map each step a `--harness-bug` changed on purpose to the bug's name."""
+        return {s.step: s.harness_bug.split(":", 1)[0] for s in self.steps if s.harness_bug}
+
 
 HOLDS.update(
     {
@@ -190,3 +189,36 @@ HOLDS.update(
         Manifest: (Options, ReplayedFrom, ErrorRecord, StepRecord),
     }
 )
+
+
+def read_manifest(data: Any) -> Manifest:
+    """Read the manifest from its JSON: a value of another type than its field's (strictly: a
+    string is not a number) is left out, as if missing; so is a step without its number."""
+    kept = copy.deepcopy(data) if isinstance(data, dict) else {}
+    while True:
+        try:
+            return Manifest.model_validate(kept, strict=True)
+        except ValidationError as e:
+            for error in reversed(e.errors()):
+                _drop(kept, error["loc"])
+
+
+def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
+    """Remove the value at `loc`; a missing one takes the record holding it out instead."""
+    holder = data
+    try:
+        for key in loc[:-1]:
+            holder = holder[key]
+    except (KeyError, IndexError, TypeError):  # a union's member named in the location
+        _drop(data, loc[:-1])
+        return
+    key = loc[-1]
+    present = (
+        key in holder if isinstance(holder, dict) else isinstance(key, int) and key < len(holder)
+    )
+    if present:
+        del holder[key]
+    elif len(loc) > 1:
+        _drop(data, loc[:-1])
+    else:
+        raise ValueError(loc)  # nothing left to take out: cannot happen for a dict

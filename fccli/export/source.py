@@ -6,7 +6,8 @@ shows in one import and nowhere else in the export:
 - `read_trace(path)`: the trace directory read as far as it goes (InputFileError when it is
   not a trace at all);
 - `resolve_trace(None)`: the newest trace under ./traces, when the command names none;
-- `Trace`: `manifest` (dict), `steps`, `results()` (the tool results handed back, by call id);
+- `Trace`: `record` (the typed manifest; `manifest` its JSON), `steps`, `results()` (the tool
+  results handed back, by call id);
 - `Step`: `number`, `record` (the manifest's step), `request`, `response`, `files` (by role),
   `notes` (what could not be read), `tool_runs()`.
 """

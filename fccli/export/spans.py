@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from fccli.core.errors import FcError
 from fccli.core.jsonio import read_json
+from fccli.core.manifest import ErrorRecord
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
 from fccli.export import genai
 from fccli.export.source import Step, Trace
@@ -116,17 +117,16 @@ def ms_ns(value: Any) -> int:
 class _Builder:
     def __init__(self, trace: Trace, content: bool) -> None:
         self.trace = trace
-        self.manifest = trace.manifest
+        self.manifest = trace.record
         self.content = content
         self.trace_id = trace_id_of(trace.manifest)
         self.root_id = span_id_of(self.trace_id, "run")
         self.notes: list[str] = []
-        error = self.manifest.get("error")
-        self.error: dict[str, Any] = error if isinstance(error, dict) else {}
-        self.provider = genai.provider_name(_str(self.manifest.get("provider")))
+        self.error = trace.record.error or ErrorRecord()
+        self.provider = genai.provider_name(self.manifest.provider)
 
     def build(self) -> TraceRecord:
-        start = iso_ns(self.manifest.get("started_at"))
+        start = iso_ns(self.manifest.started_at)
         if start is None:
             start = 0
             self.notes.append(Msg("the manifest has no start time: the spans start at 1970-01-01"))
@@ -151,18 +151,18 @@ class _Builder:
 
     def _root_span(self, start: int, last_end: int) -> SpanRecord:
         m = self.manifest
-        end = iso_ns(m.get("finished_at"))
-        if end is None and ms_ns(m.get("duration_ms")):
-            end = start + ms_ns(m.get("duration_ms"))
+        end = iso_ns(m.finished_at)
+        if end is None and ms_ns(m.duration_ms):
+            end = start + ms_ns(m.duration_ms)
         attributes: dict[str, AttrValue] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": genai.AGENT_NAME,
             "gen_ai.provider.name": self.provider,
         }
-        _put(attributes, "gen_ai.request.model", _str(m.get("model")))
-        _put(attributes, "fc.trace.status", _str(m.get("status")))
+        _put(attributes, "gen_ai.request.model", m.model)
+        _put(attributes, "fc.trace.status", m.status)
         _put(attributes, "fc.wire_format", self.trace.wire_format)
-        _put(attributes, "fc.version", _str(m.get("fc_version")))
+        _put(attributes, "fc.version", m.fc_version)
         if self.content:
             first = self._first_request()
             if first is not None:
@@ -181,11 +181,11 @@ class _Builder:
             max(end or last_end, last_end),
             attributes,
         )
-        status = m.get("status")
+        status = m.status
         if status in ("error", "interrupted"):
-            kind = _str(self.error.get("kind")) or str(status)
+            kind = self.error.kind or str(status)
             attributes["error.type"] = kind
-            span.error = self._status_message(kind, self.error.get("message"))
+            span.error = self._status_message(kind, self.error.message)
         return span
 
     def _first_request(self) -> Request | None:
@@ -200,12 +200,12 @@ class _Builder:
     def _chat_span(self, step: Step, cursor: int) -> SpanRecord:
         record = step.record or {}
         request, response = step.request, step.response
-        model = (request.model if request else None) or _str(self.manifest.get("model")) or ""
+        model = (request.model if request else None) or self.manifest.model or ""
         start = iso_ns(record.get("started_at")) or cursor
-        failed = self.error.get("step") == step.number and self.manifest.get("status") == "error"
+        failed = self.error.step == step.number and self.manifest.status == "error"
         duration = ms_ns(record.get("duration_ms"))
         if not duration and failed:  # no answer was read: the attempts say how long it took
-            duration = _attempts_ns(self.error.get("attempts"))
+            duration = _attempts_ns(self.error.to_json_dict().get("attempts"))
         attributes: dict[str, AttrValue] = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": self.provider,
@@ -238,10 +238,10 @@ class _Builder:
             attributes,
         )
         if failed:
-            status = self.error.get("http_status")
-            kind = str(status) if isinstance(status, int) else _str(self.error.get("kind"))
+            status = self.error.http_status
+            kind = str(status) if status is not None else self.error.kind
             attributes["error.type"] = kind or "_OTHER"
-            span.error = self._status_message(kind or "error", self.error.get("message"))
+            span.error = self._status_message(kind or "error", self.error.message)
         elif response is None:
             self.notes.append(
                 Msg("step {step}: no answer could be read; its span has none", step=step.number)
@@ -249,7 +249,7 @@ class _Builder:
         return span
 
     def _server(self, attributes: dict[str, AttrValue]) -> None:
-        url = _str(self.manifest.get("base_url"))
+        url = self.manifest.base_url
         if url is None:
             return  # the demo model answers in-process: no server
         try:

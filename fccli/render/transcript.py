@@ -34,10 +34,12 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized
+from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
+    from fccli.core.manifest import Options
     from fccli.trace.reader import Document, Step, Trace
 
 THINKING_PREVIEW = 120
@@ -323,10 +325,9 @@ def render_trace(
     full: bool = False,
 ) -> None:
     view = _View(console, thinking=thinking, full=full)
-    m = trace.manifest
     _trace_header(view, trace)
     results, runs = trace.results(), trace.runs()
-    error = m.get("error") if isinstance(m.get("error"), dict) else None
+    error = trace.record.error.to_json_dict() if trace.record.error is not None else None
     said_where = False  # the reason the run stopped, said under its step (then not again)
     previous_tools: tuple[int, list[Any]] | None = None
     last_asked = max((later.number for later in trace.steps if later.request), default=0)
@@ -346,31 +347,31 @@ def render_trace(
         answered_later = last_asked > s.number  # a later step's request carries the results
         _step(view, s, same_as, results, runs, answered_later)
         if error is not None and error.get("step") == s.number:
-            _stopped_here(view, error, s, interrupted=m.get("status") == "interrupted")
+            _stopped_here(view, error, s, interrupted=trace.record.status == "interrupted")
             said_where = True
     if step is None:
         _trace_footer(view, trace, said_where)
 
 
 def _trace_header(view: _View, trace: Trace) -> None:
-    m = trace.manifest
+    m = trace.record
     view.line((_("trace "), "bold"), (str(trace.path), "bold"))
     facts = [
         _(
             "{provider} ({format} format)",
-            provider=m.get("provider", "?"),
+            provider=m.provider or "?",
             format=trace.wire_format or "?",
         ),
-        _("model {model}", model=m.get("model", "?")),
-        _("status {status}", status=m.get("status", "?")),
+        _("model {model}", model=m.model or "?"),
+        _("status {status}", status=m.status or "?"),
         steps_text(len(trace.steps)),
     ]
-    if isinstance(m.get("duration_ms"), (int, float)):
-        facts.append(duration(m["duration_ms"]))
+    if m.duration_ms is not None:
+        facts.append(duration(m.duration_ms))
     view.line((" · ".join(facts), "dim"))
-    if isinstance(m.get("question"), str):
-        view.line(_("question: "), (m["question"], "bold"))
-    options = _options(m.get("options"))
+    if m.question is not None:
+        view.line(_("question: "), (m.question, "bold"))
+    options = _options(m.options)
     if options:
         view.line((_("options: ") + " ".join(options), "dim"))
 
@@ -380,32 +381,11 @@ def steps_text(n: int) -> str:
     return _("1 step") if n == 1 else _("{n} steps", n=n)
 
 
-def _options(options: Any) -> list[str]:
+def _options(options: Options | None) -> list[str]:
     """The run's options that differ from the defaults, as they were typed."""
-    if not isinstance(options, dict):
+    if options is None:
         return []
-    out = []
-    if options.get("tools") not in (None, "weather"):
-        out.append(f"--tools {options['tools']}")
-    if isinstance(options.get("system"), str):
-        out.append(f"--system {json.dumps(one_line(options['system'], 40), ensure_ascii=False)}")
-    if options.get("thinking") is not None:
-        out.append("--thinking" if options["thinking"] else "--no-thinking")
-    for key in ("effort", "api"):
-        if isinstance(options.get(key), str):
-            out.append(f"--{key} {options[key]}")
-    if options.get("tool_choice") is not None:
-        out.append(f"--tool-choice {options['tool_choice']}")
-    if options.get("parallel_tool_calls") is False:
-        out.append("--no-parallel")
-    for key, flag in (("strict", "--strict"), ("stream", "--stream")):
-        if options.get(key) is True:
-            out.append(flag)
-    if options.get("max_tokens") is not None:
-        out.append(f"--max-tokens {options['max_tokens']}")
-    if options.get("max_steps") not in (None, 8):
-        out.append(f"--max-steps {options['max_steps']}")
-    return out
+    return as_typed(options, lambda text: json.dumps(one_line(text, 40), ensure_ascii=False))
 
 
 def _step(
@@ -572,9 +552,9 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
 
 
 def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
-    m = trace.manifest
-    status = m.get("status")
-    error = m["error"] if isinstance(m.get("error"), dict) else {}
+    m = trace.record
+    status = m.status
+    error = m.error.to_json_dict() if m.error is not None else {}
     view.c.print()
     last = trace.steps[-1].number if trace.steps else 0
     where = error["step"] if isinstance(error.get("step"), int) else last
@@ -582,7 +562,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     if status == "ok":
         view.line((_("done: "), "bold green"), _("the model answered at step {step}", step=last))
     elif status == "max_steps":
-        limit = (m.get("options") or {}).get("max_steps", last)
+        limit = m.options.max_steps if m.options and m.options.max_steps is not None else last
         view.line(
             (_("stopped: "), "bold yellow"),
             _(
@@ -618,8 +598,6 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
                 status=status if status is not None else "?",  # a manifest without one
             ),
         )
-    for note in m.get("notes") or []:
-        view.line((_("note: "), "yellow"), translated(str(note)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import FcError, InputFileError, UsageError
-from fccli.core.jsonio import dumps, parse_json
+from fccli.core.jsonio import dumps, parse_json, read_bytes
 from fccli.core.models import Request, ToolResultBlock, ToolUseBlock
-from fccli.i18n import Msg
+from fccli.i18n import Msg, _
 
 
 @dataclass
@@ -71,7 +71,7 @@ class StepResults:
         return f"{call_id} ({call.name} {json.dumps(call.input, ensure_ascii=False)})"
 
     def resolve(self, given: str, flag: str) -> str:
-        """The full id for `given`: itself, or the one id it is a prefix of."""
+        """Resolve `given` to a full id: itself, or the one id it is a prefix of."""
         if given in self.blocks:
             return given
         matches = [i for i in self.blocks if given and i.startswith(given)]
@@ -175,7 +175,6 @@ def _read_text(source: str) -> str:
     if source in ("", "-"):
         return sys.stdin.read()
     path = Path(source)
-    from fccli.core.jsonio import read_bytes
 
     try:
         return read_bytes(path).decode("utf-8")
@@ -210,8 +209,7 @@ def _refuse_conflicts(sets: list[str], errors: list[str], oks: list[str]) -> Non
 
 
 def about(step: int) -> str:
-    """The document's first field: what to do with it, in the chosen language."""
-    from fccli.i18n import _
+    """Write the document's first field: what to do with it, in the chosen language."""
 
     return _(
         "fc replay: the tool results of step {step}, as they will be sent. Change a result's "
@@ -238,7 +236,7 @@ def editor_document(results: StepResults) -> str:
 
 
 def _shown(content: str) -> Any:
-    """A result that is a JSON object or array is shown as JSON, to edit without escapes."""
+    """Show a result that is a JSON object or array as JSON, to edit without escapes."""
     try:
         value = json.loads(content)
     except ValueError:

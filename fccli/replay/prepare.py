@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fccli.convert.translate import convert
 from fccli.core.errors import FindingsError, UsageError
-from fccli.core.manifest import Options, ReplayedFrom, with_tools_file
+from fccli.core.manifest import Manifest, Options, ReplayedFrom
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
 from fccli.i18n import Msg
+from fccli.options.declared import Settings
+from fccli.options.manifest import kept_options, replayed_settings
 from fccli.providers.base import Provider
 from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.providers.profiles import PROFILES, profile_for
-from fccli.providers.registry import KNOWN, Connection
+from fccli.providers.registry import KNOWN
 from fccli.replay.changes import ReplayPlan, ResultChange
 from fccli.replay.edits import Editor, EditsAsked, apply_edits, run_editor
 from fccli.replay.source import StepSource, choose_step, read_step_request
@@ -31,8 +34,8 @@ from fccli.run.events import Event, RunResult
 from fccli.run.prepare import (
     PreparedRun,
     close_provider,
+    connection,
     connection_notes,
-    given,
     kept_note,
     open_provider,
     open_trace,
@@ -44,35 +47,14 @@ from fccli.run.prepare import (
 )
 from fccli.tools.loader import load_toolset, tools_file_entry, tools_file_in
 from fccli.tools.registry import ToolSet
-from fccli.trace.reader import Trace, read_trace
+from fccli.trace.reader import Document, Trace, read_trace
 from fccli.wire.registry import WireFormat, get_format
 
 
 @dataclass
-class ReplaySettings:
-    trace: Path
-    step: int | None = None
-    edits: EditsAsked = field(default_factory=EditsAsked)
-    source: str | None = None
-    """--from: internal or wire, when the step's two request files disagree."""
-    once: bool = False
-    max_steps: int | None = None
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    tools: str | None = None
-    stream: bool | None = None
-    """None: as the trace was run."""
-    retries: int | None = None
-    timeout: float = 600.0
-    max_response_bytes: int = 64 * 1024 * 1024
-    tool_timeout: float = 120.0
-    out: Path | None = None
-    force: bool = False
-
-
-@dataclass
 class PreparedReplay:
+    """A replay checked and ready: the run it starts, and what is said before it."""
+
     run: PreparedRun
     plan: ReplayPlan
 
@@ -103,34 +85,20 @@ class _Origin:
     """What the replay takes from the trace, read once."""
 
     trace: Trace
-    options: dict[str, Any]
-    """The manifest's options of the run."""
+    manifest: Manifest
     step: int
     source: StepSource
     provider: str | None
     """The provider the trace was made with."""
     tools: str
-    retries: int
 
 
-def _harness_bug(manifest: dict[str, Any], step: int) -> str | None:
-    """The --harness-bug the manifest records for the step (its name), if any."""
-    steps = manifest.get("steps")
-    for entry in steps if isinstance(steps, list) else []:
-        if isinstance(entry, dict) and entry.get("step") == step:
-            bug = entry.get("harness_bug")
-            if isinstance(bug, str) and bug:
-                return bug.split(":", 1)[0]
-    return None
-
-
-def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> PreparedReplay:
+def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedReplay:
     """Check everything that can be checked before anything is written or sent."""
     if settings.once and settings.max_steps is not None:
         raise UsageError(Msg("--once and --max-steps: choose one (--once is --max-steps 1)"))
     trace = read_trace(settings.trace)
-    manifest = trace.manifest
-    options = manifest["options"] if isinstance(manifest.get("options"), dict) else {}
+    manifest = trace.record
     if trace.wire_format is None:
         raise UsageError(
             Msg(
@@ -146,20 +114,18 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
         step,
         get_format(trace.wire_format),
         settings.source,
-        bug=_harness_bug(manifest, step),
+        bug=manifest.harness_bugs().get(step),
     )
     origin = _Origin(
         trace,
-        options,
+        manifest,
         step,
         source,
-        provider=_text(manifest.get("provider")),
-        tools=settings.tools or _trace_tools(options, trace.path),
-        retries=settings.retries
-        if settings.retries is not None
-        else _int(options.get("retries"), 3, "retries", 0, 10),
+        provider=manifest.provider,
+        tools=settings.tools or _trace_tools(manifest.options, trace.path),
     )
     name = settings.provider or origin.provider
+    carried = replayed_settings(settings, manifest, same_provider=name == origin.provider)
     if name is None or name not in KNOWN:
         raise UsageError(
             Msg("unknown provider {name}", name=repr(name))
@@ -172,37 +138,33 @@ def prepare_replay(settings: ReplaySettings, editor: Editor = run_editor) -> Pre
     strict = any(spec.strict for spec in source.request.tools)
     notes: list[str] = [n for n in (source.note, *source.notes) if n]
     base_url = settings.base_url or _trace_url(name, origin.provider, manifest, strict, notes)
-    fault = _text(options.get("demo_fault")) if name == origin.provider == "demo" else None
-    api = _api(origin, name)
+    fault = carried.demo_fault if name == "demo" else None
     provider, wire = open_provider(
         name,
-        Connection(
-            base_url=base_url,
-            strict=strict,
-            retries=origin.retries,
-            timeout=settings.timeout,
-            api=api,
-            max_response_bytes=settings.max_response_bytes,
-            # The model _prepare chooses, for a provider that names it in the URL (Gemini).
-            model=settings.model or (source.request.model if name == origin.provider else None),
+        connection(
+            carried.but(
+                base_url=base_url,
+                strict=strict,
+                # The model _prepare chooses, for a provider that names it in the URL (Gemini).
+                model=settings.model or (source.request.model if name == origin.provider else None),
+            )
         ),
         # The demo model's mistake in the first run is not an answer it stands by: in the
         # replay too it must know which error results were of its own making.
         demo_fault=fault if fault in DEMO_FAULTS and fault != "cut-stream" else None,
         # The same model as before, unless the replay goes elsewhere.
-        demo_skill="weak"
-        if name == origin.provider and options.get("demo_skill") == "weak"
-        else "strong",
+        demo_skill="weak" if carried.demo_skill == "weak" else "strong",
     )
     try:
-        return _prepare(settings, origin, name, tools, provider, wire, editor, notes)
+        return _prepare(settings, carried, origin, name, tools, provider, wire, editor, notes)
     except BaseException:
         close_provider(provider)
         raise
 
 
 def _prepare(
-    settings: ReplaySettings,
+    settings: Settings,
+    carried: Settings,
     origin: _Origin,
     name: str,
     tools: ToolSet,
@@ -211,9 +173,11 @@ def _prepare(
     editor: Editor,
     notes: list[str],
 ) -> PreparedReplay:
-    manifest, options, step = origin.trace.manifest, origin.options, origin.step
-    api = _api(origin, name)
-    applied = apply_edits(origin.source.request, step, settings.edits, editor)
+    manifest, step = origin.manifest, origin.step
+    edits = EditsAsked(
+        sets=settings.set_, errors=settings.error, oks=settings.ok, editor=settings.edit
+    )
+    applied = apply_edits(origin.source.request, step, edits, editor)
     notes += applied.notes
     request = applied.request
     hand = origin.source.hand_edit
@@ -233,14 +197,9 @@ def _prepare(
             )
         )
     messages, thinking = _for_provider(request, name, wire.name, notes)
-    stream = settings.stream if settings.stream is not None else options.get("stream") is True
-    max_steps = (
-        1
-        if settings.once
-        else settings.max_steps or _int(options.get("max_steps"), 8, "max_steps", 1, None)
-    )
+    max_steps = 1 if settings.once else carried.max_steps
     run_options = RunOptions(
-        question=_text(manifest.get("question")) or "",
+        question=manifest.question or "",
         model=model,
         system=request.system,
         max_steps=max_steps,
@@ -250,12 +209,12 @@ def _prepare(
         parallel_tool_calls=request.parallel_tool_calls,
         max_tokens=request.max_tokens,
         tool_specs=list(request.tools),
-        stream=stream,
+        stream=carried.stream,
         history=messages,
         tool_timeout=settings.tool_timeout,
     )
     notes += _losses(run_options, origin.source.file, wire.name)
-    refuse_effort(name, spoken_profile(name, api), request.effort, thinking)
+    refuse_effort(name, spoken_profile(name, carried.api), request.effort, thinking)
     problem = request_problem(wire, run_options)
     if problem is not None:
         raise UsageError(
@@ -267,41 +226,35 @@ def _prepare(
         )
     out = settings.out or next_replay_dir(origin.trace.path)
     tools_file = tools_file_entry(origin.tools, out)
+    run_settings = carried.but(
+        system=request.system,
+        thinking=thinking,
+        effort=request.effort,
+        tool_choice=_choice_text(request.tool_choice),
+        no_parallel=request.parallel_tool_calls is False,
+        strict=any(spec.strict for spec in request.tools),
+        max_steps=max_steps,
+        max_tokens=request.max_tokens,
+        # what the provider took of the trace's (a cut stream is not cut again)
+        demo_fault=getattr(provider, "fault", None),
+        demo_skill="weak" if getattr(provider, "skill", None) == "weak" else None,
+    )
     fields = trace_manifest(
         name,
         provider,
         run_options,
-        with_tools_file(
-            Options(
-                tools=settings.tools or _text(options.get("tools")) or "weather",
-                tools_offered=[spec.name for spec in request.tools],
-                system=request.system,
-                stream=stream,
-                thinking=thinking,
-                **given(effort=request.effort, api=api),
-                tool_choice=_choice_text(request.tool_choice),
-                parallel_tool_calls=request.parallel_tool_calls,
-                strict=any(spec.strict for spec in request.tools),
-                max_steps=max_steps,
-                max_tokens=request.max_tokens,
-                retries=origin.retries,
-            ),
-            tools_file,
+        kept_options(
+            run_settings,
+            tools_offered=[spec.name for spec in request.tools],
+            tools_file=tools_file,
         ),
     )
-    fault = getattr(provider, "fault", None)
-    if fault:
-        assert fields.options is not None
-        fields.options.demo_fault = fault
-    if getattr(provider, "skill", None) == "weak":
-        assert fields.options is not None
-        fields.options.demo_skill = "weak"
     fields.replayed_from = ReplayedFrom(
         trace=str(origin.trace.path),
         step=step,
         file=origin.source.file,
-        status=_text(manifest.get("status")),
-        final_answer=_text(manifest.get("final_answer")),
+        status=manifest.status,
+        final_answer=manifest.final_answer,
     )
     fields.edits = records
     notes += connection_notes(
@@ -328,58 +281,43 @@ def _prepare(
         out=str(trace.path),
         changes=result_changes(origin.source.original, request, records),
         original_provider=origin.provider if origin.provider != name else None,
-        original_answer=_text(manifest.get("final_answer")),
-        original_status=_text(manifest.get("status")),
+        original_answer=manifest.final_answer,
+        original_status=manifest.status,
     )
-    run = PreparedRun(name, provider, wire, tools, trace, run_options, notes)
+    run = PreparedRun(name, provider, wire, tools, trace, run_options, notes, settings=run_settings)
     return PreparedReplay(run, plan)
 
 
-def _api(origin: _Origin, name: str) -> str | None:
-    """The trace's --api (DeepSeek in the Anthropic format): it holds on its own provider."""
-    return _text(origin.options.get("api")) if name == origin.provider else None
-
-
 def _refuse_out_in_trace(out: Path, trace: Path) -> None:
-    """--out may be neither the original trace, nor inside it, nor a directory holding it:
-    the original is never touched (and --force would delete it)."""
+    """Refuse an --out that is the original trace, inside it, or a directory holding it: the
+    original is never touched (and --force would delete it)."""
     where, original = out.resolve(), trace.resolve()
-    if where == original or original in where.parents:
-        hint = Msg("choose another --out, or leave it out for TRACE.replay-N")
-        if where == original:
-            raise UsageError(
-                Msg(
-                    "--out {out} is the original trace {trace}; the replay is written to a new "
-                    "trace, never into the old one",
-                    out=str(out),
-                    trace=str(trace),
-                ),
-                hint=hint,
-            )
-        raise UsageError(
-            Msg(
-                "--out {out} is inside the original trace {trace}; the replay is written to a "
-                "new trace, never into the old one",
-                out=str(out),
-                trace=str(trace),
-            ),
-            hint=hint,
+    names = {"out": str(out), "trace": str(trace)}
+    if where == original:
+        problem = Msg(
+            "--out {out} is the original trace {trace}; the replay is written to a new trace, "
+            "never into the old one",
+            **names,
         )
-    if where in original.parents:
-        raise UsageError(
-            Msg(
-                "--out {out} holds the original trace {trace}; the replay needs a directory of "
-                "its own",
-                out=str(out),
-                trace=str(trace),
-            ),
-            hint=Msg("choose another --out, or leave it out for TRACE.replay-N"),
+    elif original in where.parents:
+        problem = Msg(
+            "--out {out} is inside the original trace {trace}; the replay is written to a new "
+            "trace, never into the old one",
+            **names,
         )
+    elif where in original.parents:
+        problem = Msg(
+            "--out {out} holds the original trace {trace}; the replay needs a directory of its own",
+            **names,
+        )
+    else:
+        return
+    raise UsageError(problem, hint=Msg("choose another --out, or leave it out for TRACE.replay-N"))
 
 
 def next_replay_dir(trace: Path) -> Path:
-    """`<trace>.replay-1`, then `-2`, ... beside the original. The resolved path names it: the
-    name of `..` or `.` is not the trace's, and its parent is not the trace's parent."""
+    """Find the first free `<trace>.replay-N` beside the original. The resolved path names it:
+    the name of `..` or `.` is not the trace's, and its parent is not the trace's parent."""
     base = trace if trace.name and ".." not in trace.parts else trace.resolve()
     n = 1
     while (candidate := base.with_name(f"{base.name}.replay-{n}")).exists():
@@ -390,7 +328,8 @@ def next_replay_dir(trace: Path) -> Path:
 def result_changes(
     before: Request, after: Request, records: list[dict[str, Any]]
 ) -> list[ResultChange]:
-    """Each result that goes out different from what the run handed back, and what made it so."""
+    """List each result that goes out different from what the run handed back, and what made
+    it so."""
     how: dict[str, list[str]] = {}
     for record in records:
         for call_id in record.get("ids") or [record.get("id")]:
@@ -423,7 +362,7 @@ def result_changes(
 def _for_provider(
     request: Request, name: str, fmt: str, notes: list[str]
 ) -> tuple[list[Message], bool | None]:
-    """The history and thinking switch as the replay's provider can take them."""
+    """Fit the history and thinking switch to what the replay's provider can take."""
     thinking = request.thinking
     profile = PROFILES.get(name)
     if thinking is not None and profile is not None and not profile.thinking:
@@ -486,11 +425,8 @@ def _for_provider(
 
 
 def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
-    """What the first request cannot carry into `fmt`, said per JSON path (fc convert's account);
+    """Say what the first request cannot carry into `fmt`, per JSON path (fc convert's account);
     a request the format cannot hold at all is exit 2 here, before anything is written."""
-    from fccli.convert.translate import convert
-    from fccli.trace.reader import Document
-
     request = Request(
         model=options.model,
         system=options.system,
@@ -511,21 +447,15 @@ def _losses(options: RunOptions, file: str, fmt: str) -> list[str]:
 
 
 def _trace_url(
-    name: str, traced: str | None, manifest: dict[str, Any], strict: bool, notes: list[str]
+    name: str, traced: str | None, manifest: Manifest, strict: bool, notes: list[str]
 ) -> str | None:
-    """The trace's own base URL, for a replay on the same provider: a trace made against a local
-    server is replayed there, not at the provider's public endpoint. $FC_BASE_URL comes first,
-    as it does for fc run."""
-    url = manifest.get("base_url")
-    options = manifest.get("options")
-    api = options.get("api") if isinstance(options, dict) else None
-    profile = profile_for(name, api if isinstance(api, str) else None) if name in PROFILES else None
-    if (
-        name != traced
-        or not isinstance(url, str)
-        or profile is None
-        or os.environ.get("FC_BASE_URL")
-    ):
+    """Find the trace's own base URL, for a replay on the same provider: a trace made against a
+    local server is replayed there, not at the provider's public endpoint. $FC_BASE_URL comes
+    first, as it does for fc run."""
+    url = manifest.base_url
+    api = manifest.options.api if manifest.options is not None else None
+    profile = profile_for(name, api) if name in PROFILES else None
+    if name != traced or url is None or profile is None or os.environ.get("FC_BASE_URL"):
         return None
     if url in (profile.base_url, profile.strict_base_url if strict else None):
         return None
@@ -541,13 +471,15 @@ def _trace_url(
     return url
 
 
-def _trace_tools(options: dict[str, Any], trace_dir: Path) -> str:
-    """The tools the trace ran with: its tools file found from the trace, wherever fc runs;
-    else the name as it was typed (a built-in set, or a trace older than `tools_file`)."""
-    found = tools_file_in(options, trace_dir)
+def _trace_tools(options: Options | None, trace_dir: Path) -> str:
+    """Find the tools the trace ran with: its tools file from the trace, wherever fc runs; else
+    the name as it was typed (a built-in set, or a trace without `tools_file`)."""
+    if options is None:
+        return "weather"
+    found = tools_file_in({"tools_file": options.tools_file}, trace_dir)
     if found is not None and found.is_file():
         return str(found)
-    return _text(options.get("tools")) or "weather"
+    return options.tools or "weather"
 
 
 def _load_tools(name: str, *, from_trace: bool) -> ToolSet:
@@ -568,32 +500,3 @@ def _choice_text(choice: ToolChoice | None) -> str | None:
     if choice is None:
         return None
     return choice.name if choice.type == "tool" else choice.type
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int(value: Any, default: int, name: str, low: int, high: int | None) -> int:
-    """A number of the manifest's options, checked as the command line's option would be."""
-    if value is None:
-        return default
-    if not isinstance(value, int) or isinstance(value, bool):
-        return default
-    if value < low or (high is not None and value > high):
-        allowed = (
-            Msg("{low} to {high}", low=low, high=high)
-            if high is not None
-            else Msg("at least {low}", low=low)
-        )
-        flag = "--" + name.replace("_", "-")
-        raise UsageError(
-            Msg(
-                "the trace's manifest says options.{name} = {value}; it must be {allowed}",
-                name=name,
-                value=value,
-                allowed=allowed,
-            ),
-            hint=Msg("give {flag} to choose", flag=flag),
-        )
-    return value

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fccli.check.traces import first_difference
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.jsonio import read_json, validate
 from fccli.core.models import Request
@@ -63,7 +64,7 @@ def steps_with_results(trace: Trace) -> list[int]:
 
 
 def choose_step(trace: Trace, asked: int | None) -> int:
-    """`--step N`, or the last step whose request hands tool results back."""
+    """Choose the step: `--step N`, or the last one whose request hands tool results back."""
     having = steps_with_results(trace)
     listed = ", ".join(map(str, having))
     if asked is not None:
@@ -135,8 +136,8 @@ def read_step_request(
     *,
     bug: str | None = None,
 ) -> StepSource:
-    """The step's request to replay, from one of its two files, and why that one. `bug`: the
-    --harness-bug the manifest records for the step, which made the two disagree on purpose."""
+    """Read the step's request to replay from one of its two files, and say why that one. `bug`:
+    the --harness-bug the manifest records for the step, which made the two disagree on purpose."""
     internal = _read(trace_path / step_file(step, "request"), None)
     wired = _read(trace_path / step_file(step, "request", wire.name), wire)
     files = {"internal": internal, "wire": wired}
@@ -250,8 +251,8 @@ def read_step_request(
 
 
 def _translation_note(wired: _File, where: str) -> str:
-    """What the replay's translation changes at `where` of the wire file it reads (the first
-    such place): a field fc's internal format cannot hold is not sent; one the file lacks but
+    """Say what the replay's translation changes at `where` of the wire file it reads (the
+    first such place): a field fc's internal format cannot hold is not sent; one the file lacks but
     fc always writes (a harness bug dropped it, or a hand edit) is put back."""
     if _at(wired.data, where) is None:
         return Msg(
@@ -269,8 +270,8 @@ def _translation_note(wired: _File, where: str) -> str:
 
 
 def _at(data: Any, path: str) -> Any:
-    """The value at a JSON path as `first_difference` writes them (`$.a[1].b`); None where the
-    path leads nowhere."""
+    """Find the value at a JSON path as `first_difference` writes them (`$.a[1].b`); None where
+    the path leads nowhere."""
     for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path.removeprefix("$")):
         if key and isinstance(data, dict) and key in data:
             data = data[key]
@@ -282,9 +283,8 @@ def _at(data: Any, path: str) -> Any:
 
 
 def disagreement(request: Request, wire_data: Any, wire: WireFormat) -> str | None:
-    """Where the wire body differs from what `request` translates to (a JSON path), or None."""
-    from fccli.check.traces import first_difference
-
+    """Find where the wire body differs from what `request` translates to (a JSON path), or
+    None."""
     try:
         expected = wire.to_wire_request(request)
     except ConversionError as e:  # an internal request edited into one the format cannot hold
@@ -299,7 +299,8 @@ def _without_stream(body: Any) -> Any:
 
 
 def edited_file(internal: Path, wire: Path) -> tuple[str, str]:
-    """("internal" | "wire", why) for two request files that disagree, from their times."""
+    """Tell which of two request files that disagree was edited ("internal" | "wire") and why,
+    from their times."""
     t_internal, t_wire = internal.stat().st_mtime_ns, wire.stat().st_mtime_ns
     if t_wire > t_internal:
         return "wire", Msg(
@@ -325,8 +326,8 @@ def edited_file(internal: Path, wire: Path) -> tuple[str, str]:
 
 
 def edited_together(trace_path: Path, step: int, *requests: Path) -> float | None:
-    """Seconds by which the step's request files are newer than the files fc wrote after them
-    (the step's responses, the manifest), when more than a moment; else None."""
+    """Measure how many seconds the step's request files are newer than the files fc wrote after
+    them (the step's responses, the manifest), when more than a moment; else None."""
     after = [
         p
         for p in (trace_path / MANIFEST, *sorted(trace_path.glob(f"{step}-response*.json")))
@@ -353,7 +354,8 @@ def _duration(seconds: float) -> str:
 
 
 def changed_results(before: Request, after: Request) -> list[str]:
-    """The ids whose result (text or error flag) differs between two readings of a request."""
+    """List the ids whose result (text or error flag) differs between two readings of a
+    request."""
     a, b = _results(before), _results(after)
     return [i for i in [*a, *(i for i in b if i not in a)] if a.get(i) != b.get(i)]
 

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from fccli.core.errors import UsageError
+from fccli.core.jsonio import parse_json
 from fccli.i18n import Msg
 
 FORMS = ("json_object", "json_schema:FILE")
 
 
 def parse_response_format(value: str | None) -> dict[str, Any] | None:
+    """Read --response-format into the request's field (chat's shape)."""
     if value is None:
         return None
     if value == "json_object":
@@ -31,8 +33,6 @@ def parse_response_format(value: str | None) -> dict[str, Any] | None:
             ),
             hint=Msg("e.g. --response-format json_schema:answer.schema.json"),
         )
-    from fccli.core.jsonio import parse_json
-
     path = Path(file)
     if not path.is_file():
         raise UsageError(Msg("--response-format: {file}: no such schema file", file=file))
@@ -45,5 +45,6 @@ def parse_response_format(value: str | None) -> dict[str, Any] | None:
 
 
 def says_json(texts: list[str]) -> bool:
-    """Whether the prompt has the word "json", which DeepSeek (and OpenAI) want with JSON mode."""
+    """Tell whether the prompt has the word "json", which DeepSeek (and OpenAI) want with JSON
+    mode."""
     return any("json" in t.casefold() for t in texts)

@@ -8,12 +8,17 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from fccli.core.cities import cities
 from fccli.core.errors import UsageError
-from fccli.core.manifest import Manifest, Options, with_tools_file
+from fccli.core.manifest import Manifest, Options
 from fccli.core.models import Request, ToolChoice, ToolSpec
 from fccli.i18n import Msg
+from fccli.options.declared import RunSettings as RunSettings  # tests build theirs from here
+from fccli.options.declared import Settings, declared, megabytes
+from fccli.options.harness_bugs import HARNESS_BUGS
+from fccli.options.manifest import kept_options
 from fccli.providers.base import Provider
 from fccli.providers.demo.faults import DEMO_FAULTS
 from fccli.providers.demo.model import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
@@ -21,7 +26,6 @@ from fccli.providers.profiles import PROFILES, Profile, profile_for
 from fccli.providers.registry import Connection, default_provider_name, get_provider
 from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult, StreamProgress
-from fccli.run.harness_bugs import HARNESS_BUGS
 from fccli.run.json_mode import parse_response_format
 from fccli.tools.json_tools import Asker
 from fccli.tools.loader import load_toolset, tools_file_entry
@@ -33,43 +37,9 @@ from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, written_by
 from fccli.wire.registry import WireFormat, get_format
 
 
-# NamedTuples, not dataclasses: read the same, and ~2 M instructions less each to create (a
-# dataclass compiles its methods from source) at every start of `fc run`.
-class RunSettings(NamedTuple):
-    question: str
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    tools: str = "weather"
-    system: str | None = None
-    stream: bool = False
-    thinking: bool | None = None
-    effort: str | None = None
-    api: str | None = None
-    tool_choice: str | None = None
-    strict: bool = False
-    parallel: bool = True
-    max_steps: int = 8
-    max_tokens: int | None = None
-    retries: int = 3
-    timeout: float = 600.0
-    max_response_bytes: int = 64 * 1024 * 1024
-    tool_timeout: float = 120.0
-    out: Path | None = None
-    force: bool = False
-    demo_fault: str | None = None
-    demo_skill: str | None = None
-    """weak or strong (the default): how well the demo model fills arguments."""
-    response_format: str | None = None
-    """json_object or json_schema:FILE, as given."""
-    asker: Asker | None = None
-    """Answers for a JSON-defined tool the file has no result for (--ask), else None."""
-    harness_bug: str | None = None
-    pace_ms: int | None = None
-    """Milliseconds between the fragments of a streamed answer in the live view."""
-
-
 class PreparedRun(NamedTuple):
+    """A round trip checked and ready: its provider, tools and open trace."""
+
     provider_name: str
     provider: Provider
     wire: WireFormat
@@ -81,10 +51,13 @@ class PreparedRun(NamedTuple):
     pace_ms: int | None = None
     asks: bool = False
     """A person answers for the tools (--ask): no spinner while the tools run."""
+    settings: Settings | None = None
+    """The options the round trip runs with (a replay: as rebuilt from the trace)."""
 
     def execute(
         self, on_event: Callable[[Event], None] | None = None, *, stream_deltas: bool = False
     ) -> RunResult:
+        """Run the round trip, emitting its events to `on_event`, and close the provider."""
         engine = RoundTrip(
             self.provider,
             self.wire,
@@ -106,7 +79,7 @@ class PreparedRun(NamedTuple):
 
 
 def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], None]:
-    """A real provider's fragments shown no faster than one per `seconds` (--pace)."""
+    """Show a real provider's fragments no faster than one per `seconds` (--pace)."""
 
     def paced(event: Event) -> None:
         emit(event)
@@ -116,7 +89,8 @@ def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], N
     return paced
 
 
-def _refuse_fault(settings: RunSettings) -> None:
+def _refuse_fault(settings: Settings) -> None:
+    """Refuse a demo or harness option without its provider, or without the stream it needs."""
     fault = settings.demo_fault
     if fault is not None and fault not in DEMO_FAULTS:
         raise UsageError(
@@ -152,12 +126,12 @@ def _refuse_fault(settings: RunSettings) -> None:
             Msg("unknown --harness-bug {bug!r}", bug=settings.harness_bug),
             hint=Msg("kinds: {kinds}", kinds=", ".join(HARNESS_BUGS)),
         )
-    if settings.pace_ms is not None and not settings.stream:
+    if settings.pace is not None and not settings.stream:
         raise UsageError(
             Msg("--pace slows the fragments of a streamed answer, and this run streams nothing"),
             hint=Msg("add --stream"),
         )
-    if settings.asker is not None and not settings.tools.lower().endswith(".json"):
+    if settings.ask and not settings.tools.lower().endswith(".json"):
         raise UsageError(
             Msg("--ask answers for tools defined in a JSON file; these tools run their own code"),
             hint="--tools FILE.json --ask",
@@ -170,6 +144,7 @@ def _refuse_fault(settings: RunSettings) -> None:
 
 
 def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
+    """Read --tool-choice: auto, none, required, or the name of a tool offered."""
     if value is None:
         return None
     if value in ("auto", "none", "required"):
@@ -185,8 +160,10 @@ def parse_tool_choice(value: str | None, tools: ToolSet) -> ToolChoice | None:
     return ToolChoice(type="tool", name=value)
 
 
-def prepare_run(settings: RunSettings) -> PreparedRun:
-    """Check everything that can be checked before anything is written or sent."""
+def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
+    """Check everything that can be checked before anything is written or sent; `asker` answers
+    for the tools with --ask."""
+    asker = asker if settings.ask else None
     if not settings.question.strip():
         raise UsageError(Msg("the question is empty"))
     name = settings.provider or default_provider_name()
@@ -194,19 +171,11 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     _refuse_fault(settings)
     _refuse_meaningless(settings, name)
     response_format = parse_response_format(settings.response_format)
-    tools = load_toolset(settings.tools, settings.asker)
+    tools = load_toolset(settings.tools, asker)
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,
-        Connection(
-            base_url=settings.base_url,
-            strict=settings.strict,
-            retries=settings.retries,
-            timeout=settings.timeout,
-            api=settings.api,
-            max_response_bytes=settings.max_response_bytes,
-            model=settings.model,
-        ),
+        connection(settings),
         demo_fault=settings.demo_fault,
         demo_skill=settings.demo_skill or "strong",
     )
@@ -218,7 +187,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         thinking=settings.thinking,
         effort=settings.effort,
         tool_choice=parse_tool_choice(settings.tool_choice, tools),
-        parallel_tool_calls=None if settings.parallel else False,
+        parallel_tool_calls=False if settings.no_parallel else None,
         max_tokens=settings.max_tokens,
         tool_specs=specs,
         stream=settings.stream,
@@ -226,7 +195,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         harness_bug=settings.harness_bug,
         # A person typing a result is not timed out; an abandoned reader would also keep
         # holding stdin when the next call asks.
-        tool_timeout=None if settings.asker is not None else settings.tool_timeout,
+        tool_timeout=None if asker is not None else settings.tool_timeout,
     )
     problem = request_problem(wire, options)
     if problem is not None:
@@ -247,24 +216,7 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
             name,
             provider,
             options,
-            with_tools_file(
-                Options(
-                    tools=settings.tools,
-                    tools_offered=tools.names(),
-                    system=settings.system,
-                    stream=settings.stream,
-                    thinking=settings.thinking,
-                    # --effort and --api only when given: traces without them read as before.
-                    **given(effort=settings.effort, api=settings.api),
-                    tool_choice=settings.tool_choice,
-                    parallel_tool_calls=options.parallel_tool_calls,
-                    strict=settings.strict,
-                    max_steps=settings.max_steps,
-                    max_tokens=settings.max_tokens,
-                    retries=settings.retries,
-                ),
-                tools_file,
-            ),
+            kept_options(settings, tools_offered=tools.names(), tools_file=tools_file),
         ),
     )
     notes: list[str] = [
@@ -278,26 +230,12 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
     notes += kept_note(trace.path)
     if settings.demo_fault:
-        # Said in the trace: this run's mistake was asked for, not the model's own.
-        assert trace.manifest.options is not None
-        trace.manifest.options.demo_fault = settings.demo_fault
         notes.append(
             Msg(
                 "--demo-fault {fault}: the demo model makes this mistake on purpose",
                 fault=settings.demo_fault,
             )
         )
-    # Said only when used, so traces made without them keep their manifest as it was.
-    for key, value in (
-        ("demo_skill", settings.demo_skill),
-        ("response_format", settings.response_format),
-        ("ask", settings.asker is not None or None),
-        ("harness_bug", settings.harness_bug),
-        ("pace_ms", settings.pace_ms),
-    ):
-        if value is not None:
-            assert trace.manifest.options is not None
-            setattr(trace.manifest.options, key, value)
     if settings.harness_bug:
         notes.append(
             Msg(
@@ -317,12 +255,14 @@ def prepare_run(settings: RunSettings) -> PreparedRun:
         trace,
         options,
         notes,
-        pace_ms=settings.pace_ms,
-        asks=settings.asker is not None,
+        pace_ms=settings.pace,
+        asks=asker is not None,
+        settings=settings,
     )
 
 
-def _refuse_meaningless(settings: RunSettings, name: str) -> None:
+def _refuse_meaningless(settings: Settings, name: str) -> None:
+    """Refuse an option the provider has no switch for, or a combination it refuses."""
     profile = spoken_profile(name, settings.api)
     if settings.thinking is not None and profile is not None and not profile.thinking:
         flag = "--thinking" if settings.thinking else "--no-thinking"
@@ -335,11 +275,7 @@ def _refuse_meaningless(settings: RunSettings, name: str) -> None:
             hint=Msg("thinking can be switched for deepseek, anthropic and the demo"),
         )
     refuse_effort(name, profile, settings.effort, settings.thinking)
-    if (
-        profile is not None
-        and not profile.has_strict
-        and (settings.strict or not settings.parallel)
-    ):
+    if profile is not None and not profile.has_strict and (settings.strict or settings.no_parallel):
         flag = "--strict" if settings.strict else "--no-parallel"
         raise UsageError(
             Msg(
@@ -364,13 +300,13 @@ def _refuse_meaningless(settings: RunSettings, name: str) -> None:
         )
 
 
-EFFORTS = ("low", "high", "max")
+EFFORTS = declared("effort").choices or ()
 """The values of --effort (CLI.md); a provider takes some of them (Profile.efforts)."""
 
 
 def spoken_profile(name: str, api: str | None) -> Profile | None:
-    """The profile `name` is spoken to with `--api`; None for the demo (it speaks DeepSeek's
-    chat format only, as the refusal says)."""
+    """Find the profile `name` is spoken to with `--api`; None for the demo (it speaks
+    DeepSeek's chat format only, as the refusal says)."""
     if name == "demo":
         if api not in (None, "chat"):
             raise UsageError(
@@ -389,8 +325,8 @@ def spoken_profile(name: str, api: str | None) -> Profile | None:
 def refuse_effort(
     name: str, profile: Profile | None, effort: str | None, thinking: bool | None
 ) -> None:
-    """--effort where the provider takes it; on DeepSeek (and the demo) it is the strength of
-    thinking mode, so asking for it with --no-thinking asks for two things at once."""
+    """Refuse --effort where the provider does not take it; on DeepSeek (and the demo) it is the
+    strength of thinking mode, so asking for it with --no-thinking asks for two things at once."""
     if effort is None:
         return
     if effort not in EFFORTS:
@@ -420,6 +356,7 @@ def refuse_effort(
 
 
 def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
+    """Make the tool definitions as sent: in strict form with --strict."""
     if not strict:
         return tools.specs()
     specs, problems = strict_specs(tools.specs())
@@ -437,17 +374,31 @@ def _tool_specs(tools: ToolSet, *, strict: bool) -> list[ToolSpec]:
 
 
 def refuse_demo_base_url(name: str, base_url: str | None) -> None:
+    """Refuse --base-url for the offline demo."""
     # Only an explicit --base-url is refused for the demo: $FC_BASE_URL, set for a real
     # provider in the shell, must not break the offline run.
     if base_url and name == "demo":
         raise UsageError(Msg("--base-url has no meaning for the offline demo provider"))
 
 
+def connection(settings: Settings) -> Connection:
+    """Make the connection to a real provider that `settings` ask for."""
+    return Connection(
+        base_url=settings.base_url,
+        strict=settings.strict,
+        retries=settings.retries,
+        timeout=settings.timeout,
+        api=settings.api,
+        max_response_bytes=megabytes(settings.max_response_mb),
+        model=settings.model,
+    )
+
+
 def open_provider(
     name: str, connection: Connection, *, demo_fault: str | None = None, demo_skill: str = "strong"
 ) -> tuple[Provider, WireFormat]:
-    """The provider and its wire format. Call it last of the checks: a key is read, and an
-    HTTP client made, only for a run that can go."""
+    """Open the provider and find its wire format. Call it last of the checks: a key is read,
+    and an HTTP client made, only for a run that can go."""
     provider = get_provider(
         name, connection=connection, demo_fault=demo_fault, demo_skill=demo_skill
     )
@@ -455,8 +406,8 @@ def open_provider(
 
 
 def request_problem(wire: WireFormat, options: RunOptions) -> str | None:
-    """A reason the provider would refuse every request of this run (a tool_choice its thinking
-    mode refuses, a thinking budget over max_tokens), known before anything is sent."""
+    """Say why the provider would refuse every request of this run (a tool_choice its thinking
+    mode refuses, a thinking budget over max_tokens), before anything is sent; None if not."""
     return wire.request_problem(
         Request(
             model=options.model,
@@ -479,7 +430,7 @@ def open_trace(provider: Provider, path: Path, *, force: bool, manifest: Manifes
 
 
 def kept_note(path: Path) -> list[str]:
-    """What --force left in the trace, not being fc's to replace: said, once."""
+    """Say what --force left in the trace, not being fc's to replace."""
     kept = sorted(e.name for e in path.iterdir() if not written_by_fc(e))
     if not kept:
         return []
@@ -495,8 +446,8 @@ def kept_note(path: Path) -> list[str]:
 def trace_manifest(
     name: str, provider: Provider, options: RunOptions, settings: Options
 ) -> Manifest:
-    """What every trace's manifest says of its run before the first step (`fc run` and
-    `fc replay` alike); `settings` are the options as the user gave them."""
+    """Make the manifest of a trace before its first step (`fc run` and `fc replay` alike);
+    `settings` are the options as the manifest keeps them."""
     return Manifest(
         provider=name,
         wire_format=provider.info.wire_format,
@@ -507,16 +458,11 @@ def trace_manifest(
     )
 
 
-def given(**options: Any) -> dict[str, Any]:
-    """The options that were given (not None), for a manifest that names only those."""
-    return {name: value for name, value in options.items() if value is not None}
-
-
 def connection_notes(
     name: str, asked: str | None, base_url: str | None, provider: Provider
 ) -> list[str]:
-    """What a learner may not expect of where the requests go; `asked` is the provider named on
-    the command line (None when fc chose it), `base_url` the --base-url given."""
+    """Say what a learner may not expect of where the requests go; `asked` is the provider
+    named on the command line (None when fc chose it), `base_url` the --base-url given."""
     notes: list[str] = []
     if name == "demo" and asked is None and os.environ.get("FC_BASE_URL"):
         notes.append(
@@ -539,21 +485,21 @@ def connection_notes(
 
 
 def close_provider(provider: Provider) -> None:
+    """Close the provider's HTTP client, if it has one."""
     close = getattr(provider, "close", None)
     if close is not None:
         close()
 
 
 def _city_names() -> dict[str, str]:
-    from fccli.core.cities import cities
-
+    """Map each city's Chinese name to its English one (for the trace's directory name)."""
     return {c["zh"]: c["en"] for c in cities()}
 
 
 def _joined(problems: list[Msg]) -> Msg:
-    """Several problems in one message, `a; b`, each said in the chosen language."""
-    said = problems[0]
+    """Join several problems into one message, `a; b`, each said in the chosen language."""
+    joined = problems[0]
     for problem in problems[1:]:
         # i18n: two messages said one after the other
-        said = Msg("{first}; {then}", first=said, then=problem)
-    return said
+        joined = Msg("{first}; {then}", first=joined, then=problem)
+    return joined

@@ -26,6 +26,7 @@ from fccli.core.jsonio import (
     too_deep,
     validate,
 )
+from fccli.core.manifest import Manifest, read_manifest
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 from fccli.core.request_files import RequestFiles, quiet_collector, validate_request
 from fccli.i18n import Msg, _
@@ -305,8 +306,17 @@ class Trace:
     ) -> None:
         self.path = path
         self.manifest = manifest
+        """The manifest's JSON as read (`record` is the typed manifest readers read)."""
         self.wire_format = wire_format
         self.steps = steps
+        self._record: Manifest | None = None
+
+    @property
+    def record(self) -> Manifest:
+        """The manifest, typed (fccli/core/manifest.py), read leniently once."""
+        if self._record is None:
+            self._record = read_manifest(self.manifest)
+        return self._record
 
     def step(self, number: int) -> Step:
         """Return step `number`; a usage error naming the steps there are if it has none."""

@@ -16,8 +16,8 @@ import pytest
 from fccli.check import check_trace
 from fccli.core.errors import FcError
 from fccli.core.models import ToolResultBlock, ToolUseBlock
+from fccli.options.harness_bugs import HARNESS_BUG_HELP, HARNESS_BUGS
 from fccli.render.run_view import _Elapsed
-from fccli.run.harness_bugs import HARNESS_BUG_HELP, HARNESS_BUGS
 from fccli.run.prepare import RunSettings, prepare_run
 from fccli.tools.execute import ToolRun
 

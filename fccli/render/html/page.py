@@ -76,8 +76,7 @@ def trace_page(
         + _footer(trace)
     )
     script = _asset("page.js")
-    title = trace.manifest.get("question")
-    title = title if isinstance(title, str) and title else str(trace.path)
+    title = trace.record.question or str(trace.path)
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{_HTML_LANG[language()]}"><head><meta charset="utf-8">'
@@ -95,31 +94,29 @@ def trace_page(
 
 
 def _header(trace: Trace) -> str:
-    m = trace.manifest
-    question = m.get("question")
-    no_question = esc(_("(no question)"))
-    h1 = tag("h1", esc(question) if isinstance(question, str) and question else no_question)
-    status = str(m.get("status", "?"))
+    m = trace.record
+    h1 = tag("h1", esc(m.question or _("(no question)")))
+    status = m.status or "?"
     provider = _(
         "{provider} ({format} format)",
-        provider=m.get("provider", "?"),
+        provider=m.provider or "?",
         format=trace.wire_format or "?",
     )
     facts = [
         (_("trace"), tag("code", esc(trace.path))),
         (_("provider"), esc(provider)),
-        (_("model"), tag("code", esc(m.get("model", "?")))),
+        (_("model"), tag("code", esc(m.model or "?"))),
         (_("status"), tag("span", esc(status), class_=f"badge {STATUS.get(status, 'warn')}")),
         (_("steps"), esc(len(trace.steps))),
     ]
-    if isinstance(m.get("duration_ms"), (int, float)):
-        facts.append((_("time"), esc(duration(m["duration_ms"]))))
+    if m.duration_ms is not None:
+        facts.append((_("time"), esc(duration(m.duration_ms))))
     tokens = _total_tokens(trace)
     if tokens:
         facts.append((_("tokens"), esc(tokens)))
-    if isinstance(m.get("started_at"), str):
-        facts.append((_("started"), esc(m["started_at"])))
-    options = _options(m.get("options"))
+    if m.started_at is not None:
+        facts.append((_("started"), esc(m.started_at)))
+    options = _options(m.options)
     if options:
         facts.append((_("options"), tag("code", esc(" ".join(options)))))
     dl = "".join(tag("div", tag("dt", esc(k)) + tag("dd", v)) for k, v in facts)
@@ -144,10 +141,9 @@ def _banners(data: PageData, places: Places) -> str:
     """What a reader must know before reading on: a run that failed, a fault or a harness bug
     made on purpose, a replay, fc check's findings, the manifest's notes."""
     trace = data.trace
-    m = trace.manifest
-    options: dict[str, Any] = m["options"] if isinstance(m.get("options"), dict) else {}
+    m = trace.record
     out = []
-    fault = options.get("demo_fault")
+    fault = m.options.demo_fault if m.options is not None else None
     if fault:
         out.append(
             _banner(
@@ -159,7 +155,7 @@ def _banners(data: PageData, places: Places) -> str:
                 ),
             )
         )
-    bug = harness_bug_of(harness_bug(m))
+    bug = harness_bug_of(harness_bug(trace.manifest))
     if bug is not None:
         steps = sorted(harness_steps(trace))
         if steps:
@@ -176,9 +172,8 @@ def _banners(data: PageData, places: Places) -> str:
     out.append(_status(trace))
     if data.findings is not None:
         out.append(_check(data, places))
-    notes = m.get("notes")
-    if isinstance(notes, list) and notes:
-        items = "".join(tag("li", esc(translated(localized(n)))) for n in notes)
+    if m.notes:
+        items = "".join(tag("li", esc(translated(localized(n)))) for n in m.notes)
         out.append(tag("ul", items, class_="notes"))
     return "".join(out)
 
@@ -188,11 +183,11 @@ def _banner(kind: str, head: str, text: str, extra: str = "") -> str:
 
 
 def _status(trace: Trace) -> str:
-    m = trace.manifest
-    status = m.get("status")
+    m = trace.record
+    status = m.status
     if status == "ok":
         return ""
-    error = m["error"] if isinstance(m.get("error"), dict) else {}
+    error = m.error.to_json_dict() if m.error is not None else {}
     last = trace.steps[-1].number if trace.steps else 0
     where = error["step"] if isinstance(error.get("step"), int) else last
     link = tag(
@@ -202,7 +197,7 @@ def _status(trace: Trace) -> str:
     )
     reason = translated(stop_reason(error))
     if status == "max_steps":
-        limit = (m.get("options") or {}).get("max_steps", last)
+        limit = m.options.max_steps if m.options and m.options.max_steps is not None else last
         return _banner(
             "warn",
             _("stopped:"),

@@ -333,22 +333,22 @@ class StepView:
     # ---- where the run stopped, findings, the harness's own bug
 
     def _stopped(self, step: Step) -> str:
-        m = self.trace.manifest
-        error = m.get("error") if isinstance(m.get("error"), dict) else None
-        if error is None or error.get("step") != step.number:
+        m = self.trace.record
+        error = m.error
+        if error is None or error.step != step.number:
             return ""
-        reason = translated(stop_reason(error))
-        if m.get("status") == "interrupted":
+        reason = translated(stop_reason(error.to_json_dict()))
+        if m.status == "interrupted":
             head = _("✗ interrupted here ({how})", how="Ctrl-C")
             body = tag("p", esc(reason)) if reason else ""
         else:
-            head = _("✗ stopped here: ") + str(error.get("kind", "error"))
+            head = _("✗ stopped here: ") + (error.kind or "error")
             body = tag("p", esc(reason)) if reason else ""
-            attempts = attempts_text(error.get("attempts"))
+            attempts = attempts_text(error.to_json_dict().get("attempts"))
             if attempts:
                 body += tag("p", esc(attempts), class_="dim")
-            excerpt = error.get("body_excerpt")
-            if isinstance(excerpt, str) and excerpt.strip():
+            excerpt = error.body_excerpt
+            if excerpt is not None and excerpt.strip():
                 body += tag("p", esc(_("the provider sent:"))) + tag("pre", esc(excerpt))
             if step.error_body:
                 said = _("its error body says: {body}", body=tag("q", esc(step.error_body)))

@@ -27,6 +27,7 @@ from fccli.trace.reader import Trace, document_from, read_trace, stored_file
 
 if TYPE_CHECKING:
     from fccli.check.findings import Finding
+    from fccli.core.manifest import ReplayedFrom
     from fccli.diff.compare import DiffResult
     from fccli.replay.changes import ResultChange
 
@@ -115,30 +116,28 @@ def _check(data: PageData) -> None:
 
 
 def _replayed(trace: Trace, page: Path | None) -> Replayed | None:
-    source = trace.manifest.get("replayed_from")
-    if not isinstance(source, dict):
+    source = trace.record.replayed_from
+    if source is None:
         return None
-    origin = source.get("trace")
-    origin = origin if isinstance(origin, str) else ""
-    edits = trace.manifest.get("edits")
+    origin = source.trace or ""
     out = Replayed(
         origin=origin,
         origin_href=_relative(origin, page),
-        step=source.get("step"),
-        status=source.get("status"),
-        answer=source.get("final_answer"),
-        edits=[e for e in edits if isinstance(e, dict)] if isinstance(edits, list) else [],
+        step=source.step,
+        status=source.status,
+        answer=source.final_answer,
+        edits=trace.record.edits or [],
     )
     out.changes, out.problem = _changes(trace, source, out.edits)
     return out
 
 
 def _changes(
-    trace: Trace, source: dict[str, Any], edits: list[dict[str, Any]]
+    trace: Trace, source: ReplayedFrom, edits: list[dict[str, Any]]
 ) -> tuple[list[ResultChange] | None, str | None]:
     """Was/now of each edited result: the original step's request against this trace's first."""
-    origin, number = source.get("trace"), source.get("step")
-    if not isinstance(origin, str) or not origin or not isinstance(number, int):
+    origin, number = source.trace, source.step
+    if not origin or number is None:
         return None, _("the manifest does not say which trace and step were replayed")
     replayed = trace.steps[0].request if trace.steps else None
     if replayed is None:
