@@ -598,6 +598,8 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
                 status=status if status is not None else "?",  # a manifest without one
             ),
         )
+    for note in m.notes or []:
+        view.line((_("note: "), "yellow"), translated(note))
 
 
 # ---------------------------------------------------------------------------------------------
