@@ -21,7 +21,7 @@ Severity = Literal["error", "warning", "note"]
 Applies = Literal["all", "quoted", "trace", "json_mode", "strings"]
 
 
-# A NamedTuple (immutable, and cheaper to create than a dataclass: start-up of `fc run`).
+# A NamedTuple, not a dataclass: start-up.
 class Rule(NamedTuple):
     id: str
     severity: Severity

@@ -39,7 +39,7 @@ ASKED_ERROR_PREFIX = "error:"
 """A typed answer starting with this is handed back as an error result."""
 
 
-# Not a dataclass: `fc run` imports this module (start-up, docs/performance.md).
+# Not a dataclass: start-up.
 class Answer(NamedTuple):
     content: str
     is_error: bool = False

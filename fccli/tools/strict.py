@@ -35,7 +35,7 @@ _SCHEMA_MAPS = ("properties", "$defs", "definitions")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 
 
-# A NamedTuple, not a frozen dataclass: `fc run` imports it (start-up, docs/performance.md).
+# A NamedTuple, not a dataclass: start-up.
 class StrictProblem(NamedTuple):
     tool: str
     path: str

@@ -365,6 +365,16 @@ class WireFormat(Layout, Protocol):
         ...
 
 
+class Codec(Protocol):
+    """A format's codec module, both directions."""
+
+    def to_wire_request(self, request: Request, /) -> dict[str, Any]: ...
+    def from_wire_request(self, body: Any, /) -> Request: ...
+    def to_wire_response(self, response: Response, /) -> dict[str, Any]: ...
+    def from_wire_response(self, body: Any, /) -> Response: ...
+    def wire_stop_reason(self, body: Any, /) -> str | None: ...
+
+
 class FormatDefaults(BlocksLayout):
     """The hooks a format may leave as they are: laid out as fc's own blocks, no refusal known
     before sending, recognised by its family's data only, thinking off, nothing to note in
@@ -380,6 +390,23 @@ class FormatDefaults(BlocksLayout):
     routes: tuple[Route, ...] = ()
     """No local server answers in the format until it declares its paths."""
     sdk_base_url: tuple[str, str] | None = None
+    codec: Codec
+    """The format's codec module: the translations below go to it."""
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return self.codec.to_wire_request(request)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return self.codec.from_wire_request(body)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return self.codec.to_wire_response(response)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return self.codec.from_wire_response(body)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        return self.codec.wire_stop_reason(body)
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return openai_error_body(status, message)

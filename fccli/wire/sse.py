@@ -31,8 +31,7 @@ SHOWN = 80
 """Characters of a bad event's data shown in an error message."""
 SLICE = 16 * 1024
 """Bytes decoded at a time by feed_json_slices. The objects parsed from one slice are folded
-(and freed) before the next slice is parsed, so a long body never holds all its chunks alive
-(benchmarks/stream_assembly.py)."""
+(and freed) before the next slice is parsed, so a long body never holds all its chunks alive."""
 
 
 class SSEEvent(NamedTuple):

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.core.models import Request, Response
+from fccli.core.models import Request
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.anthropic import ID_PATTERN, codec
@@ -74,6 +74,7 @@ ERROR_TYPES = {
 @dataclass(frozen=True)
 class AnthropicFormat(FormatDefaults):
     name: str = codec.NAME
+    codec = codec
     family = "blocks"
     appends_messages = True
     holder = "anthropic"
@@ -95,21 +96,6 @@ class AnthropicFormat(FormatDefaults):
         default = "api_error" if status >= 500 else "invalid_request_error"
         kind = ERROR_TYPES.get(status, default)
         return {"type": "error", "error": {"type": kind, "message": message}}
-
-    def to_wire_request(self, request: Request) -> dict[str, Any]:
-        return codec.to_wire_request(request)
-
-    def from_wire_request(self, body: Any) -> Request:
-        return codec.from_wire_request(body)
-
-    def to_wire_response(self, response: Response) -> dict[str, Any]:
-        return codec.to_wire_response(response)
-
-    def from_wire_response(self, body: Any) -> Response:
-        return codec.from_wire_response(body)
-
-    def wire_stop_reason(self, body: Any) -> str | None:
-        return codec.wire_stop_reason(body)
 
     def request_problem(self, request: Request) -> str | None:
         return codec.request_problem(request)

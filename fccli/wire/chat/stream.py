@@ -26,10 +26,6 @@ finish_reason and no `[DONE]`; Kimi K2 through OpenRouter ends with `[DONE]` and
 finish_reason: with every call's arguments whole, both pass, with a note (the missing
 finish_reason taken as `tool_calls` when there are calls, else `stop`). A complete stream whose arguments are
 not JSON is returned as is: that is the model's mistake, handled as in a non-streamed answer.
-
-Linear in the stream: text, reasoning and argument fragments go into lists joined once, at
-the end. The loop over chunks binds what it uses to locals, and builds no StreamDelta when
-nobody listens (benchmarks/stream_assembly.py).
 """
 
 from __future__ import annotations

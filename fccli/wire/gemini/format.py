@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
+from fccli.core.models import Request, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
@@ -62,6 +62,7 @@ ERROR_STATUSES = {
 @dataclass(frozen=True)
 class GeminiFormat(FormatDefaults):
     name: str = codec.NAME
+    codec = codec
     family = "gemini"
     holder = "gemini"
     stop_field = "finishReason"
@@ -114,21 +115,6 @@ class GeminiFormat(FormatDefaults):
 
     def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
         return parts_choice(doc)
-
-    def to_wire_request(self, request: Request) -> dict[str, Any]:
-        return codec.to_wire_request(request)
-
-    def from_wire_request(self, body: Any) -> Request:
-        return codec.from_wire_request(body)
-
-    def to_wire_response(self, response: Response) -> dict[str, Any]:
-        return codec.to_wire_response(response)
-
-    def from_wire_response(self, body: Any) -> Response:
-        return codec.from_wire_response(body)
-
-    def wire_stop_reason(self, body: Any) -> str | None:
-        return codec.wire_stop_reason(body)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         from fccli.wire.gemini.stream import GeminiStreamFolder  # a stream only: start-up

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.core.models import Request, Response
+from fccli.core.models import Request
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import (
@@ -53,6 +53,7 @@ REFUSALS: dict[str, Refusal] = {
 @dataclass(frozen=True)
 class ResponsesFormat(FormatDefaults):
     name: str = codec.NAME
+    codec = codec
     family = "items"
     holder = "openai responses"
     stop_field = "status"
@@ -93,21 +94,6 @@ class ResponsesFormat(FormatDefaults):
         self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
     ) -> list[Problem]:
         return list(reasoning_problems(doc, root, calls, thinking))
-
-    def to_wire_request(self, request: Request) -> dict[str, Any]:
-        return codec.to_wire_request(request)
-
-    def from_wire_request(self, body: Any) -> Request:
-        return codec.from_wire_request(body)
-
-    def to_wire_response(self, response: Response) -> dict[str, Any]:
-        return codec.to_wire_response(response)
-
-    def from_wire_response(self, body: Any) -> Response:
-        return codec.from_wire_response(body)
-
-    def wire_stop_reason(self, body: Any) -> str | None:
-        return codec.wire_stop_reason(body)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         from fccli.wire.responses.stream import ResponsesStreamFolder  # a stream only: start-up
