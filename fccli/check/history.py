@@ -117,12 +117,6 @@ class History:
         return [t.name for t in self.tools]
 
 
-def history_field(fmt: str) -> str:
-    """Return the request's key holding the history in format `fmt` (`messages`; Responses: `input`;
-    Gemini: `contents`)."""
-    return layout(fmt).history_field
-
-
 def read_history(
     doc: dict[str, Any], fmt: str, root: str | None = None, *, after: History | None = None
 ) -> History:
