@@ -6,15 +6,13 @@ the history is wrong"); those not in that table name their source beside them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.models import Request
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.anthropic import ID_PATTERN, codec
-from fccli.wire.base import FormatDefaults, Refusal, Route, StreamFolder
+from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.view import Places
 
 _WHO = "Anthropic"
@@ -71,9 +69,8 @@ ERROR_TYPES = {
 """The error `type` per HTTP status (docs.claude.com, API "Errors"); any other 5xx is `api_error`."""
 
 
-@dataclass(frozen=True)
-class AnthropicFormat(FormatDefaults):
-    name: str = codec.NAME
+class AnthropicFormat(WireFormat):
+    name = codec.NAME
     codec = codec
     family = "blocks"
     appends_messages = True
@@ -90,7 +87,7 @@ class AnthropicFormat(FormatDefaults):
     routes = (Route("/v1/messages"),)
     sdk_base_url = ("ANTHROPIC_BASE_URL", "")
 
-    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+    refusals = REFUSALS
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         default = "api_error" if status >= 500 else "invalid_request_error"

@@ -13,10 +13,10 @@ from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import (
-    FormatDefaults,
     Refusal,
     Route,
     StreamFolder,
+    WireFormat,
     marker_read_notes,
     marker_written_notes,
 )
@@ -75,7 +75,7 @@ DEEPSEEK_REFUSALS: dict[str, Refusal] = {
 }
 
 
-class ChatFormat(FormatDefaults):
+class ChatFormat(WireFormat):
     """The chat format in one dialect (a plain class, cheaper to create than a dataclass:
     start-up); the registry makes one per dialect and nothing changes it."""
 

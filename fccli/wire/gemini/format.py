@@ -7,14 +7,12 @@ The 400 sentences are Gemini's own, as its API answers them (each with where it 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.models import Request, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
-from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
+from fccli.wire.base import Detected, Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.gemini import codec
 from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
 from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns
@@ -59,9 +57,8 @@ ERROR_STATUSES = {
 """The RPC status Google's errors name per HTTP status (google.rpc.Code's HTTP mapping)."""
 
 
-@dataclass(frozen=True)
-class GeminiFormat(FormatDefaults):
-    name: str = codec.NAME
+class GeminiFormat(WireFormat):
+    name = codec.NAME
     codec = codec
     family = "gemini"
     holder = "gemini"
@@ -94,7 +91,7 @@ class GeminiFormat(FormatDefaults):
     # No strict mode: a declaration has no `strict` for FC115 to check.
     rules_without_place = ("FC115",)
 
-    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+    refusals = REFUSALS
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         # Google's error JSON (ai.google.dev/gemini-api/docs/troubleshooting): the HTTP code,

@@ -7,8 +7,6 @@ the public threads named beside each (all with `"param": "input"`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.models import Request
@@ -16,10 +14,10 @@ from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     Detected,
-    FormatDefaults,
     Refusal,
     Route,
     StreamFolder,
+    WireFormat,
     marker_read_notes,
     marker_written_notes,
 )
@@ -50,9 +48,8 @@ REFUSALS: dict[str, Refusal] = {
 }
 
 
-@dataclass(frozen=True)
-class ResponsesFormat(FormatDefaults):
-    name: str = codec.NAME
+class ResponsesFormat(WireFormat):
+    name = codec.NAME
     codec = codec
     family = "items"
     holder = "openai responses"
@@ -77,7 +74,7 @@ class ResponsesFormat(FormatDefaults):
     routes = (Route("/v1/responses"), Route("/responses"))
     sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
-    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+    refusals = REFUSALS
 
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
