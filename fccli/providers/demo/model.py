@@ -1,26 +1,17 @@
 """The offline demo model: a deterministic stand-in for DeepSeek, working at the wire level.
 
-It receives the DeepSeek-format request body exactly as fc built it and answers with a
-DeepSeek-format response body, so every offline run goes through the real translators. It is
-a model, so it executes nothing: it only writes call intents and, once results are handed back,
-an answer made from those results alone (edit a result, and the answer follows). An error
-result makes it say it could not find out; it never invents weather.
+It takes the DeepSeek-format body fc built and answers in DeepSeek's format, so every offline
+run goes through the real translators. It executes nothing: it writes call intents and, once
+results come back, an answer made from those results alone; an error result makes it say it
+could not find out. It reads only what a model reads: the question, the tools' names,
+descriptions and schemas, a long tool result by its start and length. With thinking on it says
+a line before calling; off, it calls with `content: null`. It answers a history that breaks
+DeepSeek's rules with DeepSeek's 400, and the same request bytes with the same response bytes.
 
-It reads what a model reads and nothing else: the question, the tools' names, descriptions and
-schemas (reading.py: choosing a tool; fill.py: filling its arguments by type and schema, `skill`
-weak or strong; json_mode.py: JSON mode), a long tool result by its start and length
-(request.py). Its answer stays within `max_tokens`, as a model's does. Content beside calls, one rule: with
-thinking on it says a line before calling, with thinking off it calls with `content: null`.
-
-Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
-Same request bytes in, same response bytes out: ids are hashes of the request, `created` fixed.
-
-Told to (`DemoProvider(fault=KIND)`, `fc run --demo-fault KIND`), it makes one of the classic
-mistakes in its first tool-calling answer (faults.py lists them), then reads the error result the
-harness hands back and corrects itself in the next step, saying so in its reasoning. Its faulty
-calls, answered with errors, are not asked again, nor quoted in the answer. A strict tool's
-schema holds it as strict mode holds a model: a fault that would break it does not happen, and
-the call says so.
+With a fault (`fc run --demo-fault KIND`, faults.py) it makes one classic mistake in its first
+tool-calling answer, then reads the error result and corrects itself in the next step. A strict
+tool's schema holds it as strict mode holds a model: a fault that would break it does not
+happen.
 """
 
 from __future__ import annotations
@@ -51,9 +42,12 @@ from fccli.providers.demo.fill import (
     resolved,
     string_values,
 )
+from fccli.providers.demo.json_mode import json_answer
 from fccli.providers.demo.phrases import PHRASES
 from fccli.providers.demo.reading import WET, Question, match, read_question, topics_of
 from fccli.providers.demo.request import LongText, long_texts, read_request
+from fccli.providers.demo.stream import cut_inside_first_call, sse_events
+from fccli.wire.registry import get_format
 
 INFO = ProviderInfo(
     name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
@@ -77,6 +71,7 @@ class DemoProvider:
                 hint=Msg("kinds: {kinds}", kinds=", ".join(DEMO_FAULTS)),
             )
         self.fault = fault
+        """The classic mistake to make in the first tool-calling answer, or None."""
         if skill not in DEMO_SKILLS:
             raise UsageError(
                 Msg("unknown demo skill {skill!r}", skill=skill), hint=Msg("weak or strong")
@@ -84,7 +79,6 @@ class DemoProvider:
         self.skill = skill
         """strong: fills arguments from the question by type and schema; weak: the whole
         question into the first required string parameter, as the course's first demo."""
-        """The classic mistake to make in the first tool-calling answer, or None."""
         self.pace = 0.0
         """Seconds to wait between the events of a streamed answer (0: all at once)."""
 
@@ -95,8 +89,6 @@ class DemoProvider:
         return Reply(encode(self._respond(read_request(body), step)))
 
     def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
-        from fccli.providers.demo.stream import cut_inside_first_call, sse_events
-
         request = read_request(body)
         response = self._respond(request, step)
         options = request.get("stream_options")
@@ -144,8 +136,6 @@ class DemoProvider:
 
 def _refusal(rule: str, **values: Any) -> str:
     """DeepSeek's own sentence for a broken history, as its wire format declares it."""
-    from fccli.wire.registry import get_format
-
     return get_format(INFO.wire_format).refusals[rule][1].format(**values)
 
 
@@ -716,8 +706,6 @@ def _answer_response(
         "json_object",
         "json_schema",
     ):
-        from fccli.providers.demo.json_mode import json_answer
-
         text, note = json_answer(response_format, q, found, text)
         reasoning += say[note]
 

@@ -12,6 +12,7 @@ from fccli.core.models import Request
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.anthropic import ID_PATTERN, codec
+from fccli.wire.anthropic.stream import AnthropicStreamFolder
 from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.view import Places
 
@@ -98,8 +99,6 @@ class AnthropicFormat(WireFormat):
         return codec.request_problem(request)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.anthropic.stream import AnthropicStreamFolder  # a stream only: start-up
-
         return AnthropicStreamFolder(on_delta)
 
     def thinking_on(self, body: dict[str, Any]) -> bool:

@@ -22,6 +22,7 @@ from fccli.wire.base import (
 )
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
+from fccli.wire.chat.stream import ChatStreamFolder
 from fccli.wire.chat.view import chat_choice, chat_turn
 from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns, offered_at
 
@@ -159,8 +160,6 @@ class ChatFormat(WireFormat):
         return codec.tool_choice_problem(request, self.dialect)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.chat.stream import ChatStreamFolder  # a stream only: start-up
-
         return ChatStreamFolder(self.dialect, on_delta)
 
     def thinking_on(self, body: dict[str, Any]) -> bool:

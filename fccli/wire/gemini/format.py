@@ -14,6 +14,7 @@ from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import Detected, Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.gemini import codec
+from fccli.wire.gemini.stream import GeminiStreamFolder
 from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
 from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns
 
@@ -114,8 +115,6 @@ class GeminiFormat(WireFormat):
         return parts_choice(doc)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.gemini.stream import GeminiStreamFolder  # a stream only: start-up
-
         return GeminiStreamFolder(on_delta)
 
     def detect(self, doc: Any, name_hint: str | None) -> Detected | None:

@@ -22,6 +22,7 @@ from fccli.wire.base import (
     marker_written_notes,
 )
 from fccli.wire.responses import codec
+from fccli.wire.responses.stream import ResponsesStreamFolder
 from fccli.wire.responses.view import item_turns, items_choice, reasoning_problems
 from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, offered_at
 
@@ -93,8 +94,6 @@ class ResponsesFormat(WireFormat):
         return list(reasoning_problems(doc, root, calls, thinking))
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.responses.stream import ResponsesStreamFolder  # a stream only: start-up
-
         return ResponsesStreamFolder(on_delta)
 
     def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
