@@ -18,7 +18,6 @@ from fccli.wire.chat.dialects import DEEPSEEK
 from fccli.wire.view import BlocksLayout, InternalLayout
 
 __all__ = [
-    "DEEPSEEK_DIALECT",
     "FORMATS",
     "INTERNAL",
     "Route",
@@ -27,9 +26,6 @@ __all__ = [
     "get_format",
     "layout",
 ]
-
-DEEPSEEK_DIALECT = DEEPSEEK
-"""DeepSeek's chat dialect (wire/chat/dialects.py)."""
 
 INTERNAL = "internal"
 """fc's own format: the blocks of core/models.py, read and written as they are."""

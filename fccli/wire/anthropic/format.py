@@ -80,7 +80,6 @@ class AnthropicFormat(WireFormat):
     places = Places(stop="$.stop_reason", answer="$.content")
     id_pattern = ID_PATTERN
     results_layout = Msg("all tool_result blocks in one user message")
-    reasoning_field = None
     # Forcing a tool with thinking on is refused (REFUSALS["FC114"]).
     thinking_tool_choices = ("auto", "none")
     signed_thinking = True

@@ -104,7 +104,6 @@ class ChatFormat(WireFormat):
     placement = "own_messages"
     duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result')
-    signed_thinking = False
     # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
     # mode is a beta under /beta (api-docs.deepseek.com, guides/function_calling).
     routes = (

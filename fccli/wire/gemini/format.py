@@ -74,8 +74,6 @@ class GeminiFormat(WireFormat):
     results_layout = Msg(
         "all functionResponse parts in one user content, paired by id or by name and order"
     )
-    reasoning_field = None
-    thinking_tool_choices = None
     # Thought parts are summaries with no signature of their own: the signature is a field of
     # the part beside them, kept as a provider block (codec.py).
     signed_thinking = False

@@ -66,8 +66,6 @@ class ResponsesFormat(WireFormat):
     # Items are grouped into turns across their boundaries: read whole every time.
     appends_turns = False
     results_layout = Msg("one function_call_output item per result, paired by call_id")
-    reasoning_field = None
-    thinking_tool_choices = None
     # Reasoning goes back as the item it came in, encrypted; none is made for another's thinking.
     signed_thinking = True
     history_field = "input"

@@ -2,8 +2,8 @@
 
 `ResponsesStreamFolder` takes the body's bytes as they arrive and gives back, once the stream has
 ended, the JSON a non-streamed call returns. The events (openai-python
-`src/openai/types/responses/response_stream_event.py` and the event types beside it), each with
-a `type` and a `sequence_number`:
+`src/openai/types/responses/response_stream_event.py`), each with a `type` and a
+`sequence_number`:
 
 - `response.created`, `response.in_progress` `{response}`: the response so far, output empty;
 - `response.output_item.added` `{output_index, item}`: an item starts (a function_call with its
