@@ -25,7 +25,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli.core import cities
 from fccli.core.errors import ProviderError, UsageError
@@ -178,10 +178,9 @@ def history_problem(request: dict[str, Any]) -> str | None:
 # what the model says
 
 
-class _Call:
-    def __init__(self, name: str, arguments: dict[str, Any]) -> None:
-        self.name = name
-        self.arguments = arguments
+class _Call(NamedTuple):
+    name: str
+    arguments: dict[str, Any]
 
 
 def respond(
@@ -215,25 +214,16 @@ def respond(
     return _answer_response(request, messages, q, say, why_no_call=choice.basis, skip=slipped)
 
 
-class _Plan:
+class _Plan(NamedTuple):
     """The calls to make now, and how their arguments were found (for the reasoning)."""
 
-    def __init__(
-        self,
-        calls: list[_Call],
-        key: str | None,
-        values: list[Any],
-        language: str | None,
-        place: bool,
-        filling: Filling,
-    ) -> None:
-        self.calls = calls
-        self.key = key
-        """The parameter the question fills (the first required string): one call per value."""
-        self.values = values
-        self.language = language
-        self.place = place
-        self.filling = filling
+    calls: list[_Call]
+    key: str | None
+    """The parameter the question fills (the first required string): one call per value."""
+    values: list[Any]
+    language: str | None
+    place: bool
+    filling: Filling
 
 
 def _plan(
@@ -274,22 +264,15 @@ def _enum_value(key: str, schema: dict[str, Any], filling: Filling) -> Any:
     return fill_object({"properties": {key: schema}, "required": [key]}, filling)[key]
 
 
-class _ToolChoice:
-    def __init__(
-        self,
-        tool: dict[str, Any] | None,
-        basis: str,
-        shared: tuple[str, ...] = (),
-        weather: bool = False,
-    ) -> None:
-        self.tool = tool
-        self.basis = basis
-        """Why this tool, or why none: description | name | forced | none_fits | forbidden |
-        no_tools."""
-        self.shared = shared
-        """What the question and the definition have in common (said in the reasoning)."""
-        self.weather = weather
-        """The tool speaks of weather: the built-in example's words apply."""
+class _ToolChoice(NamedTuple):
+    tool: dict[str, Any] | None
+    basis: str
+    """Why this tool, or why none: description | name | forced | none_fits | forbidden |
+    no_tools."""
+    shared: tuple[str, ...] = ()
+    """What the question and the definition have in common (said in the reasoning)."""
+    weather: bool = False
+    """The tool speaks of weather: the built-in example's words apply."""
 
 
 def _choose_tool(tools: list[dict[str, Any]], choice: Any, q: Question) -> _ToolChoice:
