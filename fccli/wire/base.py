@@ -229,6 +229,8 @@ class WireFormat(BlocksLayout):
     sdk_base_url: tuple[str, str] | None = None
     """How the format's official SDK is pointed elsewhere: (its environment variable, the path
     to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
+    model_prefixes: tuple[str, ...] = ()
+    """How its models' names begin (`claude`), for telling a document's format by its model."""
     codec: Codec
     """The format's codec module: the translations below go to it."""
 

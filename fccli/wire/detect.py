@@ -32,14 +32,6 @@ def _blocks_name() -> str:
     return next(name for name, f in FORMATS.items() if f.family == "blocks")
 
 
-def _model_prefixes(name: str) -> tuple[str, ...]:
-    fmt = FORMATS[name]
-    if isinstance(fmt, ChatFormat):
-        return fmt.dialect.model_prefixes
-    prefixes = getattr(fmt, "model_prefixes", ())
-    return prefixes if isinstance(prefixes, tuple) else ()
-
-
 class Unrecognised(ValueError):
     """Not a request, a response or a messages array of any format fc knows.
 
@@ -197,7 +189,7 @@ def _quiet_request_sign(
     if hinted is not None:
         return hinted, Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
     blocks = _blocks_name()
-    if model.startswith(_model_prefixes(blocks)):
+    if model.startswith(FORMATS[blocks].model_prefixes):
         return blocks, Msg("nothing else tells; the model is a {format} model", format=blocks)
     only_strings = all(isinstance(m.get("content"), str) for m in _dicts(messages))
     for chat in _chat_formats():

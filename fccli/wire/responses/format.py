@@ -69,7 +69,6 @@ class ResponsesFormat(WireFormat):
     # Reasoning goes back as the item it came in, encrypted; none is made for another's thinking.
     signed_thinking = True
     history_field = "input"
-    model_prefixes = ()
     routes = (Route("/v1/responses"), Route("/responses"))
     sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
