@@ -63,9 +63,7 @@ class SSEDecoder:
         "comments",
         "events",
         "head",
-        "last_event_id",
         "last_text",
-        "retry",
         "unfinished",
     )
 
@@ -78,9 +76,6 @@ class SSEDecoder:
         """Comment lines seen (`: keep-alive`, `: OPENROUTER PROCESSING`, ...)."""
         self.head = b""
         """The body's first bytes, to show what came when it was no event stream at all."""
-        self.last_event_id = ""
-        self.retry: int | None = None
-        """The reconnection time the server asked for (`retry:`), in milliseconds."""
         self.unfinished = ""
         """After finish(): the last line when the stream ended in the middle of it, else ""."""
         self.last_text = ""
@@ -173,14 +168,10 @@ class SSEDecoder:
     # -- text -> events
 
     def events_in(self, text: str) -> list[SSEEvent]:
-        """Return the events in a text from feed_text / finish_text (comments, ids and retry noted)."""
-        events, comments, last_id, retry = parse_events(text)
+        """Return the events in a text from feed_text / finish_text (comments counted)."""
+        events, comments = parse_events(text)
         self.events += len(events)
         self.comments += comments
-        if last_id is not None:
-            self.last_event_id = last_id
-        if retry is not None:
-            self.retry = retry
         return events
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
@@ -406,16 +397,14 @@ def guarded(on_delta: Callable[[Any], None]) -> Callable[[Any], None]:
     return emit
 
 
-def parse_events(text: str) -> tuple[list[SSEEvent], int, str | None, int | None]:
-    """`(events, comments, last id, retry)` of a text of whole lines ending in `\\n`.
+def parse_events(text: str) -> tuple[list[SSEEvent], int]:
+    """Return `(events, comments)` of a text of whole lines ending in `\\n`.
 
     An event still open at the end of the text is not dispatched (the text from feed_text
     always ends with a blank line).
     """
     events: list[SSEEvent] = []
     comments = 0
-    last_id: str | None = None
-    retry: int | None = None
     data: list[str] = []
     name = ""
     lines = text.split("\n")
@@ -436,10 +425,5 @@ def parse_events(text: str) -> tuple[list[SSEEvent], int, str | None, int | None
                 data.append(value)
             elif field == "event":
                 name = value
-            elif field == "id":
-                if "\0" not in value:
-                    last_id = value
-            elif field == "retry" and value.isascii() and value.isdigit():
-                retry = int(value)
-            # Any other field is ignored, as the standard says.
-    return events, comments, last_id, retry
+            # Any other field (`id`, `retry`: fc does not reconnect) is ignored.
+    return events, comments
