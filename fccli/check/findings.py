@@ -47,11 +47,6 @@ class Rule(NamedTuple):
             or (self.applies == "strings" and layout(name).arguments_as_text)
         )
 
-    @property
-    def provider_messages(self) -> dict[str, tuple[str, str]]:
-        """Per format: (who answers, what they answer). Left out where no provider refuses."""
-        return {name: refusals(name)[self.id] for name in self.formats if self.id in refusals(name)}
-
 
 RULES: dict[str, Rule] = {
     r.id: r
