@@ -22,7 +22,7 @@ from fccli.core.errors import ProtocolError, ProviderError
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
-from fccli.wire.sse import SSEDecoder, guarded, note_once
+from fccli.wire.sse import SSEDecoder, guarded, not_a_stream, note_once
 from fccli.wire.view import (
     BlocksLayout,
 )
@@ -137,6 +137,32 @@ class StreamAssembler:
 
     def _note(self, key: str, text: str) -> None:
         note_once(self.notes, self._noted, key, text)
+
+    def _closing(self, cut: str | None, ended: bool) -> list[str]:
+        """At the end of the body: fold a last event that lacked its blank line, and return the
+        reasons the stream ended early so far (the transport's `cut`, a last event or line cut
+        off). Raise the error of a body that is no event stream at all."""
+        reasons = [cut] if cut else []
+        try:
+            objs = self._sse.finish_json()
+        except ProtocolError:
+            objs = []
+            reasons.append(Msg("the last event was cut off"))
+        if objs:
+            if not ended:
+                self.notes.append(Msg("the last event had no closing blank line"))
+            self._fold(objs)
+        unfinished = self._sse.unfinished
+        if unfinished and not self._whole_last_line(unfinished):
+            reasons.append(Msg("the last line was cut off"))
+        error = None if cut else not_a_stream(self._sse)
+        if error is not None:
+            raise error
+        return reasons
+
+    def _whole_last_line(self, line: str) -> bool:
+        """Return whether a last line without its line end still said all it had to."""
+        return False
 
     def _bad_shape(self, objs: list[Any], n: int, error: Exception) -> ProtocolError:
         """Return the error for event `n` of the last slice `objs`, which had an unexpected shape."""

@@ -294,29 +294,6 @@ TAIL = 60
 _FIELDS = (b"data", b"event", b"id", b"retry", b":")
 
 
-def closing_reasons(
-    decoder: SSEDecoder,
-    cut: str | None,
-    *,
-    ended: bool,
-    fold: Callable[[list[Any]], None],
-    notes: list[str],
-) -> list[str]:
-    """At the end of the body: fold a last event that lacked its blank line, and start the
-    list of reasons the stream ended early (the transport's `cut`, a last event cut off)."""
-    reasons = [cut] if cut else []
-    try:
-        objs = decoder.finish_json()
-    except ProtocolError:
-        objs = []
-        reasons.append(Msg("the last event was cut off"))
-    if objs:
-        if not ended:
-            notes.append(Msg("the last event had no closing blank line"))
-        fold(objs)
-    return reasons
-
-
 def ended_early(bytes_received: int, reasons: list[str]) -> Msg:
     """Return the message of a stream that ended early, for `reasons` (Msgs)."""
     return Msg(
@@ -324,9 +301,6 @@ def ended_early(bytes_received: int, reasons: list[str]) -> Msg:
         count=bytes_received,
         reasons=Joined(reasons, ", ", zh_sep="，"),
     )
-
-
-LAST_LINE_CUT = Msg("the last line was cut off")
 
 
 def note_once(notes: list[str], noted: set[str], key: str, text: str) -> None:

@@ -39,13 +39,10 @@ from fccli.wire.base import StreamAssembler
 from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.sse import (
-    LAST_LINE_CUT,
     ListenerFailed,
     call_label,
-    closing_reasons,
     ended_early,
     joined,
-    not_a_stream,
     tail,
 )
 
@@ -354,19 +351,7 @@ class ChatStreamFolder(StreamAssembler):
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         """Return the assembled answer, as a non-streamed call returns it; StreamCut if it ended
         early."""
-        reasons = closing_reasons(
-            self._sse, cut, ended=self._done, fold=self._fold, notes=self.notes
-        )
-        unfinished = self._sse.unfinished
-        if unfinished:
-            if unfinished.strip() in ("data: [DONE]", "data:[DONE]") and not self._done:
-                self._done = True
-                self.notes.append(Msg("the `data: [DONE]` line had no line end"))
-            else:
-                reasons.append(LAST_LINE_CUT)
-        error = None if cut else not_a_stream(self._sse)
-        if error is not None:
-            raise error
+        reasons = self._closing(cut, ended=self._done)
         bad = [
             call
             for call in self._calls
@@ -411,6 +396,13 @@ class ChatStreamFolder(StreamAssembler):
                 Msg("{count} event(s) after `data: [DONE]` ignored", count=self._after_done)
             )
         return body
+
+    def _whole_last_line(self, line: str) -> bool:
+        if line.strip() in ("data: [DONE]", "data:[DONE]") and not self._done:
+            self._done = True
+            self.notes.append(Msg("the `data: [DONE]` line had no line end"))
+            return True
+        return False
 
     def _body(self) -> dict[str, Any]:
         meta = self._meta or {}

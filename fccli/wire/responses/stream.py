@@ -31,13 +31,10 @@ from fccli.core.stream import OnDelta, StreamDelta
 from fccli.i18n import Joined, Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
-    LAST_LINE_CUT,
     ListenerFailed,
     call_label,
-    closing_reasons,
     ended_early,
     joined,
-    not_a_stream,
     tail,
 )
 
@@ -172,14 +169,7 @@ class ResponsesStreamFolder(StreamAssembler):
             )
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        reasons = closing_reasons(
-            self._sse, cut, ended=self._final is not None, fold=self._fold, notes=self.notes
-        )
-        if self._sse.unfinished:
-            reasons.append(LAST_LINE_CUT)
-        error = None if cut else not_a_stream(self._sse)
-        if error is not None:
-            raise error
+        reasons = self._closing(cut, ended=self._final is not None)
         if self._final is None:
             reasons.append(Msg("no `response.completed`"))
         if reasons:
