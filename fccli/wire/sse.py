@@ -339,6 +339,17 @@ def tail(text: str) -> str:
     return ("…" if len(text) > TAIL else "") + repr(text[-TAIL:])
 
 
+def with_incomplete(message: Msg, calls: list[tuple[str, str]]) -> Msg:
+    """Return `message` followed by each (call, arguments so far) whose arguments were cut off."""
+    if not calls:
+        return message
+    said = [
+        Msg("{call} has incomplete arguments: {tail}", call=call, tail=tail(text))
+        for call, text in calls
+    ]
+    return Msg("{message}; {calls}", message=message, calls=Joined(said, "; "))
+
+
 def joined(parts: list[Any]) -> str:
     """Return the fragments of one text, joined once. A server that sent a non-string fragment (an
     object where the format says string) gets it as JSON text rather than a crash."""

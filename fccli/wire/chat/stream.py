@@ -34,7 +34,7 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Joined, Msg
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
@@ -43,7 +43,7 @@ from fccli.wire.sse import (
     call_label,
     ended_early,
     joined,
-    tail,
+    with_incomplete,
 )
 
 DONE = "[DONE]"
@@ -371,23 +371,10 @@ class ChatStreamFolder(StreamAssembler):
             reasons.append(Msg("no finish_reason"))
         body = self._body()
         if reasons and (reasons != [NO_DONE] or bad):
-            message = ended_early(self.bytes_received, reasons)
-            if bad:
-                message = Msg(
-                    "{message}; {calls}",
-                    message=message,
-                    calls=Joined(
-                        [
-                            Msg(
-                                "{call} has incomplete arguments: {tail}",
-                                call=call.label(),
-                                tail=tail(call.arguments()),
-                            )
-                            for call in bad
-                        ],
-                        "; ",
-                    ),
-                )
+            message = with_incomplete(
+                ended_early(self.bytes_received, reasons),
+                [(call.label(), call.arguments()) for call in bad],
+            )
             raise StreamCut(message, bytes_received=self.bytes_received, partial=body)
         if not self._done:
             self.notes.append(Msg("no `data: [DONE]` line; the stream ended after finish_reason"))

@@ -28,14 +28,14 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Joined, Msg
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
     ListenerFailed,
     call_label,
     ended_early,
     joined,
-    tail,
+    with_incomplete,
 )
 
 _ENDS = ("response.completed", "response.incomplete")
@@ -174,18 +174,17 @@ class ResponsesStreamFolder(StreamAssembler):
             reasons.append(Msg("no `response.completed`"))
         if reasons:
             body = self._assembled(self._response or {})
-            text = ended_early(self.bytes_received, reasons)
             open_calls = [i for i in self._items.values() if i.call >= 0 and not i.done and i.parts]
-            if open_calls:
-                calls = [
-                    Msg(
-                        "{call} has incomplete arguments: {tail}",
-                        call=call_label(i.item.get("call_id"), i.item.get("name")),
-                        tail=tail(joined(i.parts.get(0, []))),
+            text = with_incomplete(
+                ended_early(self.bytes_received, reasons),
+                [
+                    (
+                        call_label(i.item.get("call_id"), i.item.get("name")),
+                        joined(i.parts.get(0, [])),
                     )
                     for i in open_calls
-                ]
-                text = Msg("{message}; {calls}", message=text, calls=Joined(calls, "; "))
+                ],
+            )
             raise StreamCut(text, bytes_received=self.bytes_received, partial=body)
         assert self._final is not None
         if self._after_end:
