@@ -47,6 +47,7 @@ from fccli.providers.demo.phrases import PHRASES
 from fccli.providers.demo.reading import WET, Question, match, read_question, topics_of
 from fccli.providers.demo.request import LongText, long_texts, read_request
 from fccli.providers.demo.stream import cut_inside_first_call, sse_events
+from fccli.wire.chat.codec import ERROR_MARKER
 from fccli.wire.registry import get_format
 
 INFO = ProviderInfo(
@@ -58,7 +59,6 @@ DEMO_SKILLS = ("strong", "weak")
 SCHEMA_FAULTS = ("bad-json", "missing-arg", "wrong-type")
 """The faults whose call breaks the tool's schema: a strict tool never gets them."""
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so traces repeat byte for byte
-ERROR_MARKER = "[tool error] "  # how fc's chat translator marks an error result (chat has no flag)
 
 
 class DemoProvider:
