@@ -187,7 +187,7 @@ def _quiet_request_sign(
         )
     hinted = hinted_format(name_hint)
     if hinted is not None:
-        return hinted, Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
+        return hinted, _named(hinted)
     blocks = _blocks_name()
     if model.startswith(FORMATS[blocks].model_prefixes):
         return blocks, Msg("nothing else tells; the model is a {format} model", format=blocks)
@@ -212,11 +212,7 @@ def _detect_messages(messages: list[Any], name_hint: str | None) -> Detected:
         return Detected(_chat_flavour({}, messages, name_hint), "messages", sign)
     hinted = hinted_format(name_hint)
     if hinted is not None and family(hinted) == "chat":
-        return Detected(
-            hinted,
-            "messages",
-            Msg("nothing in it tells; the file name says {hinted}", hinted=hinted),
-        )
+        return Detected(hinted, "messages", _named(hinted))
     return _blocks_format(
         _anthropic_messages_sign(messages), _internal_messages_sign(messages), "messages", name_hint
     )
@@ -232,10 +228,12 @@ def _blocks_format(
         return Detected(INTERNAL, kind, internal_sign)
     hinted = hinted_format(name_hint)
     if hinted is not None and family(hinted) == "blocks":
-        return Detected(
-            hinted, kind, Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
-        )
+        return Detected(hinted, kind, _named(hinted))
     return Detected(INTERNAL, kind, Msg("nothing Anthropic- or chat-only in it"))
+
+
+def _named(hinted: str) -> Msg:
+    return Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
 
 
 def _dicts(items: Any) -> list[dict[str, Any]]:
