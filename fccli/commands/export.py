@@ -63,8 +63,8 @@ def otel(
     """Export traces as OpenTelemetry GenAI spans (semantic conventions v1.41.1): one trace per
     fc trace, a chat span per step, an execute_tool span per tool run. Needs the otel extra."""
     from fccli.export.otel import ExportSettings, export_otel
-    from fccli.export.source import resolve_trace
     from fccli.i18n import _, localized
+    from fccli.trace.reader import resolve_trace
 
     report = export_otel(
         ExportSettings(

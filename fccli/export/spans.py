@@ -31,8 +31,8 @@ from fccli.core.errors import FcError
 from fccli.core.jsonio import read_json
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
 from fccli.export import genai
-from fccli.export.source import Step, Trace
 from fccli.i18n import Msg
+from fccli.trace.reader import Step, Trace
 
 AttrValue = str | int | float | bool | list[str]
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
