@@ -42,7 +42,7 @@ class Agreement:
 
 
 def agree(fmt: WireFormat, request: Request, doc: Any, before: Agreed | None) -> Agreement:
-    if before is not None and getattr(fmt, "appends_messages", False):
+    if before is not None and fmt.appends_messages:
         expected = _appended(fmt, request, before)
         if expected is not None and _repeats(doc, expected, before):
             return Agreement(expected, True, Agreed(request, expected, doc["messages"]))

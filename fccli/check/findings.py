@@ -21,7 +21,7 @@ Severity = Literal["error", "warning", "note"]
 Applies = Literal["all", "quoted", "trace", "json_mode", "strings"]
 
 
-# A NamedTuple (immutable, and cheaper to create than a dataclass: start-up of `fc run`).
+# A NamedTuple, not a dataclass: start-up.
 class Rule(NamedTuple):
     id: str
     severity: Severity
@@ -46,11 +46,6 @@ class Rule(NamedTuple):
             or (self.applies == "json_mode" and bool(layout(name).json_word_modes))
             or (self.applies == "strings" and layout(name).arguments_as_text)
         )
-
-    @property
-    def provider_messages(self) -> dict[str, tuple[str, str]]:
-        """Per format: (who answers, what they answer). Left out where no provider refuses."""
-        return {name: refusals(name)[self.id] for name in self.formats if self.id in refusals(name)}
 
 
 RULES: dict[str, Rule] = {

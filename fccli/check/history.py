@@ -11,9 +11,8 @@ import operator
 from bisect import bisect_right
 from typing import Any
 
-from fccli.wire.base import Layout
 from fccli.wire.registry import layout, refuses
-from fccli.wire.view import Call, Choice, OfferedTool, Result, Turn
+from fccli.wire.view import BlocksLayout, Call, Choice, OfferedTool, Result, Turn
 
 __all__ = ["Call", "History", "Index", "OfferedTool", "Result", "Turn", "read_history"]
 
@@ -78,7 +77,7 @@ class History:
         self.doc = doc
         self.index = index
         """Calls and results by id (see `ids`), made along with the turns."""
-        self.layout: Layout = layout(format)
+        self.layout: BlocksLayout = layout(format)
 
     def with_turns(self, turns: list[Turn]) -> History:
         """Return the same request read with other turns (a tail of these); the index is kept."""
@@ -115,12 +114,6 @@ class History:
 
     def tool_names(self) -> list[Any]:
         return [t.name for t in self.tools]
-
-
-def history_field(fmt: str) -> str:
-    """Return the request's key holding the history in format `fmt` (`messages`; Responses: `input`;
-    Gemini: `contents`)."""
-    return layout(fmt).history_field
 
 
 def read_history(

@@ -12,17 +12,17 @@ import json
 import re
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from fccli.check.findings import Finding, finding
-from fccli.check.history import History, history_field, read_history
+from fccli.check.history import History, read_history
 from fccli.check.rules import ALL, CONTEXT_ONLY, PER_TURN, WINDOWED, RuleFunction
 from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import json_path
 from fccli.core.models import Message, Request
 from fccli.core.request_files import validate_after
 from fccli.i18n import Msg
-from fccli.wire.registry import format_names, get_format
+from fccli.wire.registry import format_names, get_format, layout
 
 MAX_READER_FINDINGS = 5
 
@@ -108,7 +108,7 @@ def inspect(
             Msg("unknown format {fmt!r}", fmt=fmt),
             hint=Msg("formats: {formats}", formats=", ".join(format_names())),
         )
-    key = history_field(fmt)
+    key = layout(fmt).history_field
     if isinstance(request_doc, list):
         doc, root = {key: request_doc}, "$"
     elif isinstance(request_doc, dict) and isinstance(request_doc.get(key), (list, str)):
@@ -147,7 +147,7 @@ def inspect(
     refused: list[Finding] = []
     if request is None and not translated:
         refused, request = _reader(request_doc, fmt)
-    whole = re.compile(rf"\$(\.{re.escape(history_field(fmt))})?\[\d+\]")
+    whole = re.compile(rf"\$(\.{re.escape(layout(fmt).history_field)})?\[\d+\]")
     findings += [f for f in refused if not _already_reported(f, findings, whole)]
     return Checked(sorted(findings, key=_order), history, request, by_rule, context, windows)
 
@@ -156,7 +156,7 @@ def _context(doc: dict[str, Any], fmt: str, root: str) -> str | None:
     """Return what the rules read besides the messages (tools, tool_choice, thinking...), as exact
     text: two requests with the same give the same findings about the same messages."""
     try:
-        rest = json.dumps({k: v for k, v in doc.items() if k != history_field(fmt)})
+        rest = json.dumps({k: v for k, v in doc.items() if k != layout(fmt).history_field})
     except (TypeError, ValueError, RecursionError):
         return None
     return f"{fmt} {root} {rest}"
@@ -196,8 +196,6 @@ def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
     try:
         if fmt == "internal":
             if bare:
-                from pydantic import TypeAdapter  # a bare messages array only: not fc run's
-
                 TypeAdapter(list[Message]).validate_python(request_doc)
             else:
                 return [], Request.model_validate(request_doc)
@@ -214,7 +212,7 @@ def _reader(request_doc: Any, fmt: str) -> tuple[list[Finding], Request | None]:
         ], None
     except ConversionError as e:
         path = e.json_path or "$"
-        root = f"$.{history_field(fmt)}"
+        root = f"$.{layout(fmt).history_field}"
         if bare and path.startswith(root):
             path = "$" + path[len(root) :]
         return [_refused(fmt, e.problem, path)], None

@@ -16,7 +16,6 @@ from pydantic import ValidationError
 
 from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
-from fccli.check.history import history_field
 from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
 from fccli.core.errors import ConversionError, FcError, InputFileError
@@ -49,7 +48,7 @@ class _Step:
 class _Before:
     """What the step before left for the next to build on, per format."""
 
-    series: dict[str, RequestFiles] = field(default_factory=dict)
+    request_files: dict[str, RequestFiles] = field(default_factory=dict)
     checked: dict[str, Checked] = field(default_factory=dict)
     agreed: dict[str, Agreed | None] = field(default_factory=dict)
 
@@ -76,12 +75,14 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             str(path), Msg("no request files (1-request.json, ...): not an fc trace")
         )
     out = TraceCheck()
-    bugs = _harness_bugs(root)
+    manifest = _manifest(root)
+    bugs = manifest.harness_bugs()
     # Each request is read against the one before in its format (fccli/core/request_files.py): the
     # messages it repeats are neither parsed nor read again. Only the step before is kept.
     kept = _Before()
     # A trace fc proxy recorded is read the other way: its wire requests are the agent's.
-    agreement = _read_agreement if _recorded(root) else _agreement
+    recorded = manifest.recorded_by is not None
+    agreement = _read_agreement if recorded else _agreement
     breaks: list[Finding] = []
     with quiet_collector():
         previous: _Step | None = None
@@ -98,17 +99,17 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             previous = step
     out.findings += breaks
     if steps:
-        out.findings += _unread_stop(root, steps[max(steps)])
+        out.findings += _unread_stop(manifest, steps[max(steps)])
     return out
 
 
-def _unread_stop(root: Path, last: _Step) -> list[Finding]:
+def _unread_stop(manifest: Manifest, last: _Step) -> list[Finding]:
     """FC130: the run says it finished well, yet its last answer asked for tools: the harness
     took a tool request for the answer (the course's opening story), and no call ever ran."""
     read = _response(last)
     if read is None or read[0].stop_reason != "tool_use" or not read[0].tool_uses():
         return []
-    if _manifest(root).status != "ok":
+    if manifest.status != "ok":
         return []  # stopped by --max-steps, or by an error: said in the manifest
     response, fmt, name = read
     ids = ", ".join(c.id for c in response.tool_uses())
@@ -170,7 +171,7 @@ def _first_change(earlier: Any, later: Any, fmt: str) -> str | None:
         key = place.removeprefix("$.")
         if earlier.get(key) != later.get(key):
             return place
-    history = history_field(fmt)
+    history = layout(fmt).history_field
     old, new = earlier.get(history), later.get(history)
     if not isinstance(old, list) or not isinstance(new, list):
         return None
@@ -194,7 +195,9 @@ def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding
                 Msg("fc cannot check the {fmt} format yet; this file was skipped", fmt=fmt),
             ).in_file(file.name)
         ]
-    doc = before.series.setdefault(fmt, RequestFiles()).read(read_bytes(file), str(file)).data
+    doc = (
+        before.request_files.setdefault(fmt, RequestFiles()).read(read_bytes(file), str(file)).data
+    )
     translated = False
     internal = step.read.get(INTERNAL)
     request = internal[1].request if internal is not None and fmt != INTERNAL else None
@@ -213,26 +216,6 @@ def _request(step: _Step, fmt: str, file: Path, before: _Before) -> list[Finding
     step.read[fmt] = (doc, checked)
     before.checked[fmt] = checked
     return [f.in_file(file.name) for f in checked.findings]
-
-
-def _harness_bugs(root: Path) -> dict[int, str]:
-    """The steps whose requests a `--harness-bug` changed on purpose, by the manifest: each with
-    the bug's name."""
-    return _manifest(root).harness_bugs()
-
-
-def _recorded(root: Path) -> bool:
-    """A trace `fc proxy` recorded: its wire requests are the agent's, its internal ones fc's
-    reading of them (not the other way round, as in a trace fc made)."""
-    return _manifest(root).recorded_by is not None
-
-
-def _manifest(root: Path) -> Manifest:
-    """The trace's manifest, typed; empty when it cannot be read."""
-    try:
-        return read_manifest(read_json(root / "manifest.json"))
-    except FcError:
-        return Manifest()
 
 
 def _read_agreement(step: _Step, bug: str | None = None) -> list[Finding]:
@@ -370,3 +353,11 @@ def _response(step: _Step) -> tuple[Response, str, str] | None:
         except (FcError, ValidationError):
             continue
     return None
+
+
+def _manifest(root: Path) -> Manifest:
+    """Return the trace's manifest, typed; empty when it cannot be read."""
+    try:
+        return read_manifest(read_json(root / "manifest.json"))
+    except FcError:
+        return Manifest()

@@ -69,7 +69,7 @@ def otel(
 
     # imported as it runs: `fc export otel --help` stays light (start-up)
     from fccli.export.otel import ExportSettings, export_otel
-    from fccli.export.source import resolve_trace
+    from fccli.trace.reader import resolve_trace
 
     report = export_otel(
         ExportSettings(

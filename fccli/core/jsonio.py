@@ -61,11 +61,8 @@ _PIECE = 1 << 20
 
 def encoded_pieces(obj: Any, big: int = _PIECE) -> Iterator[bytes]:
     """Return `encode(obj)`, the same bytes, in pieces of about a megabyte: a file written from them
-    never holds the whole text at once, nor its UTF-8 copy (a 20 MB tool result in a request would
-    otherwise be there four times: the escaped string, the joined text, the text with its newline,
-    and the bytes). A string of `big` characters or more is escaped a slice at a time too: JSON's
-    encoder would make one escaped copy of it whole (40 MB for a 20 MB result with one Chinese
-    character in it: Python then keeps two bytes a character)."""
+    never holds the whole text at once, nor its UTF-8 copy. A string of `big` characters or more
+    is escaped a slice at a time too: JSON's encoder would make one escaped copy of it whole."""
     bigs: list[str] = []
 
     def encoder(text: str) -> str:
@@ -186,7 +183,7 @@ def check_depth(value: Any, source: str, base: str = "$") -> None:
     """Refuse a value nested deeper than MAX_DEPTH, naming the path where it goes too deep.
 
     Iterative, so that the check cannot itself run out of stack. The path is built only when
-    the limit is hit: keeping one per node cost twice what json.loads did."""
+    the limit is hit, for speed."""
     if is_too_deep(value):
         raise InputFileError(source, too_deep(), json_path=base + _deep_path(value) + "…")
 

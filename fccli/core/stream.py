@@ -9,8 +9,7 @@ from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 
-# A NamedTuple, not a dataclass: a delta is never changed once made; start-up
-# (docs/performance.md).
+# A NamedTuple, not a dataclass: start-up.
 class StreamDelta(NamedTuple):
     kind: Literal["text", "thinking", "call"]
     """text or reasoning arriving, or a tool call (its head, then its argument fragments)."""

@@ -1,6 +1,5 @@
 """`fc export otel`: a trace as OpenTelemetry GenAI spans, for the backends teams already run.
 
-    source.py   the only door to the trace reader: read_trace, and the Trace / Step it returns
     genai.py    the GenAI semantic conventions followed (pinned version), content in their parts
     spans.py    an fc trace as plain span records: the tree, stable ids, times, attributes
     otlp.py     span records as opentelemetry-proto messages; OTLP protobuf and OTLP/JSON bytes

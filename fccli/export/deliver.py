@@ -18,11 +18,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from fccli.core.errors import ProviderError, UsageError
 from fccli.i18n import Msg, localized
 from fccli.providers.transport import Delivered, Transport, TransportSettings, mask
+from fccli.providers.urls import shown_url
 
 TRACES_PATH = "/v1/traces"
 DEFAULT_TIMEOUT_S = 10.0
@@ -155,18 +156,6 @@ def _timeout(env: Mapping[str, str]) -> float:
                 )
             return ms / 1000
     return DEFAULT_TIMEOUT_S
-
-
-def shown_url(url: str) -> str:
-    """Return the URL as printed: a password in it replaced by ***."""
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        netloc = parts.netloc.rsplit("@", 1)[1]
-        return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{netloc}"))
-    except ValueError:
-        return url
 
 
 def printable(text: str, limit: int = 200) -> str:

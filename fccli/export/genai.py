@@ -1,12 +1,8 @@
 """The OpenTelemetry GenAI semantic conventions, as fc follows them.
 
 Pinned to semantic conventions v1.41.1 (`docs/gen-ai/` of open-telemetry/semantic-conventions
-at tag v1.41.1: gen-ai-spans.md, gen-ai-agent-spans.md and the JSON schemas
-gen-ai-input-messages.json, gen-ai-output-messages.json, gen-ai-system-instructions.json,
-gen-ai-tool-definitions.json). It is the last tagged release that holds them: the conventions
-have since moved to open-telemetry/semantic-conventions-genai, which has no tagged release yet.
-Every GenAI attribute is still "Development", so names move; the version is written into every
-export as the schema URL.
+at that tag), the last tagged release that holds them. Every GenAI attribute is still
+"Development", so names move; the version is written into every export as the schema URL.
 
 Structured attributes (messages, definitions, arguments, results) are recorded as JSON strings,
 as the conventions allow on spans where structured values are not supported.

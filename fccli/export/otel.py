@@ -14,9 +14,9 @@ from pathlib import Path
 
 from fccli.core.errors import ProviderError, UsageError, os_reason
 from fccli.export import deliver
-from fccli.export.source import read_trace
 from fccli.export.spans import TraceRecord, build
 from fccli.i18n import Msg, localized
+from fccli.trace.reader import read_trace
 
 FORMATS = ("json", "protobuf")
 CONTENT_TYPES = {"protobuf": "application/x-protobuf", "json": "application/json"}

@@ -13,10 +13,9 @@ Ids are derived from the trace, so exporting it twice gives the same ids and a b
 trace, not two: the trace id hashes the manifest (fixed once the run has closed), each span id
 hashes the trace id and the span's place (the step number, the call id).
 
-Times: the manifest's start, each step's recorded start (`started_at`, written since this
-export exists) and duration, each tool run's duration. A trace written before steps carried a
-start is laid out in order from the run's start: step, its tools side by side (they run
-concurrently), next step.
+Times: the manifest's start, each step's start (`started_at`) and duration, each tool run's
+duration. Steps without a start are laid out in order from the run's start: step, its tools
+side by side (they run concurrently), next step.
 """
 
 from __future__ import annotations
@@ -33,8 +32,8 @@ from fccli.core.jsonio import read_json
 from fccli.core.manifest import ErrorRecord
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
 from fccli.export import genai
-from fccli.export.source import Step, Trace
 from fccli.i18n import Msg
+from fccli.trace.reader import Step, Trace
 
 AttrValue = str | int | float | bool | list[str]
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

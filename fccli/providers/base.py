@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
-# `fc run` (docs/performance.md).
+# A NamedTuple, not a dataclass: start-up.
 class ProviderInfo(NamedTuple):
     name: str
     wire_format: str

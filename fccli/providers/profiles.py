@@ -14,8 +14,7 @@ from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
-# `fc run` (docs/performance.md).
+# A NamedTuple, not a dataclass: start-up.
 class Profile(NamedTuple):
     name: str
     wire_format: str

@@ -36,8 +36,7 @@ class _Known:
 KNOWN = _Known()
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
-# `fc run` (docs/performance.md).
+# A NamedTuple, not a dataclass: start-up.
 class Connection(NamedTuple):
     """How to reach a real provider, from the command line and the environment."""
 

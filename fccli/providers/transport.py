@@ -30,10 +30,10 @@ import httpx
 from fccli import __version__
 from fccli.core.body import Body, FileBody
 from fccli.core.errors import ProviderError, UsageError
-from fccli.core.secrets import MASK, MIN_SECRET, Secrets
+from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
 
-__all__ = ["MASK", "MIN_SECRET", "Delivered", "HttpFailure", "Transport", "TransportSettings"]
+__all__ = ["Delivered", "HttpFailure", "Transport", "TransportSettings"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 """529 is Anthropic's "overloaded" (docs.claude.com, API errors); the rest are the usual ones."""

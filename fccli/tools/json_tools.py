@@ -39,7 +39,7 @@ ASKED_ERROR_PREFIX = "error:"
 """A typed answer starting with this is handed back as an error result."""
 
 
-# Not a dataclass: `fc run` imports this module (start-up, docs/performance.md).
+# Not a dataclass: start-up.
 class Answer(NamedTuple):
     content: str
     is_error: bool = False
@@ -110,14 +110,18 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
-
+def require_tools_file(path: Path) -> None:
+    """Refuse a tools file that is missing or not a regular file."""
     if not path.is_file():
         raise UsageError(
             Msg("{path}: not a regular file", path=str(path))
             if path.exists()
             else Msg("{path}: no such tools file", path=str(path))
         )
+
+
+def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
+    require_tools_file(path)
     doc = parse_json(path.read_bytes(), str(path))
     items = doc.get("tools") if isinstance(doc, dict) else doc
     if not isinstance(items, list) or not items:

@@ -14,7 +14,7 @@ from types import ModuleType
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.tools import weather
-from fccli.tools.json_tools import Asker, load_json_tools
+from fccli.tools.json_tools import Asker, load_json_tools, require_tools_file
 from fccli.tools.registry import Tool, ToolSet, tool_from_function
 
 BUILTIN_SETS = ("weather",)
@@ -68,12 +68,7 @@ def load_tool_file(path: Path) -> ToolSet:
         raise UsageError(
             Msg("{path} is a directory; --tools takes a .py file or a built-in set", path=str(path))
         )
-    if not path.is_file():
-        raise UsageError(
-            Msg("{path}: not a regular file", path=str(path))
-            if path.exists()
-            else Msg("{path}: no such tools file", path=str(path))
-        )
+    require_tools_file(path)
     module = _import_file(path)
     listed = getattr(module, "TOOLS", None)
     if listed is not None:

@@ -26,8 +26,7 @@ class ToolError(Exception):
     """Raised by a tool to fail with a message meant for the model (no type name prefixed)."""
 
 
-# A NamedTuple, not a frozen dataclass: as immutable, and cheaper to create at every start of
-# `fc run` (docs/performance.md).
+# A NamedTuple, not a dataclass: start-up.
 class Tool(NamedTuple):
     name: str
     description: str

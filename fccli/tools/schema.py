@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fccli.i18n import Joined, Msg
+from fccli.i18n import N_, Joined, Msg
 from fccli.wire.shape import describe
 
 CHECKED = frozenset(
@@ -270,47 +270,27 @@ def _check_array(
     if isinstance(items, (dict, bool)):
         for i, item in enumerate(value):
             _check(item, items, f"{path}[{i}]", root, report, depth + 1)
-    least, most = schema.get("minItems"), schema.get("maxItems")
-    if isinstance(least, int) and len(value) < least:
-        report.errors.append(
-            Msg(
-                "{path}: {size} item(s), fewer than minItems {least}",
-                path=path,
-                size=len(value),
-                least=least,
-            )
-        )
-    if isinstance(most, int) and len(value) > most:
-        report.errors.append(
-            Msg(
-                "{path}: {size} item(s), more than maxItems {most}",
-                path=path,
-                size=len(value),
-                most=most,
-            )
-        )
+    _check_size(
+        len(value),
+        schema.get("minItems"),
+        schema.get("maxItems"),
+        N_("{path}: {size} item(s), fewer than minItems {least}"),
+        N_("{path}: {size} item(s), more than maxItems {most}"),
+        path,
+        report,
+    )
 
 
 def _check_string(value: str, schema: dict[str, Any], path: str, report: SchemaReport) -> None:
-    least, most = schema.get("minLength"), schema.get("maxLength")
-    if isinstance(least, int) and len(value) < least:
-        report.errors.append(
-            Msg(
-                "{path}: {size} character(s), fewer than minLength {least}",
-                path=path,
-                size=len(value),
-                least=least,
-            )
-        )
-    if isinstance(most, int) and len(value) > most:
-        report.errors.append(
-            Msg(
-                "{path}: {size} character(s), more than maxLength {most}",
-                path=path,
-                size=len(value),
-                most=most,
-            )
-        )
+    _check_size(
+        len(value),
+        schema.get("minLength"),
+        schema.get("maxLength"),
+        N_("{path}: {size} character(s), fewer than minLength {least}"),
+        N_("{path}: {size} character(s), more than maxLength {most}"),
+        path,
+        report,
+    )
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         try:
@@ -329,27 +309,32 @@ def _check_string(value: str, schema: dict[str, Any], path: str, report: SchemaR
             )
 
 
+def _check_size(
+    size: int, least: Any, most: Any, fewer: str, more: str, path: str, report: SchemaReport
+) -> None:
+    """Report a size below `least` or above `most` (each checked when it is an integer); `fewer`
+    and `more` are marked with N_ where they are written."""
+    if isinstance(least, int) and size < least:
+        report.errors.append(Msg.__new__(Msg, fewer, path=path, size=size, least=least))
+    if isinstance(most, int) and size > most:
+        report.errors.append(Msg.__new__(Msg, more, path=path, size=size, most=most))
+
+
 def _check_number(value: float, schema: dict[str, Any], path: str, report: SchemaReport) -> None:
-    for key, holds in (
-        ("minimum", operator.ge),
-        ("maximum", operator.le),
-        ("exclusiveMinimum", operator.gt),
-        ("exclusiveMaximum", operator.lt),
-    ):
+    for key, (holds, message) in _BOUNDS.items():
         bound = schema.get(key)
         if (
             isinstance(bound, (int, float))
             and not isinstance(bound, bool)
             and not holds(value, bound)
         ):
-            report.errors.append(_out_of_bounds(key, path, _shown(value), bound))
+            shown = _shown(value)
+            report.errors.append(Msg.__new__(Msg, message, path=path, value=shown, bound=bound))
 
 
-def _out_of_bounds(key: str, path: str, value: str, bound: float) -> Msg:
-    if key == "minimum":
-        return Msg("{path}: {value} is not at least {bound}", path=path, value=value, bound=bound)
-    if key == "maximum":
-        return Msg("{path}: {value} is not at most {bound}", path=path, value=value, bound=bound)
-    if key == "exclusiveMinimum":
-        return Msg("{path}: {value} is not above {bound}", path=path, value=value, bound=bound)
-    return Msg("{path}: {value} is not below {bound}", path=path, value=value, bound=bound)
+_BOUNDS = {
+    "minimum": (operator.ge, N_("{path}: {value} is not at least {bound}")),
+    "maximum": (operator.le, N_("{path}: {value} is not at most {bound}")),
+    "exclusiveMinimum": (operator.gt, N_("{path}: {value} is not above {bound}")),
+    "exclusiveMaximum": (operator.lt, N_("{path}: {value} is not below {bound}")),
+}

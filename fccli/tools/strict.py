@@ -35,7 +35,7 @@ _SCHEMA_MAPS = ("properties", "$defs", "definitions")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 
 
-# A NamedTuple, not a frozen dataclass: `fc run` imports it (start-up, docs/performance.md).
+# A NamedTuple, not a dataclass: start-up.
 class StrictProblem(NamedTuple):
     tool: str
     path: str
@@ -83,17 +83,17 @@ def _is_object(schema: dict[str, Any]) -> bool:
     )
 
 
+def _refused(tool: str, path: str, key: str) -> StrictProblem:
+    return StrictProblem(tool, f"{path}.{key}", Msg("`{key}` is refused in strict mode", key=key))
+
+
 def _rewrite(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -> Any:
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in REJECTED_KEYWORDS:
-            problems.append(
-                StrictProblem(
-                    tool, f"{path}.{key}", Msg("`{key}` is refused in strict mode", key=key)
-                )
-            )
+            problems.append(_refused(tool, path, key))
             out[key] = value
         elif key in _SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {
@@ -170,11 +170,7 @@ def _inspect(schema: Any, path: str, tool: str, problems: list[StrictProblem]) -
         return
     for key in REJECTED_KEYWORDS:
         if key in schema:
-            problems.append(
-                StrictProblem(
-                    tool, f"{path}.{key}", Msg("`{key}` is refused in strict mode", key=key)
-                )
-            )
+            problems.append(_refused(tool, path, key))
     if _is_object(schema):
         properties = schema.get("properties", {})
         if isinstance(properties, dict):

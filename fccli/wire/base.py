@@ -1,11 +1,11 @@
 """What a wire format is: everything fc knows about one, declared in its own package.
 
-A format is one object of the WireFormat protocol, listed in `wire/registry.py`; every other
-module (the reader, check, convert, diff, send, replay, the engine) takes the formats from the
-registry and asks them, so adding a format is one new package plus one registry line.
+A format is one object of a WireFormat class, listed in `wire/registry.py`; every other module
+(the reader, check, convert, diff, send, replay, the engine) takes the formats from the registry
+and asks them, so adding a format is one new package plus one registry line.
 
-A format declares its layout (Layout): how `fc check` reads its history (wire/view.py), where
-its fields are, its id rules and markers. Formats of one layout share a `family` (`chat`,
+A format declares its layout (wire/view.py's BlocksLayout): how `fc check` reads its history,
+where its fields are, its id rules and markers. Formats of one layout share a `family` (`chat`,
 `blocks`, `items`...): `fc diff` compares those field by field, and `fc send` takes one to
 any provider of its family; a format of a new layout names its own.
 """
@@ -22,16 +22,9 @@ from fccli.core.errors import ProtocolError, ProviderError
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
-from fccli.wire.sse import SSEDecoder, guarded, note_once
+from fccli.wire.sse import SSEDecoder, guarded, not_a_stream, note_once
 from fccli.wire.view import (
     BlocksLayout,
-    Call,
-    Choice,
-    OfferedTool,
-    Placement,
-    Places,
-    Problem,
-    Turn,
 )
 
 Kind = Literal["request", "response", "messages"]
@@ -145,6 +138,32 @@ class StreamAssembler:
     def _note(self, key: str, text: str) -> None:
         note_once(self.notes, self._noted, key, text)
 
+    def _closing(self, cut: str | None, ended: bool) -> list[str]:
+        """At the end of the body: fold a last event that lacked its blank line, and return the
+        reasons the stream ended early so far (the transport's `cut`, a last event or line cut
+        off). Raise the error of a body that is no event stream at all."""
+        reasons = [cut] if cut else []
+        try:
+            objs = self._sse.finish_json()
+        except ProtocolError:
+            objs = []
+            reasons.append(Msg("the last event was cut off"))
+        if objs:
+            if not ended:
+                self.notes.append(Msg("the last event had no closing blank line"))
+            self._fold(objs)
+        unfinished = self._sse.unfinished
+        if unfinished and not self._whole_last_line(unfinished):
+            reasons.append(Msg("the last line was cut off"))
+        error = None if cut else not_a_stream(self._sse)
+        if error is not None:
+            raise error
+        return reasons
+
+    def _whole_last_line(self, line: str) -> bool:
+        """Return whether a last line without its line end still said all it had to."""
+        return False
+
     def _bad_shape(self, objs: list[Any], n: int, error: Exception) -> ProtocolError:
         """Return the error for event `n` of the last slice `objs`, which had an unexpected shape."""
         number = self._sse.events - len(objs) + n + 1
@@ -180,196 +199,47 @@ class StreamAssembler:
         )
 
 
-class Layout(Protocol):
-    """What `fc check` asks a format (or the internal format) about its layout."""
+class Codec(Protocol):
+    """A format's codec module, both directions."""
 
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def history_field(self) -> str:
-        """The request's key holding the history (`messages`; Responses: `input`)."""
-        ...
-
-    @property
-    def places(self) -> Places: ...
-
-    @property
-    def arguments_as_text(self) -> bool:
-        """Calls carry their arguments as a JSON string, not as an object (FC108)."""
-        ...
-
-    @property
-    def placement(self) -> Placement: ...
-
-    @property
-    def duplicate_quote(self) -> str:
-        """Which second use of an id the FC106 sentence speaks of: a `call` or a `result`."""
-        ...
-
-    @property
-    def appends_turns(self) -> bool:
-        """Each message reads as one turn: a trace's next request reads only its new ones."""
-        ...
-
-    @property
-    def id_pattern(self) -> str | None:
-        """The call ids the providers accept (a regex), where they limit them (FC107)."""
-        ...
-
-    @property
-    def json_word_modes(self) -> tuple[str, ...]:
-        """The JSON modes whose prompt must say "json" (FC132)."""
-        ...
-
-    @property
-    def rules_without_place(self) -> tuple[str, ...]:
-        """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
-        FC115): they do not apply to it."""
-        ...
-
-    @property
-    def reasoning_field(self) -> str | None:
-        """The assistant message's key for reasoning, where thinking travels as a field."""
-        ...
-
-    @property
-    def thinking_tool_choices(self) -> tuple[str, ...] | None:
-        """The tool_choice types accepted in thinking mode, where limited."""
-        ...
-
-    @property
-    def signed_thinking(self) -> bool:
-        """The provider takes a thinking block back only with the signature it gave it."""
-        ...
-
-    @property
-    def system_in_history(self) -> bool:
-        """A system prompt can be a message of the history (chat's `role: "system"`)."""
-        ...
-
-    def read_turns(
-        self, messages: list[Any], root: str, start: int, before: list[Turn]
-    ) -> list[Turn]:
-        """Return the turns of `messages[start:]` (all, where turns do not follow messages), read
-        leniently; `before`: the turns already read of the messages before `start`."""
-        ...
-
-    def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]: ...
-
-    def tool_choice(self, doc: dict[str, Any]) -> Choice | None: ...
-
-    def thinking_on(self, body: dict[str, Any]) -> bool:
-        """Return whether a request body of this format asks for thinking (read leniently)."""
-        ...
-
-    def layout_problems(
-        self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
-    ) -> list[Problem]:
-        """Mistakes only this layout can have (Responses: reasoning items apart from theirs)."""
-        ...
+    def to_wire_request(self, request: Request, /) -> dict[str, Any]: ...
+    def from_wire_request(self, body: Any, /) -> Request: ...
+    def to_wire_response(self, response: Response, /) -> dict[str, Any]: ...
+    def from_wire_response(self, body: Any, /) -> Response: ...
+    def wire_stop_reason(self, body: Any, /) -> str | None: ...
 
 
-class WireFormat(Layout, Protocol):
-    @property
-    def name(self) -> str:
-        """The format's name, also the trace files' suffix (`1-request.<name>.json`)."""
-        ...
+class WireFormat(BlocksLayout):
+    """A wire format: a format class derives from this one and overrides what it knows. What it
+    leaves: laid out as fc's own blocks (BlocksLayout), no refusal known before sending,
+    recognised by its family's data only, thinking off, nothing to note in convert, no local
+    server paths, errors in OpenAI's shape."""
 
     @property
     def family(self) -> str:
         """`chat`, `blocks`, or a new layout's own name (see the module's docstring)."""
-        ...
+        raise NotImplementedError
 
     @property
     def holder(self) -> str:
         """The format as a loss line names it (`openai chat`: "openai chat has no place...")."""
-        ...
+        raise NotImplementedError
 
     @property
     def stop_field(self) -> str:
         """The wire name of the stop reason's field (chat: `finish_reason`)."""
-        ...
+        raise NotImplementedError
 
     @property
     def results_layout(self) -> str:
         """How the results of one turn travel in this format, in a learner's words."""
-        ...
+        raise NotImplementedError
 
     @property
     def refusals(self) -> Mapping[str, Refusal]:
         """Per `fc check` rule (`FC101`...), what the format's providers answer with HTTP 400.
         A rule quoted here for some formats only (FC107, FC113...) applies to those only."""
-        ...
-
-    @property
-    def model_in_body(self) -> bool:
-        """The request body names the model (Gemini's names it in the URL instead)."""
-        ...
-
-    @property
-    def routes(self) -> tuple[Route, ...]:
-        """The request paths this format's providers answer at (`fc proxy`, `fc serve`); a
-        path two formats share (chat dialects) goes to the one the server is told to speak."""
-        ...
-
-    @property
-    def sdk_base_url(self) -> tuple[str, str] | None:
-        """How the format's official SDK is pointed elsewhere: (its environment variable, the
-        path to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
-        ...
-
-    def error_body(self, status: int, message: str) -> dict[str, Any]:
-        """Return an error as this format's providers answer one (HTTP `status`), so that a client's
-        SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the provider's."""
-        ...
-
-    def to_wire_request(self, request: Request) -> dict[str, Any]: ...
-    def from_wire_request(self, body: Any) -> Request: ...
-    def to_wire_response(self, response: Response) -> dict[str, Any]: ...
-    def from_wire_response(self, body: Any) -> Response: ...
-
-    def wire_stop_reason(self, body: Any) -> str | None:
-        """Return the stop reason as the wire says it, for showing side by side."""
-        ...
-
-    def request_problem(self, request: Request) -> str | None:
-        """Return a reason the provider would refuse the request, known before sending it."""
-        ...
-
-    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder: ...
-
-    def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
-        """This format's claim on a document, from its content; None when it has none.
-        (The chat and blocks families are told apart by `wire/detect.py` from what they
-        declare; a format of its own layout says here how it is recognised.)"""
-        ...
-
-    def added_note(self, key: str, value: Any) -> str | None:
-        """Why the translation set `key` to `value` where the source had none, when this
-        format requires it (`fc convert`'s notes); None for the plain wording."""
-        ...
-
-    def read_notes(self, messages: Any, base: str) -> list[str]:
-        """Changes of form worth a note when a messages array of this format (at JSON path
-        `base`) is read into the internal format (`fc convert`)."""
-        ...
-
-    def written_notes(self, request: Request) -> list[str]:
-        """Changes of form worth a note when `request` is written in this format."""
-        ...
-
-    def output_warnings(self, messages: Any, base: str) -> list[str]:
-        """Return what this format's provider would refuse in a messages array written by fc
-        (`fc convert` warns)."""
-        ...
-
-
-class FormatDefaults(BlocksLayout):
-    """The hooks a format may leave as they are: laid out as fc's own blocks, no refusal known
-    before sending, recognised by its family's data only, thinking off, nothing to note in
-    convert, no local server paths, errors in OpenAI's shape. A format class derives from it
-    and overrides what it knows."""
+        raise NotImplementedError
 
     appends_messages = False
     """True when the wire body of a request is made message by message: its `messages` are the
@@ -377,32 +247,71 @@ class FormatDefaults(BlocksLayout):
     it depends on the messages. `fc check` then translates only a trace's new messages at each
     step (tests/wire/test_format_contract.py holds a format that says so to it)."""
     model_in_body = True
+    """The request body names the model (Gemini's names it in the URL instead)."""
     routes: tuple[Route, ...] = ()
-    """No local server answers in the format until it declares its paths."""
+    """The request paths this format's providers answer at (`fc proxy`, `fc serve`); a path two
+    formats share (chat dialects) goes to the one the server is told to speak; none: no local
+    server answers in the format."""
     sdk_base_url: tuple[str, str] | None = None
+    """How the format's official SDK is pointed elsewhere: (its environment variable, the path
+    to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
+    model_prefixes: tuple[str, ...] = ()
+    """How its models' names begin (`claude`), for telling a document's format by its model."""
+    codec: Codec
+    """The format's codec module: the translations below go to it."""
+
+    def to_wire_request(self, request: Request) -> dict[str, Any]:
+        return self.codec.to_wire_request(request)
+
+    def from_wire_request(self, body: Any) -> Request:
+        return self.codec.from_wire_request(body)
+
+    def to_wire_response(self, response: Response) -> dict[str, Any]:
+        return self.codec.to_wire_response(response)
+
+    def from_wire_response(self, body: Any) -> Response:
+        return self.codec.from_wire_response(body)
+
+    def wire_stop_reason(self, body: Any) -> str | None:
+        """Return the stop reason as the wire says it, for showing side by side."""
+        return self.codec.wire_stop_reason(body)
+
+    def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
+        raise NotImplementedError
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
+        """Return an error as this format's providers answer one (HTTP `status`), so that a
+        client's SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the
+        provider's."""
         return openai_error_body(status, message)
 
     def request_problem(self, request: Request) -> str | None:
+        """Return a reason the provider would refuse the request, known before sending it."""
         return None
 
     def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
+        """Return this format's claim on a document, from its content; None when it has none.
+        (The chat and blocks families are told apart by `wire/detect.py` from what they
+        declare; a format of its own layout says here how it is recognised.)"""
         return None
 
-    def thinking_on(self, body: dict[str, Any]) -> bool:
-        return False
-
     def added_note(self, key: str, value: Any) -> str | None:
+        """Return why the translation set `key` to `value` where the source had none, when this
+        format requires it (`fc convert`'s notes); None for the plain wording."""
         return None
 
     def read_notes(self, messages: Any, base: str) -> list[str]:
+        """Return the changes of form worth a note when a messages array of this format (at JSON
+        path `base`) is read into the internal format (`fc convert`)."""
         return []
 
     def written_notes(self, request: Request) -> list[str]:
+        """Return the changes of form worth a note when `request` is written in this format."""
         return []
 
     def output_warnings(self, messages: Any, base: str) -> list[str]:
+        """Return what this format's provider would refuse in a messages array written by fc
+        (`fc convert` warns)."""
         return []
 
 

@@ -32,14 +32,6 @@ def _blocks_name() -> str:
     return next(name for name, f in FORMATS.items() if f.family == "blocks")
 
 
-def _model_prefixes(name: str) -> tuple[str, ...]:
-    fmt = FORMATS[name]
-    if isinstance(fmt, ChatFormat):
-        return fmt.dialect.model_prefixes
-    prefixes = getattr(fmt, "model_prefixes", ())
-    return prefixes if isinstance(prefixes, tuple) else ()
-
-
 class Unrecognised(ValueError):
     """Not a request, a response or a messages array of any format fc knows.
 
@@ -195,9 +187,9 @@ def _quiet_request_sign(
         )
     hinted = hinted_format(name_hint)
     if hinted is not None:
-        return hinted, Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
+        return hinted, _named(hinted)
     blocks = _blocks_name()
-    if model.startswith(_model_prefixes(blocks)):
+    if model.startswith(FORMATS[blocks].model_prefixes):
         return blocks, Msg("nothing else tells; the model is a {format} model", format=blocks)
     only_strings = all(isinstance(m.get("content"), str) for m in _dicts(messages))
     for chat in _chat_formats():
@@ -220,11 +212,7 @@ def _detect_messages(messages: list[Any], name_hint: str | None) -> Detected:
         return Detected(_chat_flavour({}, messages, name_hint), "messages", sign)
     hinted = hinted_format(name_hint)
     if hinted is not None and family(hinted) == "chat":
-        return Detected(
-            hinted,
-            "messages",
-            Msg("nothing in it tells; the file name says {hinted}", hinted=hinted),
-        )
+        return Detected(hinted, "messages", _named(hinted))
     return _blocks_format(
         _anthropic_messages_sign(messages), _internal_messages_sign(messages), "messages", name_hint
     )
@@ -240,10 +228,12 @@ def _blocks_format(
         return Detected(INTERNAL, kind, internal_sign)
     hinted = hinted_format(name_hint)
     if hinted is not None and family(hinted) == "blocks":
-        return Detected(
-            hinted, kind, Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
-        )
+        return Detected(hinted, kind, _named(hinted))
     return Detected(INTERNAL, kind, Msg("nothing Anthropic- or chat-only in it"))
+
+
+def _named(hinted: str) -> Msg:
+    return Msg("nothing in it tells; the file name says {hinted}", hinted=hinted)
 
 
 def _dicts(items: Any) -> list[dict[str, Any]]:

@@ -13,12 +13,11 @@ from functools import cache
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.wire.anthropic import ID_PATTERN
-from fccli.wire.base import Layout, Refusal, Route, StreamFolder, WireFormat
+from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.chat.dialects import DEEPSEEK
-from fccli.wire.view import InternalLayout
+from fccli.wire.view import BlocksLayout, InternalLayout
 
 __all__ = [
-    "DEEPSEEK_DIALECT",
     "FORMATS",
     "INTERNAL",
     "Route",
@@ -27,9 +26,6 @@ __all__ = [
     "get_format",
     "layout",
 ]
-
-DEEPSEEK_DIALECT = DEEPSEEK
-"""DeepSeek's chat dialect (wire/chat/dialects.py)."""
 
 INTERNAL = "internal"
 """fc's own format: the blocks of core/models.py, read and written as they are."""
@@ -148,7 +144,7 @@ def get_format(name: str) -> WireFormat:
 _INTERNAL_LAYOUT = InternalLayout(ID_PATTERN)
 
 
-def layout(name: str) -> Layout:
+def layout(name: str) -> BlocksLayout:
     """Return what `fc check` reads of format `name`'s layout: the format itself, or the internal
     format's (fc's own blocks, held to the rules of Anthropic's providers)."""
     return FORMATS.get(name, _INTERNAL_LAYOUT)

@@ -31,8 +31,7 @@ SHOWN = 80
 """Characters of a bad event's data shown in an error message."""
 SLICE = 16 * 1024
 """Bytes decoded at a time by feed_json_slices. The objects parsed from one slice are folded
-(and freed) before the next slice is parsed, so a long body never holds all its chunks alive
-(benchmarks/stream_assembly.py)."""
+(and freed) before the next slice is parsed, so a long body never holds all its chunks alive."""
 
 
 class SSEEvent(NamedTuple):
@@ -64,9 +63,7 @@ class SSEDecoder:
         "comments",
         "events",
         "head",
-        "last_event_id",
         "last_text",
-        "retry",
         "unfinished",
     )
 
@@ -79,9 +76,6 @@ class SSEDecoder:
         """Comment lines seen (`: keep-alive`, `: OPENROUTER PROCESSING`, ...)."""
         self.head = b""
         """The body's first bytes, to show what came when it was no event stream at all."""
-        self.last_event_id = ""
-        self.retry: int | None = None
-        """The reconnection time the server asked for (`retry:`), in milliseconds."""
         self.unfinished = ""
         """After finish(): the last line when the stream ended in the middle of it, else ""."""
         self.last_text = ""
@@ -174,14 +168,10 @@ class SSEDecoder:
     # -- text -> events
 
     def events_in(self, text: str) -> list[SSEEvent]:
-        """Return the events in a text from feed_text / finish_text (comments, ids and retry noted)."""
-        events, comments, last_id, retry = parse_events(text)
+        """Return the events in a text from feed_text / finish_text (comments counted)."""
+        events, comments = parse_events(text)
         self.events += len(events)
         self.comments += comments
-        if last_id is not None:
-            self.last_event_id = last_id
-        if retry is not None:
-            self.retry = retry
         return events
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
@@ -304,29 +294,6 @@ TAIL = 60
 _FIELDS = (b"data", b"event", b"id", b"retry", b":")
 
 
-def closing_reasons(
-    decoder: SSEDecoder,
-    cut: str | None,
-    *,
-    ended: bool,
-    fold: Callable[[list[Any]], None],
-    notes: list[str],
-) -> list[str]:
-    """At the end of the body: fold a last event that lacked its blank line, and start the
-    list of reasons the stream ended early (the transport's `cut`, a last event cut off)."""
-    reasons = [cut] if cut else []
-    try:
-        objs = decoder.finish_json()
-    except ProtocolError:
-        objs = []
-        reasons.append(Msg("the last event was cut off"))
-    if objs:
-        if not ended:
-            notes.append(Msg("the last event had no closing blank line"))
-        fold(objs)
-    return reasons
-
-
 def ended_early(bytes_received: int, reasons: list[str]) -> Msg:
     """Return the message of a stream that ended early, for `reasons` (Msgs)."""
     return Msg(
@@ -334,9 +301,6 @@ def ended_early(bytes_received: int, reasons: list[str]) -> Msg:
         count=bytes_received,
         reasons=Joined(reasons, ", ", zh_sep="，"),
     )
-
-
-LAST_LINE_CUT = Msg("the last line was cut off")
 
 
 def note_once(notes: list[str], noted: set[str], key: str, text: str) -> None:
@@ -375,6 +339,17 @@ def tail(text: str) -> str:
     return ("…" if len(text) > TAIL else "") + repr(text[-TAIL:])
 
 
+def with_incomplete(message: Msg, calls: list[tuple[str, str]]) -> Msg:
+    """Return `message` followed by each (call, arguments so far) whose arguments were cut off."""
+    if not calls:
+        return message
+    said = [
+        Msg("{call} has incomplete arguments: {tail}", call=call, tail=tail(text))
+        for call, text in calls
+    ]
+    return Msg("{message}; {calls}", message=message, calls=Joined(said, "; "))
+
+
 def joined(parts: list[Any]) -> str:
     """Return the fragments of one text, joined once. A server that sent a non-string fragment (an
     object where the format says string) gets it as JSON text rather than a crash."""
@@ -407,16 +382,14 @@ def guarded(on_delta: Callable[[Any], None]) -> Callable[[Any], None]:
     return emit
 
 
-def parse_events(text: str) -> tuple[list[SSEEvent], int, str | None, int | None]:
-    """`(events, comments, last id, retry)` of a text of whole lines ending in `\\n`.
+def parse_events(text: str) -> tuple[list[SSEEvent], int]:
+    """Return `(events, comments)` of a text of whole lines ending in `\\n`.
 
     An event still open at the end of the text is not dispatched (the text from feed_text
     always ends with a blank line).
     """
     events: list[SSEEvent] = []
     comments = 0
-    last_id: str | None = None
-    retry: int | None = None
     data: list[str] = []
     name = ""
     lines = text.split("\n")
@@ -437,10 +410,5 @@ def parse_events(text: str) -> tuple[list[SSEEvent], int, str | None, int | None
                 data.append(value)
             elif field == "event":
                 name = value
-            elif field == "id":
-                if "\0" not in value:
-                    last_id = value
-            elif field == "retry" and value.isascii() and value.isdigit():
-                retry = int(value)
-            # Any other field is ignored, as the standard says.
-    return events, comments, last_id, retry
+            # Any other field (`id`, `retry`: fc does not reconnect) is ignored.
+    return events, comments

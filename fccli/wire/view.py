@@ -333,10 +333,16 @@ def blocks_choice(doc: dict[str, Any]) -> Choice | None:
 
 
 class BlocksLayout:
-    """What a format laid out as fc's own blocks declares for `fc check` (each member is
-    described by wire/base.py's Layout); the internal format is one."""
+    """What `fc check` asks a format (or the internal format) about its layout, as fc's own
+    blocks lay it out: a format of another layout overrides what differs."""
+
+    @property
+    def name(self) -> str:
+        """The format's name, also the trace files' suffix (`1-request.<name>.json`)."""
+        raise NotImplementedError
 
     history_field = "messages"
+    """The request's key holding the history (Responses: `input`)."""
     places = Places(
         stop="$.stop_reason",
         answer="$.content",
@@ -344,20 +350,33 @@ class BlocksLayout:
         system="$.system",
     )
     arguments_as_text = False
+    """Calls carry their arguments as a JSON string, not as an object (FC108)."""
     placement: Placement = "next_message"
     duplicate_quote = "call"
+    """Which second use of an id the FC106 sentence speaks of: a `call` or a `result`."""
     appends_turns = True
+    """Each message reads as one turn: a trace's next request reads only its new ones."""
     id_pattern: str | None = None
+    """The call ids the providers accept (a regex), where they limit them (FC107)."""
     json_word_modes: tuple[str, ...] = ()
+    """The JSON modes whose prompt must say "json" (FC132)."""
     rules_without_place: tuple[str, ...] = ()
+    """`fc check` rules about something this format cannot hold (Gemini has no `strict`:
+    FC115): they do not apply to it."""
     reasoning_field: str | None = None
+    """The assistant message's key for reasoning, where thinking travels as a field."""
     thinking_tool_choices: tuple[str, ...] | None = None
+    """The tool_choice types accepted in thinking mode, where limited."""
     signed_thinking = False
+    """The provider takes a thinking block back only with the signature it gave it."""
     system_in_history = False
+    """A system prompt can be a message of the history (chat's `role: "system"`)."""
 
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
     ) -> list[Turn]:
+        """Return the turns of `messages[start:]` (all, where turns do not follow messages), read
+        leniently; `before`: the turns already read of the messages before `start`."""
         return message_turns(messages, root, start, blocks_turn)
 
     def offered_tools(self, doc: dict[str, Any]) -> list[OfferedTool]:
@@ -366,9 +385,15 @@ class BlocksLayout:
     def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
         return blocks_choice(doc)
 
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        """Return whether a request body of this format asks for thinking (read leniently)."""
+        return False
+
     def layout_problems(
         self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
     ) -> list[Problem]:
+        """Return the mistakes only this layout can have (Responses: reasoning items apart from
+        theirs)."""
         return []
 
 

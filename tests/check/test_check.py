@@ -12,11 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fccli.check import check_outgoing, check_request, check_trace
-from fccli.check.history import history_field
 from fccli.check.traces import first_difference
 from fccli.core.errors import ConversionError, InputFileError, UsageError
 from fccli.core.models import Request
-from fccli.wire.registry import format_names
+from fccli.wire.registry import format_names, layout
 from tests.conftest import REPO
 
 EXAMPLES = sorted((REPO / "traces" / "examples").iterdir())
@@ -88,7 +87,7 @@ def test_any_history_is_reported_never_a_crash(
     messages: list[Any], tools: Any, choice: Any, fmt: str
 ) -> None:
     # The history under the format's own key (Responses: `input`).
-    doc = {"model": "m", history_field(fmt): messages, "tools": tools, "tool_choice": choice}
+    doc = {"model": "m", layout(fmt).history_field: messages, "tools": tools, "tool_choice": choice}
     for finding in check_request(doc, fmt):
         assert finding.rule.startswith("FC1")
         assert finding.path.startswith("$")

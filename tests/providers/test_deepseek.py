@@ -343,11 +343,11 @@ def test_anthropic_cache_writes_are_read_from_the_wire(fc, fake_provider, tmp_pa
 
 def test_cache_fields_round_trip_through_each_format() -> None:
     from fccli.core.models import Response, Usage
-    from fccli.wire.registry import DEEPSEEK_DIALECT
+    from fccli.wire.chat.dialects import DEEPSEEK
 
     usage = Usage(input_tokens=100, output_tokens=5, cache_read_tokens=64)
     response = Response(content=[TextBlock(text="ok")], stop_reason="end_turn", usage=usage)
-    deepseek = chat.to_wire_response(response, DEEPSEEK_DIALECT)["usage"]
+    deepseek = chat.to_wire_response(response, DEEPSEEK)["usage"]
     assert deepseek["prompt_cache_hit_tokens"] == 64
     assert deepseek["prompt_cache_miss_tokens"] == 36
     assert chat.to_wire_response(response)["usage"]["prompt_tokens_details"] == {

@@ -30,7 +30,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.core.stream import OnDelta
-from fccli.wire.base import Detected, FormatDefaults, Refusal, StreamFolder
+from fccli.wire.base import Detected, Refusal, StreamFolder, WireFormat
 from fccli.wire.shape import expect, shape_errors
 from fccli.wire.view import (
     Call,
@@ -221,7 +221,7 @@ def _view_turns(turns: list[Any], root: str) -> list[Turn]:
     return out
 
 
-class ToyFormat(FormatDefaults):
+class ToyFormat(WireFormat):
     name = "toy"
     family = FAMILY
     holder = "toy"

@@ -128,7 +128,7 @@ def test_a_request_translates_stably(name: str, request: Request) -> None:
     assert again == wire
 
 
-APPENDING = [n for n in NAMES if getattr(FORMATS[n], "appends_messages", False)]
+APPENDING = [n for n in NAMES if FORMATS[n].appends_messages]
 
 
 @pytest.mark.parametrize("name", APPENDING)

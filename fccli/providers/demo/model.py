@@ -1,26 +1,17 @@
 """The offline demo model: a deterministic stand-in for DeepSeek, working at the wire level.
 
-It receives the DeepSeek-format request body exactly as fc built it and answers with a
-DeepSeek-format response body, so every offline run goes through the real translators. It is
-a model, so it executes nothing: it only writes call intents and, once results are handed back,
-an answer made from those results alone (edit a result, and the answer follows). An error
-result makes it say it could not find out; it never invents weather.
+It takes the DeepSeek-format body fc built and answers in DeepSeek's format, so every offline
+run goes through the real translators. It executes nothing: it writes call intents and, once
+results come back, an answer made from those results alone; an error result makes it say it
+could not find out. It reads only what a model reads: the question, the tools' names,
+descriptions and schemas, a long tool result by its start and length. With thinking on it says
+a line before calling; off, it calls with `content: null`. It answers a history that breaks
+DeepSeek's rules with DeepSeek's 400, and the same request bytes with the same response bytes.
 
-It reads what a model reads and nothing else: the question, the tools' names, descriptions and
-schemas (reading.py: choosing a tool; fill.py: filling its arguments by type and schema, `skill`
-weak or strong; json_mode.py: JSON mode), a long tool result by its start and length
-(request.py). Its answer stays within `max_tokens`, as a model's does. Content beside calls, one rule: with
-thinking on it says a line before calling, with thinking off it calls with `content: null`.
-
-Like DeepSeek, it answers 400 with DeepSeek's own words to a history that breaks the rules.
-Same request bytes in, same response bytes out: ids are hashes of the request, `created` fixed.
-
-Told to (`DemoProvider(fault=KIND)`, `fc run --demo-fault KIND`), it makes one of the classic
-mistakes in its first tool-calling answer (faults.py lists them), then reads the error result the
-harness hands back and corrects itself in the next step, saying so in its reasoning. Its faulty
-calls, answered with errors, are not asked again, nor quoted in the answer. A strict tool's
-schema holds it as strict mode holds a model: a fault that would break it does not happen, and
-the call says so.
+With a fault (`fc run --demo-fault KIND`, faults.py) it makes one classic mistake in its first
+tool-calling answer, then reads the error result and corrects itself in the next step. A strict
+tool's schema holds it as strict mode holds a model: a fault that would break it does not
+happen.
 """
 
 from __future__ import annotations
@@ -34,7 +25,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from fccli.core import cities
 from fccli.core.errors import ProviderError, UsageError
@@ -51,9 +42,13 @@ from fccli.providers.demo.fill import (
     resolved,
     string_values,
 )
+from fccli.providers.demo.json_mode import json_answer
 from fccli.providers.demo.phrases import PHRASES
 from fccli.providers.demo.reading import WET, Question, match, read_question, topics_of
 from fccli.providers.demo.request import LongText, long_texts, read_request
+from fccli.providers.demo.stream import cut_inside_first_call, sse_events
+from fccli.wire.chat.codec import ERROR_MARKER
+from fccli.wire.registry import get_format
 
 INFO = ProviderInfo(
     name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
@@ -64,7 +59,6 @@ DEMO_SKILLS = ("strong", "weak")
 SCHEMA_FAULTS = ("bad-json", "missing-arg", "wrong-type")
 """The faults whose call breaks the tool's schema: a strict tool never gets them."""
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so traces repeat byte for byte
-ERROR_MARKER = "[tool error] "  # how fc's chat translator marks an error result (chat has no flag)
 
 
 class DemoProvider:
@@ -77,6 +71,7 @@ class DemoProvider:
                 hint=Msg("kinds: {kinds}", kinds=", ".join(DEMO_FAULTS)),
             )
         self.fault = fault
+        """The classic mistake to make in the first tool-calling answer, or None."""
         if skill not in DEMO_SKILLS:
             raise UsageError(
                 Msg("unknown demo skill {skill!r}", skill=skill), hint=Msg("weak or strong")
@@ -84,7 +79,6 @@ class DemoProvider:
         self.skill = skill
         """strong: fills arguments from the question by type and schema; weak: the whole
         question into the first required string parameter, as the course's first demo."""
-        """The classic mistake to make in the first tool-calling answer, or None."""
         self.pace = 0.0
         """Seconds to wait between the events of a streamed answer (0: all at once)."""
 
@@ -95,8 +89,6 @@ class DemoProvider:
         return Reply(encode(self._respond(read_request(body), step)))
 
     def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
-        from fccli.providers.demo.stream import cut_inside_first_call, sse_events
-
         request = read_request(body)
         response = self._respond(request, step)
         options = request.get("stream_options")
@@ -144,8 +136,6 @@ class DemoProvider:
 
 def _refusal(rule: str, **values: Any) -> str:
     """DeepSeek's own sentence for a broken history, as its wire format declares it."""
-    from fccli.wire.registry import get_format
-
     return get_format(INFO.wire_format).refusals[rule][1].format(**values)
 
 
@@ -188,10 +178,9 @@ def history_problem(request: dict[str, Any]) -> str | None:
 # what the model says
 
 
-class _Call:
-    def __init__(self, name: str, arguments: dict[str, Any]) -> None:
-        self.name = name
-        self.arguments = arguments
+class _Call(NamedTuple):
+    name: str
+    arguments: dict[str, Any]
 
 
 def respond(
@@ -225,25 +214,16 @@ def respond(
     return _answer_response(request, messages, q, say, why_no_call=choice.basis, skip=slipped)
 
 
-class _Plan:
+class _Plan(NamedTuple):
     """The calls to make now, and how their arguments were found (for the reasoning)."""
 
-    def __init__(
-        self,
-        calls: list[_Call],
-        key: str | None,
-        values: list[Any],
-        language: str | None,
-        place: bool,
-        filling: Filling,
-    ) -> None:
-        self.calls = calls
-        self.key = key
-        """The parameter the question fills (the first required string): one call per value."""
-        self.values = values
-        self.language = language
-        self.place = place
-        self.filling = filling
+    calls: list[_Call]
+    key: str | None
+    """The parameter the question fills (the first required string): one call per value."""
+    values: list[Any]
+    language: str | None
+    place: bool
+    filling: Filling
 
 
 def _plan(
@@ -284,22 +264,15 @@ def _enum_value(key: str, schema: dict[str, Any], filling: Filling) -> Any:
     return fill_object({"properties": {key: schema}, "required": [key]}, filling)[key]
 
 
-class _ToolChoice:
-    def __init__(
-        self,
-        tool: dict[str, Any] | None,
-        basis: str,
-        shared: tuple[str, ...] = (),
-        weather: bool = False,
-    ) -> None:
-        self.tool = tool
-        self.basis = basis
-        """Why this tool, or why none: description | name | forced | none_fits | forbidden |
-        no_tools."""
-        self.shared = shared
-        """What the question and the definition have in common (said in the reasoning)."""
-        self.weather = weather
-        """The tool speaks of weather: the built-in example's words apply."""
+class _ToolChoice(NamedTuple):
+    tool: dict[str, Any] | None
+    basis: str
+    """Why this tool, or why none: description | name | forced | none_fits | forbidden |
+    no_tools."""
+    shared: tuple[str, ...] = ()
+    """What the question and the definition have in common (said in the reasoning)."""
+    weather: bool = False
+    """The tool speaks of weather: the built-in example's words apply."""
 
 
 def _choose_tool(tools: list[dict[str, Any]], choice: Any, q: Question) -> _ToolChoice:
@@ -716,8 +689,6 @@ def _answer_response(
         "json_object",
         "json_schema",
     ):
-        from fccli.providers.demo.json_mode import json_answer
-
         text, note = json_answer(response_format, q, found, text)
         reasoning += say[note]
 

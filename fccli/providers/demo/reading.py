@@ -16,8 +16,7 @@ from fccli.core import cities
 
 
 def has_cjk(text: str) -> bool:
-    """Whether `text` holds a CJK ideograph. Not a regex: a class of ideographs takes ~3 ms to
-    compile, more than the demo's whole reading of a question."""
+    """Whether `text` holds a CJK ideograph. Not a regex: a class of ideographs is slow to compile."""
     return any("\u4e00" <= c <= "\u9fff" for c in text)
 
 
@@ -101,8 +100,7 @@ _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[个件天次元块本张位条份年月周小])")
 _QUOTED = re.compile(r"[「“\"'‘《]([^」”\"'’》]{1,200})[」”\"'’》]")
 # "巴黎今天适合跑步吗" -> 巴黎: a place-like head before a time or weather word.
-# As text, compiled by `re` when first used (and cached there): only a question that names no
-# known city looks for a place word, and a class of ideographs costs ~9 M instructions to compile.
+# As text, compiled by `re` when first used: only a question naming no known city needs it.
 _ZH_PLACE = r"^([\u4e00-\u9fff]{2,8}?)(?:今天|明天|现在|今日|的天气|天气)"
 _EN_PLACE = r"\b(?:in|at|for)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 _WORD = re.compile(r"[A-Za-z]{3,}")
@@ -136,8 +134,7 @@ _STOP = frozenset(
 )
 
 
-# NamedTuples and plain classes, not dataclasses: a dataclass costs every `fc run` ~2 M
-# instructions to create (its methods are compiled from source), a frozen one ~3 M.
+# NamedTuples and plain classes, not dataclasses: start-up.
 
 
 class Number(NamedTuple):
@@ -195,8 +192,7 @@ def says(text: str, word: str) -> bool:
     """Whether `text` has `word`: Chinese anywhere, English as a whole word ("run", not "runtime")."""
     if has_cjk(word) or not word[-1:].isalpha():
         return word.casefold() in text.casefold()
-    # As `(?<![a-z])WORD(?:s|ning|ing)?(?![a-z])`, without compiling a pattern per word (every
-    # word of every topic, ~20 ms of each demo run).
+    # As `(?<![a-z])WORD(?:s|ning|ing)?(?![a-z])`, without compiling a pattern per word.
     w, t = word.casefold(), text.casefold()
     at = t.find(w)
     while at >= 0:
@@ -225,7 +221,7 @@ _ASCII_LOOKALIKES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", 
 def _places(text: str) -> list[dict[str, Any]]:
     found: list[tuple[int, dict[str, Any]]] = []
     # A name the text cannot hold, even ignoring case, is not searched for: each search
-    # compiles a pattern (~0.3 M instructions, 14 names, every `fc run` of the demo).
+    # compiles a pattern.
     folded = text.translate(_ASCII_LOOKALIKES).lower()
     for city in cities.cities():
         positions = [text.find(city["zh"])]

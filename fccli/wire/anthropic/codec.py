@@ -1,8 +1,7 @@
 """The Anthropic Messages wire format, both directions.
 
-Closest of all to the internal content blocks (fc's blocks were modelled on it); where it differs
-(anthropic-sdk-python `src/anthropic/types/`: message_create_params.py, tool_choice_*_param.py,
-thinking_config_*_param.py, tool_result_block_param.py, message.py):
+Closest of all to the internal content blocks; where it differs (anthropic-sdk-python
+`src/anthropic/types/`):
 
 - `max_tokens` is required: a request without one is sent with DEFAULT_MAX_TOKENS;
 - `tool_choice` is `{type: auto | any | none | tool, name?}`: internal `required` is `any`;

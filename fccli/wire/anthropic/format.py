@@ -6,15 +6,14 @@ the history is wrong"); those not in that table name their source beside them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.core.models import Request, Response
+from fccli.core.models import Request
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.anthropic import ID_PATTERN, codec
-from fccli.wire.base import FormatDefaults, Refusal, Route, StreamFolder
+from fccli.wire.anthropic.stream import AnthropicStreamFolder
+from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.view import Places
 
 _WHO = "Anthropic"
@@ -71,9 +70,9 @@ ERROR_TYPES = {
 """The error `type` per HTTP status (docs.claude.com, API "Errors"); any other 5xx is `api_error`."""
 
 
-@dataclass(frozen=True)
-class AnthropicFormat(FormatDefaults):
-    name: str = codec.NAME
+class AnthropicFormat(WireFormat):
+    name = codec.NAME
+    codec = codec
     family = "blocks"
     appends_messages = True
     holder = "anthropic"
@@ -81,7 +80,6 @@ class AnthropicFormat(FormatDefaults):
     places = Places(stop="$.stop_reason", answer="$.content")
     id_pattern = ID_PATTERN
     results_layout = Msg("all tool_result blocks in one user message")
-    reasoning_field = None
     # Forcing a tool with thinking on is refused (REFUSALS["FC114"]).
     thinking_tool_choices = ("auto", "none")
     signed_thinking = True
@@ -89,34 +87,17 @@ class AnthropicFormat(FormatDefaults):
     routes = (Route("/v1/messages"),)
     sdk_base_url = ("ANTHROPIC_BASE_URL", "")
 
-    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+    refusals = REFUSALS
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         default = "api_error" if status >= 500 else "invalid_request_error"
         kind = ERROR_TYPES.get(status, default)
         return {"type": "error", "error": {"type": kind, "message": message}}
 
-    def to_wire_request(self, request: Request) -> dict[str, Any]:
-        return codec.to_wire_request(request)
-
-    def from_wire_request(self, body: Any) -> Request:
-        return codec.from_wire_request(body)
-
-    def to_wire_response(self, response: Response) -> dict[str, Any]:
-        return codec.to_wire_response(response)
-
-    def from_wire_response(self, body: Any) -> Response:
-        return codec.from_wire_response(body)
-
-    def wire_stop_reason(self, body: Any) -> str | None:
-        return codec.wire_stop_reason(body)
-
     def request_problem(self, request: Request) -> str | None:
         return codec.request_problem(request)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.anthropic.stream import AnthropicStreamFolder  # a stream only: start-up
-
         return AnthropicStreamFolder(on_delta)
 
     def thinking_on(self, body: dict[str, Any]) -> bool:

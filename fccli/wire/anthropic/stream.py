@@ -37,13 +37,10 @@ from fccli.core.stream import OnDelta, StreamDelta
 from fccli.i18n import Joined, Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
-    LAST_LINE_CUT,
     ListenerFailed,
     call_label,
-    closing_reasons,
     ended_early,
     joined,
-    not_a_stream,
     tail,
 )
 
@@ -241,14 +238,7 @@ class AnthropicStreamFolder(StreamAssembler):
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         """Return the assembled answer, as a non-streamed call returns it; StreamCut if it ended
         early."""
-        reasons = closing_reasons(
-            self._sse, cut, ended=self._stopped, fold=self._fold, notes=self.notes
-        )
-        if self._sse.unfinished:
-            reasons.append(LAST_LINE_CUT)
-        error = None if cut else not_a_stream(self._sse)
-        if error is not None:
-            raise error
+        reasons = self._closing(cut, ended=self._stopped)
         if self._message is None:
             reasons.append(Msg("no `message_start`"))
         body, bad = self._body()

@@ -13,15 +13,16 @@ from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import (
-    FormatDefaults,
     Refusal,
     Route,
     StreamFolder,
+    WireFormat,
     marker_read_notes,
     marker_written_notes,
 )
 from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
+from fccli.wire.chat.stream import ChatStreamFolder
 from fccli.wire.chat.view import chat_choice, chat_turn
 from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns, offered_at
 
@@ -75,7 +76,7 @@ DEEPSEEK_REFUSALS: dict[str, Refusal] = {
 }
 
 
-class ChatFormat(FormatDefaults):
+class ChatFormat(WireFormat):
     """The chat format in one dialect (a plain class, cheaper to create than a dataclass:
     start-up); the registry makes one per dialect and nothing changes it."""
 
@@ -103,7 +104,6 @@ class ChatFormat(FormatDefaults):
     placement = "own_messages"
     duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result')
-    signed_thinking = False
     # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
     # mode is a beta under /beta (api-docs.deepseek.com, guides/function_calling).
     routes = (
@@ -159,8 +159,6 @@ class ChatFormat(FormatDefaults):
         return codec.tool_choice_problem(request, self.dialect)
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.chat.stream import ChatStreamFolder  # a stream only: start-up
-
         return ChatStreamFolder(self.dialect, on_delta)
 
     def thinking_on(self, body: dict[str, Any]) -> bool:

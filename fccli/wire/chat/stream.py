@@ -26,10 +26,6 @@ finish_reason and no `[DONE]`; Kimi K2 through OpenRouter ends with `[DONE]` and
 finish_reason: with every call's arguments whole, both pass, with a note (the missing
 finish_reason taken as `tool_calls` when there are calls, else `stop`). A complete stream whose arguments are
 not JSON is returned as is: that is the model's mistake, handled as in a non-streamed answer.
-
-Linear in the stream: text, reasoning and argument fragments go into lists joined once, at
-the end. The loop over chunks binds what it uses to locals, and builds no StreamDelta when
-nobody listens (benchmarks/stream_assembly.py).
 """
 
 from __future__ import annotations
@@ -38,19 +34,16 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Joined, Msg
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.sse import (
-    LAST_LINE_CUT,
     ListenerFailed,
     call_label,
-    closing_reasons,
     ended_early,
     joined,
-    not_a_stream,
-    tail,
+    with_incomplete,
 )
 
 DONE = "[DONE]"
@@ -358,19 +351,7 @@ class ChatStreamFolder(StreamAssembler):
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         """Return the assembled answer, as a non-streamed call returns it; StreamCut if it ended
         early."""
-        reasons = closing_reasons(
-            self._sse, cut, ended=self._done, fold=self._fold, notes=self.notes
-        )
-        unfinished = self._sse.unfinished
-        if unfinished:
-            if unfinished.strip() in ("data: [DONE]", "data:[DONE]") and not self._done:
-                self._done = True
-                self.notes.append(Msg("the `data: [DONE]` line had no line end"))
-            else:
-                reasons.append(LAST_LINE_CUT)
-        error = None if cut else not_a_stream(self._sse)
-        if error is not None:
-            raise error
+        reasons = self._closing(cut, ended=self._done)
         bad = [
             call
             for call in self._calls
@@ -390,23 +371,10 @@ class ChatStreamFolder(StreamAssembler):
             reasons.append(Msg("no finish_reason"))
         body = self._body()
         if reasons and (reasons != [NO_DONE] or bad):
-            message = ended_early(self.bytes_received, reasons)
-            if bad:
-                message = Msg(
-                    "{message}; {calls}",
-                    message=message,
-                    calls=Joined(
-                        [
-                            Msg(
-                                "{call} has incomplete arguments: {tail}",
-                                call=call.label(),
-                                tail=tail(call.arguments()),
-                            )
-                            for call in bad
-                        ],
-                        "; ",
-                    ),
-                )
+            message = with_incomplete(
+                ended_early(self.bytes_received, reasons),
+                [(call.label(), call.arguments()) for call in bad],
+            )
             raise StreamCut(message, bytes_received=self.bytes_received, partial=body)
         if not self._done:
             self.notes.append(Msg("no `data: [DONE]` line; the stream ended after finish_reason"))
@@ -415,6 +383,13 @@ class ChatStreamFolder(StreamAssembler):
                 Msg("{count} event(s) after `data: [DONE]` ignored", count=self._after_done)
             )
         return body
+
+    def _whole_last_line(self, line: str) -> bool:
+        if line.strip() in ("data: [DONE]", "data:[DONE]") and not self._done:
+            self._done = True
+            self.notes.append(Msg("the `data: [DONE]` line had no line end"))
+            return True
+        return False
 
     def _body(self) -> dict[str, Any]:
         meta = self._meta or {}

@@ -1,8 +1,7 @@
 """The Gemini API's generateContent format, both directions.
 
-Field names are the REST JSON's camelCase (googleapis/python-genai `google/genai/types.py`:
-Content, Part, FunctionCall, FunctionResponse, FunctionDeclaration, ToolConfig,
-GenerateContentConfig, GenerateContentResponse, UsageMetadata). Where it differs from fc's blocks:
+Field names are the REST JSON's camelCase (googleapis/python-genai `google/genai/types.py`).
+Where it differs from fc's blocks:
 
 - the model's name is in the URL (`/v1beta/models/{model}:generateContent`), not the body, and
   so is the stream (`:streamGenerateContent?alt=sse`): a request body holds neither;

@@ -7,15 +7,14 @@ The 400 sentences are Gemini's own, as its API answers them (each with where it 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.core.models import Request, Response, ThinkingBlock, ToolUseBlock
+from fccli.core.models import Request, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
-from fccli.wire.base import Detected, FormatDefaults, Refusal, Route, StreamFolder
+from fccli.wire.base import Detected, Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.gemini import codec
+from fccli.wire.gemini.stream import GeminiStreamFolder
 from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
 from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns
 
@@ -59,9 +58,9 @@ ERROR_STATUSES = {
 """The RPC status Google's errors name per HTTP status (google.rpc.Code's HTTP mapping)."""
 
 
-@dataclass(frozen=True)
-class GeminiFormat(FormatDefaults):
-    name: str = codec.NAME
+class GeminiFormat(WireFormat):
+    name = codec.NAME
+    codec = codec
     family = "gemini"
     holder = "gemini"
     stop_field = "finishReason"
@@ -75,8 +74,6 @@ class GeminiFormat(FormatDefaults):
     results_layout = Msg(
         "all functionResponse parts in one user content, paired by id or by name and order"
     )
-    reasoning_field = None
-    thinking_tool_choices = None
     # Thought parts are summaries with no signature of their own: the signature is a field of
     # the part beside them, kept as a provider block (codec.py).
     signed_thinking = False
@@ -93,7 +90,7 @@ class GeminiFormat(FormatDefaults):
     # No strict mode: a declaration has no `strict` for FC115 to check.
     rules_without_place = ("FC115",)
 
-    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+    refusals = REFUSALS
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         # Google's error JSON (ai.google.dev/gemini-api/docs/troubleshooting): the HTTP code,
@@ -115,24 +112,7 @@ class GeminiFormat(FormatDefaults):
     def tool_choice(self, doc: dict[str, Any]) -> Choice | None:
         return parts_choice(doc)
 
-    def to_wire_request(self, request: Request) -> dict[str, Any]:
-        return codec.to_wire_request(request)
-
-    def from_wire_request(self, body: Any) -> Request:
-        return codec.from_wire_request(body)
-
-    def to_wire_response(self, response: Response) -> dict[str, Any]:
-        return codec.to_wire_response(response)
-
-    def from_wire_response(self, body: Any) -> Response:
-        return codec.from_wire_response(body)
-
-    def wire_stop_reason(self, body: Any) -> str | None:
-        return codec.wire_stop_reason(body)
-
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.gemini.stream import GeminiStreamFolder  # a stream only: start-up
-
         return GeminiStreamFolder(on_delta)
 
     def detect(self, doc: Any, name_hint: str | None) -> Detected | None:

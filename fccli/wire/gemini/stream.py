@@ -23,7 +23,7 @@ from fccli.core.stream import OnDelta, StreamDelta
 from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.gemini.codec import SIGNATURE
-from fccli.wire.sse import LAST_LINE_CUT, ListenerFailed, closing_reasons, ended_early, not_a_stream
+from fccli.wire.sse import ListenerFailed, ended_early
 
 
 class GeminiStreamFolder(StreamAssembler):
@@ -91,12 +91,7 @@ class GeminiStreamFolder(StreamAssembler):
         self._parts.append(part)
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        reasons = closing_reasons(self._sse, cut, ended=False, fold=self._fold, notes=self.notes)
-        if self._sse.unfinished:
-            reasons.append(LAST_LINE_CUT)
-        error = None if cut else not_a_stream(self._sse)
-        if error is not None:
-            raise error
+        reasons = self._closing(cut, ended=False)
         body = self._body()
         if self._chunks == 0:
             reasons.append(Msg("no chunk"))

@@ -1,9 +1,7 @@
 """The OpenAI Responses wire format (`POST /v1/responses`), both directions.
 
 A history here is one flat list of items (`input`), not messages of blocks; what differs from
-the internal format (openai-python `src/openai/types/responses/`: response_create_params.py,
-response_input_item_param.py, response_function_tool_call.py, response_reasoning_item.py,
-function_tool_param.py, response.py, response_usage.py):
+the internal format (openai-python `src/openai/types/responses/`):
 
 - a call is its own item, `{"type": "function_call", "id": "fc_…", "call_id": "call_…",
   "name", "arguments": "<JSON string>"}`: results name the `call_id`; the item `id` is kept

@@ -7,23 +7,22 @@ the public threads named beside each (all with `"param": "input"`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from fccli.core.models import Request, Response
+from fccli.core.models import Request
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     Detected,
-    FormatDefaults,
     Refusal,
     Route,
     StreamFolder,
+    WireFormat,
     marker_read_notes,
     marker_written_notes,
 )
 from fccli.wire.responses import codec
+from fccli.wire.responses.stream import ResponsesStreamFolder
 from fccli.wire.responses.view import item_turns, items_choice, reasoning_problems
 from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, offered_at
 
@@ -50,9 +49,9 @@ REFUSALS: dict[str, Refusal] = {
 }
 
 
-@dataclass(frozen=True)
-class ResponsesFormat(FormatDefaults):
-    name: str = codec.NAME
+class ResponsesFormat(WireFormat):
+    name = codec.NAME
+    codec = codec
     family = "items"
     holder = "openai responses"
     stop_field = "status"
@@ -67,16 +66,13 @@ class ResponsesFormat(FormatDefaults):
     # Items are grouped into turns across their boundaries: read whole every time.
     appends_turns = False
     results_layout = Msg("one function_call_output item per result, paired by call_id")
-    reasoning_field = None
-    thinking_tool_choices = None
     # Reasoning goes back as the item it came in, encrypted; none is made for another's thinking.
     signed_thinking = True
     history_field = "input"
-    model_prefixes = ()
     routes = (Route("/v1/responses"), Route("/responses"))
     sdk_base_url = ("OPENAI_BASE_URL", "/v1")
 
-    refusals: Mapping[str, Refusal] = field(default_factory=lambda: REFUSALS)
+    refusals = REFUSALS
 
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
@@ -94,24 +90,7 @@ class ResponsesFormat(FormatDefaults):
     ) -> list[Problem]:
         return list(reasoning_problems(doc, root, calls, thinking))
 
-    def to_wire_request(self, request: Request) -> dict[str, Any]:
-        return codec.to_wire_request(request)
-
-    def from_wire_request(self, body: Any) -> Request:
-        return codec.from_wire_request(body)
-
-    def to_wire_response(self, response: Response) -> dict[str, Any]:
-        return codec.to_wire_response(response)
-
-    def from_wire_response(self, body: Any) -> Response:
-        return codec.from_wire_response(body)
-
-    def wire_stop_reason(self, body: Any) -> str | None:
-        return codec.wire_stop_reason(body)
-
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
-        from fccli.wire.responses.stream import ResponsesStreamFolder  # a stream only: start-up
-
         return ResponsesStreamFolder(on_delta)
 
     def detect(self, doc: Any, name_hint: str | None) -> Detected | None:

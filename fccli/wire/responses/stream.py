@@ -2,8 +2,8 @@
 
 `ResponsesStreamFolder` takes the body's bytes as they arrive and gives back, once the stream has
 ended, the JSON a non-streamed call returns. The events (openai-python
-`src/openai/types/responses/response_stream_event.py` and the event types beside it), each with
-a `type` and a `sequence_number`:
+`src/openai/types/responses/response_stream_event.py`), each with a `type` and a
+`sequence_number`:
 
 - `response.created`, `response.in_progress` `{response}`: the response so far, output empty;
 - `response.output_item.added` `{output_index, item}`: an item starts (a function_call with its
@@ -28,17 +28,14 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Joined, Msg
+from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
-    LAST_LINE_CUT,
     ListenerFailed,
     call_label,
-    closing_reasons,
     ended_early,
     joined,
-    not_a_stream,
-    tail,
+    with_incomplete,
 )
 
 _ENDS = ("response.completed", "response.incomplete")
@@ -172,30 +169,22 @@ class ResponsesStreamFolder(StreamAssembler):
             )
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        reasons = closing_reasons(
-            self._sse, cut, ended=self._final is not None, fold=self._fold, notes=self.notes
-        )
-        if self._sse.unfinished:
-            reasons.append(LAST_LINE_CUT)
-        error = None if cut else not_a_stream(self._sse)
-        if error is not None:
-            raise error
+        reasons = self._closing(cut, ended=self._final is not None)
         if self._final is None:
             reasons.append(Msg("no `response.completed`"))
         if reasons:
             body = self._assembled(self._response or {})
-            text = ended_early(self.bytes_received, reasons)
             open_calls = [i for i in self._items.values() if i.call >= 0 and not i.done and i.parts]
-            if open_calls:
-                calls = [
-                    Msg(
-                        "{call} has incomplete arguments: {tail}",
-                        call=call_label(i.item.get("call_id"), i.item.get("name")),
-                        tail=tail(joined(i.parts.get(0, []))),
+            text = with_incomplete(
+                ended_early(self.bytes_received, reasons),
+                [
+                    (
+                        call_label(i.item.get("call_id"), i.item.get("name")),
+                        joined(i.parts.get(0, [])),
                     )
                     for i in open_calls
-                ]
-                text = Msg("{message}; {calls}", message=text, calls=Joined(calls, "; "))
+                ],
+            )
             raise StreamCut(text, bytes_received=self.bytes_received, partial=body)
         assert self._final is not None
         if self._after_end:
