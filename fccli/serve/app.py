@@ -16,15 +16,16 @@ Every request is said on the terminal in one line, a miss with the same words th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.controls import escape_controls
 from fccli.core.errors import InputFileError
 from fccli.core.jsonio import parse_json
 from fccli.i18n import Msg, _, localized
+from fccli.serve.guard import Guard, Guarded
 from fccli.serve.match import Matcher, Miss
-from fccli.serve.recordings import Recorded
+from fccli.serve.recordings import MAX_REQUEST_BYTES, Played, Recorded
 from fccli.wire.registry import get_format
 
 if TYPE_CHECKING:
@@ -37,17 +38,21 @@ SSE_TYPE = "text/event-stream; charset=utf-8"
 """What OpenAI, DeepSeek and Anthropic send a stream as."""
 
 
-def make_app(recordings: list[Recorded], say: Callable[[str], None]) -> Any:
-    """The Starlette app serving `recordings`; `say` prints one line on the terminal."""
+def make_app(
+    recordings: list[Recorded], say: Callable[[str], None], guard: Guard | None = None
+) -> Any:
+    """The Starlette app serving `recordings`, behind `guard` (guard.py); `say` prints one line
+    on the terminal."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     player = Player(recordings, say)
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-    return Starlette(routes=[Route("/{path:path}", player.answer, methods=methods)])
+    app = Starlette(routes=[Route("/{path:path}", player.answer, methods=methods)])
+    return Guarded(app, guard or Guard(), say)
 
 
-MAX_BODY_BYTES = 64 * 1024 * 1024
+MAX_BODY_BYTES = MAX_REQUEST_BYTES
 """A request above this gets HTTP 413 before it is all read: none recorded is that large."""
 
 
@@ -132,7 +137,7 @@ class Player:
         return self._play(fmt, found, stream is True, shown)
 
     def _play(self, fmt: Any, step: Recorded, stream: bool, shown: str) -> Response:
-        from starlette.responses import Response, StreamingResponse
+        from starlette.responses import StreamingResponse
 
         if step.status != 200 and step.response is not None:
             self.say(
@@ -143,11 +148,13 @@ class Player:
                     status=step.status,
                 )
             )
-            return Response(step.response, step.status, media_type="application/json")
+            return _file(step.response, step.status)
         if stream and step.stream is not None:
             self.say(_("{request}: {step}, streamed as recorded", request=shown, step=step.label))
             return StreamingResponse(
-                _events(step.stream), media_type=SSE_TYPE, headers={"Cache-Control": "no-cache"}
+                _events(step.stream.pieces()),
+                media_type=SSE_TYPE,
+                headers={"Cache-Control": "no-cache"},
             )
         if stream:
             return self._refuse(
@@ -178,7 +185,7 @@ class Player:
             )
         else:
             self.say(f"{shown}: {localized(step.label)}")
-        return Response(step.response, media_type="application/json")
+        return _file(step.response, 200)
 
     def _refuse(
         self,
@@ -196,11 +203,27 @@ class Player:
         return JSONResponse(fmt.error_body(status, f"fc serve: {mask(message)}"), status)
 
 
-async def _events(stream: bytes) -> AsyncIterator[bytes]:
-    """The recorded stream, one event at a time (its blank lines kept), as a server sends it."""
-    start = 0
-    while start < len(stream):
-        end = stream.find(b"\n\n", start)
-        end = len(stream) if end < 0 else end + 2
-        yield stream[start:end]
-        start = end
+def _file(played: Played, status: int) -> Response:
+    """Answer with a recorded file, read piece by piece as it is sent."""
+    from starlette.responses import StreamingResponse
+
+    length = {"Content-Length": str(played.size)}
+    return StreamingResponse(played.pieces(), status, length, "application/json")
+
+
+def _events(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """The recorded stream, one event at a time (its blank lines kept), as a server sends it;
+    an event longer than a piece goes in pieces."""
+    held = b""
+    for piece in pieces:
+        held += piece
+        start = 0
+        while (end := held.find(b"\n\n", start)) >= 0:
+            yield held[start : end + 2]
+            start = end + 2
+        held = held[start:]
+        if len(held) > len(piece):  # no event end in sight: what is held goes now
+            yield held
+            held = b""
+    if held:
+        yield held

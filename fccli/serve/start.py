@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from fccli.serve.recordings import Recorded, load_recordings
+from fccli.serve.recordings import MAX_RESPONSE_BYTES, Recorded, load_recordings
+
+JSON_CHECKED_BYTES = 8 * 1024 * 1024
+"""The largest response file checked for JSON at start (a larger one is played unchecked)."""
 
 
-def serve_traces(paths: list[Path], host: str, port: int, say: Callable[[str], None]) -> None:
+def serve_traces(
+    paths: list[Path],
+    host: str,
+    port: int,
+    say: Callable[[str], None],
+    allow_origins: Sequence[str] = (),
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+) -> None:
     from fccli.serve.app import make_app
+    from fccli.serve.guard import Guard
     from fccli.serve.launch import bind, run
 
-    recordings = load_recordings(paths)
+    recordings = load_recordings(paths, max_response_bytes)
     bound = bind(host, port)
     for line in opening(recordings, paths, bound.url, host):
         say(line)
-    run(make_app(recordings, say), bound)
+    run(make_app(recordings, say, Guard(host, allow_origins)), bound)
 
 
 def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) -> list[str]:
@@ -52,7 +63,12 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) 
         if setting not in lines:
             lines.append(setting)
     for recorded in recordings:
-        if recorded.response is not None and not _is_json(recorded.response):
+        response = recorded.response
+        if (
+            response is not None
+            and response.size <= JSON_CHECKED_BYTES
+            and not _is_json(response.read())
+        ):
             lines.append(
                 escape_controls(
                     _(
