@@ -198,7 +198,7 @@ class ProxyApp:
             return
         rid = None
         if fmt is not None:
-            asked = self._ask(fmt, scope, body)
+            asked = await self._ask(fmt, scope, body)
             if isinstance(asked, Msg):  # --strict-check: not forwarded
                 await _answer(send, 400, fmt.error_body(400, asked))
                 return
@@ -221,7 +221,7 @@ class ProxyApp:
         fmt = self._formats[path] = self.target.format_at(path)
         return fmt
 
-    def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
+    async def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
         """Hand the request to the journal; return its id (None: too big to record, said), or
         what to answer when --strict-check stops it."""
         path: str = scope["path"]
@@ -237,8 +237,9 @@ class ProxyApp:
             self.journal(asked)
             self._open[rid] = None
             return rid
-        # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
-        findings = strict_findings(fmt, path, body, limit)
+        # --strict-check: `fc check` before forwarding (otherwise in the journal), in a thread:
+        # a large request takes a while, and other clients' requests go on meanwhile.
+        findings = await asyncio.to_thread(strict_findings, fmt, path, body, limit)
         errors = [text for severity, text in findings if severity == "error"]
         blocked: Msg | None = None
         if errors:

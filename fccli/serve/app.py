@@ -16,6 +16,7 @@ Every request is said on the terminal in one line, a miss with the same words th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from fccli.core.errors import InputFileError
 from fccli.core.jsonio import parse_json
 from fccli.i18n import Msg, _, localized
 from fccli.serve.guard import Guard, Guarded
-from fccli.serve.match import Matcher, Miss
+from fccli.serve.match import Matcher, Miss, history_size
 from fccli.serve.recordings import MAX_REQUEST_BYTES, Played, Recorded
 from fccli.wire.registry import get_format
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+MORE_MESSAGES = 1000
+"""How many more messages than the longest recorded history a request may hold."""
 MORE_SHOWN = 5
 """Differences after the first that the terminal lists under a miss."""
 SSE_TYPE = "text/event-stream; charset=utf-8"
@@ -59,6 +62,10 @@ MAX_BODY_BYTES = MAX_REQUEST_BYTES
 class Player:
     def __init__(self, recordings: list[Recorded], say: Callable[[str], None]) -> None:
         self.matcher = Matcher(recordings)
+        self.most_messages = MORE_MESSAGES + max(
+            (history_size(r.request) for r in recordings), default=0
+        )
+        """A request with more messages than this is refused before it is matched."""
         self.say = say
         self.served = list(dict.fromkeys(r.format for r in recordings))
         """The formats of the served traces, in the order given."""
@@ -80,7 +87,7 @@ class Player:
 
     async def _answer(self, request: Request) -> Response:
         from fccli.core.secrets import header_secrets
-        from fccli.wire.registry import formats_at, route_at
+        from fccli.wire.registry import formats_at
 
         path = request.url.path
         shown = escape_controls(f"{request.method} {path}")
@@ -110,22 +117,12 @@ class Player:
                 return self._refuse(fmt, 413, shown, said)
             parts.append(piece)
         raw = b"".join(parts)
-        if not raw.strip():
-            return self._refuse(fmt, 400, shown, Msg("the request body is empty: no JSON request"))
-        try:
-            body = parse_json(raw, "the request body")
-        except InputFileError as e:
-            return self._refuse(
-                fmt, 400, shown, Msg("the request body is not JSON ({problem})", problem=e.problem)
-            )
-        if not isinstance(body, dict):
-            return self._refuse(fmt, 400, shown, Msg("the request body is not a JSON object"))
-        route = route_at(fmt, path)
-        url_model = route.captured(path).get("model") if route else None
-        if url_model and "model" not in body:  # compared as the recording's (recordings.py)
-            body = {"model": url_model, **body}
-        stream = route.streams if route and route.streams is not None else body.get("stream")
-        found = self.matcher.find(formats, body, stream is True)
+        # Reading and matching a large body takes a while: in a thread, not holding up the
+        # other clients' requests.
+        read = await asyncio.to_thread(self._find, raw, fmt, path, formats)
+        if isinstance(read, str):
+            return self._refuse(fmt, 400, shown, read)
+        found, stream = read
         if isinstance(found, Miss):
             # A miss quotes the request: the agent's key, should a message hold it, is masked.
             key = header_secrets(request.headers.raw, list(request.query_params.values()))
@@ -134,7 +131,35 @@ class Player:
                 # the terminal has room for more
                 self.say("  " + _("also {difference}", difference=key.text(localized(difference))))
             return refused
-        return self._play(fmt, found, stream is True, shown)
+        return self._play(fmt, found, stream, shown)
+
+    def _find(
+        self, raw: bytes, fmt: Any, path: str, formats: list[str]
+    ) -> tuple[Recorded | Miss, bool] | Msg:
+        """Read a request body and find its step (and whether it asks to stream); or say why
+        the body is no request."""
+        from fccli.wire.registry import route_at
+
+        if not raw.strip():
+            return Msg("the request body is empty: no JSON request")
+        try:
+            body = parse_json(raw, "the request body")
+        except InputFileError as e:
+            return Msg("the request body is not JSON ({problem})", problem=e.problem)
+        if not isinstance(body, dict):
+            return Msg("the request body is not a JSON object")
+        size = history_size(body)
+        if size > self.most_messages:
+            return Msg(
+                "the request holds {count} messages, far more than any recorded step",
+                count=format(size, ","),
+            )
+        route = route_at(fmt, path)
+        url_model = route.captured(path).get("model") if route else None
+        if url_model and "model" not in body:  # compared as the recording's (recordings.py)
+            body = {"model": url_model, **body}
+        stream = route.streams if route and route.streams is not None else body.get("stream")
+        return self.matcher.find(formats, body, stream is True), stream is True
 
     def _play(self, fmt: Any, step: Recorded, stream: bool, shown: str) -> Response:
         from starlette.responses import StreamingResponse

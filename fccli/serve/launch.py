@@ -34,16 +34,23 @@ class Bound:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        host = self.host.strip("[]")
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port}"
 
 
 def is_loopback(host: str) -> bool:
+    """Say whether `host` is this machine only (`127.1` and the like, as the system reads them,
+    included)."""
     if host.lower() in LOOPBACK_NAMES:
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
+        pass
+    try:  # the short IPv4 forms the system takes: 127.1, 2130706433
+        return ipaddress.IPv4Address(socket.inet_aton(host)).is_loopback
+    except (OSError, ValueError):
         return False
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +156,31 @@ def test_a_small_gzip_answer_is_counted_decompressed(tmp_path: Path) -> None:
         assert "--max-record-mb" in printed or "1,048,576" in printed, printed
         files = [f for trace in traces for f in trace.iterdir()]
         assert sum(os.path.getsize(f) for f in files) < 256 * 1024
+
+
+def test_strict_checking_a_heavy_request_does_not_hold_up_another_client(tmp_path: Path) -> None:
+    """--strict-check reads a 10 MB request of 300,000 blocks for seconds: in a thread, while
+    another agent's request goes through at once."""
+    blocks = [{"type": "text", "text": f"x{i}"} for i in range(300)]
+    heavy = json.dumps({"model": "m", "messages": [{"role": "user", "content": blocks}] * 1000})
+    head = f"POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer {DEFAULT_KEY}"
+    ended: dict[str, float] = {}
+    with (
+        FakeProvider() as fake,
+        proxy(tmp_path / "out", to=fake.url, strict_check=True) as running,
+    ):
+
+        def ask_heavy() -> None:
+            raw_request(running.url, head, heavy.encode(), timeout=120)
+            ended["heavy"] = time.monotonic()
+
+        thread = threading.Thread(target=ask_heavy)
+        thread.start()
+        time.sleep(0.3)  # the heavy one is being checked
+        started = time.monotonic()
+        status, _ = raw_request(running.url, head, CHAT)
+        ended["light"] = time.monotonic()
+        thread.join()
+    assert status == 200
+    assert ended["light"] - started < 1.0
+    assert ended["light"] < ended["heavy"]

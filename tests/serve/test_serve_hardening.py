@@ -231,3 +231,39 @@ def test_the_guard_is_checked_before_the_body_is_read(recorded, serve) -> None:
     threading.Thread(target=ask, daemon=True).start()
     assert done.wait(5)
     assert time.monotonic() - started < 5
+
+
+# one heavy request does not hold up the others
+
+
+def test_a_heavy_request_does_not_hold_up_another_client(recorded, serve) -> None:
+    """Reading and matching a 10 MB body of 300,000 blocks takes seconds: in a thread, while
+    another client's request is answered at once."""
+    url, _ = serve(recorded["ok"])
+    blocks = [{"type": "text", "text": f"x{i}"} for i in range(300)]
+    heavy = json.dumps({"model": "m", "messages": [{"role": "user", "content": blocks}] * 1000})
+    ended: dict[str, float] = {}
+
+    def ask_heavy() -> None:
+        httpx.post(url + "/v1/chat/completions", content=heavy, timeout=120)
+        ended["heavy"] = time.monotonic()
+
+    thread = threading.Thread(target=ask_heavy)
+    thread.start()
+    time.sleep(0.3)  # the heavy one is being read
+    started = time.monotonic()
+    light = (recorded["ok"] / "1-request.openai.json").read_bytes()
+    answer = httpx.post(url + "/v1/chat/completions", content=light, timeout=120)
+    ended["light"] = time.monotonic()
+    thread.join()
+    assert answer.status_code == 200
+    assert ended["light"] - started < 1.0
+    assert ended["light"] < ended["heavy"]
+
+
+def test_a_history_far_longer_than_any_recorded_is_refused_unmatched(recorded, serve) -> None:
+    url, _ = serve(recorded["ok"])
+    many = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x"}] * 5000})
+    answer = httpx.post(url + "/v1/chat/completions", content=many, timeout=60)
+    assert answer.status_code == 400
+    assert "5,000 messages, far more than any recorded step" in answer.json()["error"]["message"]

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from fccli.core.errors import UsageError
-from fccli.serve.launch import InThread, bind, exposure_warning
+from fccli.serve.launch import Bound, InThread, bind, exposure_warning
 from fccli.wire.base import Route
 from fccli.wire.registry import FORMATS, formats_at, route_at
 
@@ -28,7 +28,7 @@ def test_a_host_that_is_not_here_is_a_usage_error() -> None:
         bind("no-such-host.invalid", 0)
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2"])
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2", "127.1"])
 def test_loopback_hosts_need_no_warning(host: str) -> None:
     assert exposure_warning(host) is None
 
@@ -37,6 +37,11 @@ def test_loopback_hosts_need_no_warning(host: str) -> None:
 def test_other_hosts_are_warned_about(host: str) -> None:
     warning = exposure_warning(host)
     assert warning is not None and "anyone who can reach it" in warning and "key" in warning
+
+
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_an_ipv6_address_is_bracketed_once_in_the_url(host: str) -> None:
+    assert Bound(None, host, 8787).url == "http://[::1]:8787"  # type: ignore[arg-type]
 
 
 async def _hello(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
