@@ -5,6 +5,7 @@ request body, and counts an answer decompressed against --max-record-mb."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -184,3 +185,38 @@ def test_strict_checking_a_heavy_request_does_not_hold_up_another_client(tmp_pat
     assert status == 200
     assert ended["light"] - started < 1.0
     assert ended["light"] < ended["heavy"]
+
+
+SMUGGLED = b"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nContent-Length: 2\r\n\r\n{}"
+SHAPES = {
+    "cl-and-te": b"Content-Length: {n}\r\nTransfer-Encoding: chunked\r\n",
+    "two-lengths": b"Content-Length: {n}\r\nContent-Length: 0\r\n",
+    "obs-fold": b"Content-Length: {n}\r\nX-Folded: a\r\n b\r\n",
+    "te-obfuscated": b"Content-Length: {n}\r\nTransfer-Encoding: xchunked\r\n",
+}
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["h11", "auto"])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_request_smuggling_shapes_never_reach_the_upstream_as_two(
+    tmp_path: Path, shape: str, plain: bool
+) -> None:
+    """A body that hides a second request: refused (400), or read as one request; the
+    upstream never gets the hidden one."""
+    import socket
+
+    with FakeProvider() as fake, proxy(tmp_path / "out", to=fake.url, plain=plain) as running:
+        host = running.url.removeprefix("http://").encode()
+        hidden = SMUGGLED.replace(b"{host}", host)
+        body = b"0\r\n\r\n" + hidden
+        head = b"POST /v1/models HTTP/1.1\r\nHost: " + host + b"\r\n"
+        head += SHAPES[shape].replace(b"{n}", str(len(body)).encode())
+        with socket.create_connection(("127.0.0.1", int(host.split(b":")[1])), timeout=10) as s:
+            s.sendall(head + b"\r\n" + body)
+            s.shutdown(socket.SHUT_WR)
+            got = b""
+            with contextlib.suppress(OSError):
+                while chunk := s.recv(65536):
+                    got += chunk
+        assert got.count(b"HTTP/1.1 ") <= 1, got
+        assert all(r.path != "/v1/chat/completions" for r in fake.received), fake.received
