@@ -65,6 +65,7 @@ INFLATED_AT_ONCE = 64 * 1024
 """The most bytes one piece of a compressed answer is inflated to at once, to be counted."""
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
 """A request body above this gets HTTP 413, not forwarded (--max-request-mb)."""
+
 STOPPED = Msg("fc proxy stopped before the answer ended")
 
 
@@ -185,16 +186,17 @@ class ProxyApp:
             await _answer(send, 400, shape(400, f"fc proxy: {url}"))
             return
         limit = self.max_request_bytes
-        body = await _read_body(receive, limit)
-        if body is None:  # the client left before its request was complete
-            return
-        if len(body) > limit:
+        try:
+            body = await _read_body(receive, limit)
+        except _TooBig:
             why = Msg(
                 "the request body is above {limit} bytes (--max-request-mb): not forwarded",
                 limit=format(limit, ","),
             )
             self.journal(Notice("refused", method, path, 413, why))
             await _answer(send, 413, shape(413, f"fc proxy: {why}"))
+            return
+        if body is None:  # the client left before its request was complete
             return
         rid = None
         if fmt is not None:
@@ -446,19 +448,23 @@ async def _disconnected(receive: Any) -> None:
         pass
 
 
+class _TooBig(Exception):
+    """A request body above --max-request-mb."""
+
+
 async def _read_body(receive: Any, limit: int) -> bytes | None:
-    """Read the request body, up to one byte past `limit` (the rest is not read); None: the
-    client left first."""
+    """Read the request body (None: the client left first); past `limit`, raise `_TooBig`
+    (the rest is not read, nothing is kept)."""
     parts, size = [], 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return None
         part = message.get("body", b"")
-        parts.append(part)
         size += len(part)
         if size > limit:
-            return b"".join(parts)[: limit + 1]
+            raise _TooBig
+        parts.append(part)
         if not message.get("more_body"):
             return b"".join(parts)
 
