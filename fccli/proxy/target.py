@@ -132,6 +132,16 @@ def resolve(to: str, base_url: str | None = None) -> Target:
 
 def _checked_url(url: str, option: str) -> str:
     parts = http_url(url, option, option)
+    if parts.username is not None or parts.password is not None:
+        raise UsageError(
+            Msg(
+                "{option} {url}: fc proxy sends no credentials of its own, the agent's headers "
+                "go as they are: give the URL without user:password@, and the credentials to "
+                "the agent",
+                option=option,
+                url=shown_url(url),
+            )
+        )
     if parts.query or parts.fragment:
         raise UsageError(
             Msg(

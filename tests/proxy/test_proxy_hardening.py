@@ -220,3 +220,16 @@ def test_request_smuggling_shapes_never_reach_the_upstream_as_two(
                     got += chunk
         assert got.count(b"HTTP/1.1 ") <= 1, got
         assert all(r.path != "/v1/chat/completions" for r in fake.received), fake.received
+
+
+@pytest.mark.parametrize("option", ["--to", "--base-url"])
+def test_a_url_with_credentials_is_refused_not_silently_dropped(option: str) -> None:
+    from fccli.core.errors import UsageError
+    from fccli.proxy.target import resolve
+
+    url = "http://user:hunter2@127.0.0.1:8000"
+    with pytest.raises(UsageError) as caught:
+        resolve(url) if option == "--to" else resolve("deepseek", url)
+    said = str(caught.value)
+    assert option in said and "user:password@" in said
+    assert "hunter2" not in said
