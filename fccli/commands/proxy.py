@@ -62,6 +62,23 @@ def proxy(
             "A request or answer body above this is forwarded and not recorded (said on the terminal)."
         ),
     ),
+    max_request_mb: float = typer.Option(
+        64.0,
+        "--max-request-mb",
+        min=0.001,
+        help=N_(
+            "A request body above this gets HTTP 413 and is not forwarded (said on the terminal)."
+        ),
+    ),
+    allow_origin: list[str] = typer.Option(
+        [],
+        "--allow-origin",
+        metavar="ORIGIN",
+        help=N_(
+            "A web page allowed to send through the proxy (e.g. http://localhost:3000); "
+            "repeatable. Requests a browser sends with another Origin get HTTP 403."
+        ),
+    ),
     timeout: float = typer.Option(
         600.0,
         "--timeout",
@@ -84,6 +101,8 @@ def proxy(
             base_url=base_url,
             strict_check=strict_check,
             max_record_bytes=megabytes(max_record_mb),
+            max_request_bytes=megabytes(max_request_mb),
+            allow_origins=tuple(allow_origin),
             timeout=timeout,
         )
     )

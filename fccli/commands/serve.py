@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.commands.limits import megabytes
 from fccli.i18n import N_
 from fccli.serve.start import serve_traces
 
@@ -33,8 +34,23 @@ def serve(
             "the traces readable by anyone who can reach it, and fc warns."
         ),
     ),
+    allow_origin: list[str] = typer.Option(
+        [],
+        "--allow-origin",
+        metavar="ORIGIN",
+        help=N_(
+            "A web page allowed to ask (e.g. http://localhost:3000); repeatable. Requests a "
+            "browser sends with another Origin get HTTP 403."
+        ),
+    ),
+    max_response_mb: float = typer.Option(
+        64.0,
+        "--max-response-mb",
+        min=0.01,
+        help=N_("The largest response file played; a larger one stops fc serve at start."),
+    ),
 ) -> None:
-    serve_traces(traces, host, port, say)
+    serve_traces(traces, host, port, say, allow_origin, megabytes(max_response_mb))
 
 
 def say(line: str) -> None:

@@ -5,8 +5,11 @@ request before forwarding), relays each piece of the answer at once, and hands t
 plain facts (facts.py); the journal reads, matches, checks, records and prints (journal.py).
 
 What it answers itself, in the provider's own error shape so the client's SDK reads it:
-502 when the upstream cannot be reached, 400 for a request `--strict-check` stops. Everything
-else the client gets is the upstream's answer, byte for byte, headers and status included.
+502 when the upstream cannot be reached, 400 for a request `--strict-check` stops or a request
+target that is not a plain path (target.py), 413 for a body above `--max-request-mb`; and in
+one plain line, 421 or 403 for a request addressed to another host or sent by a web page
+(serve/guard.py). Everything else the client gets is the upstream's answer, byte for byte,
+headers and status included.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ import contextlib
 import dataclasses
 import json
 import time
+import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 import httpx
 
+from fccli.core.controls import escape_controls
 from fccli.core.secrets import Secrets, header_secrets, secret_values
 from fccli.i18n import Msg
 from fccli.proxy.facts import Asked, Ended, Notice
@@ -30,6 +35,8 @@ from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.settings import Settings
 from fccli.proxy.target import Target
 from fccli.proxy.upstreams import Upstream, Upstreams
+from fccli.serve import guard
+from fccli.serve.guard import Guard
 from fccli.wire.base import openai_error_body
 from fccli.wire.registry import WireFormat
 
@@ -54,6 +61,11 @@ NOT_FORWARDED = HOP_BY_HOP | {b"host", b"content-length"}
 
 
 FORMATS_REMEMBERED = 1024
+INFLATED_AT_ONCE = 64 * 1024
+"""The most bytes one piece of a compressed answer is inflated to at once, to be counted."""
+MAX_REQUEST_BYTES = 64 * 1024 * 1024
+"""A request body above this gets HTTP 413, not forwarded (--max-request-mb)."""
+
 STOPPED = Msg("fc proxy stopped before the answer ended")
 
 
@@ -69,8 +81,14 @@ class ProxyApp:
         settings: Settings,
         view: ProxyView,
         journal: ChildJournal | ThreadJournal | None = None,
+        *,
+        guard: Guard | None = None,
+        max_request_bytes: int = MAX_REQUEST_BYTES,
     ) -> None:
         self.target = target
+        self.guard = guard or Guard()
+        """Which Host and Origin are answered (DNS rebinding, web pages)."""
+        self.max_request_bytes = max_request_bytes
         self.settings = settings
         self.view = view
         self.journal = journal or ThreadJournal(target, settings, view)
@@ -150,22 +168,46 @@ class ProxyApp:
     # one request
 
     async def _http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        body = await _read_body(receive)
-        if body is None:  # the client left before its request was complete
+        refused = self.guard.refusal(scope)
+        if refused is not None:
+            status, why = refused
+            self.journal(Notice("refused", scope["method"], scope["path"], status, why))
+            await guard.answer(send, status, why)
             return
         method: str = scope["method"]
         path: str = scope["path"]
         fmt = self._format_at(path) if method == "POST" else None
+        shape = fmt.error_body if fmt is not None else openai_error_body
+        raw_path: bytes = scope.get("raw_path") or path.encode("utf-8")
+        url = self.target.upstream(fmt, raw_path, scope.get("query_string", b""))
+        if isinstance(url, Msg):
+            shown = escape_controls(raw_path.decode("latin-1"))
+            self.journal(Notice("refused", method, shown, 400, url))
+            await _answer(send, 400, shape(400, f"fc proxy: {url}"))
+            return
+        limit = self.max_request_bytes
+        try:
+            body = await _read_body(receive, limit)
+        except _TooBig:
+            why = Msg(
+                "the request body is above {limit} bytes (--max-request-mb): not forwarded",
+                limit=format(limit, ","),
+            )
+            self.journal(Notice("refused", method, path, 413, why))
+            await _answer(send, 413, shape(413, f"fc proxy: {why}"))
+            return
+        if body is None:  # the client left before its request was complete
+            return
         rid = None
         if fmt is not None:
-            asked = self._ask(fmt, scope, body)
+            asked = await self._ask(fmt, scope, body)
             if isinstance(asked, Msg):  # --strict-check: not forwarded
                 await _answer(send, 400, fmt.error_body(400, asked))
                 return
             rid = asked
         client = self.upstreams.lend()
         try:  # given back once the upstream's answer is closed (_Relay.run), however it ended
-            await self._forward(client, (scope, receive, send), body, fmt, rid)
+            await self._forward(client, (scope, receive, send), url, body, fmt, rid)
         finally:
             self.upstreams.give_back(client)
 
@@ -181,7 +223,7 @@ class ProxyApp:
         fmt = self._formats[path] = self.target.format_at(path)
         return fmt
 
-    def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
+    async def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
         """Hand the request to the journal; return its id (None: too big to record, said), or
         what to answer when --strict-check stops it."""
         path: str = scope["path"]
@@ -197,8 +239,9 @@ class ProxyApp:
             self.journal(asked)
             self._open[rid] = None
             return rid
-        # --strict-check: `fc check` before forwarding, on the loop (otherwise in the journal).
-        findings = strict_findings(fmt, path, body, limit)
+        # --strict-check: `fc check` before forwarding (otherwise in the journal), in a thread:
+        # a large request takes a while, and other clients' requests go on meanwhile.
+        findings = await asyncio.to_thread(strict_findings, fmt, path, body, limit)
         errors = [text for severity, text in findings if severity == "error"]
         blocked: Msg | None = None
         if errors:
@@ -213,6 +256,7 @@ class ProxyApp:
         self,
         client: Upstream,
         asgi: tuple[dict[str, Any], Any, Any],
+        url: httpx.URL,
         body: bytes,
         fmt: WireFormat | None,
         rid: int | None,
@@ -221,12 +265,7 @@ class ProxyApp:
         scope, receive, send = asgi
         method: str = scope["method"]
         path: str = scope["path"]
-        raw_path = scope.get("raw_path") or path.encode("utf-8")
         query: bytes = scope.get("query_string", b"")
-        path_and_query = raw_path.decode("latin-1") + (
-            "?" + query.decode("latin-1") if query else ""
-        )
-        url = self.target.upstream(fmt, path_and_query)
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in NOT_FORWARDED]
         try:
             # Built as it is, not by the client, which would add its own Accept,
@@ -291,6 +330,8 @@ class _Relay:
         self.keep = keep
         self.pieces: list[bytes] = []
         self.size = 0
+        """The answer's bytes so far, decompressed as the record holds them (past `keep`: stops)."""
+        self._counted = _Counted(upstream.headers.get("content-encoding", ""), keep)
         self.first_byte: float | None = None
         self.finished = False
         self.broken = ""
@@ -358,7 +399,7 @@ class _Relay:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if self.first_byte is None:
                     self.first_byte = time.perf_counter()
-                self.size += len(chunk)
+                self.size = self._counted.add(chunk)
                 if self.size <= keep:
                     pieces.append(chunk)
                 elif pieces:
@@ -371,18 +412,59 @@ class _Relay:
         return "done"
 
 
+class _Counted:
+    """Count an answer's bytes as the record holds them: a gzip or deflate answer inflated
+    (a small gzip answer can be a huge record), a piece at a time into a bounded buffer, and no
+    further once past `limit`; another encoding as it came (the record keeps none of it)."""
+
+    def __init__(self, encoding: str, limit: int) -> None:
+        encoding = encoding.strip().lower()
+        self._z = zlib.decompressobj(47) if encoding in ("gzip", "deflate") else None
+        self._deflate = encoding == "deflate"
+        self.limit = limit
+        self.size = 0
+
+    def add(self, chunk: bytes) -> int:
+        """Count `chunk`; return the size so far."""
+        if self._z is None or self.size > self.limit:
+            self.size += len(chunk) if self._z is None else 0
+            return self.size
+        try:
+            data = chunk
+            while data and self.size <= self.limit:
+                self.size += len(self._z.decompress(data, INFLATED_AT_ONCE))
+                data = self._z.unconsumed_tail
+        except zlib.error:
+            if self._deflate and self.size == 0:  # deflate sent raw, as some servers do
+                self._deflate, self._z = False, zlib.decompressobj(-15)
+                return self.add(chunk)
+            self._z = None  # not decompressible: the journal says so; counted as it came
+            self.size += len(chunk)
+        return self.size
+
+
 async def _disconnected(receive: Any) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
 
 
-async def _read_body(receive: Any) -> bytes | None:
-    parts = []
+class _TooBig(Exception):
+    """A request body above --max-request-mb."""
+
+
+async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """Read the request body (None: the client left first); past `limit`, raise `_TooBig`
+    (the rest is not read, nothing is kept)."""
+    parts, size = [], 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return None
-        parts.append(message.get("body", b""))
+        part = message.get("body", b"")
+        size += len(part)
+        if size > limit:
+            raise _TooBig
+        parts.append(part)
         if not message.get("more_body"):
             return b"".join(parts)
 

@@ -6,17 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.proxy.app import ProxyApp
+from fccli.proxy.app import MAX_REQUEST_BYTES, ProxyApp
 from fccli.proxy.journal import ChildJournal
 from fccli.proxy.settings import Settings
 from fccli.proxy.target import Target, resolve
 from fccli.render.console import make_console
 from fccli.render.proxy_view import ProxyView
 from fccli.serve import launch
+from fccli.serve.guard import Guard
 from fccli.trace.names import TRACES_ROOT
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ class ProxyOptions:
     base_url: str | None = None
     strict_check: bool = False
     max_record_bytes: int = 16 * 1024 * 1024
+    max_request_bytes: int = MAX_REQUEST_BYTES
+    allow_origins: tuple[str, ...] = ()
     timeout: float = 600.0
 
 
@@ -46,7 +49,14 @@ def build(options: ProxyOptions, console: Console | None = None) -> tuple[ProxyA
     """Build the app for `options` with its journal in a thread (tests); return it and where
     its traces go. Nothing is bound or printed yet. `console`: a test's, else stdout."""
     target, settings, view = _parts(options, console)
-    return ProxyApp(target, settings, view), settings.out
+    return ProxyApp(target, settings, view, **_limits(options)), settings.out
+
+
+def _limits(options: ProxyOptions) -> dict[str, Any]:
+    return {
+        "guard": Guard(options.host, options.allow_origins),
+        "max_request_bytes": options.max_request_bytes,
+    }
 
 
 def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Settings, ProxyView]:
@@ -69,7 +79,8 @@ def serve(options: ProxyOptions) -> None:
     bound."""
     target, settings, view = _parts(options, None)
     bound = launch.bind(options.host, options.port)
-    app = ProxyApp(target, settings, view, ChildJournal(target, settings, view.journal_lost))
+    journal = ChildJournal(target, settings, view.journal_lost)
+    app = ProxyApp(target, settings, view, journal, **_limits(options))
     view.banner(bound.url, target.agent_lines(bound.url), target.shown, str(settings.out))
     warning = launch.exposure_warning(options.host)
     if warning is not None:

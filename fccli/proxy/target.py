@@ -1,8 +1,10 @@
 """Where `fc proxy --to` forwards: a provider's name or a URL, and the line to give the agent.
 
-A client's request path is appended to the target's root as it is: an OpenAI SDK whose base URL
+A client's request path is put after the target's root path: an OpenAI SDK whose base URL
 is `http://127.0.0.1:8787/v1` asks for `/v1/chat/completions`, forwarded to
-`https://api.openai.com/v1/chat/completions`. The root is the provider's base URL without a
+`https://api.openai.com/v1/chat/completions`. Scheme, host and port are always the root's: the
+request gives the path and query only, and a target that is not a plain path (`@host`,
+`http://host/…`, `host:port`, `//host`, a backslash, a `..` segment) is refused (`upstream`). The root is the provider's base URL without a
 trailing version (`/v1`, `/v1beta`), since the client's path carries it; DeepSeek's Anthropic
 format keeps its `/anthropic`. A URL given with `--to` or `--base-url` is read the same way.
 
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
+
+import httpx
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
@@ -51,9 +55,15 @@ class Target:
             return own[0]
         return claimants[-1] if claimants else None
 
-    def upstream(self, fmt: WireFormat | None, path_and_query: str) -> str:
-        root = self.roots.get(fmt.name, self.default_root) if fmt else self.default_root
-        return root + path_and_query
+    def upstream(self, fmt: WireFormat | None, raw_path: bytes, query: bytes) -> httpx.URL | Msg:
+        """Build the URL a request for `raw_path?query` goes to: the root's scheme, host and
+        port, its path then the request's; or say why the request target is refused."""
+        refused = refused_path(raw_path)
+        if refused is not None:
+            return refused
+        root = httpx.URL(self.roots.get(fmt.name, self.default_root) if fmt else self.default_root)
+        whole = root.raw_path.rstrip(b"/") + raw_path + (b"?" + query if query else b"")
+        return root.copy_with(raw_path=whole)
 
     @property
     def shown(self) -> str:
@@ -75,6 +85,20 @@ class Target:
                 if line not in lines:
                     lines.append(line)
         return lines
+
+
+def refused_path(raw_path: bytes) -> Msg | None:
+    """Say why a request target is not a path fc proxy forwards (None: it is one): only the
+    origin form (`/…`), without a backslash, `..` or `.` segment, or control character, even
+    percent-encoded."""
+    decoded = unquote_to_bytes(raw_path)
+    if not raw_path.startswith(b"/") or raw_path.startswith(b"//"):
+        return Msg("the request target must be a path starting with a single /")
+    if b"\\" in decoded or any(b < 0x20 or b == 0x7F for b in decoded):
+        return Msg("the request target holds a backslash or a control character")
+    if any(segment in (b".", b"..") for segment in decoded.split(b"/")):
+        return Msg("the request target holds a . or .. segment")
+    return None
 
 
 def resolve(to: str, base_url: str | None = None) -> Target:
@@ -108,6 +132,16 @@ def resolve(to: str, base_url: str | None = None) -> Target:
 
 def _checked_url(url: str, option: str) -> str:
     parts = http_url(url, option, option)
+    if parts.username is not None or parts.password is not None:
+        raise UsageError(
+            Msg(
+                "{option} {url}: fc proxy sends no credentials of its own, the agent's headers "
+                "go as they are: give the URL without user:password@, and the credentials to "
+                "the agent",
+                option=option,
+                url=shown_url(url),
+            )
+        )
     if parts.query or parts.fragment:
         raise UsageError(
             Msg(

@@ -16,44 +16,56 @@ Every request is said on the terminal in one line, a miss with the same words th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import asyncio
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fccli.core.controls import escape_controls
 from fccli.core.errors import InputFileError
 from fccli.core.jsonio import parse_json
 from fccli.i18n import Msg, _, localized
-from fccli.serve.match import Matcher, Miss
-from fccli.serve.recordings import Recorded
+from fccli.serve.guard import Guard, Guarded
+from fccli.serve.match import Matcher, Miss, history_size
+from fccli.serve.recordings import MAX_REQUEST_BYTES, Played, Recorded
 from fccli.wire.registry import get_format
 
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+MORE_MESSAGES = 1000
+"""How many more messages than the longest recorded history a request may hold."""
 MORE_SHOWN = 5
 """Differences after the first that the terminal lists under a miss."""
 SSE_TYPE = "text/event-stream; charset=utf-8"
 """What OpenAI, DeepSeek and Anthropic send a stream as."""
 
 
-def make_app(recordings: list[Recorded], say: Callable[[str], None]) -> Any:
-    """The Starlette app serving `recordings`; `say` prints one line on the terminal."""
+def make_app(
+    recordings: list[Recorded], say: Callable[[str], None], guard: Guard | None = None
+) -> Any:
+    """The Starlette app serving `recordings`, behind `guard` (guard.py); `say` prints one line
+    on the terminal."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     player = Player(recordings, say)
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-    return Starlette(routes=[Route("/{path:path}", player.answer, methods=methods)])
+    app = Starlette(routes=[Route("/{path:path}", player.answer, methods=methods)])
+    return Guarded(app, guard or Guard(), say)
 
 
-MAX_BODY_BYTES = 64 * 1024 * 1024
+MAX_BODY_BYTES = MAX_REQUEST_BYTES
 """A request above this gets HTTP 413 before it is all read: none recorded is that large."""
 
 
 class Player:
     def __init__(self, recordings: list[Recorded], say: Callable[[str], None]) -> None:
         self.matcher = Matcher(recordings)
+        self.most_messages = MORE_MESSAGES + max(
+            (history_size(r.request) for r in recordings), default=0
+        )
+        """A request with more messages than this is refused before it is matched."""
         self.say = say
         self.served = list(dict.fromkeys(r.format for r in recordings))
         """The formats of the served traces, in the order given."""
@@ -75,7 +87,7 @@ class Player:
 
     async def _answer(self, request: Request) -> Response:
         from fccli.core.secrets import header_secrets
-        from fccli.wire.registry import formats_at, route_at
+        from fccli.wire.registry import formats_at
 
         path = request.url.path
         shown = escape_controls(f"{request.method} {path}")
@@ -105,22 +117,12 @@ class Player:
                 return self._refuse(fmt, 413, shown, said)
             parts.append(piece)
         raw = b"".join(parts)
-        if not raw.strip():
-            return self._refuse(fmt, 400, shown, Msg("the request body is empty: no JSON request"))
-        try:
-            body = parse_json(raw, "the request body")
-        except InputFileError as e:
-            return self._refuse(
-                fmt, 400, shown, Msg("the request body is not JSON ({problem})", problem=e.problem)
-            )
-        if not isinstance(body, dict):
-            return self._refuse(fmt, 400, shown, Msg("the request body is not a JSON object"))
-        route = route_at(fmt, path)
-        url_model = route.captured(path).get("model") if route else None
-        if url_model and "model" not in body:  # compared as the recording's (recordings.py)
-            body = {"model": url_model, **body}
-        stream = route.streams if route and route.streams is not None else body.get("stream")
-        found = self.matcher.find(formats, body, stream is True)
+        # Reading and matching a large body takes a while: in a thread, not holding up the
+        # other clients' requests.
+        read = await asyncio.to_thread(self._find, raw, fmt, path, formats)
+        if isinstance(read, str):
+            return self._refuse(fmt, 400, shown, read)
+        found, stream = read
         if isinstance(found, Miss):
             # A miss quotes the request: the agent's key, should a message hold it, is masked.
             key = header_secrets(request.headers.raw, list(request.query_params.values()))
@@ -129,10 +131,38 @@ class Player:
                 # the terminal has room for more
                 self.say("  " + _("also {difference}", difference=key.text(localized(difference))))
             return refused
-        return self._play(fmt, found, stream is True, shown)
+        return self._play(fmt, found, stream, shown)
+
+    def _find(
+        self, raw: bytes, fmt: Any, path: str, formats: list[str]
+    ) -> tuple[Recorded | Miss, bool] | Msg:
+        """Read a request body and find its step (and whether it asks to stream); or say why
+        the body is no request."""
+        from fccli.wire.registry import route_at
+
+        if not raw.strip():
+            return Msg("the request body is empty: no JSON request")
+        try:
+            body = parse_json(raw, "the request body")
+        except InputFileError as e:
+            return Msg("the request body is not JSON ({problem})", problem=e.problem)
+        if not isinstance(body, dict):
+            return Msg("the request body is not a JSON object")
+        size = history_size(body)
+        if size > self.most_messages:
+            return Msg(
+                "the request holds {count} messages, far more than any recorded step",
+                count=format(size, ","),
+            )
+        route = route_at(fmt, path)
+        url_model = route.captured(path).get("model") if route else None
+        if url_model and "model" not in body:  # compared as the recording's (recordings.py)
+            body = {"model": url_model, **body}
+        stream = route.streams if route and route.streams is not None else body.get("stream")
+        return self.matcher.find(formats, body, stream is True), stream is True
 
     def _play(self, fmt: Any, step: Recorded, stream: bool, shown: str) -> Response:
-        from starlette.responses import Response, StreamingResponse
+        from starlette.responses import StreamingResponse
 
         if step.status != 200 and step.response is not None:
             self.say(
@@ -143,11 +173,13 @@ class Player:
                     status=step.status,
                 )
             )
-            return Response(step.response, step.status, media_type="application/json")
+            return _file(step.response, step.status)
         if stream and step.stream is not None:
             self.say(_("{request}: {step}, streamed as recorded", request=shown, step=step.label))
             return StreamingResponse(
-                _events(step.stream), media_type=SSE_TYPE, headers={"Cache-Control": "no-cache"}
+                _events(step.stream.pieces()),
+                media_type=SSE_TYPE,
+                headers={"Cache-Control": "no-cache"},
             )
         if stream:
             return self._refuse(
@@ -178,7 +210,7 @@ class Player:
             )
         else:
             self.say(f"{shown}: {localized(step.label)}")
-        return Response(step.response, media_type="application/json")
+        return _file(step.response, 200)
 
     def _refuse(
         self,
@@ -196,11 +228,27 @@ class Player:
         return JSONResponse(fmt.error_body(status, f"fc serve: {mask(message)}"), status)
 
 
-async def _events(stream: bytes) -> AsyncIterator[bytes]:
-    """The recorded stream, one event at a time (its blank lines kept), as a server sends it."""
-    start = 0
-    while start < len(stream):
-        end = stream.find(b"\n\n", start)
-        end = len(stream) if end < 0 else end + 2
-        yield stream[start:end]
-        start = end
+def _file(played: Played, status: int) -> Response:
+    """Answer with a recorded file, read piece by piece as it is sent."""
+    from starlette.responses import StreamingResponse
+
+    length = {"Content-Length": str(played.size)}
+    return StreamingResponse(played.pieces(), status, length, "application/json")
+
+
+def _events(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """The recorded stream, one event at a time (its blank lines kept), as a server sends it;
+    an event longer than a piece goes in pieces."""
+    held = b""
+    for piece in pieces:
+        held += piece
+        start = 0
+        while (end := held.find(b"\n\n", start)) >= 0:
+            yield held[start : end + 2]
+            start = end + 2
+        held = held[start:]
+        if len(held) > len(piece):  # no event end in sight: what is held goes now
+            yield held
+            held = b""
+    if held:
+        yield held

@@ -25,6 +25,9 @@ from fccli.i18n import Msg
 LOOPBACK_NAMES = ("localhost",)
 GRACE_SECONDS = 1
 """How long answers still streaming at Ctrl-C may go on before they are cancelled."""
+HEADER_SECONDS = 30.0
+"""How long a connection may take to send a request's headers (a half-sent request, left open,
+would hold a file descriptor for good)."""
 
 
 @dataclass
@@ -37,16 +40,23 @@ class Bound:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        host = self.host.strip("[]")
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port}"
 
 
 def is_loopback(host: str) -> bool:
+    """Say whether `host` is this machine only (`127.1` and the like, as the system reads them,
+    included)."""
     if host.lower() in LOOPBACK_NAMES:
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
+        pass
+    try:  # the short IPv4 forms the system takes: 127.1, 2130706433
+        return ipaddress.IPv4Address(socket.inet_aton(host)).is_loopback
+    except (OSError, ValueError):
         return False
 
 
@@ -123,11 +133,65 @@ def make_server(app: Any, *, plain: bool = False) -> Any:
         lifespan="auto",
         timeout_graceful_shutdown=GRACE_SECONDS,
         # h11 (pure Python, which uvicorn needs anyway), or httptools where it is installed.
-        http="h11" if plain else "auto",
+        http=_timed_protocol(plain),
         loop="asyncio" if plain else "auto",
         ws="none",
     )
     return uvicorn.Server(config)
+
+
+class _HeaderTimeout:
+    """Close a connection whose request headers have not all come `HEADER_SECONDS` after it
+    opened or after its last answer (uvicorn times out an idle connection only between
+    requests, not one sending its headers a byte at a time)."""
+
+    loop: Any
+    cycle: Any
+    transport: Any
+    _header_timer: Any = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._header_timer is None and self._between_requests():
+            self._arm()
+        super().data_received(data)  # type: ignore[misc]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+    def _between_requests(self) -> bool:
+        return self.cycle is None or bool(self.cycle.response_complete)
+
+    def _arm(self) -> None:
+        waiting = self.cycle
+
+        def late() -> None:
+            self._header_timer = None
+            if self.cycle is waiting and self._between_requests():
+                self.transport.close()
+
+        self._header_timer = self.loop.call_later(HEADER_SECONDS, late)
+
+
+def _timed_protocol(plain: bool) -> type:
+    """uvicorn's HTTP protocol (h11; httptools where installed and not `plain`), with headers
+    timed out."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    base: type = H11Protocol
+    if not plain:
+        try:
+            from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+            base = HttpToolsProtocol
+        except ImportError:
+            pass
+    return type(f"Timed{base.__name__}", (_HeaderTimeout, base), {})
 
 
 def _tell_stopping(app: Any, server: Any) -> None:

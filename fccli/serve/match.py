@@ -21,6 +21,7 @@ the formats answering at the request's path: the one sharing the longest prefix 
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,6 +114,11 @@ def _parsed(text: str) -> Any:
     return _plain(value)
 
 
+def history_size(request: Any) -> int:
+    """Count the messages of a request's history."""
+    return len(_history(request)) if isinstance(request, dict) else 0
+
+
 def _history(request: dict[str, Any]) -> list[Any]:
     for key in HISTORY_KEYS:
         if isinstance(request.get(key), list):
@@ -162,6 +168,7 @@ class Matcher:
                 )
             )
         self._played: dict[tuple[str, bool], int] = {}
+        self._turns = threading.Lock()
 
     def find(self, formats: list[str], body: dict[str, Any], stream: bool) -> Recorded | Miss:
         """The step `body` is, among the steps of `formats` (the formats answering at the
@@ -172,8 +179,9 @@ class Matcher:
         same = [c.recorded for c in pool if c.key == key]
         if same:
             able = [r for r in same if (r.stream is not None) == stream] or same
-            turn = self._played.get((key, stream), 0)
-            self._played[(key, stream)] = turn + 1
+            with self._turns:  # requests are matched in threads
+                turn = self._played.get((key, stream), 0)
+                self._played[(key, stream)] = turn + 1
             return able[turn % len(able)]
         return self._closest(pool, body, request, formats)
 

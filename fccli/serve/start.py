@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from fccli.core.controls import escape_controls
 from fccli.i18n import _, localized
 from fccli.serve.app import make_app
+from fccli.serve.guard import Guard
 from fccli.serve.launch import bind, is_loopback, run
-from fccli.serve.recordings import Recorded, load_recordings
+from fccli.serve.recordings import MAX_RESPONSE_BYTES, Recorded, load_recordings
 from fccli.wire.registry import get_format
 
+JSON_CHECKED_BYTES = 8 * 1024 * 1024
+"""The largest response file checked for JSON at start (a larger one is played unchecked)."""
 
-def serve_traces(paths: list[Path], host: str, port: int, say: Callable[[str], None]) -> None:
-    recordings = load_recordings(paths)
+
+def serve_traces(
+    paths: list[Path],
+    host: str,
+    port: int,
+    say: Callable[[str], None],
+    allow_origins: Sequence[str] = (),
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+) -> None:
+    recordings = load_recordings(paths, max_response_bytes)
     bound = bind(host, port)
     for line in opening(recordings, paths, bound.url, host):
         say(line)
-    run(make_app(recordings, say), bound)
+    run(make_app(recordings, say, Guard(host, allow_origins)), bound)
 
 
 def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) -> list[str]:
@@ -50,7 +61,12 @@ def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) 
         if setting not in lines:
             lines.append(setting)
     for recorded in recordings:
-        if recorded.response is not None and not _is_json(recorded.response):
+        response = recorded.response
+        if (
+            response is not None
+            and response.size <= JSON_CHECKED_BYTES
+            and not _is_json(response.read())
+        ):
             lines.append(
                 escape_controls(
                     _(

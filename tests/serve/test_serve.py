@@ -511,7 +511,8 @@ def test_a_response_file_edited_into_broken_json_is_played_as_it_is_and_said(
     shutil.copytree(traces / "openai-json", edited)
     (edited / "2-response.openai.json").write_text('{"choices": [', "utf-8")
     recordings = load_recordings([edited])
-    assert recordings[1].response == b'{"choices": ['  # played as it is
+    response = recordings[1].response
+    assert response is not None and response.read() == b'{"choices": ['  # played as it is
     lines = opening(recordings, [edited], "http://127.0.0.1:9", "127.0.0.1")
     warned = [line for line in lines if line.startswith("warning:")]
     assert warned == [

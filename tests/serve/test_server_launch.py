@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import time
+
 import httpx
 import pytest
 
 from fccli.core.errors import UsageError
-from fccli.serve.launch import InThread, bind, exposure_warning
+from fccli.serve import launch
+from fccli.serve.launch import Bound, InThread, bind, exposure_warning
 from fccli.wire.base import Route
 from fccli.wire.registry import FORMATS, formats_at, route_at
 
@@ -28,7 +33,7 @@ def test_a_host_that_is_not_here_is_a_usage_error() -> None:
         bind("no-such-host.invalid", 0)
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2"])
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2", "127.1"])
 def test_loopback_hosts_need_no_warning(host: str) -> None:
     assert exposure_warning(host) is None
 
@@ -37,6 +42,11 @@ def test_loopback_hosts_need_no_warning(host: str) -> None:
 def test_other_hosts_are_warned_about(host: str) -> None:
     warning = exposure_warning(host)
     assert warning is not None and "anyone who can reach it" in warning and "key" in warning
+
+
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_an_ipv6_address_is_bracketed_once_in_the_url(host: str) -> None:
+    assert Bound(None, host, 8787).url == "http://[::1]:8787"  # type: ignore[arg-type]
 
 
 async def _hello(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
@@ -49,6 +59,28 @@ def test_an_app_runs_in_a_thread_and_stops() -> None:
         assert httpx.get(server.url + "/x/y").text == "/x/y"
     with pytest.raises(httpx.ConnectError):
         httpx.get(server.url + "/x")
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["h11", "auto"])
+def test_a_half_sent_request_is_closed_after_the_header_timeout(monkeypatch, plain) -> None:
+    """Slowloris: headers that never end, first on a new connection, then after an answer on a
+    kept-alive one, each hold the connection only `HEADER_SECONDS`."""
+    monkeypatch.setattr(launch, "HEADER_SECONDS", 0.5)
+    with InThread(_hello, bind("127.0.0.1", 0), plain=plain) as server:
+        for first in (b"", b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"):
+            with socket.create_connection(("127.0.0.1", server.bound.port), timeout=10) as s:
+                s.sendall(first)
+                answer = b""
+                while first and not answer.endswith(b"0\r\n\r\n"):  # the whole answer
+                    answer += s.recv(4096)
+                started = time.monotonic()
+                s.sendall(b"GET /b HTTP/1.1\r\nHost: x\r\n")
+                with contextlib.suppress(OSError):
+                    for _ in range(8):  # a header now and then: still never the end
+                        time.sleep(0.1)
+                        s.sendall(b"X-Drip: 1\r\n")
+                assert s.recv(4096) == b""  # closed by the server
+                assert time.monotonic() - started < 5
 
 
 def test_the_formats_declare_their_paths() -> None:
