@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import typer
 from typer.core import TyperOption
 
-from fccli.commands.display_width import cells, shortened, wrapped, wrapped_paragraphs
 from fccli.i18n import LANGUAGES, N_, Msg, _, gettext, language, localized
+from fccli.render.linebreak import break_offsets, cells
 
 LANG_HELP = N_(
     "The language fc speaks in: en or zh (default: $FC_LANG, else the locale, else en). "
@@ -206,6 +207,54 @@ class TranslatingContext(WideContext):
     def __exit__(self, exc_type: Any, exc_value: Any, tb: Any) -> Any:
         _say_in_language(exc_value)
         return super().__exit__(exc_type, exc_value, tb)
+
+
+# --- wrapping by display width ---------------------------------------------------------------
+
+
+def wrapped(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
+    """Fill `text` into lines of at most `width` columns after the indent `first` (then `rest`,
+    as wide), breaking where Chinese and Latin allow (`linebreak`)."""
+    text = text.expandtabs().replace("\n", " ").strip()
+    starts = [0, *break_offsets(text, max(width - cells(first), 1)), len(text)]
+    pieces = [text[start:end].rstrip() for start, end in pairwise(starts)]
+    return [(rest if index else first) + piece for index, piece in enumerate(pieces)]
+
+
+def wrapped_paragraphs(text: str, width: int, indent: str) -> list[str]:
+    """Wrap as click's `wrap_text(preserve_paragraphs=True)`, by display width: paragraphs are
+    separated by blank lines, a paragraph after a `\\b` line is kept as it is."""
+    lines: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip("\n")):
+        if lines:
+            lines.append("")
+        raw = paragraph.splitlines()
+        if raw and raw[0].strip() == "\b":
+            lines.extend(indent + line for line in raw[1:])
+            continue
+        extra = " " * (cells(raw[0]) - cells(raw[0].lstrip())) if raw else ""
+        lines.extend(
+            wrapped(" ".join(line.strip() for line in raw), width, indent + extra, indent + extra)
+        )
+    return lines
+
+
+def shortened(text: str, limit: int) -> str:
+    """Shorten a command's help for the list of commands: its first sentence if that fits in
+    `limit` columns, else its start cut at a break with `...` (click's rule, by display width)."""
+    text = " ".join(text.split())
+    if cells(text) <= limit:
+        return text
+    for end in ("。", ". "):
+        sentence = text.partition(end)[0] + end.strip()
+        if sentence != text and cells(sentence) <= limit:
+            return sentence
+    room = limit - 3
+    kept = text[: break_offsets(text, room)[0]]
+    clause = max(kept.rfind(mark) for mark in "，；：")  # a Chinese clause ends there
+    if clause > 0 and cells(kept[:clause]) >= room // 2:
+        kept = kept[:clause]
+    return kept.rstrip(" ，、：；,;:") + "..."
 
 
 # --- translating -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import io
 import json
 import re
 import shutil
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -139,8 +140,8 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, list[int
     """Every line the console wraps, with its width and its breaks, from now on."""
     wrapped: list[tuple[str, int, list[int]]] = []
 
-    def recorded(text: str, room: int) -> list[int]:
-        offsets = break_offsets(text, room)
+    def recorded(text: str, room: int, measure: Callable[[str], int]) -> list[int]:
+        offsets = break_offsets(text, room, measure)
         wrapped.append((text, room, offsets))
         return offsets
 
