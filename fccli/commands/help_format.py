@@ -1,18 +1,9 @@
 """`--lang en|zh` on every command, and help pages and click's usage errors in the chosen language.
 
-The language is chosen in `entry.main()` before typer parses anything (`fc run --help --lang zh`
-must be Chinese, and click shows --help as soon as it meets it), so the option itself only has
-to be accepted, listed and checked. Help texts are marked with `N_` where they are defined (at
-import time, before any language is known) and translated as the help page is written; a help
-text with a value in it (the demo's faults) is a `Msg` given to `help_text()`.
-
-Every command gets a click context of fc's, built on typer's public `Context` and the
-`HelpFormatter` it names. Under English it only wraps a text that is not all ASCII by display
-width; ASCII text is click's own, word for word. Under another language it also translates the
-command's texts and click's own words ("Usage:", the section headings, `[default: …]`,
-`[required]`) and says click's usage errors ("No such option: --x", "Missing argument 'X'.",
-"Try 'fc run -h' for help.", "Error:") in that language. The catalog is read only then: when a
-page or an error is written.
+The language is chosen in `entry.main()` before typer parses anything (click shows --help as soon
+as it meets it), so here the option is only accepted and listed. Help texts are marked `N_` where
+they are defined (before any language is known) and translated as the page is written. Under
+English, click writes every all-ASCII text itself; fc only wraps the others by display width.
 """
 
 from __future__ import annotations
