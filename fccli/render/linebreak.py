@@ -50,14 +50,10 @@ def cells(text: str) -> int:
     return len(text) + len(_WIDE.findall(text))
 
 
-def _breaks_around(char: str) -> bool:
-    return bool(_BREAKS_AROUND.match(char))
-
-
 def _number_ends_at(text: str, end: int) -> bool:
     """Say whether the Latin run that ends at `end` is a number (`158`, `3.5`, `¥4999`)."""
     start = end
-    while start and not text[start - 1].isspace() and not _breaks_around(text[start - 1]):
+    while start and not text[start - 1].isspace() and not _BREAKS_AROUND.match(text[start - 1]):
         start -= 1
     return bool(_NUMBER.fullmatch(text, start, end))
 
@@ -78,7 +74,7 @@ def may_break_before(text: str, i: int) -> bool:
         return not (_number_ends_at(text, end) and not _NUMBER.match(text, i))
     if before in OPENING:
         return False
-    wide_before, wide_after = _breaks_around(before), _breaks_around(after)
+    wide_before, wide_after = _BREAKS_AROUND.match(before), _BREAKS_AROUND.match(after)
     if wide_before and wide_after:
         return True
     if wide_before:
