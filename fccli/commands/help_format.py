@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 from itertools import pairwise
 from typing import Any
 
@@ -361,16 +362,15 @@ def click_words(english: str) -> str:
     return english
 
 
-_compiled: list[tuple[str, re.Pattern[str]]] = []
-
-
+@cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    if not _compiled:
-        for msgid in CLICK_ERRORS:
-            parts = re.split(r"\{(\w+)\}", msgid)
-            regex = "".join(
-                re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)"
-                for index, part in enumerate(parts)
-            )
-            _compiled.append((msgid, re.compile(regex, re.DOTALL)))
-    return _compiled
+    """Compile `CLICK_ERRORS` into patterns, each `{name}` a group."""
+    found = []
+    for msgid in CLICK_ERRORS:
+        parts = re.split(r"\{(\w+)\}", msgid)
+        regex = "".join(
+            re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)"
+            for index, part in enumerate(parts)
+        )
+        found.append((msgid, re.compile(regex, re.DOTALL)))
+    return found

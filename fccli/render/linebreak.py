@@ -78,9 +78,9 @@ def may_break_before(text: str, i: int) -> bool:
     if wide_before and wide_after:
         return True
     if wide_before:
-        return after.isalnum()
+        return True
     if wide_after:
-        return before.isalnum() and not _number_ends_at(text, i)
+        return before.isalnum() and (after in OPENING or not _number_ends_at(text, i))
     return False
 
 

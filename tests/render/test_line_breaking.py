@@ -94,6 +94,10 @@ def _broken_wrongly(text: str, width: int, at: int) -> str | None:
         ("共3条消息", 4, ["共", "3条", "消息"]),
         ("她说：「好」。", 8, ["她说：", "「好」。"]),
         ("see https://api.deepseek.com/chat/completions now", 20, None),
+        # help pages wrap with these rules too, as click wraps their Latin
+        ("默认：$FC_PROVIDER；其次", 14, ["默认：", "$FC_PROVIDER；", "其次"]),
+        ("回答 HTTP 400（按厂商的格式）", 14, ["回答 HTTP 400", "（按厂商的格", "式）"]),
+        ("the newest under ./traces", 17, ["the newest under", "./traces"]),
     ],
 )
 def test_breaks_where_the_rules_allow(text: str, width: int, lines: list[str] | None) -> None:
