@@ -103,13 +103,9 @@ def _choose_language(args: list[str]) -> bool:
 
 
 def _without_pydantic_plugins() -> None:
-    """Load no third-party pydantic plugins (observers of every validation, found through
-    installed packages' entry points): they have no business in a CLI's process, and finding
-    them is a good part of the start-up of every command that validates a file. pydantic asks
-    its plugin loader once, when it builds its first validator; importing the loader imports
-    importlib.metadata (and with it email, zipfile, csv, socket...), which
-    PYDANTIC_DISABLE_PLUGINS does not avoid. So the loader is one that finds none. Should
-    pydantic move or rename it, this does nothing and pydantic's own loader runs as before."""
+    """Load no third-party pydantic plugins: a CLI has no use for them, and pydantic's loader
+    imports importlib.metadata (email, zipfile, socket...) even under PYDANTIC_DISABLE_PLUGINS
+    (start-up). Should pydantic move or rename the loader, this does nothing."""
     name = "pydantic.plugin._loader"
     if name not in sys.modules:
         loader = types.ModuleType(name, "fc: no pydantic plugins (fccli/commands/entry.py)")

@@ -88,24 +88,9 @@ def language_in(args: Sequence[str]) -> str | None:
 
 
 def prepared(command: Any) -> Any:
-    """Give every command of the click tree `--lang`, help pages wrapped by display width and,
-    under a language other than English, help pages and usage errors written in it."""
-    context = WideContext if language() == "en" else TranslatingContext
-    for each in _tree(command):
-        each.params.append(_lang_option())
-        each.context_class = context
-    return command
-
-
-def _tree(command: Any) -> list[Any]:
-    found = [command]
-    for sub in getattr(command, "commands", {}).values():
-        found.extend(_tree(sub))
-    return found
-
-
-def _lang_option() -> TyperOption:
-    return TyperOption(
+    """Give `command` and every command under it `--lang`, help pages wrapped by display width
+    and, under a language other than English, help pages and usage errors written in it."""
+    lang = TyperOption(
         param_decls=["--lang"],
         type=str,  # its value was checked before parsing (language_in)
         expose_value=False,  # chosen before parsing (entry.main); only accepted here
@@ -113,6 +98,11 @@ def _lang_option() -> TyperOption:
         metavar="[en|zh]",
         help=LANG_HELP,
     )
+    command.params.append(lang)
+    command.context_class = WideContext if language() == "en" else TranslatingContext
+    for sub in getattr(command, "commands", {}).values():
+        prepared(sub)
+    return command
 
 
 # --- the help page ---------------------------------------------------------------------------

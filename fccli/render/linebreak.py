@@ -78,7 +78,7 @@ def may_break_before(text: str, i: int) -> bool:
     if wide_before and wide_after:
         return True
     if wide_before:
-        return True
+        return after.isalnum() or after == "$"  # a word, or `$FC_LANG`
     if wide_after:
         return before.isalnum() and (after in OPENING or not _number_ends_at(text, i))
     return False
