@@ -5,7 +5,6 @@ subsystem and handing its result to render.
     app.py            the typer app, built for the command being run; the list read from the
                       modules that declare HELP and RANK
     help_format.py    --lang, and help pages and click's usage errors in the chosen language
-    display_width.py  text measured and wrapped by terminal columns (CJK takes two)
     limits.py, otlp.py, watch.py, ask.py   options and steps fc run and fc replay share
     every other module: one command, named as its module (`fc diff` is diff.py)
 """

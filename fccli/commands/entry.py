@@ -19,21 +19,13 @@ import types
 
 
 def console() -> None:
-    """Run `fc` (and `python -m fccli`): main(), then an exit without the collection of the
-    whole heap that Python runs when a process ends.
+    """Run `fc` (and `python -m fccli`): main(), then an exit without Python's last collection.
 
-    That last collection walks every object the command made (pydantic's schemas, typer's
-    commands, the trace read) to find cycles to free, in a process about to give all its memory
-    back. gc.freeze() moves the heap out of the collector's sight, so that collection finds
-    nothing to walk. Nothing is lost: fc closes its files and writes its traces explicitly (no
-    finalizers, no atexit), and the standard streams are flushed at exit as ever. Tests call
-    main() itself, in-process, hundreds of times: there the collector keeps working.
-
-    Before main, the collector's thresholds are raised: a command's start imports typer, rich,
-    pydantic and fc (hundreds of thousands of objects, none of them garbage), which Python's
-    defaults (700, 10, 10) would walk over and over while they are made. Garbage that is not a
-    cycle is freed at once as ever; a cycle, in the young generation within 10,000 new objects,
-    in the older ones later."""
+    That collection walks every object the command made, in a process about to give its memory
+    back; gc.freeze() hides the heap from it. Nothing is lost: fc closes its files and writes its
+    traces explicitly (no finalizers, no atexit). The raised thresholds spare the start-up
+    imports (objects by the hundred thousand, none garbage) repeated walks while they are made.
+    """
     gc.set_threshold(10_000, 50, 50)
     try:
         main()
@@ -111,13 +103,9 @@ def _choose_language(args: list[str]) -> bool:
 
 
 def _without_pydantic_plugins() -> None:
-    """Load no third-party pydantic plugins (observers of every validation, found through
-    installed packages' entry points): they have no business in a CLI's process, and finding
-    them is a good part of the start-up of every command that validates a file. pydantic asks
-    its plugin loader once, when it builds its first validator; importing the loader imports
-    importlib.metadata (and with it email, zipfile, csv, socket...), which
-    PYDANTIC_DISABLE_PLUGINS does not avoid. So the loader is one that finds none. Should
-    pydantic move or rename it, this does nothing and pydantic's own loader runs as before."""
+    """Load no third-party pydantic plugins: a CLI has no use for them, and pydantic's loader
+    imports importlib.metadata (email, zipfile, socket...) even under PYDANTIC_DISABLE_PLUGINS
+    (start-up). Should pydantic move or rename the loader, this does nothing."""
     name = "pydantic.plugin._loader"
     if name not in sys.modules:
         loader = types.ModuleType(name, "fc: no pydantic plugins (fccli/commands/entry.py)")

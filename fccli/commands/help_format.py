@@ -1,31 +1,24 @@
 """`--lang en|zh` on every command, and help pages and click's usage errors in the chosen language.
 
-The language is chosen in `entry.main()` before typer parses anything (`fc run --help --lang zh`
-must be Chinese, and click shows --help as soon as it meets it), so the option itself only has
-to be accepted, listed and checked. Help texts are marked with `N_` where they are defined (at
-import time, before any language is known) and translated as the help page is written; a help
-text with a value in it (the demo's faults) is a `Msg` given to `help_text()`.
-
-Every command gets a click context of fc's, built on typer's public `Context` and the
-`HelpFormatter` it names. Under English it only wraps a text that is not all ASCII by display
-width; ASCII text is click's own, word for word. Under another language it also translates the
-command's texts and click's own words ("Usage:", the section headings, `[default: …]`,
-`[required]`) and says click's usage errors ("No such option: --x", "Missing argument 'X'.",
-"Try 'fc run -h' for help.", "Error:") in that language. The catalog is read only then: when a
-page or an error is written.
+The language is chosen in `entry.main()` before typer parses anything (click shows --help as soon
+as it meets it), so here the option is only accepted and listed. Help texts are marked `N_` where
+they are defined (before any language is known) and translated as the page is written. Under
+English, click writes every all-ASCII text itself; fc only wraps the others by display width.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
+from itertools import pairwise
 from typing import Any
 
 import typer
 from typer.core import TyperOption
 
-from fccli.commands.display_width import cells, shortened, wrapped, wrapped_paragraphs
 from fccli.i18n import LANGUAGES, N_, Msg, _, gettext, language, localized
+from fccli.render.linebreak import break_offsets, cells
 
 LANG_HELP = N_(
     "The language fc speaks in: en or zh (default: $FC_LANG, else the locale, else en). "
@@ -95,24 +88,9 @@ def language_in(args: Sequence[str]) -> str | None:
 
 
 def prepared(command: Any) -> Any:
-    """Give every command of the click tree `--lang`, help pages wrapped by display width and,
-    under a language other than English, help pages and usage errors written in it."""
-    context = WideContext if language() == "en" else TranslatingContext
-    for each in _tree(command):
-        each.params.append(_lang_option())
-        each.context_class = context
-    return command
-
-
-def _tree(command: Any) -> list[Any]:
-    found = [command]
-    for sub in getattr(command, "commands", {}).values():
-        found.extend(_tree(sub))
-    return found
-
-
-def _lang_option() -> TyperOption:
-    return TyperOption(
+    """Give `command` and every command under it `--lang`, help pages wrapped by display width
+    and, under a language other than English, help pages and usage errors written in it."""
+    lang = TyperOption(
         param_decls=["--lang"],
         type=str,  # its value was checked before parsing (language_in)
         expose_value=False,  # chosen before parsing (entry.main); only accepted here
@@ -120,6 +98,11 @@ def _lang_option() -> TyperOption:
         metavar="[en|zh]",
         help=LANG_HELP,
     )
+    command.params.append(lang)
+    command.context_class = WideContext if language() == "en" else TranslatingContext
+    for sub in getattr(command, "commands", {}).values():
+        prepared(sub)
+    return command
 
 
 # --- the help page ---------------------------------------------------------------------------
@@ -206,6 +189,54 @@ class TranslatingContext(WideContext):
     def __exit__(self, exc_type: Any, exc_value: Any, tb: Any) -> Any:
         _say_in_language(exc_value)
         return super().__exit__(exc_type, exc_value, tb)
+
+
+# --- wrapping by display width ---------------------------------------------------------------
+
+
+def wrapped(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
+    """Fill `text` into lines of at most `width` columns after the indent `first` (then `rest`,
+    as wide), breaking where Chinese and Latin allow (`linebreak`)."""
+    text = text.expandtabs().replace("\n", " ").strip()
+    starts = [0, *break_offsets(text, max(width - cells(first), 1)), len(text)]
+    pieces = [text[start:end].rstrip() for start, end in pairwise(starts)]
+    return [(rest if index else first) + piece for index, piece in enumerate(pieces)]
+
+
+def wrapped_paragraphs(text: str, width: int, indent: str) -> list[str]:
+    """Wrap as click's `wrap_text(preserve_paragraphs=True)`, by display width: paragraphs are
+    separated by blank lines, a paragraph after a `\\b` line is kept as it is."""
+    lines: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip("\n")):
+        if lines:
+            lines.append("")
+        raw = paragraph.splitlines()
+        if raw and raw[0].strip() == "\b":
+            lines.extend(indent + line for line in raw[1:])
+            continue
+        extra = " " * (cells(raw[0]) - cells(raw[0].lstrip())) if raw else ""
+        lines.extend(
+            wrapped(" ".join(line.strip() for line in raw), width, indent + extra, indent + extra)
+        )
+    return lines
+
+
+def shortened(text: str, limit: int) -> str:
+    """Shorten a command's help for the list of commands: its first sentence if that fits in
+    `limit` columns, else its start cut at a break with `...` (click's rule, by display width)."""
+    text = " ".join(text.split())
+    if cells(text) <= limit:
+        return text
+    for end in ("。", ". "):
+        sentence = text.partition(end)[0] + end.strip()
+        if sentence != text and cells(sentence) <= limit:
+            return sentence
+    room = limit - 3
+    kept = text[: break_offsets(text, room)[0]]
+    clause = max(kept.rfind(mark) for mark in "，；：")  # a Chinese clause ends there
+    if clause > 0 and cells(kept[:clause]) >= room // 2:
+        kept = kept[:clause]
+    return kept.rstrip(" ，、：；,;:") + "..."
 
 
 # --- translating -----------------------------------------------------------------------------
@@ -321,16 +352,15 @@ def click_words(english: str) -> str:
     return english
 
 
-_compiled: list[tuple[str, re.Pattern[str]]] = []
-
-
+@cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    if not _compiled:
-        for msgid in CLICK_ERRORS:
-            parts = re.split(r"\{(\w+)\}", msgid)
-            regex = "".join(
-                re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)"
-                for index, part in enumerate(parts)
-            )
-            _compiled.append((msgid, re.compile(regex, re.DOTALL)))
-    return _compiled
+    """Compile `CLICK_ERRORS` into patterns, each `{name}` a group."""
+    found = []
+    for msgid in CLICK_ERRORS:
+        parts = re.split(r"\{(\w+)\}", msgid)
+        regex = "".join(
+            re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)"
+            for index, part in enumerate(parts)
+        )
+        found.append((msgid, re.compile(regex, re.DOTALL)))
+    return found

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, JustifyMethod, OverflowMethod, RenderableType
 from rich.containers import Lines
 from rich.segment import Segment
@@ -56,7 +57,7 @@ class BrokenText(Text):
         for line in self.split(allow_blank=True):
             if "\t" in line:
                 line.expand_tabs(tab_size)
-            pieces = line.divide(break_offsets(line.plain, width))
+            pieces = line.divide(break_offsets(line.plain, width, cell_len))
             for piece in pieces:
                 piece.rstrip_end(width)
             pieces.justify(console, width, justify=justify, overflow=overflow)
@@ -116,7 +117,7 @@ class _Console(SafeConsole):
             if indent >= self.width // 2:
                 indent = 0
             body = line[indent:]
-            for piece in body.divide(break_offsets(body.plain, self.width - indent)):
+            for piece in body.divide(break_offsets(body.plain, self.width - indent, cell_len)):
                 piece.rstrip()
                 super().print(Text.assemble(" " * indent, piece))
 

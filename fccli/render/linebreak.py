@@ -9,8 +9,7 @@ punctuation (`（「『《`), and a number stays with what it counts (`1 条`, `
 from __future__ import annotations
 
 import re
-
-from rich.cells import cell_len, chop_cells
+from collections.abc import Callable
 
 OPENING = frozenset("（「『《〈【〔〖｛［“‘([{")
 """No line ends with one of these: it belongs to what follows."""
@@ -31,25 +30,40 @@ _CANDIDATE = re.compile(rf"(?:(?<=\s)|(?<={_AROUND})|(?={_AROUND}))(?=\S)")
 
 _NUMBER = re.compile(r"[-+]?[$¥€£]?\d[\d,.]*")
 
+# East Asian Wide and Fullwidth characters (what `unicodedata.east_asian_width` calls W and F),
+# by block: a regular expression counts them at C speed, and a page has thousands to measure.
+_WIDE = re.compile(
+    "[\u1100-\u115f\u231a\u231b\u2329\u232a\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19"
+    "\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\U0001f300-\U0001f64f\U0001f900-\U0001f9ff"
+    "\U00020000-\U0003fffd]"
+)
 
-def _breaks_around(char: str) -> bool:
-    return bool(_BREAKS_AROUND.match(char))
+
+def cells(text: str) -> int:
+    """Count the columns `text` takes in a terminal: two for a wide (CJK) character.
+
+    Rich's `cell_len` also knows zero-width and more emoji; this one needs no Rich (help pages).
+    """
+    if text.isascii():
+        return len(text)
+    return len(text) + len(_WIDE.findall(text))
 
 
 def _number_ends_at(text: str, end: int) -> bool:
     """Say whether the Latin run that ends at `end` is a number (`158`, `3.5`, `¥4999`)."""
     start = end
-    while start and not text[start - 1].isspace() and not _breaks_around(text[start - 1]):
+    while start and not text[start - 1].isspace() and not _BREAKS_AROUND.match(text[start - 1]):
         start -= 1
     return bool(_NUMBER.fullmatch(text, start, end))
 
 
 def may_break_before(text: str, i: int) -> bool:
     """Say whether a line may start at `text[i]` (0 < i < len(text)), dropping blanks before it."""
-    after = text[i]
-    if after.isspace() or after in CLOSING:
+    after, before = text[i], text[i - 1]
+    # After a blank, a Latin mark starts a word (`./traces`, `.env`), not a closing.
+    if after.isspace() or (after in CLOSING and not (after.isascii() and before.isspace())):
         return False
-    before = text[i - 1]
     if before.isspace():
         end = i - 1
         while end and text[end - 1].isspace():
@@ -60,18 +74,18 @@ def may_break_before(text: str, i: int) -> bool:
         return not (_number_ends_at(text, end) and not _NUMBER.match(text, i))
     if before in OPENING:
         return False
-    wide_before, wide_after = _breaks_around(before), _breaks_around(after)
+    wide_before, wide_after = _BREAKS_AROUND.match(before), _BREAKS_AROUND.match(after)
     if wide_before and wide_after:
         return True
     if wide_before:
-        return after.isalnum()
+        return after.isalnum() or after == "$"  # a word, or `$FC_LANG`
     if wide_after:
-        return before.isalnum() and not _number_ends_at(text, i)
+        return before.isalnum() and (after in OPENING or not _number_ends_at(text, i))
     return False
 
 
-def break_offsets(text: str, width: int) -> list[int]:
-    """Return the offsets where `text` (one line) breaks to fit in `width` cells.
+def break_offsets(text: str, width: int, measure: Callable[[str], int] = cells) -> list[int]:
+    """Return the offsets where `text` (one line) breaks to fit in `width` cells (by `measure`).
 
     The blanks before a break stay at the end of the line before it, for the caller to strip.
     A piece that cannot break and is wider than a line is folded by cells.
@@ -82,17 +96,26 @@ def break_offsets(text: str, width: int) -> list[int]:
     used = 0
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
         piece = text[start:end]
-        needed = cell_len(piece.rstrip())
+        needed = measure(piece.rstrip())
         if used + needed <= width:
-            used += cell_len(piece)
+            used += measure(piece)
             continue
         if start and used:
             breaks.append(start)
-        used = cell_len(piece)
-        if needed > width:
-            folded = chop_cells(piece, width)
-            for line in folded[:-1]:
-                start += len(line)
-                breaks.append(start)
-            used = cell_len(folded[-1])
+        while measure(piece.rstrip()) > width and len(piece) > 1:
+            line = _longest_start(piece, width, measure)
+            start += len(line)
+            breaks.append(start)
+            piece = piece[len(line) :]
+        used = measure(piece)
     return breaks
+
+
+def _longest_start(text: str, width: int, measure: Callable[[str], int]) -> str:
+    """Return the longest start of `text` that fits in `width` cells (one character at least)."""
+    used = 0
+    for index, char in enumerate(text):
+        used += measure(char)
+        if used > width:
+            return text[: max(index, 1)]
+    return text

@@ -42,9 +42,3 @@ def parse_response_format(value: str | None) -> dict[str, Any] | None:
     # The schema's name on the wire: a-z, 0-9, _ and - (OpenAI's rule), from the file's name.
     name = re.sub(r"[^a-zA-Z0-9_-]", "_", path.name.split(".")[0])[:64] or "answer"
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
-
-
-def says_json(texts: list[str]) -> bool:
-    """Tell whether the prompt has the word "json", which DeepSeek (and OpenAI) want with JSON
-    mode."""
-    return any("json" in t.casefold() for t in texts)

@@ -238,7 +238,7 @@ def test_fc_own_words_in_a_usage_error_are_localized() -> None:
 
 
 def test_wrapping_by_display_width() -> None:
-    from fccli.commands.display_width import wrapped
+    from fccli.commands.help_format import wrapped
 
     lines = wrapped("模型只说出调用意图（stop_reason 是 tool_use），程序执行。", 20)
     assert all(cells(line) <= 20 for line in lines)

@@ -9,6 +9,7 @@ import io
 import json
 import re
 import shutil
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -93,6 +94,10 @@ def _broken_wrongly(text: str, width: int, at: int) -> str | None:
         ("共3条消息", 4, ["共", "3条", "消息"]),
         ("她说：「好」。", 8, ["她说：", "「好」。"]),
         ("see https://api.deepseek.com/chat/completions now", 20, None),
+        # help pages wrap with these rules too, as click wraps their Latin
+        ("默认：$FC_PROVIDER；其次", 14, ["默认：", "$FC_PROVIDER；", "其次"]),
+        ("回答 HTTP 400（按厂商的格式）", 14, ["回答 HTTP 400", "（按厂商的格", "式）"]),
+        ("the newest under ./traces", 17, ["the newest under", "./traces"]),
     ],
 )
 def test_breaks_where_the_rules_allow(text: str, width: int, lines: list[str] | None) -> None:
@@ -139,8 +144,8 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, list[int
     """Every line the console wraps, with its width and its breaks, from now on."""
     wrapped: list[tuple[str, int, list[int]]] = []
 
-    def recorded(text: str, room: int) -> list[int]:
-        offsets = break_offsets(text, room)
+    def recorded(text: str, room: int, measure: Callable[[str], int]) -> list[int]:
+        offsets = break_offsets(text, room, measure)
         wrapped.append((text, room, offsets))
         return offsets
 
