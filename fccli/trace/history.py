@@ -9,6 +9,7 @@ that are the very same objects. The bytes are those `jsonio.encode` gives for th
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -25,7 +26,7 @@ class HistoryEncoder:
     """Encode the files of one trace, keeping the last file's history items of each kind."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[list[Any], list[bytes | None]]] = {}
+        self._kept: dict[str, _Kept] = {}
         self._messages: tuple[list[Message], list[dict[str, Any]]] = ([], [])
 
     def internal(self, request: Request) -> dict[str, Any]:
@@ -55,7 +56,7 @@ class HistoryEncoder:
         if key is None or kept is None:
             return
         items = doc[key]
-        for n, (old, item) in enumerate(zip(kept[0], items, strict=False)):
+        for n, (old, item) in enumerate(zip(kept.items, items, strict=False)):
             if old is not item:
                 if type(old) is not type(item) or old != item:
                     break
@@ -70,31 +71,64 @@ class HistoryEncoder:
             yield from encoded_pieces(doc)
             return
         items: list[Any] = doc[key]
-        old_items, old_bytes = self._kept.get(kind, ([], []))
-        encoded: list[bytes | None] = []
-        for n, item in enumerate(items):
-            if n < len(old_items) and old_items[n] is item:
-                encoded.append(old_bytes[n])
-            else:
-                encoded.append(None if _has_big(item) else _text(item, "    "))
-        self._kept[kind] = (list(items), encoded)
+        old = self._kept.get(kind) or _Kept([], [], b"", 0)
+        same = _leading(old.items, items)
+        encoded = [*old.encoded[:same], *map(_item, items[same:])]
+        if same >= old.count:
+            joined, count = old.joined, old.count
+        else:
+            joined, count = b"", 0
+        ready = count
+        while ready < len(encoded) and encoded[ready] is not None:
+            ready += 1
+        if ready > count:
+            parts = [b"    " + data for data in encoded[count:ready] if data is not None]
+            joined = b",\n".join([joined, *parts] if count else parts)
+            count = ready
+        self._kept[kind] = _Kept(list(items), encoded, joined, count)
         yield b"{\n"
         last = len(doc) - 1
         for at, (name, value) in enumerate(doc.items()):
             yield b"  " + _text(name, "") + b": "
             if name == key:
-                yield b"[\n"
-                for n, (item, data) in enumerate(zip(items, encoded, strict=True)):
-                    yield b"    "
-                    yield from [data] if data is not None else _streamed(item, b"    ")
-                    yield b",\n" if n < len(items) - 1 else b"\n"
-                yield b"  ]"
+                yield b"[\n" + joined
+                for n in range(count, len(items)):
+                    data = encoded[n]
+                    yield b",\n    " if n else b"    "
+                    yield from [data] if data is not None else _streamed(items[n], b"    ")
+                yield b"\n  ]"
             elif _has_big(value):
                 yield from _streamed(value, b"  ")
             else:
                 yield _text(value, "  ")
             yield b",\n" if at < last else b"\n"
         yield b"}\n"
+
+
+class _Kept:
+    """A file's history items and the bytes of each (None: encoded again each time, it holds a
+    big string); the first `count` of them joined as they stand in the file."""
+
+    def __init__(
+        self, items: list[Any], encoded: list[bytes | None], joined: bytes, count: int
+    ) -> None:
+        self.items, self.encoded, self.joined, self.count = items, encoded, joined, count
+
+
+def _leading(old: list[Any], new: list[Any]) -> int:
+    """Return how many of `new`'s first items are the very objects of `old`."""
+    if len(old) <= len(new) and all(map(operator.is_, old, new)):
+        return len(old)
+    same = 0
+    for a, b in zip(old, new, strict=False):
+        if a is not b:
+            break
+        same += 1
+    return same
+
+
+def _item(item: Any) -> bytes | None:
+    return None if _has_big(item) else _text(item, "    ")
 
 
 def _history_key(doc: Any) -> str | None:

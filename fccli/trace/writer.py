@@ -241,7 +241,7 @@ class TraceWriter:
     def __init__(self, path: Path, manifest: Manifest | dict[str, Any]) -> None:
         self.path = path
         self.encoder = HistoryEncoder()
-        self._steps: dict[int, tuple[StepRecord, tuple[Any, ...], tuple[int, ...], dict[str, Any]]] = {}
+        self._steps: dict[int, tuple[StepRecord, tuple[Any, ...], dict[str, Any]]] = {}
         """Each step record's JSON, with the values it was made from (kept: their ids stay
         theirs)."""
         self._start = time.perf_counter()
@@ -327,18 +327,19 @@ class TraceWriter:
         self.write(MANIFEST, doc, "manifest")
 
     def _step(self, record: StepRecord) -> dict[str, Any]:
+        """Return the record's JSON, made again only when a field holds another object (fields
+        are replaced, never changed in place)."""
         values = tuple(record.__dict__.values())
-        sizes = tuple(len(v) if isinstance(v, list) else -1 for v in values)
         kept = self._steps.get(id(record))
         if (
             kept is not None
             and kept[0] is record
-            and kept[2] == sizes
+            and len(kept[1]) == len(values)
             and all(map(operator.is_, kept[1], values))
         ):
-            return kept[3]
+            return kept[2]
         data = record.to_json_dict()
-        self._steps[id(record)] = (record, values, sizes, data)
+        self._steps[id(record)] = (record, values, data)
         return data
 
 
