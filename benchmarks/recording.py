@@ -67,6 +67,21 @@ def get_weather(city: str) -> str:
         return ("晴天abc多云" * (size // 15 + 1))[: size // 15 * 7]
     return "x" * size
 '''
+OWN_PEAK = """
+import atexit, runpy, sys
+
+def peak():
+    with open("/proc/self/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(measured, "w") as out:
+        out.write(kb)
+
+measured, sys.argv = sys.argv[1], ["fc", *sys.argv[2:]]
+atexit.register(peak)
+runpy.run_module("fccli", run_name="__main__")
+"""
+"""`python -m fccli` writing its own peak (kB) at exit: ru_maxrss would count this process's
+memory too, copied when the child was forked (the fake here has read large bodies)."""
 BIG_CALL = tool_call_answer(1)
 BIG_DONE = {
     **BIG_CALL,
@@ -109,16 +124,18 @@ def result_row(fc: list[str], mb: int, text: str, work: Path) -> str:
     out = work / f"result-{text}"
     with _Forgetful() as fake:
         fake.script = [{"answer": BIG_CALL}, {"answer": BIG_DONE}]
-        argv = [*fc, "run", "杭州天气", "-p", "deepseek", "--base-url", fake.url]
-        argv += ["--tools", str(tools), "-o", str(out), "--force", "--json"]
+        measured = work / "peak"
+        argv = [sys.executable, "-c", OWN_PEAK, str(measured), "run", "杭州天气", "-p", "deepseek"]
+        argv += ["--base-url", fake.url, "--tools", str(tools), "-o", str(out), "--force", "--json"]
         env = {
             **ENV,
             "DEEPSEEK_API_KEY": DEFAULT_KEY,
             "RESULT_BYTES": str(mb * 10**6),
             "RESULT_TEXT": text,
         }
-        cpu, peak, code = measure(argv, env)
+        cpu, _, code = measure(argv, env)
     label = f"fc run, a {mb} MB result ({text})"
+    peak = int(measured.read_text()) / 1024 if measured.is_file() else 0.0
     if code:
         return f"{label:<34} failed with exit code {code}"
     return f"{label:<34} peak {peak:6.0f} MB   ({cpu:.2f} s CPU; {peak / mb:.1f}x the result)"

@@ -19,6 +19,9 @@ from fccli.core.models import Message, Request
 BIG = 1 << 16
 """A string this long or longer is not kept encoded: its item is encoded again, in pieces, in
 each file (a large tool result is held once, as its string)."""
+FEW = 8
+"""A history this short is encoded with its file, whole: kept items would cost more than they
+save (fc proxy's many one-step traces)."""
 HISTORY_KEYS = frozenset({"messages", "contents", "input", "steps"})
 
 
@@ -66,7 +69,7 @@ class HistoryEncoder:
         """Return the bytes of `jsonio.encode(doc)`, in pieces; `kind` names the file's kind
         (`request.deepseek`): its history items are kept for the next file of that kind."""
         key = _history_key(doc)
-        if key is None:
+        if key is None or len(doc[key]) < FEW:
             self._kept.pop(kind, None)
             yield from encoded_pieces(doc)
             return

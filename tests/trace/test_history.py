@@ -17,7 +17,7 @@ def test_a_growing_history_is_written_as_encode_writes_it_whole() -> None:
     encoder = HistoryEncoder()
     messages: list[Any] = []
     big = "晴\x85\u2028" * (history.BIG // 2)
-    for n in range(6):
+    for n in range(12):
         messages.append(
             {"role": "user", "content": f"第{n}步\x7f\ud800", "n": n, "x": 1.0, "e": {}}
         )
@@ -30,9 +30,9 @@ def test_a_growing_history_is_written_as_encode_writes_it_whole() -> None:
 
 def test_an_edited_or_shorter_history_is_encoded_afresh() -> None:
     encoder = HistoryEncoder()
-    first = [{"a": 1}, {"b": 2}, {"c": 3}]
+    first = [{"a": 1}, {"b": 2}, {"c": 3}, *({"n": n} for n in range(history.FEW))]
     assert _written(encoder, "r", {"messages": first}) == encode({"messages": first})
-    edited = [first[0], {"b": 20}, first[2], {"d": 4}]
+    edited = [first[0], {"b": 20}, *first[2:], {"d": 4}]
     assert _written(encoder, "r", {"messages": edited}) == encode({"messages": edited})
     shorter = edited[:2]
     assert _written(encoder, "r", {"messages": shorter}) == encode({"messages": shorter})
@@ -42,9 +42,10 @@ def test_an_edited_or_shorter_history_is_encoded_afresh() -> None:
 
 def test_equal_items_of_a_rebuilt_history_become_the_last_files_objects() -> None:
     encoder = HistoryEncoder()
-    before = {"messages": [{"a": 1}, {"b": 2}]}
+    more = [{"n": n} for n in range(history.FEW)]
+    before = {"messages": [{"a": 1}, {"b": 2}, *more]}
     _written(encoder, "w", before)
-    after = {"messages": [{"a": 1}, {"b": 3}, {"c": 4}]}
+    after = {"messages": [{"a": 1}, {"b": 3}, {"c": 4}, *more]}
     encoder.same_items("w", after)
     assert after["messages"][0] is before["messages"][0]
     assert after["messages"][1] is not before["messages"][1]
