@@ -212,6 +212,8 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         asyncio.run(send(url, count))
         sent = time.perf_counter() - start
         journal = children(proxy.pid)
+        busy, theirs_busy = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
+        idle = settled(journal)
         own, theirs = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
         stopped = time.perf_counter()
         proxy.send_signal(signal.SIGINT)
@@ -226,12 +228,37 @@ def proxy_rows(count: int, work: Path) -> list[str]:
     for trace in traces:
         floor += floor_in_process(trace, work / "floor-proxy")
     return [
+        f"{'fc proxy, ' + str(count) + ' requests sent':<34} proxy {busy:5.0f} MB + journal "
+        f"{theirs_busy:5.0f} MB = {busy + theirs_busy:5.0f} MB   (the journal holding them)",
         f"{'fc proxy, ' + str(count) + ' open conversations':<34} proxy {own:5.0f} MB + journal "
         f"{theirs:5.0f} MB = {own + theirs:5.0f} MB   ({len(traces)} traces, {size:.0f} MB; "
-        f"sent in {sent:.0f} s)",
+        f"sent in {sent:.0f} s, recorded {idle:.0f} s later)",
         f"{'fc proxy, Ctrl-C with that backlog':<34} {took:8.2f} s {floor:8.2f} s "
         f"{took / floor if floor else 0:6.2f}x   (wall time to exit; floor: CPU to re-write)",
     ]
+
+
+def settled(pids: list[int], quiet: float = 2.0, most: float = 300.0) -> float:
+    """Wait until `pids` have used no CPU for `quiet` seconds (the journal has recorded what
+    it held); return the seconds waited."""
+    start = time.perf_counter()
+    last, since = -1.0, start
+    while time.perf_counter() - start < most:
+        used = sum(cpu_seconds(pid) for pid in pids)
+        if used != last:
+            last, since = used, time.perf_counter()
+        elif time.perf_counter() - since >= quiet:
+            break
+        time.sleep(0.2)
+    return time.perf_counter() - start
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def floor_in_process(trace: Path, copy: Path) -> float:

@@ -20,8 +20,8 @@ BIG = 1 << 16
 """A string this long or longer is not kept encoded: its item is encoded again, in pieces, in
 each file (a large tool result is held once, as its string)."""
 FEW = 8
-"""A history this short is encoded with its file, whole: kept items would cost more than they
-save (fc proxy's many one-step traces)."""
+"""A history this short is encoded with its file, whole, and nothing of it is kept: kept items
+would cost more time than they save, and memory in each of fc proxy's open traces."""
 HISTORY_KEYS = frozenset({"messages", "contents", "input", "steps"})
 
 
@@ -43,7 +43,7 @@ class HistoryEncoder:
                 break
             same += 1
         dicts = [*dicts[:same], *(m.to_json_dict() for m in new[same:])]
-        self._messages = (list(new), dicts)
+        self._messages = (list(new), dicts) if len(new) >= FEW else ([], [])
         rest = request.model_dump(mode="json", exclude_none=True, exclude={"messages"})
         return {
             name: dicts if name == "messages" else rest[name]

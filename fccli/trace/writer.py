@@ -29,7 +29,7 @@ from fccli.core.interrupts import signal_name
 from fccli.core.jsonio import encoded_pieces
 from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
 from fccli.i18n import Msg
-from fccli.trace.history import HistoryEncoder
+from fccli.trace.history import FEW, HistoryEncoder
 from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
 
@@ -311,7 +311,8 @@ class TraceWriter:
     def save_manifest(self) -> None:
         """Write the manifest: each step record made JSON again only when it changed."""
         manifest = self.manifest
-        if "steps" not in manifest.model_fields_set:
+        if "steps" not in manifest.model_fields_set or len(manifest.steps) < FEW:
+            self._steps.clear()
             self.write(MANIFEST, manifest.to_json_dict())
             return
         rest = manifest.model_dump(mode="json", exclude_unset=True, exclude={"steps"})
