@@ -69,16 +69,35 @@ def check_outgoing(request: Request, wire_body: dict[str, Any], fmt: str) -> lis
     validated each call with the tool's own pydantic model, the authority for fc's tools, which
     accepts what JSON Schema read strictly may not (the string "3" for an integer).
     """
-    findings = [_demoted(f) for f in check_request(wire_body, fmt)]
-    reported = {f.rule for f in findings}
-    # The wire hides some internal mistakes (results split over two user messages are two tool
-    # messages in chat, which is fine there); fc's own form must still be right.
-    findings += [
-        f.in_file("internal")
-        for f in check_request(request.to_json_dict(), "internal")
-        if f.rule not in reported
-    ]
-    return findings
+    return OutgoingChecks()(request.to_json_dict(), wire_body, fmt)
+
+
+class OutgoingChecks:
+    """Check a run's requests as check_outgoing does, each against the one before it, whose
+    messages it repeats as the same objects (only the new ones are read)."""
+
+    def __init__(self) -> None:
+        self._wire: Checked | None = None
+        self._internal: Checked | None = None
+
+    def __call__(
+        self,
+        internal: dict[str, Any],
+        wire_body: dict[str, Any],
+        fmt: str,
+        translated: bool = False,
+    ) -> list[Finding]:
+        """Return the findings; `translated`: as inspect() has it, of the wire body."""
+        self._wire = inspect(wire_body, fmt, after=self._wire, translated=translated)
+        findings = [_demoted(f) for f in self._wire.findings]
+        reported = {f.rule for f in findings}
+        # The wire hides some internal mistakes (results split over two user messages are two
+        # tool messages in chat, which is fine there); fc's own form must still be right.
+        self._internal = inspect(internal, "internal", after=self._internal)
+        findings += [
+            f.in_file("internal") for f in self._internal.findings if f.rule not in reported
+        ]
+        return findings
 
 
 def _demoted(f: Finding) -> Finding:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from fccli.check.lint import check_outgoing
+from fccli.check.lint import OutgoingChecks
 from fccli.core.body import FileBody
 from fccli.core.errors import (
     FcError,
@@ -117,6 +117,7 @@ class RoundTrip:
         self.bug: str | None = None
         self._bug_notes: list[Msg] = []
         """What --harness-bug changed in the request about to go out: recorded on its step."""
+        self._checks = OutgoingChecks()
 
     def run(self, options: RunOptions) -> RunResult:
         """Ask, execute the calls and ask again until an answer, --max-steps or an error; close
@@ -297,8 +298,9 @@ class RoundTrip:
         wire_request = self.wire.to_wire_request(request)
         if self.bug == "drop-reasoning":
             drop_wire_reasoning(wire_request)
-        body = files.request(request, wire_request)
-        self._refuse_broken(step, request, wire_request)
+        internal = files.internal(request)
+        body = files.request(request, wire_request, internal)
+        self._refuse_broken(step, internal, wire_request)
         # The history on the wire: `messages`, Responses' `input`, Gemini's `contents`.
         history = wire_request.get(self.wire.history_field)
         on_wire = len(history) if isinstance(history, list) else len(request.messages)
@@ -482,14 +484,14 @@ class RoundTrip:
             self.emit(Note(step, text))
         return ToolChoice(type="auto")
 
-    def _refuse_broken(self, step: int, request: Request, wire_request: dict[str, Any]) -> None:
+    def _refuse_broken(
+        self, step: int, internal: dict[str, Any], wire_request: dict[str, Any]
+    ) -> None:
         """Lint fc's own request with `fc check`'s rules before it goes out (the files are
         already written, so the request can be read). An error here is never sent."""
-        errors = [
-            f
-            for f in check_outgoing(request, wire_request, self.wire.name)
-            if f.severity == "error"
-        ]
+        # The wire body is the translator's own for a valid request, unless a bug is on purpose.
+        found = self._checks(internal, wire_request, self.wire.name, self.bug is None)
+        errors = [f for f in found if f.severity == "error"]
         if errors and self.bug is not None:
             # The mistake is on purpose: it goes out, as a buggy harness would send it.
             first = errors[0]

@@ -54,11 +54,23 @@ class StepRecorder:
         """Record now as the moment the request goes out."""
         self.record.started_at = _iso(time.time())
 
-    def request(self, request: Request, wire: bytes | Any) -> Path:
-        """Write the request as sent (bytes: as they are) and in fc's internal format; return
-        the wire file, whose bytes are what goes out."""
-        path = self.trace.write(self.name("request"), wire)
-        self.trace.write(self.name("request", wire=False), request.to_json_dict())
+    def internal(self, request: Request) -> dict[str, Any]:
+        """Return the request in fc's internal format as it will be written (history.py)."""
+        return self.trace.encoder.internal(request)
+
+    def request(
+        self, request: Request, wire: bytes | Any, internal: dict[str, Any] | None = None
+    ) -> Path:
+        """Write the request as sent (bytes: as they are) and in fc's internal format (`internal`:
+        as `internal()` gave it); return the wire file, whose bytes are what goes out. A wire
+        body's history items equal to the last request's become those very objects."""
+        kind = f"request.{self.fmt}"
+        if not isinstance(wire, bytes):
+            self.trace.encoder.same_items(kind, wire)
+        path = self.trace.write(self.name("request"), wire, kind)
+        if internal is None:
+            internal = self.internal(request)
+        self.trace.write(self.name("request", wire=False), internal, "request")
         return path
 
     def answer(self, data: bytes | Any, *, stream: bool = False) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import operator
 import os
 import re
 import sys
@@ -26,8 +27,9 @@ from fccli import __version__
 from fccli.core.errors import FcError, UsageError, os_reason
 from fccli.core.interrupts import signal_name
 from fccli.core.jsonio import encoded_pieces
-from fccli.core.manifest import Attempt, ErrorRecord, Manifest
+from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
 from fccli.i18n import Msg
+from fccli.trace.history import FEW, HistoryEncoder
 from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
 
@@ -238,6 +240,10 @@ class TraceWriter:
 
     def __init__(self, path: Path, manifest: Manifest | dict[str, Any]) -> None:
         self.path = path
+        self.encoder = HistoryEncoder()
+        self._steps: dict[int, tuple[StepRecord, tuple[Any, ...], dict[str, Any]]] = {}
+        """Each step record's JSON, with the values it was made from (kept: their ids stay
+        theirs)."""
         self._start = time.perf_counter()
         header = manifest if isinstance(manifest, Manifest) else Manifest.model_validate(manifest)
         self.manifest = header.model_copy(
@@ -255,10 +261,17 @@ class TraceWriter:
         )
         self.save_manifest()
 
-    def write(self, name: str, data: bytes | Any) -> Path:
-        """Write the file `name`: bytes as they are, anything else as JSON."""
+    def write(self, name: str, data: bytes | Any, kind: str | None = None) -> Path:
+        """Write the file `name`: bytes as they are, anything else as JSON; `kind`: the file's
+        kind (`request.deepseek`), whose history items the next file of that kind may repeat
+        (history.py)."""
         target = self.path / name
-        write_atomic(target, data if isinstance(data, bytes) else encoded_pieces(data))
+        if isinstance(data, bytes):
+            write_atomic(target, data)
+        else:
+            write_atomic(
+                target, encoded_pieces(data) if kind is None else self.encoder.pieces(kind, data)
+            )
         return target
 
     def note(self, text: str) -> None:
@@ -296,7 +309,39 @@ class TraceWriter:
             release(self.path)
 
     def save_manifest(self) -> None:
-        self.write(MANIFEST, self.manifest.to_json_dict())
+        """Write the manifest: each step record made JSON again only when it changed."""
+        manifest = self.manifest
+        if "steps" not in manifest.model_fields_set or len(manifest.steps) < FEW:
+            self._steps.clear()
+            self.write(MANIFEST, manifest.to_json_dict())
+            return
+        rest = manifest.model_dump(mode="json", exclude_unset=True, exclude={"steps"})
+        fields = list(type(manifest).model_fields)
+        before = set(fields[: fields.index("steps")])
+        doc: dict[str, Any] = {}
+        for name, value in rest.items():
+            if "steps" not in doc and name not in before:
+                doc["steps"] = [self._step(r) for r in manifest.steps]
+            doc[name] = value
+        if "steps" not in doc:
+            doc["steps"] = [self._step(r) for r in manifest.steps]
+        self.write(MANIFEST, doc, "manifest")
+
+    def _step(self, record: StepRecord) -> dict[str, Any]:
+        """Return the record's JSON, made again only when a field holds another object (fields
+        are replaced, never changed in place)."""
+        values = tuple(record.__dict__.values())
+        kept = self._steps.get(id(record))
+        if (
+            kept is not None
+            and kept[0] is record
+            and len(kept[1]) == len(values)
+            and all(map(operator.is_, kept[1], values))
+        ):
+            return kept[2]
+        data = record.to_json_dict()
+        self._steps[id(record)] = (record, values, data)
+        return data
 
 
 TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms", "first_byte_ms"})

@@ -61,3 +61,22 @@ def test_the_proxy_benchmark_and_its_floor_print_what_each_adds() -> None:
                 r"journal CPU per recorded request \d+\.\d\d ms, in all",
                 last,
             ), last
+
+
+RECORDING_BENCHMARK = BENCHMARK.parent / "recording.py"
+
+
+def test_the_recording_benchmark_prints_each_row_against_its_floor() -> None:
+    """docs/performance.md's recording table: steps, a large result and the proxy's backlog,
+    each against re-writing the trace. Tiny runs: the table, not timings."""
+    argv = [sys.executable, str(RECORDING_BENCHMARK), "--steps", "3", "--result-mb", "1"]
+    done = subprocess.run(
+        [*argv, "--conversations", "3"], capture_output=True, text=True, timeout=120, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert re.search(r"fc run, 3 steps +\d+\.\d\d s +\d+\.\d\d s +\d+\.\d\dx", done.stdout), lines
+    for text in ("ascii", "mixed"):
+        assert re.search(rf"a 1 MB result \({text}\) +peak +\d+ MB", done.stdout), lines
+    assert re.search(r"3 open conversations +proxy +\d+ MB \+ journal +\d+ MB", done.stdout)
+    assert "(3 traces" in done.stdout, lines
+    assert re.search(r"Ctrl-C with that backlog +\d+\.\d\d s", done.stdout), lines
