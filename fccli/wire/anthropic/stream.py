@@ -28,14 +28,13 @@ came in `partial_json`, a key of fc's, not Anthropic's.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from fccli.core.errors import ProtocolError, StreamCut
-from fccli.core.jsonio import reject_constant
 from fccli.core.stream import OnDelta, StreamDelta
 from fccli.i18n import Joined, Msg
 from fccli.wire.base import StreamAssembler
+from fccli.wire.shape import parse_arguments
 from fccli.wire.sse import (
     ListenerFailed,
     call_label,
@@ -106,11 +105,8 @@ class _Block:
         text = joined(self.parts)
         if not text:
             return start, None
-        try:
-            value = json.loads(text, parse_constant=reject_constant)
-        except (ValueError, RecursionError):
-            return start, text
-        return (value, None) if isinstance(value, dict) else (start, text)
+        value, raw = parse_arguments(text)
+        return (value, None) if raw is None else (start, raw)
 
 
 class AnthropicStreamFolder(StreamAssembler):

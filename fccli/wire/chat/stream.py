@@ -36,8 +36,8 @@ from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
 from fccli.i18n import Msg
 from fccli.wire.base import StreamAssembler
-from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
+from fccli.wire.shape import parse_arguments
 from fccli.wire.sse import (
     ListenerFailed,
     call_label,
