@@ -281,12 +281,15 @@ class _Builder:
         wire = _wire_usage(step, self.trace.wire_format)
         if wire is None or (wire.cache_read_tokens, wire.cache_write_tokens) == (None, None):
             return usage
-        read, written = wire.cache_read_tokens, wire.cache_write_tokens
-        cached = {"cache_read_tokens": read, "cache_write_tokens": written}
-        if self.trace.wire_format == "anthropic" and usage.input_tokens is not None:
-            # Anthropic's input_tokens leave the cache out, and so did fc's usage read from them.
-            cached["input_tokens"] = usage.input_tokens + (read or 0) + (written or 0)
-        return usage.model_copy(update=cached)
+        # The codec counts the cache in the input, as fc's usage does: Anthropic's wire input
+        # leaves it out, and so did the usage of such an old trace.
+        update = {
+            "cache_read_tokens": wire.cache_read_tokens,
+            "cache_write_tokens": wire.cache_write_tokens,
+        }
+        if wire.input_tokens is not None:
+            update["input_tokens"] = wire.input_tokens
+        return usage.model_copy(update=update)
 
     def _chat_content(
         self, attributes: dict[str, AttrValue], request: Request | None, response: Response | None
