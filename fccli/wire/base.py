@@ -223,7 +223,6 @@ class Codec(Protocol):
     def from_wire_request(self, body: Any, /) -> Request: ...
     def to_wire_response(self, response: Response, /) -> dict[str, Any]: ...
     def from_wire_response(self, body: Any, /) -> Response: ...
-    def wire_stop_reason(self, body: Any, /) -> str | None: ...
 
 
 class WireFormat(BlocksLayout):
@@ -290,8 +289,17 @@ class WireFormat(BlocksLayout):
         return self.codec.from_wire_response(body)
 
     def wire_stop_reason(self, body: Any) -> str | None:
-        """Return the stop reason as the wire says it, for showing side by side."""
-        return self.codec.wire_stop_reason(body)
+        """Return the stop reason as the wire says it (at `places.stop`), for showing side by
+        side."""
+        value = body
+        for key in re.findall(r"\w+", self.places.stop):
+            if isinstance(value, dict):
+                value = value.get(key)
+            elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+                value = value[int(key)]
+            else:
+                return None
+        return value if isinstance(value, str) else None
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         raise NotImplementedError

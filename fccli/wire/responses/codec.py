@@ -535,13 +535,3 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
         cache_read_tokens=count(inputs.get("cached_tokens")),
         cache_write_tokens=count(inputs.get("cache_write_tokens")),
     )
-
-
-def wire_stop_reason(body: Any) -> str | None:
-    """Return the status, with the reason when incomplete: the closest the wire has to a stop
-    reason."""
-    if not isinstance(body, dict) or not isinstance(body.get("status"), str):
-        return None
-    details = body.get("incomplete_details")
-    reason = details.get("reason") if isinstance(details, dict) else None
-    return f"{body['status']} ({reason})" if isinstance(reason, str) else body["status"]
