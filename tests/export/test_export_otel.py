@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -23,6 +24,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from fccli.commands import entry
+from fccli.core.models import Usage
+from fccli.export.spans import _Builder
+from fccli.trace.reader import Step
 from tests.conftest import REPO
 from tests.support.otlp_receiver import OtlpReceiver
 
@@ -672,12 +676,6 @@ def test_the_newest_trace_by_default_and_help_offline(monkeypatch, capsys, tmp_p
 def test_anthropic_cache_counts_from_the_wire_answer_join_the_input(tmp_path: Path) -> None:
     """A trace whose usage has no cache counts: Anthropic's wire answer gives them, and the
     input it left them out of counts them (as the conventions do)."""
-    from types import SimpleNamespace
-
-    from fccli.core.models import Usage
-    from fccli.export.spans import _Builder
-    from fccli.trace.reader import Step
-
     wire = tmp_path / "1-response.anthropic.json"
     usage = {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}
     body = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
