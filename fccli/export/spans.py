@@ -30,10 +30,11 @@ from urllib.parse import urlsplit
 from fccli.core.errors import FcError
 from fccli.core.jsonio import read_json
 from fccli.core.manifest import ErrorRecord
-from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock
+from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from fccli.export import genai
 from fccli.i18n import Msg
 from fccli.trace.reader import Step, Trace
+from fccli.wire.registry import FORMATS, get_format
 
 AttrValue = str | int | float | bool | list[str]
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -263,25 +264,32 @@ class _Builder:
 
     def _usage(self, attributes: dict[str, AttrValue], step: Step, response: Response) -> None:
         usage = response.usage
-        if usage is not None and (usage.cache_read_tokens, usage.cache_write_tokens) != (
-            None,
-            None,
-        ):
-            # fc's usage carries the cache (and counts it in the input, Anthropic's too).
-            cache_read, cache_write, added = usage.cache_read_tokens, usage.cache_write_tokens, 0
-        else:  # a trace written before it did: the wire answer says
-            cache_read, cache_write, added = _cache_tokens(step)
-        if usage is not None and usage.input_tokens is not None:
-            # The conventions count cached tokens in the input; Anthropic counts them apart.
-            attributes["gen_ai.usage.input_tokens"] = usage.input_tokens + added
-        _put(attributes, "gen_ai.usage.output_tokens", usage.output_tokens if usage else None)
-        _put(
-            attributes,
-            "gen_ai.usage.reasoning.output_tokens",
-            usage.reasoning_tokens if usage else None,
-        )
-        _put(attributes, "gen_ai.usage.cache_read.input_tokens", cache_read)
-        _put(attributes, "gen_ai.usage.cache_creation.input_tokens", cache_write)
+        if usage is None:
+            return
+        if (usage.cache_read_tokens, usage.cache_write_tokens) == (None, None):
+            usage = self._with_wire_cache(usage, step)
+        # The conventions count cached tokens in the input, as fc's usage does (Anthropic's too).
+        _put(attributes, "gen_ai.usage.input_tokens", usage.input_tokens)
+        _put(attributes, "gen_ai.usage.output_tokens", usage.output_tokens)
+        _put(attributes, "gen_ai.usage.reasoning.output_tokens", usage.reasoning_tokens)
+        _put(attributes, "gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens)
+        _put(attributes, "gen_ai.usage.cache_creation.input_tokens", usage.cache_write_tokens)
+
+    def _with_wire_cache(self, usage: Usage, step: Step) -> Usage:
+        """Return `usage` with the cache counts of the step's wire answer, read by its format (a
+        trace written before fc's usage carried them)."""
+        wire = _wire_usage(step, self.trace.wire_format)
+        if wire is None or (wire.cache_read_tokens, wire.cache_write_tokens) == (None, None):
+            return usage
+        # The codec counts the cache in the input, as fc's usage does: Anthropic's wire input
+        # leaves it out, and so did the usage of such an old trace.
+        update = {
+            "cache_read_tokens": wire.cache_read_tokens,
+            "cache_write_tokens": wire.cache_write_tokens,
+        }
+        if wire.input_tokens is not None:
+            update["input_tokens"] = wire.input_tokens
+        return usage.model_copy(update=update)
 
     def _chat_content(
         self, attributes: dict[str, AttrValue], request: Request | None, response: Response | None
@@ -361,37 +369,15 @@ class _Builder:
         return kind
 
 
-def _cache_tokens(step: Step) -> tuple[int | None, int | None, int]:
-    """Return cached input tokens, read from the wire answer (for traces whose internal usage has no
-    field for them yet): (read from the cache, written to it, how many of these the input count
-    leaves out).
-
-    DeepSeek: `usage.prompt_cache_hit_tokens`; OpenAI chat: `usage.prompt_tokens_details.
-    cached_tokens`; Anthropic: `usage.cache_read_input_tokens` / `cache_creation_input_tokens`,
-    which its `input_tokens` does not include."""
-
+def _wire_usage(step: Step, wire_format: str | None) -> Usage | None:
+    """Return the usage of the step's wire answer, read by its format; None when unreadable."""
     path = step.files.get("wire_response")
-    if path is None:
-        return None, None, 0
+    if path is None or wire_format is None or wire_format not in FORMATS:
+        return None
     try:
-        body = read_json(path)
+        return get_format(wire_format).from_wire_response(read_json(path)).usage
     except FcError:
-        return None, None, 0
-    usage = body.get("usage") if isinstance(body, dict) else None
-    if not isinstance(usage, dict):
-        return None, None, 0
-    read = _count(usage.get("cache_read_input_tokens"))
-    written = _count(usage.get("cache_creation_input_tokens"))
-    if read is not None or written is not None:  # Anthropic's shape
-        return read, written, (read or 0) + (written or 0)
-    details = usage.get("prompt_tokens_details")
-    if isinstance(details, dict) and _count(details.get("cached_tokens")) is not None:
-        return _count(details.get("cached_tokens")), None, 0
-    return _count(usage.get("prompt_cache_hit_tokens")), None, 0
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+        return None
 
 
 def _attempts_ns(attempts: Any) -> int:

@@ -119,6 +119,12 @@ class StreamAssembler:
         self._on_delta = None if on_delta is None else guarded(on_delta)
         self._sse = SSEDecoder(literals=literals)
         self._noted: set[str] = set()
+        self._after_end = 0
+        """Events that came after the end marker, ignored."""
+
+    after_end_note = ""
+    """What a format with an end marker notes of events after it (`N_("{count} event(s) after
+    `message_stop` ignored")`)."""
 
     @property
     def bytes_received(self) -> int:
@@ -130,15 +136,26 @@ class StreamAssembler:
 
     def feed(self, chunk: bytes) -> None:
         for objs in self._sse.feed_json_slices(chunk):
+            self._take(objs)
+
+    def _take(self, objs: list[Any]) -> None:
+        """Fold a slice of events, or count it as ignored once the stream has ended."""
+        if self.ended:
+            self._after_end += len(objs)
+        else:
             self._fold(objs)
 
     def _fold(self, objs: list[Any]) -> None:
         raise NotImplementedError
 
+    def _note_after_end(self) -> None:
+        if self._after_end:
+            self.notes.append(Msg.__new__(Msg, self.after_end_note, count=self._after_end))
+
     def _note(self, key: str, text: str) -> None:
         note_once(self.notes, self._noted, key, text)
 
-    def _closing(self, cut: str | None, ended: bool) -> list[str]:
+    def _closing(self, cut: str | None) -> list[str]:
         """At the end of the body: fold a last event that lacked its blank line, and return the
         reasons the stream ended early so far (the transport's `cut`, a last event or line cut
         off). Raise the error of a body that is no event stream at all."""
@@ -149,9 +166,9 @@ class StreamAssembler:
             objs = []
             reasons.append(Msg("the last event was cut off"))
         if objs:
-            if not ended:
+            if not self.ended:
                 self.notes.append(Msg("the last event had no closing blank line"))
-            self._fold(objs)
+            self._take(objs)
         unfinished = self._sse.unfinished
         if unfinished and not self._whole_last_line(unfinished):
             reasons.append(Msg("the last line was cut off"))
@@ -206,7 +223,6 @@ class Codec(Protocol):
     def from_wire_request(self, body: Any, /) -> Request: ...
     def to_wire_response(self, response: Response, /) -> dict[str, Any]: ...
     def from_wire_response(self, body: Any, /) -> Response: ...
-    def wire_stop_reason(self, body: Any, /) -> str | None: ...
 
 
 class WireFormat(BlocksLayout):
@@ -273,8 +289,17 @@ class WireFormat(BlocksLayout):
         return self.codec.from_wire_response(body)
 
     def wire_stop_reason(self, body: Any) -> str | None:
-        """Return the stop reason as the wire says it, for showing side by side."""
-        return self.codec.wire_stop_reason(body)
+        """Return the stop reason as the wire says it (at `places.stop`), for showing side by
+        side."""
+        value = body
+        for key in re.findall(r"\w+", self.places.stop):
+            if isinstance(value, dict):
+                value = value.get(key)
+            elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+                value = value[int(key)]
+            else:
+                return None
+        return value if isinstance(value, str) else None
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         raise NotImplementedError

@@ -5,6 +5,7 @@ Shared by the wire modules so each reports a bad body the same way; it knows no 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from fccli.core.errors import ConversionError
+from fccli.core.jsonio import reject_constant
 from fccli.i18n import Msg
 
 
@@ -74,3 +76,18 @@ def shape_errors() -> Iterator[None]:
                 place=".".join(str(p) for p in first["loc"]),
             )
         ) from None
+
+
+def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
+    """`(input, raw)`: the parsed object, or `{}` and the raw text when it is not a JSON object.
+
+    Never raise: the model's bad JSON is the model's mistake, to be answered with an error
+    result it can read, not a crash of the harness.
+    """
+    try:
+        value = json.loads(arguments, parse_constant=reject_constant)
+    except (ValueError, TypeError, RecursionError):
+        # ValueError covers JSONDecodeError and integers past the digit limit; deep nesting
+        # raises RecursionError.
+        return {}, arguments
+    return (value, None) if isinstance(value, dict) else ({}, arguments)

@@ -175,16 +175,6 @@ def texts(content: Any) -> str:
     return ""
 
 
-def parse_arguments(raw: Any) -> tuple[bool, Any]:
-    """Arguments as a JSON string: (parses as JSON, the value). A non-string is taken as it is."""
-    if not isinstance(raw, str):
-        return True, raw
-    try:
-        return True, json.loads(raw, parse_constant=reject_constant)
-    except (ValueError, RecursionError):
-        return False, None
-
-
 def string_call(
     call_id: Any,
     name: Any,
@@ -196,8 +186,14 @@ def string_call(
     name_path: str | None = None,
     id_key: str = "id",
 ) -> Call:
-    """Return a call whose arguments travel as a JSON string, parsed leniently."""
-    parses, arguments = parse_arguments(raw)
+    """Return a call whose arguments travel as a JSON string, parsed leniently (a non-string is
+    taken as it is)."""
+    parses, arguments = True, raw
+    if isinstance(raw, str):
+        try:
+            arguments = json.loads(raw, parse_constant=reject_constant)
+        except (ValueError, RecursionError):
+            parses, arguments = False, None
     return Call(
         as_id(call_id),
         name,

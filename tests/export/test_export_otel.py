@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -23,6 +24,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from fccli.commands import entry
+from fccli.core.models import Usage
+from fccli.export.spans import _Builder
+from fccli.trace.reader import Step
 from tests.conftest import REPO
 from tests.support.otlp_receiver import OtlpReceiver
 
@@ -667,3 +671,17 @@ def test_the_newest_trace_by_default_and_help_offline(monkeypatch, capsys, tmp_p
     assert out.startswith("traces/examples/")  # the newest of them, by its manifest's start
     code, out, _ = fc(monkeypatch, capsys, "export", "otel", "--help")
     assert code == 0 and "--no-content" in out
+
+
+def test_anthropic_cache_counts_from_the_wire_answer_join_the_input(tmp_path: Path) -> None:
+    """A trace whose usage has no cache counts: Anthropic's wire answer gives them, and the
+    input it left them out of counts them (as the conventions do)."""
+    wire = tmp_path / "1-response.anthropic.json"
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}
+    body = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+    wire.write_text(json.dumps({**body, "usage": usage}), "utf-8")
+    step = Step(1)
+    step.files["wire_response"] = wire
+    builder = SimpleNamespace(trace=SimpleNamespace(wire_format="anthropic"))
+    merged = _Builder._with_wire_cache(builder, Usage(input_tokens=10, output_tokens=5), step)  # type: ignore[arg-type]
+    assert merged == Usage(input_tokens=110, output_tokens=5, cache_read_tokens=100)

@@ -43,7 +43,6 @@ from fccli.wire.anthropic.codec import (
     request_problem,
     to_wire_request,
     to_wire_response,
-    wire_stop_reason,
 )
 from fccli.wire.registry import get_format
 from tests.support.builders import (
@@ -731,12 +730,13 @@ def test_an_unknown_stop_reason_is_kept_as_it_came_both_ways(reason: str) -> Non
     response = from_wire_response(wire_response([{"type": "text", "text": "a"}], reason))
     assert response.stop_reason == reason
     assert to_wire_response(response)["stop_reason"] == reason
-    assert wire_stop_reason(wire_response([], reason)) == reason
+    assert get_format("anthropic").wire_stop_reason(wire_response([], reason)) == reason
 
 
 def test_wire_stop_reason_is_none_when_there_is_none() -> None:
-    assert wire_stop_reason({"stop_reason": None}) is None
-    assert wire_stop_reason([]) is None
+    for fmt in ("anthropic", "openai", "gemini", "responses"):
+        assert get_format(fmt).wire_stop_reason({"stop_reason": None}) is None
+        assert get_format(fmt).wire_stop_reason([]) is None
 
 
 @pytest.mark.parametrize(

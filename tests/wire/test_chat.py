@@ -37,13 +37,13 @@ from fccli.wire.chat.codec import (
     dump_arguments,
     from_wire_request,
     from_wire_response,
-    parse_arguments,
     to_wire_request,
     to_wire_response,
 )
 from fccli.wire.chat.dialects import DEEPSEEK as DEEPSEEK_DIALECT
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.registry import get_format
+from fccli.wire.shape import parse_arguments
 from tests.conftest import clean_env
 from tests.support.builders import (
     WEATHER,

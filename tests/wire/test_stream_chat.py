@@ -20,6 +20,7 @@ from fccli.wire.chat import codec as chat
 from fccli.wire.chat import stream as chat_stream
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
 from fccli.wire.chat.stream import ChatStreamFolder
+from fccli.wire.shape import parse_arguments
 from tests.providers.test_providers_http import TWO_CITIES, load, run_fc
 from tests.support import fake_provider
 from tests.support.builders import call_ids, json_objects
@@ -576,7 +577,7 @@ def test_events_after_done_are_ignored_and_said() -> None:
 
 
 def incomplete(call: dict[str, Any]) -> bool:
-    return chat.parse_arguments(call["function"]["arguments"])[1] is not None
+    return parse_arguments(call["function"]["arguments"])[1] is not None
 
 
 def boundaries(raw: bytes, step: int = 0) -> list[int]:

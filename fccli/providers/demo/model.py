@@ -49,6 +49,7 @@ from fccli.providers.demo.request import LongText, long_texts, read_request
 from fccli.providers.demo.stream import cut_inside_first_call, sse_events
 from fccli.wire.chat.codec import ERROR_MARKER
 from fccli.wire.registry import get_format
+from fccli.wire.view import texts
 
 INFO = ProviderInfo(
     name="demo", wire_format="deepseek", default_model="fc-demo", base_url=None, key_env=None
@@ -317,7 +318,7 @@ def _slipped(messages: list[dict[str, Any]]) -> dict[str, str]:
     ids = {c.get("id") for c in first["tool_calls"]}
     out = {}
     for m in messages:
-        content = _text(m.get("content"))
+        content = texts(m.get("content"))
         answers_first = m.get("role") == "tool" and m.get("tool_call_id") in ids
         if answers_first and content.startswith(ERROR_MARKER):
             out[m["tool_call_id"]] = content[len(ERROR_MARKER) :]
@@ -417,22 +418,13 @@ def _language_asked(tool: dict[str, Any], param: str | None) -> str | None:
 
 
 def _thinking_on(request: dict[str, Any]) -> bool:
-    thinking = request.get("thinking")
-    return not (isinstance(thinking, dict) and thinking.get("type") == "disabled")
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
+    return get_format(INFO.wire_format).thinking_on(request)
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
     for m in reversed(messages):
         if m.get("role") == "user":
-            return _text(m.get("content"))
+            return texts(m.get("content"))
     return ""
 
 
@@ -652,7 +644,7 @@ def _answer_response(
             calls[call["id"]] = (call["function"]["name"], args if isinstance(args, dict) else {})
             order.append(call["id"])
         if m.get("role") == "tool":
-            results[m["tool_call_id"]] = _text(m.get("content"))
+            results[m["tool_call_id"]] = texts(m.get("content"))
 
     lines: list[str] = []
     pairing: list[str] = []

@@ -420,8 +420,3 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
         cache_read_tokens=read,
         cache_write_tokens=write,
     )
-
-
-def wire_stop_reason(body: Any) -> str | None:
-    value = body.get("stop_reason") if isinstance(body, dict) else None
-    return value if isinstance(value, str) else None

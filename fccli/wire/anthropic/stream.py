@@ -28,14 +28,13 @@ came in `partial_json`, a key of fc's, not Anthropic's.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from fccli.core.errors import ProtocolError, StreamCut
-from fccli.core.jsonio import reject_constant
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Joined, Msg
+from fccli.i18n import N_, Joined, Msg
 from fccli.wire.base import StreamAssembler
+from fccli.wire.shape import parse_arguments
 from fccli.wire.sse import (
     ListenerFailed,
     call_label,
@@ -106,15 +105,14 @@ class _Block:
         text = joined(self.parts)
         if not text:
             return start, None
-        try:
-            value = json.loads(text, parse_constant=reject_constant)
-        except (ValueError, RecursionError):
-            return start, text
-        return (value, None) if isinstance(value, dict) else (start, text)
+        value, raw = parse_arguments(text)
+        return (value, None) if raw is None else (start, raw)
 
 
 class AnthropicStreamFolder(StreamAssembler):
     """Feed it the raw bytes of a Messages stream; `finish()` gives the answer."""
+
+    after_end_note = N_("{count} event(s) after `message_stop` ignored")
 
     def __init__(self, on_delta: OnDelta | None = None) -> None:
         super().__init__(on_delta)
@@ -123,7 +121,6 @@ class AnthropicStreamFolder(StreamAssembler):
         self._blocks: dict[Any, _Block] = {}
         self._calls = 0
         self._stopped = False
-        self._after_stop = 0
 
     @property
     def ended(self) -> bool:
@@ -132,9 +129,6 @@ class AnthropicStreamFolder(StreamAssembler):
     # -- folding parsed events
 
     def _fold(self, objs: list[Any]) -> None:
-        if self._stopped:
-            self._after_stop += len(objs)
-            return
         blocks = self._blocks
         emit = self._on_delta
         event = self._event
@@ -155,7 +149,7 @@ class AnthropicStreamFolder(StreamAssembler):
                 elif kind == "ping":
                     continue
                 elif event(obj, kind):  # message_stop
-                    self._after_stop += len(objs) - n - 1
+                    self._after_end += len(objs) - n - 1
                     break
         except ListenerFailed as e:
             raise e.error from None
@@ -238,7 +232,7 @@ class AnthropicStreamFolder(StreamAssembler):
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         """Return the assembled answer, as a non-streamed call returns it; StreamCut if it ended
         early."""
-        reasons = self._closing(cut, ended=self._stopped)
+        reasons = self._closing(cut)
         if self._message is None:
             reasons.append(Msg("no `message_start`"))
         body, bad = self._body()
@@ -282,10 +276,7 @@ class AnthropicStreamFolder(StreamAssembler):
             raise StreamCut(text, bytes_received=self.bytes_received, partial=body, ended=ended)
         if not self._stopped:
             self.notes.append(Msg("no `message_stop` event; the stream ended after stop_reason"))
-        if self._after_stop:
-            self.notes.append(
-                Msg("{count} event(s) after `message_stop` ignored", count=self._after_stop)
-            )
+        self._note_after_end()
         return body
 
     def _body(self) -> tuple[dict[str, Any], list[_Block]]:

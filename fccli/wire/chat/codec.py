@@ -30,7 +30,6 @@ import re
 from typing import Any
 
 from fccli.core.errors import ConversionError
-from fccli.core.jsonio import reject_constant
 from fccli.core.models import (
     Block,
     Message,
@@ -47,7 +46,7 @@ from fccli.core.models import (
 )
 from fccli.i18n import N_, Joined, Msg
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
-from fccli.wire.shape import count, expect, shape_errors
+from fccli.wire.shape import count, expect, parse_arguments, shape_errors
 
 ERROR_MARKER = "[tool error] "
 """Prefix of a tool message's content when the internal result had `is_error: true`."""
@@ -80,23 +79,6 @@ def max_tokens_field(model: str, dialect: ChatDialect) -> str:
 def dump_arguments(arguments: dict[str, Any]) -> str:
     """Return the `arguments` string: compact JSON, UTF-8 text kept as is."""
     return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
-
-
-def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
-    """`(input, raw)`: the parsed object, or `{}` and the raw text when it is not a JSON object.
-
-    Never raise: the model's bad JSON is the model's mistake, to be answered with an error
-    result it can read, not a crash of the harness.
-    """
-    try:
-        value = json.loads(arguments, parse_constant=reject_constant)
-    except (ValueError, TypeError, RecursionError):
-        # ValueError covers JSONDecodeError and integers past the digit limit; deep nesting
-        # raises RecursionError.
-        return {}, arguments
-    if isinstance(value, dict):
-        return value, None
-    return {}, arguments
 
 
 def thinking_enabled(request: Request, dialect: ChatDialect) -> bool:

@@ -148,13 +148,6 @@ class ChatFormat(WireFormat):
     def from_wire_response(self, body: Any) -> Response:
         return codec.from_wire_response(body, self.dialect)
 
-    def wire_stop_reason(self, body: Any) -> str | None:
-        try:
-            value = body["choices"][0]["finish_reason"]
-        except (KeyError, IndexError, TypeError):
-            return None
-        return value if isinstance(value, str) else None
-
     def request_problem(self, request: Request) -> str | None:
         return codec.tool_choice_problem(request, self.dialect)
 

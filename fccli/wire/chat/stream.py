@@ -34,10 +34,10 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import StreamAssembler
-from fccli.wire.chat.codec import parse_arguments
 from fccli.wire.chat.dialects import OPENAI, ChatDialect
+from fccli.wire.shape import parse_arguments
 from fccli.wire.sse import (
     ListenerFailed,
     call_label,
@@ -99,6 +99,8 @@ def _position(objs: list[Any], obj: Any) -> int:
 class ChatStreamFolder(StreamAssembler):
     """Feed it the raw bytes of a chat-completions stream; `finish()` gives the answer."""
 
+    after_end_note = N_("{count} event(s) after `data: [DONE]` ignored")
+
     def __init__(self, dialect: ChatDialect = OPENAI, on_delta: OnDelta | None = None) -> None:
         super().__init__(on_delta, literals=frozenset({DONE}))
         self.dialect = dialect
@@ -116,7 +118,6 @@ class ChatStreamFolder(StreamAssembler):
         self._by_id: dict[str, _Call] = {}
         self._by_index: dict[Any, _Call] = {}
         self._done = False
-        self._after_done = 0
 
     @property
     def ended(self) -> bool:
@@ -125,9 +126,6 @@ class ChatStreamFolder(StreamAssembler):
     # -- folding parsed chunks
 
     def _fold(self, objs: list[Any]) -> None:
-        if self._done:
-            self._after_done += len(objs)
-            return
         emit = self._on_delta
         texts_append = self._texts.append
         rfield = self.dialect.reasoning_field
@@ -147,7 +145,7 @@ class ChatStreamFolder(StreamAssembler):
                 except (KeyError, TypeError):
                     if obj == DONE:
                         self._done = True
-                        self._after_done += len(objs) - _position(objs, obj) - 1
+                        self._after_end += len(objs) - _position(objs, obj) - 1
                         break
                     self._odd(obj)
                     u = obj.get("usage")
@@ -351,7 +349,7 @@ class ChatStreamFolder(StreamAssembler):
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         """Return the assembled answer, as a non-streamed call returns it; StreamCut if it ended
         early."""
-        reasons = self._closing(cut, ended=self._done)
+        reasons = self._closing(cut)
         bad = [
             call
             for call in self._calls
@@ -378,10 +376,7 @@ class ChatStreamFolder(StreamAssembler):
             raise StreamCut(message, bytes_received=self.bytes_received, partial=body)
         if not self._done:
             self.notes.append(Msg("no `data: [DONE]` line; the stream ended after finish_reason"))
-        if self._after_done:
-            self.notes.append(
-                Msg("{count} event(s) after `data: [DONE]` ignored", count=self._after_done)
-            )
+        self._note_after_end()
         return body
 
     def _whole_last_line(self, line: str) -> bool:

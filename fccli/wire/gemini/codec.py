@@ -499,10 +499,3 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
         reasoning_tokens=thoughts,
         cache_read_tokens=count(usage.get("cachedContentTokenCount")),
     )
-
-
-def wire_stop_reason(body: Any) -> str | None:
-    candidates = body.get("candidates") if isinstance(body, dict) else None
-    first = candidates[0] if isinstance(candidates, list) and candidates else None
-    value = first.get("finishReason") if isinstance(first, dict) else None
-    return value if isinstance(value, str) else None

@@ -91,7 +91,7 @@ class GeminiStreamFolder(StreamAssembler):
         self._parts.append(part)
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        reasons = self._closing(cut, ended=False)
+        reasons = self._closing(cut)
         body = self._body()
         if self._chunks == 0:
             reasons.append(Msg("no chunk"))

@@ -42,7 +42,6 @@ import re
 from typing import Any
 
 from fccli.core.errors import ConversionError
-from fccli.core.jsonio import reject_constant
 from fccli.core.models import (
     Block,
     Message,
@@ -58,7 +57,7 @@ from fccli.core.models import (
     Usage,
 )
 from fccli.i18n import N_, Msg
-from fccli.wire.shape import count, expect, shape_errors
+from fccli.wire.shape import count, expect, parse_arguments, shape_errors
 
 NAME = "responses"
 """The format's name: trace files' suffix, and the origin of the items it keeps verbatim."""
@@ -413,18 +412,14 @@ def _texts(content: Any, path: str) -> list[str]:
 
 def _call_from_wire(item: dict[str, Any], path: str) -> ToolUseBlock:
     arguments = expect(item.get("arguments"), str, f"{path}.arguments", N_("a JSON string"))
-    try:
-        value = json.loads(arguments, parse_constant=reject_constant)
-    except (ValueError, RecursionError):
-        value = None
+    value, raw = parse_arguments(arguments)
     item_id = item.get("id")
     return ToolUseBlock(
         id=expect(item.get("call_id"), str, f"{path}.call_id", N_("the call's id")),
         item_id=expect(item_id, str, f"{path}.id", N_("a string")) if item_id is not None else None,
         name=expect(item.get("name"), str, f"{path}.name", N_("the tool's name")),
-        input=value if isinstance(value, dict) else {},
-        # The text as sent when it is no JSON object, so validation can say what is wrong.
-        raw_arguments=None if isinstance(value, dict) else arguments,
+        input=value,
+        raw_arguments=raw,
     )
 
 
@@ -540,13 +535,3 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
         cache_read_tokens=count(inputs.get("cached_tokens")),
         cache_write_tokens=count(inputs.get("cache_write_tokens")),
     )
-
-
-def wire_stop_reason(body: Any) -> str | None:
-    """Return the status, with the reason when incomplete: the closest the wire has to a stop
-    reason."""
-    if not isinstance(body, dict) or not isinstance(body.get("status"), str):
-        return None
-    details = body.get("incomplete_details")
-    reason = details.get("reason") if isinstance(details, dict) else None
-    return f"{body['status']} ({reason})" if isinstance(reason, str) else body["status"]

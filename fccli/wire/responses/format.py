@@ -90,6 +90,15 @@ class ResponsesFormat(WireFormat):
     ) -> list[Problem]:
         return list(reasoning_problems(doc, root, calls, thinking))
 
+    def wire_stop_reason(self, body: Any) -> str | None:
+        """Return the status, with the reason when incomplete: the closest the wire has to a stop
+        reason."""
+        if not isinstance(body, dict) or not isinstance(body.get("status"), str):
+            return None
+        details = body.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        return f"{body['status']} ({reason})" if isinstance(reason, str) else body["status"]
+
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         return ResponsesStreamFolder(on_delta)
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from fccli.core.errors import StreamCut
 from fccli.core.stream import OnDelta, StreamDelta
-from fccli.i18n import Msg
+from fccli.i18n import N_, Msg
 from fccli.wire.base import StreamAssembler
 from fccli.wire.sse import (
     ListenerFailed,
@@ -70,6 +70,8 @@ class _Item:
 class ResponsesStreamFolder(StreamAssembler):
     """Feed it the raw bytes of a Responses stream; `finish()` gives the answer."""
 
+    after_end_note = N_("{count} event(s) after `response.completed` ignored")
+
     def __init__(self, on_delta: OnDelta | None = None) -> None:
         super().__init__(on_delta)
         self._response: dict[str, Any] | None = None
@@ -77,16 +79,12 @@ class ResponsesStreamFolder(StreamAssembler):
         self._items: dict[int, _Item] = {}
         self._by_id: dict[str, _Item] = {}
         self._calls = 0
-        self._after_end = 0
 
     @property
     def ended(self) -> bool:
         return self._final is not None
 
     def _fold(self, objs: list[Any]) -> None:
-        if self._final is not None:
-            self._after_end += len(objs)
-            return
         n = 0
         try:
             for n, obj in enumerate(objs):
@@ -169,7 +167,7 @@ class ResponsesStreamFolder(StreamAssembler):
             )
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
-        reasons = self._closing(cut, ended=self._final is not None)
+        reasons = self._closing(cut)
         if self._final is None:
             reasons.append(Msg("no `response.completed`"))
         if reasons:
@@ -187,10 +185,7 @@ class ResponsesStreamFolder(StreamAssembler):
             )
             raise StreamCut(text, bytes_received=self.bytes_received, partial=body)
         assert self._final is not None
-        if self._after_end:
-            self.notes.append(
-                Msg("{count} event(s) after `response.completed` ignored", count=self._after_end)
-            )
+        self._note_after_end()
         # The last event holds the whole response; a server that leaves its output out
         # (some proxies do) still gave every item on the way.
         if self._final.get("output"):
