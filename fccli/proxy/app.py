@@ -105,7 +105,7 @@ class ProxyApp:
         answer, or None while the upstream has not answered."""
         self._stopped = False
         self.stopping: Callable[[], bool] = lambda: False
-        """Whether the server is shutting down (set by server/launch.py)."""
+        """Whether the server is shutting down (set by serve/launch.py)."""
 
     # the ASGI entry
 
