@@ -562,18 +562,63 @@ def test_run_refuses_a_bad_otlp_url_before_running(monkeypatch, capsys, tmp_path
     assert not (tmp_path / "t").exists()
 
 
-def test_a_run_whose_export_fails_keeps_its_trace_and_exits_3(
+def test_a_run_whose_export_fails_exits_0_warns_once_and_notes_it(
     monkeypatch, capsys, receiver, tmp_path
 ):
     receiver.script = [{"status": 500, "body": "down"}] * 4
     monkeypatch.setattr("fccli.export.deliver.RETRIES", 0)
-    code, _, err = fc(
+    code, stdout, err = fc(
         monkeypatch, capsys, "run", "杭州今天适合跑步吗？", "-o", str(tmp_path / "t"), "--json",
         "--otlp", receiver.url,
     )  # fmt: skip
-    assert code == 3
-    assert "HTTP 500: down" in err
-    assert json.loads((tmp_path / "t" / "manifest.json").read_text("utf-8"))["status"] == "ok"
+    assert code == 0, err
+    json.loads(stdout)  # the run's summary, as without --otlp
+    [warning] = [line for line in err.splitlines() if "not exported" in line]
+    assert warning.startswith("fc: warning: ") and "HTTP 500: down" in warning
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text("utf-8"))
+    assert manifest["status"] == "ok"
+    [note] = [n for n in manifest["notes"] if "export" in n]
+    assert note.startswith(f"the export to {receiver.url}") and "HTTP 500: down" in note
+    # fc export otel alone keeps exit 3 for the same failure
+    code, _, err = fc(
+        monkeypatch, capsys, "export", "otel", str(tmp_path / "t"), "--endpoint", receiver.url
+    )
+    assert code == 3 and "HTTP 500: down" in err
+
+
+def test_a_replay_whose_export_fails_exits_0(monkeypatch, capsys, receiver, tmp_path) -> None:
+    original = tmp_path / "t"
+    shutil.copytree(EXAMPLES / "hangzhou", original)
+    receiver.script = [{"status": 503, "body": "busy"}] * 4
+    monkeypatch.setattr("fccli.export.deliver.RETRIES", 0)
+    code, _, err = fc(
+        monkeypatch, capsys, "replay", str(original), "--error", "call_", "-o",
+        str(tmp_path / "r"), "--otlp", receiver.url,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "fc: warning: the trace was not exported" in err and "HTTP 503: busy" in err
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text("utf-8"))
+    assert any(n.startswith("the export to ") for n in manifest["notes"])
+
+
+def test_a_failed_run_whose_export_fails_keeps_the_runs_exit(
+    monkeypatch, capsys, receiver, fake_provider, tmp_path
+):
+    from tests.support.fake_provider import DEFAULT_KEY
+
+    monkeypatch.setenv("DEEPSEEK_API_KEY", DEFAULT_KEY)
+    fake_provider.script = [{"status": 400, "message": "Invalid request"}]
+    receiver.script = [{"status": 500, "body": "down"}] * 4
+    monkeypatch.setattr("fccli.export.deliver.RETRIES", 0)
+    code, _, err = fc(
+        monkeypatch, capsys, "run", "杭州今天适合跑步吗？", "-p", "deepseek", "--base-url",
+        fake_provider.url, "-o", str(tmp_path / "t"), "--otlp", receiver.url,
+    )  # fmt: skip
+    assert code == 3, err
+    assert "Invalid request" in err and "fc: warning: the trace was not exported" in err
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text("utf-8"))
+    assert manifest["status"] == "error"
+    assert any(n.startswith("the export to ") for n in manifest["notes"])
 
 
 # ---------------------------------------------------------------------------------------------
