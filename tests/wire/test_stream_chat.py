@@ -368,6 +368,82 @@ def test_a_second_head_reusing_index_0_starts_a_new_call() -> None:
     assert calls_of(out) == [("a", "f", '{"x": 1}'), ("b", "g", "{}")]
 
 
+def reuseindex_chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """A chunk as DeepSeek's OpenAI-compatible API sends it."""
+    return {
+        "id": "5f0b6c4e-2d1a-4a8e-9c3b-7e21d5a0c9f1",
+        "object": "chat.completion.chunk",
+        "created": 1764653000,
+        "model": "deepseek-chat",
+        "system_fingerprint": "fp_feb633d1f5_prod0820_fp8_kvcache",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
+
+
+def reuseindex_head(call_id: str) -> dict[str, Any]:
+    head = {"index": 0, "id": call_id, "type": "function"}
+    return reuseindex_chunk(
+        {"tool_calls": [{**head, "function": {"name": "get_weather", "arguments": ""}}]}
+    )
+
+
+def reuseindex_pieces(index: int, city: str) -> list[dict[str, Any]]:
+    pieces = ['{"', "city", '":"', city, '"}']
+    return [
+        reuseindex_chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]})
+        for p in pieces
+    ]
+
+
+REUSEINDEX_CALLS = [
+    ("call_0_8c1f2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f", "get_weather", '{"city":"杭州"}'),
+    ("call_1_1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "get_weather", '{"city":"北京"}'),
+    ("call_2_9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f", "get_weather", '{"city":"深圳"}'),
+]
+
+
+def test_the_reuseindex_stream_heads_on_index_0_and_pieces_on_their_own() -> None:
+    # Each head on index 0 with its id, its argument pieces on the call's own index.
+    role = reuseindex_chunk({"role": "assistant", "content": ""})
+    chunks: list[Any] = [role]
+    for n, (call_id, _, args) in enumerate(REUSEINDEX_CALLS):
+        city = json.loads(args)["city"]
+        chunks += [reuseindex_head(call_id), *reuseindex_pieces(n, city)]
+    chunks.append(reuseindex_chunk({"content": ""}, "tool_calls"))
+    out, _ = fold(sse(*chunks))
+    assert calls_of(out) == REUSEINDEX_CALLS
+    assert out["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_reuseindex_heads_first_then_pieces_go_in_the_order_the_heads_came() -> None:
+    # Every head first (all on index 0), then the pieces interleaved on indexes 0, 1, 2: nothing
+    # but the order says which call index 0's pieces belong to; the first head's.
+    chunks: list[Any] = [reuseindex_head(i) for i, _, _ in REUSEINDEX_CALLS]
+    pieces = [
+        reuseindex_pieces(n, json.loads(a)["city"]) for n, (_, _, a) in enumerate(REUSEINDEX_CALLS)
+    ]
+    for together in zip(*pieces, strict=True):
+        chunks += together
+    chunks.append(reuseindex_chunk({}, "tool_calls"))
+    out, _ = fold(sse(*chunks))
+    assert calls_of(out) == REUSEINDEX_CALLS
+
+
+def test_a_piece_carrying_its_id_on_another_index_joins_that_call() -> None:
+    a, b = REUSEINDEX_CALLS[0][0], REUSEINDEX_CALLS[1][0]
+    piece = {"index": 1, "id": b, "function": {"arguments": '{"city":'}}
+    raw = sse(
+        reuseindex_head(a),
+        reuseindex_head(b),
+        reuseindex_chunk({"tool_calls": [piece]}),
+        reuseindex_chunk({"tool_calls": [{"index": 1, "function": {"arguments": '"北京"}'}}]}),
+        reuseindex_chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}),
+        reuseindex_chunk({}, "tool_calls"),
+    )
+    out, _ = fold(raw)
+    assert calls_of(out) == [(a, "get_weather", "{}"), (b, "get_weather", '{"city":"北京"}')]
+
+
 def test_an_empty_id_or_name_never_overwrites_a_known_one() -> None:
     raw = sse(
         delta_chunk(

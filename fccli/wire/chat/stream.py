@@ -11,6 +11,11 @@ How tool-call fragments are routed, and why:
 - by `id` first, then by `index`: a provider was seen reusing index 0 for the head of a second
   call (agno-agi/agno PR 8880, DeepSeek), so a head with a new id starts a new call even when its
   index is taken, and later id-less fragments with that index go to the newest call there;
+- DeepSeek also sends such heads on index 0 and their argument pieces on an index of their own,
+  where no head came: a piece there joins the call its id names, else the first call (in the
+  order the heads came) whose head came on a reused index and has no index of its own yet; that
+  call then gives its head's index back to the call before it there, with the id-less pieces it
+  took through that index (the live deltas of those pieces named the wrong call);
 - a known id or name is never overwritten by an empty or missing one: some servers repeat
   `"id": "", "type": ""` on every continuation delta, others repeat the full id (the same call);
 - the answer's calls are in the order of their `index`, as in a non-streamed answer, whatever
@@ -58,11 +63,27 @@ _REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
 class _Call:
-    __slots__ = ("add", "args", "id", "index", "name", "null", "position", "type")
+    __slots__ = (
+        "add",
+        "args",
+        "borrowed",
+        "id",
+        "index",
+        "name",
+        "null",
+        "own",
+        "position",
+        "type",
+    )
 
-    def __init__(self, position: int, index: Any, call_id: str | None) -> None:
+    def __init__(self, position: int, index: Any, call_id: str | None, own: bool) -> None:
         self.position = position
         self.index = index
+        """The index its head came on."""
+        self.own = index if own else None
+        """The index its id-less pieces come on; None while its head's index is another's too."""
+        self.borrowed: list[int] = []
+        """Where in `args` the id-less pieces taken through a shared head index are."""
         self.id = call_id
         self.name: str | None = None
         self.type: str | None = None
@@ -83,7 +104,7 @@ class _Call:
         return self.null and not self.args
 
     def order(self) -> tuple[float, int]:
-        index = self.index
+        index = self.index if self.own is None else self.own
         known = isinstance(index, int) and not isinstance(index, bool)
         return (index if known else float("inf"), self.position)
 
@@ -117,6 +138,8 @@ class ChatStreamFolder(StreamAssembler):
         self._calls: list[_Call] = []
         self._by_id: dict[str, _Call] = {}
         self._by_index: dict[Any, _Call] = {}
+        self._heads: dict[Any, list[_Call]] = {}
+        """The calls whose head came on each index, in the order they came."""
         self._done = False
 
     @property
@@ -184,10 +207,12 @@ class ChatStreamFolder(StreamAssembler):
                                 call = by_id.get(tid)
                                 if call is None:
                                     call = head(tc, tid)
+                                elif call.own is None and tc.get("index") not in by_index:
+                                    self._bind(call, tc.get("index"))
                             else:
                                 call = by_index.get(tc.get("index"))
                                 if call is None:
-                                    call = head(tc, None)
+                                    call = self._unheaded(tc)
                             fn = tc.get("function")
                             if fn:
                                 if call.name is None and fn.get("name"):
@@ -196,6 +221,8 @@ class ChatStreamFolder(StreamAssembler):
                                 if args is None and "arguments" in fn:
                                     call.null = True
                                 elif args:
+                                    if call.own is None and not tid:
+                                        call.borrowed.append(len(call.args))
                                     call.add(args)
                                     if emit is not None:
                                         emit(
@@ -244,9 +271,10 @@ class ChatStreamFolder(StreamAssembler):
             call.id = tid
             self._by_id[tid] = call
         else:
-            call = _Call(len(self._calls), index, tid or None)
+            call = _Call(len(self._calls), index, tid or None, own=call is None)
             self._calls.append(call)
             self._by_index[index] = call
+            self._heads.setdefault(index, []).append(call)
             if tid:
                 self._by_id[tid] = call
         kind = tc.get("type")
@@ -259,6 +287,35 @@ class ChatStreamFolder(StreamAssembler):
         if self._on_delta is not None:
             self._on_delta(StreamDelta("call", "", call.position, call.id, call.name))
         return call
+
+    def _unheaded(self, tc: dict[str, Any]) -> _Call:
+        """Return the call an id-less fragment on an index no head came on belongs to."""
+        fn = tc.get("function")
+        if not (isinstance(fn, dict) and fn.get("name")):
+            call = next((c for c in self._calls if c.own is None), None)
+            if call is not None:
+                self._bind(call, tc.get("index"))
+                return call
+        return self._head(tc, None)
+
+    def _bind(self, call: _Call, index: Any) -> None:
+        """Give `call` the index its pieces come on, and its head's index back to the call
+        before it there, with the id-less pieces it took through that index."""
+        call.own = index
+        self._by_index[index] = call
+        if self._by_index.get(call.index) is not call:
+            return
+        heads = self._heads[call.index]
+        earlier = [c for c in heads[: heads.index(call)] if c.own in (None, call.index)]
+        if not earlier:
+            return
+        previous = earlier[-1]
+        self._by_index[call.index] = previous
+        if call.borrowed:
+            taken = set(call.borrowed)
+            previous.args.extend(call.args[i] for i in call.borrowed)
+            call.args[:] = [a for i, a in enumerate(call.args) if i not in taken]
+            call.borrowed.clear()
 
     def _late_name(self, call: _Call, name: Any) -> None:
         call.name = str(name)
