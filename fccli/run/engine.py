@@ -188,7 +188,7 @@ class RoundTrip:
                             ),
                         )
                     self.trace.save_manifest()
-                    self.emit(ToolsExecuted(step, runs))
+                    self.emit(ToolsExecuted(step, runs, self.bug))
                     # ALL results of the turn in ONE user message, in call order, paired by id
                     # (unless --harness-bug says otherwise).
                     handed, bug_note = hand_back(self.bug, runs)
