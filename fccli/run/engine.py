@@ -262,10 +262,9 @@ class RoundTrip:
         message = response.as_message()
         if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
             return message
-        self._bug_notes.append(
-            Msg("drop-reasoning: step {step}'s reasoning was not carried back", step=step)
-        )
-        return without_reasoning(message)
+        carried, note = without_reasoning(step, message)
+        self._bug_notes.append(note)
+        return carried
 
     def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
         """Take a tool request as the answer (ignore-stop-reason, the course's opening story):

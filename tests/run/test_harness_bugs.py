@@ -232,3 +232,16 @@ def test_a_schema_fault_under_strict_is_announced_as_prevented(fc, fault: str) -
     # without --strict the fault happens, and is announced as made on purpose
     done = _lines(fc("run", "杭州今天适合跑步吗？", "--demo-fault", fault, "-o", "u").stdout)
     assert f"--demo-fault {fault}: the demo model makes this mistake on purpose" in done, done
+
+
+def test_drop_reasoning_without_thinking_does_not_say_reasoning_was_dropped(fc) -> None:
+    done = _lines(
+        fc("run", TWO_CITIES, "--harness-bug", "drop-reasoning", "--no-thinking", "-o", "t").stdout
+    )
+    assert "step 1 had no reasoning to drop" in done, done
+    assert "reasoning was not carried back" not in done, done
+    shown = _lines(fc("show", "t").stdout)
+    assert "step 1 had no reasoning to drop" in shown, shown
+    # with thinking on, the reasoning is dropped and said so
+    done = _lines(fc("run", TWO_CITIES, "--harness-bug", "drop-reasoning", "-o", "u").stdout)
+    assert "step 1's reasoning was not carried back" in done, done
