@@ -15,8 +15,15 @@ from rich.text import Text
 
 from fccli.core.jsonio import dumps
 from fccli.core.manifest import Manifest
-from fccli.core.models import FINAL_STOPS, ProviderBlock, TextBlock, ThinkingBlock, ToolUseBlock
+from fccli.core.models import (
+    FINAL_STOPS,
+    ProviderBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+)
 from fccli.i18n import _, localized, tidy
+from fccli.render.history import handed_back
 from fccli.render.stream_view import LiveStream
 from fccli.run.events import (
     Event,
@@ -98,9 +105,21 @@ class _Elapsed:
 _NOT_RUN = ("unknown_tool", "invalid_arguments", "invalid_json")
 
 
-def _executed(runs: list[ToolRun]) -> str:
-    """What fc did with the calls, as it happened: executing nothing is said as such."""
+def _executed(runs: list[ToolRun], bug: str | None) -> str:
+    """What fc did with the calls, as it happened: executing nothing, or unchecked, said as such."""
     ran = sum(1 for run in runs if run.error_kind not in _NOT_RUN)
+    if bug == "no-validation":
+        if ran == len(runs):
+            return _(
+                "the model only asked; fc did NOT validate the arguments "
+                "(--harness-bug no-validation) and executed them unchecked:"
+            )
+        return _(
+            "the model only asked; fc did NOT validate the arguments "
+            "(--harness-bug no-validation) and executed {ran} of {total} calls unchecked:",
+            ran=ran,
+            total=len(runs),
+        )
     if ran == 0:
         return _("the model only asked; fc validated the arguments and executed nothing:")
     if ran == len(runs):
@@ -109,6 +128,35 @@ def _executed(runs: list[ToolRun]) -> str:
         "the model only asked; fc validated the arguments and executed {ran} of {total} calls:",
         ran=ran,
         total=len(runs),
+    )
+
+
+def _results_back(n: int, bug: str | None, wire_format: str, layout: str) -> str:
+    """How the results of a step go back, as the harness (buggy or not) hands them."""
+    if bug == "drop-results":
+        return _("the results are NOT handed back (--harness-bug drop-results)")
+    if bug == "split-results" and n > 1:
+        return _(
+            "the results go back paired with their calls by id, but internally in {n} user "
+            "messages, one per result (--harness-bug split-results), in the {wire_format} "
+            "format as {layout}",
+            n=n,
+            wire_format=wire_format,
+            layout=layout,
+        )
+    if bug == "pair-by-order" and n > 1:
+        return _(
+            "the results go back internally in ONE user message, paired with the calls by "
+            "position, not by id (--harness-bug pair-by-order), in the {wire_format} format "
+            "as {layout}",
+            wire_format=wire_format,
+            layout=layout,
+        )
+    return _(
+        "the results go back paired with their calls by id: internally in ONE user "
+        "message, in the {wire_format} format as {layout}",
+        wire_format=wire_format,
+        layout=layout,
     )
 
 
@@ -193,8 +241,15 @@ class RunView:
         if isinstance(event, StepStarted):
             req = event.request
             last = req.messages[-1]
-            if last.tool_results():
-                what = _("{n} tool result(s) handed back", n=len(last.tool_results()))
+            results, held = handed_back(req.messages)
+            if held > 1:
+                what = _(
+                    "{n} tool result(s) handed back in {messages} user messages",
+                    n=len(results),
+                    messages=held,
+                )
+            elif results:
+                what = _("{n} tool result(s) handed back", n=len(results))
             elif len(req.messages) == 1:
                 what = _("the question")
             else:  # a history that does not end on results (--harness-bug drop-results)
@@ -231,7 +286,7 @@ class RunView:
         elif isinstance(event, ResponseReceived):
             self._response(event)
         elif isinstance(event, ToolsExecuted):
-            c.print(f"  [dim]{_executed(event.runs)}[/]")
+            c.print(f"  [dim]{_executed(event.runs, event.harness_bug)}[/]")
             for run in event.runs:
                 said = {
                     "id": escape(run.call.id),
@@ -248,11 +303,8 @@ class RunView:
                         **said,
                     )
                 c.print(f"  {line}")
-            said_back = _(
-                "the results go back paired with their calls by id: internally in ONE user "
-                "message, in the {wire_format} format as {layout}",
-                wire_format=self.wire_format,
-                layout=self.results_layout,
+            said_back = _results_back(
+                len(event.runs), event.harness_bug, self.wire_format, self.results_layout
             )
             c.print(f"  [dim]{said_back}[/]")
         elif isinstance(event, Note):

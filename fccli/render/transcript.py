@@ -36,6 +36,7 @@ from fccli.core.models import (
 from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole
+from fccli.render.history import handed_back
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
@@ -461,10 +462,16 @@ def _what_is_new(request: Request) -> str:
     if not request.messages:
         return _("no messages")
     last = request.messages[-1]
-    results = last.tool_results()
+    results, held = handed_back(request.messages)
     if results:
         errors = sum(r.is_error for r in results)
-        if len(results) > 1:
+        if held > 1:
+            said = _(
+                "{n} tool results handed back in {messages} user messages",
+                n=len(results),
+                messages=held,
+            )
+        elif len(results) > 1:
             said = _("{n} tool results handed back", n=len(results))
         else:
             said = _("1 tool result handed back")
@@ -559,7 +566,18 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     last = trace.steps[-1].number if trace.steps else 0
     where = error["step"] if isinstance(error.get("step"), int) else last
     reason = translated(stop_reason(error))
-    if status == "ok":
+    response = trace.steps[-1].response if trace.steps else None
+    if status == "ok" and response is not None and response.stop_reason == "tool_use":
+        view.line(
+            (_("done: "), "bold red"),
+            _(
+                "the harness took the tool request of step {step} as the answer; "
+                "its {n} call(s) were never executed",
+                step=last,
+                n=len(response.tool_uses()),
+            ),
+        )
+    elif status == "ok":
         view.line((_("done: "), "bold green"), _("the model answered at step {step}", step=last))
     elif status == "max_steps":
         limit = m.options.max_steps if m.options and m.options.max_steps is not None else last

@@ -56,10 +56,20 @@ def _label(run: ToolRun) -> str:
     return json.dumps(run.call.input, ensure_ascii=False)
 
 
-def without_reasoning(message: Message) -> Message:
-    """Drop the reasoning of an assistant turn (drop-reasoning): a thinking block, or a
-    provider's own reasoning item kept verbatim, as OpenAI Responses' `reasoning`."""
-    return Message(role=message.role, content=[b for b in message.content if not _is_reasoning(b)])
+def without_reasoning(step: int, message: Message) -> tuple[Message, Msg]:
+    """Drop the reasoning of an assistant turn (drop-reasoning); say what was dropped.
+
+    Reasoning is a thinking block, or a provider's own reasoning item kept verbatim, as OpenAI
+    Responses' `reasoning`."""
+    kept = [b for b in message.content if not _is_reasoning(b)]
+    if len(kept) == len(message.content):
+        return message, Msg(
+            "drop-reasoning: step {step} had no reasoning to drop (the turn is carried back whole)",
+            step=step,
+        )
+    return Message(role=message.role, content=kept), Msg(
+        "drop-reasoning: step {step}'s reasoning was not carried back", step=step
+    )
 
 
 def _is_reasoning(block: Block) -> bool:

@@ -188,7 +188,7 @@ class RoundTrip:
                             ),
                         )
                     self.trace.save_manifest()
-                    self.emit(ToolsExecuted(step, runs))
+                    self.emit(ToolsExecuted(step, runs, self.bug))
                     # ALL results of the turn in ONE user message, in call order, paired by id
                     # (unless --harness-bug says otherwise).
                     handed, bug_note = hand_back(self.bug, runs)
@@ -262,10 +262,9 @@ class RoundTrip:
         message = response.as_message()
         if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
             return message
-        self._bug_notes.append(
-            Msg("drop-reasoning: step {step}'s reasoning was not carried back", step=step)
-        )
-        return without_reasoning(message)
+        carried, note = without_reasoning(step, message)
+        self._bug_notes.append(note)
+        return carried
 
     def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
         """Take a tool request as the answer (ignore-stop-reason, the course's opening story):

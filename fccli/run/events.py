@@ -60,9 +60,11 @@ class ResponseReceived:
 class ToolsExecuted:
     """The tools ran the calls of a step."""
 
-    def __init__(self, step: int, runs: list[ToolRun]) -> None:
+    def __init__(self, step: int, runs: list[ToolRun], harness_bug: str | None = None) -> None:
         self.step = step
         self.runs = runs
+        self.harness_bug = harness_bug
+        """The --harness-bug in force: how the calls were validated and the results go back."""
 
 
 class Note:

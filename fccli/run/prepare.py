@@ -21,7 +21,12 @@ from fccli.options.harness_bugs import HARNESS_BUGS
 from fccli.options.manifest import kept_options
 from fccli.providers.base import Provider
 from fccli.providers.demo.faults import DEMO_FAULTS
-from fccli.providers.demo.model import DEMO_SKILLS, DEMO_STREAM_PACE, DemoProvider
+from fccli.providers.demo.model import (
+    DEMO_SKILLS,
+    DEMO_STREAM_PACE,
+    SCHEMA_FAULTS,
+    DemoProvider,
+)
 from fccli.providers.profiles import PROFILES, Profile, profile_for
 from fccli.providers.registry import Connection, default_provider_name, get_provider
 from fccli.run.engine import RoundTrip, RunOptions
@@ -229,7 +234,16 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
     ]
     notes += connection_notes(name, settings.provider, settings.base_url, provider)
     notes += kept_note(trace.path)
-    if settings.demo_fault:
+    if settings.demo_fault and settings.demo_fault in SCHEMA_FAULTS and settings.strict:
+        # The demo keeps a strict tool's calls to its schema, as a provider does (said on the step).
+        notes.append(
+            Msg(
+                "--demo-fault {fault}: strict mode will prevent this mistake for a strict tool: "
+                "a call that breaks the schema cannot come out",
+                fault=settings.demo_fault,
+            )
+        )
+    elif settings.demo_fault:
         notes.append(
             Msg(
                 "--demo-fault {fault}: the demo model makes this mistake on purpose",

@@ -161,3 +161,87 @@ def test_the_run_view_does_not_call_a_history_without_results_the_question(fc) -
     first = step2.split("\n→ request", 1)[1].split("\n", 1)[0]
     assert "the last message from the assistant" in first, first
     assert "the question" not in first, first
+
+
+def _lines(text: str) -> str:
+    """Join what Rich wrapped, so a sentence is found whole."""
+    return " ".join(text.split())
+
+
+TWO_CITIES = "北京和上海今天适合跑步吗？"
+
+
+def test_no_validation_says_the_arguments_ran_unchecked(fc) -> None:
+    done = _lines(fc("run", TWO_CITIES, "--harness-bug", "no-validation", "-o", "t").stdout)
+    assert "fc did NOT validate the arguments" in done, done
+    assert "executed them unchecked" in done, done
+    assert "validated the arguments and executed" not in done, done
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_split_results_says_how_many_results_went_back_in_how_many_messages(
+    fc, stream: list[str]
+) -> None:
+    done = _lines(
+        fc("run", TWO_CITIES, "--harness-bug", "split-results", *stream, "-o", "t").stdout
+    )
+    assert "internally in 2 user messages, one per result" in done, done
+    assert "ONE user message" not in done, done
+    assert "2 tool result(s) handed back in 2 user messages" in done, done
+    assert "1 tool result(s) handed back" not in done, done
+    shown = _lines(fc("show", "t").stdout)
+    assert "2 tool results handed back in 2 user messages" in shown, shown
+    assert "1 tool result handed back" not in shown, shown
+
+
+def test_pair_by_order_says_the_results_are_paired_by_position(fc) -> None:
+    done = _lines(fc("run", TWO_CITIES, "--harness-bug", "pair-by-order", "-o", "t").stdout)
+    assert "paired with the calls by position, not by id" in done, done
+    assert "paired with their calls by id" not in done, done
+
+
+def test_drop_results_says_the_results_are_not_handed_back(fc) -> None:
+    done = _lines(fc("run", TWO_CITIES, "--harness-bug", "drop-results", "-o", "t").stdout)
+    assert "the results are NOT handed back" in done, done
+    assert "the results go back" not in done, done
+
+
+@pytest.mark.parametrize("thinking", [[], ["--no-thinking"]])
+def test_show_of_ignore_stop_reason_says_a_tool_request_was_taken_as_the_answer(
+    fc, thinking: list[str]
+) -> None:
+    fc("run", TWO_CITIES, "--harness-bug", "ignore-stop-reason", *thinking, "-o", "t")
+    shown = _lines(fc("show", "t").stdout)
+    assert (
+        "the harness took the tool request of step 1 as the answer; its 2 call(s) were never "
+        "executed" in shown
+    ), shown
+    assert "the model answered" not in shown, shown
+
+
+@pytest.mark.parametrize("fault", ["wrong-type", "missing-arg", "bad-json"])
+def test_a_schema_fault_under_strict_is_announced_as_prevented(fc, fault: str) -> None:
+    done = _lines(
+        fc("run", "杭州今天适合跑步吗？", "--strict", "--demo-fault", fault, "-o", "t").stdout
+    )
+    assert f"--demo-fault {fault}: strict mode will prevent this mistake" in done, done
+    assert "makes this mistake on purpose" not in done, done
+    assert f"--demo-fault {fault} did not happen" in done or "没有发生" in done, done
+    shown = _lines(fc("show", "t").stdout)
+    assert "makes this mistake on purpose" not in shown, shown
+    # without --strict the fault happens, and is announced as made on purpose
+    done = _lines(fc("run", "杭州今天适合跑步吗？", "--demo-fault", fault, "-o", "u").stdout)
+    assert f"--demo-fault {fault}: the demo model makes this mistake on purpose" in done, done
+
+
+def test_drop_reasoning_without_thinking_does_not_say_reasoning_was_dropped(fc) -> None:
+    done = _lines(
+        fc("run", TWO_CITIES, "--harness-bug", "drop-reasoning", "--no-thinking", "-o", "t").stdout
+    )
+    assert "step 1 had no reasoning to drop" in done, done
+    assert "reasoning was not carried back" not in done, done
+    shown = _lines(fc("show", "t").stdout)
+    assert "step 1 had no reasoning to drop" in shown, shown
+    # with thinking on, the reasoning is dropped and said so
+    done = _lines(fc("run", TWO_CITIES, "--harness-bug", "drop-reasoning", "-o", "u").stdout)
+    assert "step 1's reasoning was not carried back" in done, done
