@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from fccli import i18n
+from fccli.commands.app import COMMANDS as DECLARED
 from tests.conftest import clean_env
 from tests.support import golden
 
@@ -110,10 +111,18 @@ def test_the_list_of_commands_in_chinese(fc) -> None:
     page = fc("--help", "--lang", "zh", env=clean_env(COLUMNS="80")).stdout
     assert "命令：" in page.splitlines()
     assert "  tools      打印工具定义，和发送时一模一样（模型读到的 JSON）。" in page.splitlines()
-    assert "  run        带着工具定义提问，执行模型要求的调用，把结果回填给模型..." in (
-        page.splitlines()
-    )
+    assert "..." not in page.partition("命令：")[2]  # each summary whole, wrapped
+    assert "把结果回填给模型，如此反复。" in _squashed(page)
     golden.check("zh/help-fc-80.txt", page)
+
+
+def test_the_list_of_commands_shows_each_summary_whole(fc) -> None:
+    page = fc("--help", env=clean_env(COLUMNS="80")).stdout
+    listed = " ".join(page.partition("Commands:")[2].split())
+    for name, (_module, _attribute, help) in DECLARED.items():
+        assert f"{name} {help}" in listed, name
+    otel = " ".join(fc("export", "--help", env=clean_env(COLUMNS="80")).stdout.split())
+    assert "Needs the otel extra." in otel.partition("Commands:")[2]
 
 
 @pytest.mark.parametrize(
