@@ -112,11 +112,16 @@ def prepared(command: Any) -> Any:
 _HelpFormatter: Any = typer.Context.formatter_class
 
 
+# typer's mark of a required argument in a usage line: `{QUESTION}`.
+_REQUIRED = re.compile(r"\{([^\s{}]+)\}")
+
+
 class WideFormatter(_HelpFormatter):  # type: ignore[misc]
     """Write click's help page, wrapping by display width where a text is not all ASCII (click
     counts a Chinese character as one column); ASCII text is click's own."""
 
     def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        args = _REQUIRED.sub(r"\1", args)  # `QUESTION` as CLI.md writes it, not `{QUESTION}`
         if f"{prefix or ''}{prog}{args}".isascii():
             return super().write_usage(prog, args, prefix)  # type: ignore[no-any-return]
         prefix = "Usage: " if prefix is None else prefix
