@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from fccli.i18n import N_, Joined, Msg
-from fccli.providers.profiles import PROFILES
 
 RUN, REPLAY, SEND = "run", "replay", "send"
 
@@ -111,6 +110,9 @@ def _bugs_help() -> Msg:
 
 def _providers_help() -> Msg:
     """Make --provider's help, the providers listed as their profiles name them."""
+    # imported here: a reader of the declarations (a transcript) needs no provider
+    from fccli.providers.profiles import PROFILES
+
     return Msg(
         "{providers}. Default: $FC_PROVIDER; else deepseek when DEEPSEEK_API_KEY is set; "
         "else demo (offline).",
