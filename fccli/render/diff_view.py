@@ -17,8 +17,7 @@ from fccli.core.jsonio import dumps
 from fccli.diff.paths import compact
 from fccli.diff.structural import kind_said
 from fccli.i18n import _, language, localized
-from fccli.render.console import make_console
-from fccli.render.linebreak import break_offsets
+from fccli.render.console import make_console, print_hanging
 
 if TYPE_CHECKING:
     from fccli.diff.compare import DiffResult, Side
@@ -30,8 +29,6 @@ CONTEXT = 24
 VALUE_LIMIT = 80
 LEFT_MAX = 36
 RIGHT_MAX = 24
-NARROWEST = 20
-"""The fewest columns a wrapped line is given, however deep its indent."""
 STATUS = {"differs": ("≠ differs", "bold red"), "missing": ("✗ missing", "bold red")}
 
 
@@ -81,7 +78,7 @@ def _side(side: Side) -> str:
 def _header(console: Console, result: DiffResult) -> None:
     for tag, style, side in (("A ", "bold red", result.a), ("B ", "bold green", result.b)):
         reason = _(" ({reason})", reason=localized(side.reason)) if side.reason else ""
-        _hanging(console, Text(tag, style), Text.assemble(_side(side), (reason, "dim")), 2)
+        print_hanging(console, Text(tag, style), Text.assemble(_side(side), (reason, "dim")), 2)
 
 
 # ---- the mapping
@@ -96,7 +93,7 @@ def _mapping(console: Console, result: DiffResult) -> None:
         format=wire.format,
         wire=wire.name,
     )
-    _hanging(console, Text(_("field by field, message by message: "), "bold"), Text(said), 2)
+    print_hanging(console, Text(_("field by field, message by message: "), "bold"), Text(said), 2)
     rows: list[tuple[Text, Text, Text]] = []
     parents: list[Link] = []
     for link in result.links:
@@ -116,7 +113,7 @@ def _mapping(console: Console, result: DiffResult) -> None:
             )
         )
         for path, value in result.wire_only:
-            _hanging(
+            print_hanging(
                 console, Text("  "), Text.assemble(path, (f" = {_value(value, 50)}", "dim")), 4
             )
     console.print()
@@ -126,7 +123,7 @@ def _mapping(console: Console, result: DiffResult) -> None:
         said = _(
             "{summary}; read back from {wire}, all equal", summary=result.summary, wire=wire.name
         )
-        _hanging(console, Text(_("the same meaning: "), "bold green"), Text(said), 2)
+        print_hanging(console, Text(_("the same meaning: "), "bold green"), Text(said), 2)
         return
     n = len(result.changes)
     counted = _("1 difference in meaning") if n == 1 else _("{n} differences in meaning", n=n)
@@ -136,7 +133,7 @@ def _mapping(console: Console, result: DiffResult) -> None:
         internal=internal.name,
         format=wire.format,
     )
-    _hanging(console, Text(counted, "bold red"), Text(said), 2)
+    print_hanging(console, Text(counted, "bold red"), Text(said), 2)
     _changes(console, result.changes, b_name=wire.name)
 
 
@@ -176,34 +173,10 @@ def _columns(
             if cell_len(start.plain + right.plain) + gap + cell_len(how.plain) <= width:
                 right = Text.assemble(right, " " * gap, how)
             else:
-                _hanging(console, start, right, indent)
+                print_hanging(console, start, right, indent)
                 indent = left_w + 5
                 start, right = Text(" " * indent), how
-        _hanging(console, start, right, indent)
-
-
-def _hanging(console: Console, start: Text, body: Text, indent: int) -> None:
-    """Print `start` then `body`, the body's wrapped lines `indent` columns in (one line in a
-    pipe): a note goes on under its own beginning, not at the margin."""
-    line = Text.assemble(start, body)
-    width = console.width
-    if console.soft_wrap or cell_len(line.plain) <= width:
-        console.print(line)
-        return
-    indent = max(min(indent, width - NARROWEST), 0)
-    if not start.plain.strip():  # a note on a line of its own: at the indent
-        start = Text(" " * indent)
-    room = width - cell_len(start.plain)
-    if room < NARROWEST:  # no room beside a long start: the body goes under it
-        console.print(start)
-        start, room = Text(" " * indent), width - indent
-    rest: Text | None = body
-    while rest is not None:
-        offsets = break_offsets(rest.plain, room, cell_len)
-        head, rest = rest.divide(offsets[:1]) if offsets else (rest, None)
-        head.rstrip()
-        console.print(Text.assemble(start, head))
-        start, room = Text(" " * indent), width - indent
+        print_hanging(console, start, right, indent)
 
 
 def _pad(text: str, width: int) -> str:
@@ -245,10 +218,10 @@ def _changes(
         path = _path(change, tagged, b_name)
         if change.kind == "removed":
             body = Text.assemble(path, where, colon, (_value(change.old), "red"))
-            _hanging(console, Text("- ", "bold red"), body, 2)
+            print_hanging(console, Text("- ", "bold red"), body, 2)
         elif change.kind == "added":
             body = Text.assemble(path, where, colon, (_value(change.new), "green"))
-            _hanging(console, Text("+ ", "bold green"), body, 2)
+            print_hanging(console, Text("+ ", "bold green"), body, 2)
         else:
             pieces = change.inline()
             if pieces is None:
@@ -260,7 +233,7 @@ def _changes(
                     " → ",
                     (_value(change.new), "green"),
                 )
-                _hanging(console, Text("~ ", "bold yellow"), body, 2)
+                print_hanging(console, Text("~ ", "bold yellow"), body, 2)
             else:
                 console.print(Text.assemble(("~ ", "bold yellow"), path, where, colon.strip()))
                 console.print(Text.assemble("    ", _inline(pieces, console.color_system is None)))
