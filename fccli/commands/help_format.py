@@ -101,6 +101,7 @@ def prepared(command: Any) -> Any:
     command.params.append(lang)
     command.context_class = WideContext if language() == "en" else TranslatingContext
     for sub in getattr(command, "commands", {}).values():
+        sub.short_help = sub.short_help or sub.help  # listed whole, wrapped: never cut
         prepared(sub)
     return command
 
@@ -111,11 +112,16 @@ def prepared(command: Any) -> Any:
 _HelpFormatter: Any = typer.Context.formatter_class
 
 
+# typer's mark of a required argument in a usage line: `{QUESTION}`.
+_REQUIRED = re.compile(r"\{([^\s{}]+)\}")
+
+
 class WideFormatter(_HelpFormatter):  # type: ignore[misc]
     """Write click's help page, wrapping by display width where a text is not all ASCII (click
     counts a Chinese character as one column); ASCII text is click's own."""
 
     def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        args = _REQUIRED.sub(r"\1", args)  # `QUESTION` as CLI.md writes it, not `{QUESTION}`
         if f"{prefix or ''}{prog}{args}".isascii():
             return super().write_usage(prog, args, prefix)  # type: ignore[no-any-return]
         prefix = "Usage: " if prefix is None else prefix
@@ -221,24 +227,6 @@ def wrapped_paragraphs(text: str, width: int, indent: str) -> list[str]:
     return lines
 
 
-def shortened(text: str, limit: int) -> str:
-    """Shorten a command's help for the list of commands: its first sentence if that fits in
-    `limit` columns, else its start cut at a break with `...` (click's rule, by display width)."""
-    text = " ".join(text.split())
-    if cells(text) <= limit:
-        return text
-    for end in ("。", ". "):
-        sentence = text.partition(end)[0] + end.strip()
-        if sentence != text and cells(sentence) <= limit:
-            return sentence
-    room = limit - 3
-    kept = text[: break_offsets(text, room)[0]]
-    clause = max(kept.rfind(mark) for mark in "，；：")  # a Chinese clause ends there
-    if clause > 0 and cells(kept[:clause]) >= room // 2:
-        kept = kept[:clause]
-    return kept.rstrip(" ，、：；,;:") + "..."
-
-
 # --- translating -----------------------------------------------------------------------------
 
 
@@ -252,8 +240,7 @@ def said(text: str) -> str:
 
 def _translate(command: Any, ctx: Any) -> None:
     """Translate the texts of `command`'s help page in place (once): its help, its parameters'
-    help (the help option's too) and, for a group, its commands' short help (shortened by
-    display width, as click shortens the English one by length)."""
+    help (the help option's too) and, for a group, its commands' short help."""
     if getattr(command, "_fc_translated", False):
         return
     command._fc_translated = True
@@ -262,13 +249,8 @@ def _translate(command: Any, ctx: Any) -> None:
     for param in command.get_params(ctx):
         if getattr(param, "help", None):
             param.help = said(param.help)
-    commands = getattr(command, "commands", None)
-    if commands:
-        names = [name for name, sub in commands.items() if not sub.hidden]
-        limit = ctx.make_formatter().width - 6 - max(len(name) for name in names)
-        for sub in commands.values():
-            text = said(sub.short_help or sub.help or "")
-            sub.short_help = shortened(text, limit)
+    for sub in getattr(command, "commands", {}).values():
+        sub.short_help = said(sub.short_help or sub.help or "")
 
 
 def _translated_extras(help: str) -> str:

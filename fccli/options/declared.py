@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from fccli.i18n import N_, Msg
+from fccli.i18n import N_, Joined, Msg
 
 RUN, REPLAY, SEND = "run", "replay", "send"
 
@@ -108,6 +108,18 @@ def _bugs_help() -> Msg:
     )
 
 
+def _providers_help() -> Msg:
+    """Make --provider's help, the providers listed as their profiles name them."""
+    # imported here: a reader of the declarations (a transcript) needs no provider
+    from fccli.providers.profiles import PROFILES
+
+    return Msg(
+        "{providers}. Default: $FC_PROVIDER; else deepseek when DEEPSEEK_API_KEY is set; "
+        "else demo (offline).",
+        providers=Joined(("demo", *PROFILES), ", "),
+    )
+
+
 # A table: one declaration per paragraph, in the order `fc run --help` lists them.
 # fmt: off
 OPTIONS: tuple[Option, ...] = (
@@ -135,9 +147,7 @@ OPTIONS: tuple[Option, ...] = (
         metavar="internal|wire"),
     Option("once", ("--once",), bool, False, N_(
         "Send the edited request only; do not continue the round trip."), commands=(REPLAY,)),
-    Option("provider", ("--provider", "-p"), str, None, N_(
-        "demo, deepseek, openai, anthropic, ollama. Default: $FC_PROVIDER; else deepseek when "
-        "DEEPSEEK_API_KEY is set; else demo (offline)."), commands=(RUN, REPLAY),
+    Option("provider", ("--provider", "-p"), str, None, _providers_help, commands=(RUN, REPLAY),
         variants={REPLAY: dict(help=N_("Replay on another provider (default: the trace's)."))}),
     Option("model", ("--model", "-m"), str, None, N_("Model name (each provider has a default)."),
         commands=(RUN, REPLAY),

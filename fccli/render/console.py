@@ -143,6 +143,34 @@ _TRAILING_BLANK = re.compile(r"\s(?:\n|\Z)")
 """Rich trims a blank at the end of a line longer than the console (`Text.rstrip_end`)."""
 
 
+NARROWEST = 20
+"""The fewest columns `print_hanging` gives a wrapped line, however deep its indent."""
+
+
+def print_hanging(console: Console, start: Text, body: Text, indent: int) -> None:
+    """Print `start` then `body`, the body's wrapped lines `indent` columns in (one line in a
+    pipe): a note goes on under its own beginning, not at the margin."""
+    line = Text.assemble(start, body)
+    width = console.width
+    if console.soft_wrap or cell_len(line.plain) <= width:
+        console.print(line)
+        return
+    indent = max(min(indent, width - NARROWEST), 0)
+    if start.plain and not start.plain.strip():  # a note on a line of its own: at the indent
+        start = Text(" " * indent)
+    room = width - cell_len(start.plain)
+    if room < NARROWEST:  # no room beside a long start: the body goes under it
+        console.print(start)
+        start, room = Text(" " * indent), width - indent
+    rest: Text | None = body
+    while rest is not None:
+        offsets = break_offsets(rest.plain, room, cell_len)
+        head, rest = rest.divide(offsets[:1]) if offsets else (rest, None)
+        head.rstrip()
+        console.print(Text.assemble(start, head))
+        start, room = Text(" " * indent), width - indent
+
+
 def silence_stdout() -> None:
     """Point stdout at /dev/null, so nothing written later (nor the flush at exit) fails."""
     try:

@@ -17,7 +17,7 @@ from fccli.core.jsonio import dumps
 from fccli.diff.paths import compact
 from fccli.diff.structural import kind_said
 from fccli.i18n import _, language, localized
-from fccli.render.console import make_console
+from fccli.render.console import make_console, print_hanging
 
 if TYPE_CHECKING:
     from fccli.diff.compare import DiffResult, Side
@@ -78,7 +78,7 @@ def _side(side: Side) -> str:
 def _header(console: Console, result: DiffResult) -> None:
     for tag, style, side in (("A ", "bold red", result.a), ("B ", "bold green", result.b)):
         reason = _(" ({reason})", reason=localized(side.reason)) if side.reason else ""
-        console.print(Text.assemble((tag, style), _side(side), (reason, "dim")))
+        print_hanging(console, Text(tag, style), Text.assemble(_side(side), (reason, "dim")), 2)
 
 
 # ---- the mapping
@@ -87,17 +87,13 @@ def _header(console: Console, result: DiffResult) -> None:
 def _mapping(console: Console, result: DiffResult) -> None:
     internal, wire = (result.a, result.b) if result.a.format == "internal" else (result.b, result.a)
     console.print()
-    console.print(
-        Text.assemble(
-            (_("field by field, message by message: "), "bold"),
-            _(
-                "internal ({internal}) → {format} ({wire})",
-                internal=internal.name,
-                format=wire.format,
-                wire=wire.name,
-            ),
-        )
+    said = _(
+        "internal ({internal}) → {format} ({wire})",
+        internal=internal.name,
+        format=wire.format,
+        wire=wire.name,
     )
+    print_hanging(console, Text(_("field by field, message by message: "), "bold"), Text(said), 2)
     rows: list[tuple[Text, Text, Text]] = []
     parents: list[Link] = []
     for link in result.links:
@@ -117,38 +113,27 @@ def _mapping(console: Console, result: DiffResult) -> None:
             )
         )
         for path, value in result.wire_only:
-            console.print(Text.assemble("  ", path, (f" = {_value(value, 50)}", "dim")))
+            print_hanging(
+                console, Text("  "), Text.assemble(path, (f" = {_value(value, 50)}", "dim")), 4
+            )
     console.print()
     if result.note:
         console.print(Text(localized(result.note), style="dim"))
     if not result.changes:
-        console.print(
-            Text.assemble(
-                (_("the same meaning: "), "bold green"),
-                _(
-                    "{summary}; read back from {wire}, all equal",
-                    summary=result.summary,
-                    wire=wire.name,
-                ),
-            )
+        said = _(
+            "{summary}; read back from {wire}, all equal", summary=result.summary, wire=wire.name
         )
+        print_hanging(console, Text(_("the same meaning: "), "bold green"), Text(said), 2)
         return
     n = len(result.changes)
-    console.print(
-        Text.assemble(
-            (
-                _("1 difference in meaning") if n == 1 else _("{n} differences in meaning", n=n),
-                "bold red",
-            ),
-            _(
-                " ({wire} read back into the internal format, against what {internal} "
-                "says in {format}):",
-                wire=wire.name,
-                internal=internal.name,
-                format=wire.format,
-            ),
-        )
+    counted = _("1 difference in meaning") if n == 1 else _("{n} differences in meaning", n=n)
+    said = _(
+        " ({wire} read back into the internal format, against what {internal} says in {format}):",
+        wire=wire.name,
+        internal=internal.name,
+        format=wire.format,
     )
+    print_hanging(console, Text(counted, "bold red"), Text(said), 2)
     _changes(console, result.changes, b_name=wire.name)
 
 
@@ -181,16 +166,17 @@ def _columns(
     width = console.width
     console.print(Text.assemble((_pad(titles[0], left_w), "bold"), "   ", (titles[1], "bold")))
     for left, right, how in rows:
-        line = Text.assemble(left, " " * max(left_w - cell_len(left.plain), 0), " → ", right)
+        start = Text.assemble(left, " " * max(left_w - cell_len(left.plain), 0), " → ")
+        indent = left_w + 3  # under the wire path
         if how.plain:
-            gap = max(left_w + 3 + right_w - cell_len(line.plain), 0) + 2
-            if cell_len(line.plain) + gap + cell_len(how.plain) <= width:
-                line.append(" " * gap)
-                line.append_text(how)
+            gap = max(left_w + 3 + right_w - cell_len(start.plain + right.plain), 0) + 2
+            if cell_len(start.plain + right.plain) + gap + cell_len(how.plain) <= width:
+                right = Text.assemble(right, " " * gap, how)
             else:
-                console.print(line)
-                line = Text.assemble(" " * (left_w + 5), how)
-        console.print(line)
+                print_hanging(console, start, right, indent)
+                indent = left_w + 5
+                start, right = Text(" " * indent), how
+        print_hanging(console, start, right, indent)
 
 
 def _pad(text: str, width: int) -> str:
@@ -231,29 +217,23 @@ def _changes(
         colon = "：" if change.where and language() == "zh" else ": "  # after `（…）`, full-width
         path = _path(change, tagged, b_name)
         if change.kind == "removed":
-            console.print(
-                Text.assemble(("- ", "bold red"), path, where, colon, (_value(change.old), "red"))
-            )
+            body = Text.assemble(path, where, colon, (_value(change.old), "red"))
+            print_hanging(console, Text("- ", "bold red"), body, 2)
         elif change.kind == "added":
-            console.print(
-                Text.assemble(
-                    ("+ ", "bold green"), path, where, colon, (_value(change.new), "green")
-                )
-            )
+            body = Text.assemble(path, where, colon, (_value(change.new), "green"))
+            print_hanging(console, Text("+ ", "bold green"), body, 2)
         else:
             pieces = change.inline()
             if pieces is None:
-                console.print(
-                    Text.assemble(
-                        ("~ ", "bold yellow"),
-                        path,
-                        where,
-                        colon,
-                        (_value(change.old), "red"),
-                        " → ",
-                        (_value(change.new), "green"),
-                    )
+                body = Text.assemble(
+                    path,
+                    where,
+                    colon,
+                    (_value(change.old), "red"),
+                    " → ",
+                    (_value(change.new), "green"),
                 )
+                print_hanging(console, Text("~ ", "bold yellow"), body, 2)
             else:
                 console.print(Text.assemble(("~ ", "bold yellow"), path, where, colon.strip()))
                 console.print(Text.assemble("    ", _inline(pieces, console.color_system is None)))

@@ -35,7 +35,7 @@ from fccli.core.models import (
 )
 from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
-from fccli.render.console import SafeConsole
+from fccli.render.console import SafeConsole, print_hanging
 from fccli.render.history import handed_back
 from fccli.trace.words import translated
 
@@ -762,7 +762,7 @@ def render_files(
     console: Console, heading: str, sections: list[tuple[str, list[tuple[str, str]]]]
 ) -> None:
     """Files as stored, pretty-printed, under a rule per section; JSON highlighted on a terminal."""
-    console.print(Text(heading, style="bold"))
+    print_hanging(console, Text(), Text(heading, style="bold"), 2)
     for title, files in sections:
         console.print()
         console.rule(Text(title, style="bold"), align="left", style="dim")
@@ -771,7 +771,7 @@ def render_files(
         for name, text in files:
             console.print(Text(name, style="bold cyan"))
             if console.color_system is None:
-                console.print(Text(text))
+                _print_file(console, Text(text))
                 continue
             from rich.syntax import Syntax  # Pygments: only for --wire on a terminal
 
@@ -780,4 +780,14 @@ def render_files(
             # As Text, so that a long line wraps by words at its own indentation (console.py).
             highlighted = syntax.highlight(text)
             highlighted.rstrip()
-            console.print(highlighted)
+            _print_file(console, highlighted)
+
+
+def _print_file(console: Console, text: Text) -> None:
+    """Print a file's lines, a stream's `data: ` and `event: ` lines wrapped under their value."""
+    for line in text.split("\n", allow_blank=True):
+        label = line.plain.partition(": ")[0]
+        if label in ("data", "event"):
+            print_hanging(console, line[: len(label) + 2], line[len(label) + 2 :], len(label) + 2)
+        else:
+            console.print(line)

@@ -12,7 +12,8 @@ A JSON tool has no implementation, so its results come from the file, beside the
 The first entry whose `arguments` the call's arguments contain (same values) answers;
 `"is_error": true` in an entry makes its result an error result. Else the `default`. Else, with
 `fc run --ask`, the person at the terminal is the tool: fc shows the call and reads the result.
-Else the result is an error result saying the tool has no implementation.
+Else the result is an error result saying the tool has no implementation and how to give it
+one (a definition copied from a request file's `tools` has none).
 
 Arguments are validated against the definition's JSON Schema before any of that, as a harness
 must: an invalid call gets an error result, never a table entry.
@@ -94,16 +95,24 @@ class JsonTool:
             if typed.casefold().startswith(ASKED_ERROR_PREFIX):
                 return Answer(typed[len(ASKED_ERROR_PREFIX) :].strip(), True, "tool_error")
             return Answer(typed)
-        return Answer(
-            _(
-                "{tool} has no implementation: it is defined in {source} with no result "
-                "for these arguments (no matching `results` entry, no `default`)",
+        if self.results:
+            said = _(
+                "{tool} has no implementation: no `results` entry in {source} matches these "
+                "arguments and it has no `default`; add one beside its definition, or run with "
+                "--ask to answer its calls yourself",
                 tool=self.name,
                 source=self.source,
-            ),
-            True,
-            "no_implementation",
-        )
+            )
+        else:  # a definition alone, as copied from a request file's `tools`
+            said = _(
+                "{tool} has no implementation: {source} holds its definition only, and a JSON "
+                'tool answers from its file. Add `"default": RESULT` or `"results": '
+                '[{{"arguments": {{...}}, "result": RESULT}}]` beside its definition, or run '
+                "with --ask to answer its calls yourself",
+                tool=self.name,
+                source=self.source,
+            )
+        return Answer(said, True, "no_implementation")
 
 
 def _text(value: Any) -> str:

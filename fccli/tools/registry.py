@@ -36,10 +36,11 @@ class Tool(NamedTuple):
     """True when `func` takes the validated model itself rather than keyword arguments."""
 
     def spec(self) -> ToolSpec:
-        schema = clean_schema(self.arguments_model.model_json_schema())
-        if self.takes_model and schema.get("description") == self.description:
-            # The model's docstring is the tool's description; said once, not twice.
-            del schema["description"]
+        """Describe the tool: a pydantic model's schema as `model_json_schema()` gives it (titles
+        and all, as article 004 passes it); the model fc makes of a signature, cleaned."""
+        schema = self.arguments_model.model_json_schema()
+        if not self.takes_model:
+            schema = clean_schema(schema)
         return ToolSpec(name=self.name, description=self.description, input_schema=schema)
 
     def call(self, arguments: BaseModel) -> Any:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from fccli.providers.registry import KNOWN
 from fccli.wire.registry import FORMATS
 from tests.conftest import clean_env
 
@@ -28,6 +29,20 @@ def test_the_help_of_a_format_option_names_every_format(fc: Any, command: str, o
     said = text[start:end]
     for name in FORMATS:
         assert name in said, (name, said)
+
+
+def test_the_help_of_provider_names_every_provider(fc: Any) -> None:
+    # `-p gemini` was missing from `fc run --help`, and from the README's options table.
+    result = fc("run", "--help", env={"COLUMNS": "400", "NO_COLOR": "1"})
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stdout.split()).split("--provider", 1)[1].split(" -m,", 1)[0]
+    for name in KNOWN:
+        assert name in said, (name, said)
+    row = next(
+        line for line in (ROOT / "README.md").read_text().splitlines() if "`-p, --provider`" in line
+    )
+    for name in KNOWN:
+        assert f"`{name}`" in row, (name, row)
 
 
 def test_the_fake_providers_banner_exports_what_every_format_needs(fc: Any, tmp_path: Path) -> None:

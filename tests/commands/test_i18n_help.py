@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from fccli import i18n
+from fccli.commands.app import COMMANDS as DECLARED
 from tests.conftest import clean_env
 from tests.support import golden
 
@@ -89,7 +90,7 @@ def test_every_help_text_of_every_command_is_said_in_chinese(fc, path: list[str]
 def test_the_run_page_in_chinese(fc) -> None:
     page = fc("--lang", "zh", "run", "--help", env=clean_env(COLUMNS="80")).stdout
     for line in (
-        "用法：fc run [OPTIONS] {QUESTION}",
+        "用法：fc run [OPTIONS] QUESTION",
         "  带着工具定义提问，执行模型要求的调用，把结果回填给模型，如此反复。",
         "参数：",
         "  QUESTION  要问的问题，例如 杭州今天适合跑步吗？  [必填]",
@@ -110,10 +111,18 @@ def test_the_list_of_commands_in_chinese(fc) -> None:
     page = fc("--help", "--lang", "zh", env=clean_env(COLUMNS="80")).stdout
     assert "命令：" in page.splitlines()
     assert "  tools      打印工具定义，和发送时一模一样（模型读到的 JSON）。" in page.splitlines()
-    assert "  run        带着工具定义提问，执行模型要求的调用，把结果回填给模型..." in (
-        page.splitlines()
-    )
+    assert "..." not in page.partition("命令：")[2]  # each summary whole, wrapped
+    assert "把结果回填给模型，如此反复。" in _squashed(page)
     golden.check("zh/help-fc-80.txt", page)
+
+
+def test_the_list_of_commands_shows_each_summary_whole(fc) -> None:
+    page = fc("--help", env=clean_env(COLUMNS="80")).stdout
+    listed = " ".join(page.partition("Commands:")[2].split())
+    for name, (_module, _attribute, help) in DECLARED.items():
+        assert f"{name} {help}" in listed, name
+    otel = " ".join(fc("export", "--help", env=clean_env(COLUMNS="80")).stdout.split())
+    assert "Needs the otel extra." in otel.partition("Commands:")[2]
 
 
 @pytest.mark.parametrize(
@@ -131,7 +140,7 @@ def test_the_environment_chooses_chinese_help(fc, env: dict[str, str]) -> None:
 def test_english_help_is_unchanged(fc) -> None:
     page = fc("run", "--help", env=clean_env(COLUMNS="80")).stdout
     lines = page.splitlines()
-    assert lines[0] == "Usage: fc run [OPTIONS] {QUESTION}"
+    assert lines[0] == "Usage: fc run [OPTIONS] QUESTION"
     assert "Options:" in lines and "Arguments:" in lines
     assert "  -h, --help                      Show this message and exit." in lines
     assert "  --system <str>                  A system prompt." in lines
@@ -206,7 +215,7 @@ def test_usage_errors_in_english_are_clicks(fc) -> None:
     ran = fc("run", "q", "--bogus")
     assert ran.returncode == 2
     assert ran.stderr.splitlines() == [
-        "Usage: fc run [OPTIONS] {QUESTION}",
+        "Usage: fc run [OPTIONS] QUESTION",
         "Try 'fc run -h' for help.",
         "",
         "Error: No such option: --bogus (Possible options: --out)",
@@ -254,7 +263,8 @@ def test_wrapping_by_display_width() -> None:
 @pytest.mark.parametrize("width", [58, 78])
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_english_help_in_ascii_is_clicks_own_word_for_word(path: list[str], width: int) -> None:
-    """fc's English context changes nothing click writes, but for a text that is not ASCII."""
+    """fc's English context changes nothing click writes, but for a text that is not ASCII and
+    a required argument in the usage line."""
     from typer import Context
 
     from fccli.commands.help_format import WideContext as english
@@ -263,6 +273,8 @@ def test_english_help_in_ascii_is_clicks_own_word_for_word(path: list[str], widt
     name = " ".join(["fc", *path])
     ours = command.get_help(english(command, info_name=name, terminal_width=width))
     clicks = command.get_help(Context(command, info_name=name, terminal_width=width))
+    usage, blank, rest = clicks.partition("\n\n")  # but a usage line's `{ARG}` is `ARG`
+    clicks = re.sub(r"\{([^\s{}]+)\}", r"\1", usage) + blank + rest
     if path == ["run"]:  # its QUESTION's example is Chinese: the only line click wraps wrong
         example = "  QUESTION  What to ask, e.g. 杭州今天适合跑步吗？"
         ours, clicks = (
@@ -271,3 +283,15 @@ def test_english_help_in_ascii_is_clicks_own_word_for_word(path: list[str], widt
         )
         ours = ours.replace("\n            [required]", "")
     assert ours == clicks
+
+
+def test_usage_lines_write_arguments_as_cli_md_does() -> None:
+    # typer marks a required argument `{QUESTION}`; CLI.md writes `fc run QUESTION`.
+    usages = {}
+    for path, command in COMMANDS:
+        ctx = command.context_class(command, info_name=" ".join(["fc", *path]))
+        usages[" ".join(path)] = ctx.get_usage()
+    assert usages["run"] == "Usage: fc run [OPTIONS] QUESTION"
+    assert usages["diff"] == "Usage: fc diff [OPTIONS] A B"
+    for name, usage in usages.items():
+        assert "{" not in usage, (name, usage)

@@ -7,6 +7,7 @@ trace (apart from its times). The zh golden files are the Chinese twins of tests
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -486,3 +487,45 @@ def test_a_hand_edit_is_said_in_chinese_and_recorded_in_english(made: Path, tmp_
         )
     finally:
         i18n.set_language("en")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [60, 80])
+@pytest.mark.parametrize(
+    "pair",
+    [
+        ("2-request.json", "2-request.deepseek.json"),
+        ("1-response.json", "1-response.deepseek.json"),
+    ],
+)
+def test_wrapped_notes_keep_their_hanging_indent(
+    lang: str, width: int, pair: tuple[str, str]
+) -> None:
+    # On a terminal a note (and a header, a row's wire side) that wraps goes on under its own
+    # beginning: only the start of a row, a header or a heading stands at the margin.
+    from fccli.render.console import make_console
+
+    i18n.set_language(lang)
+    try:
+        file = io.StringIO()
+        console = make_console(file=file, width=width, force_terminal=True, color_system=None)
+        a, b = (EXAMPLES / "three-cities" / name for name in pair)
+        render_diff(console, diff_documents(read_document(str(a)), read_document(str(b))))
+    finally:
+        i18n.set_language("en")
+    lines = file.getvalue().splitlines()
+    starts = (
+        "A ",
+        "B ",
+        "$",
+        "internal ",
+        "内部格式 ",
+        "field by field",
+        "逐字段",
+        "only in",
+        "只在",
+    )
+    starts += ("the same meaning", "含义相同")
+    at_margin = [line for line in lines if line and not line.startswith(" ")]
+    assert all(line.startswith(starts) for line in at_margin), at_margin
+    assert any(line.startswith(" " * 20) for line in lines)  # a note under its row, wrapped

@@ -28,6 +28,9 @@ RESULTS = [
 ]
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "traces" / "examples"
+
+
 def write(tmp_path: Path, doc: Any, name: str = "tools.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
@@ -68,8 +71,24 @@ def test_results_come_from_the_table_then_the_default_then_say_there_is_no_code(
     none = call(bare, {"order_id": "C-3"})
     assert none.result.is_error and none.error_kind == "no_implementation"
     assert "no implementation" in none.result.content
+    assert "no `results` entry" in none.result.content and "--ask" in none.result.content
     with_default = write(tmp_path, [{**tool, "default": "ok"}], "d.json")
     assert call(with_default, {"order_id": "C-3"}).result.content == "ok"
+
+
+def test_a_tool_copied_from_a_request_file_is_told_how_to_get_results(tmp_path: Path) -> None:
+    # The `tools` of a trace's request file, or the whole file, is a tools file: its definitions
+    # load, and a call says what they lack (a result beside each) and the ways to give one.
+    request = json.loads((EXAMPLES / "hangzhou" / "1-request.deepseek.json").read_text("utf-8"))
+    for doc in (request["tools"], request):
+        path = write(tmp_path, doc)
+        tools = load_json_tools(path)
+        run = run_call(tools, ToolUseBlock(id="c1", name="get_weather", input={"city": "杭州"}))
+        assert run.result.is_error and run.error_kind == "no_implementation"
+        said = run.result.content
+        assert f"{path} holds its definition only" in said, said
+        assert '`"default": RESULT`' in said and '"results": [{"arguments"' in said
+        assert "--ask" in said
 
 
 def test_arguments_are_validated_against_the_schema_before_any_result(tmp_path: Path) -> None:

@@ -192,11 +192,18 @@ def test_tool_name_is_the_function_name_unless_given() -> None:
     assert tool_from_function(add, name="plus").spec().name == "plus"
 
 
-def test_no_pydantic_title_keys_anywhere_in_the_schema() -> None:
-    for func in (search, find, shelve):
+def test_no_pydantic_title_keys_in_the_schema_of_a_signature() -> None:
+    for node in schema_nodes(tool_from_function(search).spec().input_schema):
+        assert "title" not in node, node
+
+
+def test_a_model_tools_schema_is_the_models_own_titles_and_all() -> None:
+    # Article 004 passes `WeatherParams.model_json_schema()` as the parameters: fc shows the same.
+    for func, model in ((find, Query), (shelve, Shelf), (bare, Bare)):
         schema = tool_from_function(func).spec().input_schema
-        for node in schema_nodes(schema):
-            assert "title" not in node, (func.__name__, node)
+        assert schema == model.model_json_schema(), func.__name__
+        assert list(schema) == list(model.model_json_schema())
+    assert tool_from_function(find).spec().input_schema["properties"]["q"]["title"] == "Q"
 
 
 def test_a_property_literally_named_title_survives() -> None:
@@ -204,7 +211,7 @@ def test_a_property_literally_named_title_survives() -> None:
     assert list(schema["properties"]) == ["query", "title", "limit", "tag"]
     assert "title" in schema["required"]
     nested = tool_from_function(shelve).spec().input_schema["$defs"]["Inner"]
-    assert nested["properties"]["title"] == {"type": "string"}
+    assert nested["properties"]["title"] == {"title": "Title", "type": "string"}
     assert nested["required"] == ["title"]
 
 
@@ -246,9 +253,9 @@ def test_schema_keys_are_in_reading_order_type_first() -> None:
     assert list(schema["properties"]["query"]) == ["type", "description"]
     assert list(schema["properties"]["limit"]) == ["type", "description", "default"]
     model_spec = tool_from_function(find).spec()
-    # The model's docstring is the tool's description, said once: not again inside parameters.
-    assert list(model_spec.input_schema) == ["type", "properties", "required"]
-    assert model_spec.description
+    # A model's schema keeps the model's own order; its docstring is the tool's description too.
+    assert list(model_spec.input_schema) == list(Query.model_json_schema())
+    assert model_spec.description == model_spec.input_schema["description"]
 
 
 def test_clean_schema_orders_keys_without_losing_any() -> None:
@@ -305,12 +312,14 @@ def test_a_model_tool_gets_the_models_schema() -> None:
     assert tool.arguments_model is Query
     assert tool.spec().description == "A search over the archive."
     assert tool.spec().input_schema == {
-        "type": "object",
+        "description": "A search over the archive.",
         "properties": {
-            "q": {"type": "string", "description": "search words"},
-            "limit": {"type": "integer", "default": 3},
+            "q": {"description": "search words", "title": "Q", "type": "string"},
+            "limit": {"default": 3, "title": "Limit", "type": "integer"},
         },
         "required": ["q"],
+        "title": "Query",
+        "type": "object",
     }
 
 
@@ -801,7 +810,7 @@ def test_a_user_tools_file_loads_with_docstrings_and_descriptions(tmp_path: Path
         "additionalProperties": False,
     }
     assert place.description == "Place an order."
-    assert place.input_schema["properties"]["item"] == {"type": "string"}
+    assert place.input_schema["properties"]["item"] == {"title": "Item", "type": "string"}
 
 
 def test_a_user_tools_files_tools_run(tmp_path: Path) -> None:
