@@ -229,15 +229,19 @@ def _deep_path(value: Any) -> str:
 
 
 def _json_problem(message: str) -> str:
-    """Python's own words for a JSON syntax error, as a Msg where fc has them translated."""
+    """Return Python's own words for a JSON syntax error, as a Msg where fc has them translated.
+
+    A message that ends in " at" (the position follows in Python's own text) loses it: fc says
+    "at line L, column C" itself."""
+    message = message.removesuffix(" at")
     for known in (
         Msg("Expecting value"),
         Msg("Expecting ',' delimiter"),
         Msg("Expecting ':' delimiter"),
         Msg("Expecting property name enclosed in double quotes"),
         Msg("Extra data"),
-        Msg("Unterminated string starting at"),
-        Msg("Invalid control character at"),
+        Msg("Unterminated string starting"),
+        Msg("Invalid control character"),
         Msg("Invalid \\escape"),
         Msg("Illegal trailing comma before end of object"),
         Msg("Illegal trailing comma before end of array"),

@@ -7,10 +7,12 @@ from __future__ import annotations
 import math
 import tracemalloc
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fccli.core.jsonio import encode, encoded_pieces
+from fccli.core.errors import InputFileError
+from fccli.core.jsonio import encode, encoded_pieces, parse_json
 
 TEXT = st.text(
     st.characters(codec=None, exclude_categories=()) | st.sampled_from('\x00\x7f\x9b\ud800\n"\\中')
@@ -56,3 +58,17 @@ def test_a_body_read_from_its_file_goes_out_in_pieces_of_the_same_bytes(tmp_path
     assert len(pieces) == 3 and all(len(p) <= PIECE for p in pieces)
     assert b"".join(pieces) == bytes(body) == path.read_bytes()
     assert len(body) == path.stat().st_size
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"a": "\x1b"}', "not valid JSON: Invalid control character at line 1, column 8"),
+        ('{"a": "open', "not valid JSON: Unterminated string starting at line 1, column 7"),
+    ],
+)
+def test_a_syntax_error_names_its_place_once(text: str, said: str) -> None:
+    with pytest.raises(InputFileError) as caught:
+        parse_json(text, "f.json")
+    assert said in str(caught.value)
+    assert " at at " not in str(caught.value)
