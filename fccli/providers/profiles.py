@@ -181,7 +181,7 @@ PROFILES: dict[str, Profile] = {
     ),
 }
 
-API_NAMES = ("chat", "anthropic", "responses", "gemini")
+API_NAMES = ("chat", "anthropic", "responses", "gemini", "native")
 """The values of `--api`: the wire format a provider is spoken to in."""
 
 DEEPSEEK_ANTHROPIC = PROFILES["anthropic"]._replace(
@@ -243,11 +243,34 @@ DEEPSEEK_RESPONSES = OPENAI_RESPONSES._replace(
     effort_is_thinking=True,
 )
 
+OLLAMA_NATIVE = PROFILES["ollama"]._replace(
+    # Ollama's own API (docs/api.md of ollama/ollama, POST /api/chat): at the server's root, not
+    # under /v1; arguments as objects, calls with or without ids, an NDJSON stream, and the
+    # settings the OpenAI-compatible endpoint has no field for (`options.num_ctx`...).
+    wire_format="ollama-native",
+    base_url="http://localhost:11434",
+    path="/api/chat",
+    thinking=Msg("model's default; --thinking sends think: true, --no-thinking think: false"),
+    tool_choices=(
+        Msg("auto (nothing sent)"),
+        Msg("none (no tool offered)"),
+        Msg("NAME (that tool offered alone)"),
+    ),
+    strict=Msg("no: the format has no strict mode (fc refuses --strict)"),
+    parallel_control=Msg("none: no switch for parallel calls (fc refuses --no-parallel)"),
+    streaming=Msg("NDJSON: one whole ChatResponse a line, calls whole, done: true last"),
+    efforts=("low", "high"),
+    effort_field=Msg("think (a level; models that take one)"),
+    api="native",
+    has_strict=False,
+)
+
 VARIANTS: dict[tuple[str, str], Profile] = {
     # OpenAI's first: a Responses file goes to OpenAI unless -p says otherwise (provider_of_format).
     ("openai", "responses"): OPENAI_RESPONSES,
     ("deepseek", "anthropic"): DEEPSEEK_ANTHROPIC,
     ("deepseek", "responses"): DEEPSEEK_RESPONSES,
+    ("ollama", "native"): OLLAMA_NATIVE,
 }
 """Profiles reached with `--api` other than a provider's own."""
 
@@ -280,7 +303,8 @@ def profile_for(name: str, api: str | None = None) -> Profile:
         ),
         hint=Msg(
             "-p deepseek --api anthropic reaches DeepSeek in the Anthropic format; "
-            "-p openai --api responses reaches OpenAI's Responses API"
+            "-p openai --api responses reaches OpenAI's Responses API; "
+            "-p ollama --api native reaches Ollama's own /api/chat"
         ),
     )
 

@@ -206,7 +206,9 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
     if problem is not None:
         close_provider(provider)
         hint = (
-            Msg("add --no-thinking to force a tool, or nudge in the question")
+            None
+            if "thinking" not in problem  # a format's own limit: its sentence says what to do
+            else Msg("add --no-thinking to force a tool, or nudge in the question")
             if "tool_choice" in problem
             else Msg("raise --max-tokens, or run without --thinking")
         )

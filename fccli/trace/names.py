@@ -17,11 +17,11 @@ MANIFEST = "manifest.json"
 TRACES_ROOT = Path("traces")
 """Where `fc run` writes traces by default, and where readers look when given none."""
 
-STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.(json|sse)")
+STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z][a-z-]*))?\.(json|sse)")
 """A step's file: (number, role, format or None for internal, extension)."""
 LOCK = ".fc-writing"
 """The lock a run holds on its trace directory while it writes."""
-_FC_FILE = r"manifest\.json|\d+-(?:request|response)(?:\.[a-z]+)?\.(?:json|sse)"
+_FC_FILE = r"manifest\.json|\d+-(?:request|response)(?:\.[a-z][a-z-]*)?\.(?:json|sse)"
 TRACE_FILE = rf"(?:{_FC_FILE})|\.(?:{_FC_FILE})\.[A-Za-z0-9_]+\.tmp|{re.escape(LOCK)}"
 """What fc writes into a trace directory, its temporary files (`.NAME.PID_N.tmp`, or
 `.NAME.RANDOM.tmp`) and its lock included: --force replaces these, and only these. Kept as text:

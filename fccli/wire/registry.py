@@ -62,6 +62,12 @@ def _gemini() -> WireFormat:
     return gemini.GeminiFormat()
 
 
+def _ollama_native() -> WireFormat:
+    from fccli.wire.ollama import format as ollama
+
+    return ollama.OllamaFormat()
+
+
 class _Formats(MutableMapping[str, WireFormat]):
     """The formats by name, each package imported when its format is first asked for (a
     command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's: start-up).
@@ -103,6 +109,7 @@ FORMATS: MutableMapping[str, WireFormat] = _Formats(
         "anthropic": _anthropic,
         "responses": _responses,
         "gemini": _gemini,
+        "ollama-native": _ollama_native,
     }
 )
 """Chat dialects in the order detection tries them: a dialect with signs first, the plain one

@@ -9,7 +9,8 @@ talks to it exactly as it would to the real service:
 - Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks;
   also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to);
 - OpenAI Responses: `POST /responses`, `/v1/responses`, OpenAI's auth and errors, reasoning items
-  that must come back (tests/support/fake_responses.py).
+  that must come back (tests/support/fake_responses.py);
+- Ollama's native API: `POST /api/chat`, NDJSON streams (tests/support/fake_ollama.py).
 
 Each as a JSON answer or, with `stream: true`, as a server-sent event stream whose assembled
 content is identical to the JSON answer.
@@ -146,6 +147,8 @@ class FakeProvider:
         """Every JSON body answered, exactly as written to the wire (streams not included)."""
         self.errors: list[str] = []
         """Tracebacks of the fake's own failures (answered 500); a test may assert it is empty."""
+        self.ollama_ids = False
+        """Ollama's calls carry ids (`call_...`), as newer servers send them; False: none."""
         self.cache: list[tuple[str, str, str]] = []
         """The prompt cache: (format, model, prompt text) of every request answered. A request
         whose prompt begins as an earlier one did reads that common prefix from the cache."""
@@ -227,6 +230,9 @@ class FakeProvider:
         gemini = GEMINI_ROUTE.match(route)
         if gemini is not None and h.command == "POST":
             self._serve_gemini_safely(h, gemini, headers, parsed if is_json else _NOT_JSON)
+            return
+        if route == "/api/chat" and h.command == "POST":  # Ollama's native API
+            self._serve_ollama(h, parsed if is_json else _NOT_JSON)
             return
         known = CHAT_PATHS | ANTHROPIC_PATHS | RESPONSES_PATHS
         if h.command != "POST" or route not in known:
@@ -338,6 +344,22 @@ class FakeProvider:
         else:
             extra = {"request-id": "req_" + response["id"][4:]} if fmt == "anthropic" else {}
             _send_json(h, 200, response, extra)
+
+    def _serve_ollama(self, h: _Handler, request: Any) -> None:
+        from tests.support import fake_ollama
+
+        entry = self._next_entry()
+        try:
+            fake_ollama.serve(self, h, request, entry)
+        except _HttpError as e:
+            _send_json(h, e.status, e.body, e.headers)
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True
+        except Exception:
+            trace = traceback.format_exc()
+            with self._lock:
+                self.errors.append(trace)
+            _send_json(h, 500, {"error": f"fake provider crashed: {trace}"})
 
     def _serve_gemini_safely(
         self, h: _Handler, route: re.Match[str], headers: dict[str, str], request: Any
@@ -551,9 +573,15 @@ class FakeProvider:
         message = entry.get("message") or _default_status_message(fmt, status, model, entry)
         return _HttpError(status, _error_body(fmt, message, status), extra)
 
-    def _write_stream(self, h: _Handler, events: list[Any], error_event: str) -> None:
+    def _write_stream(
+        self,
+        h: _Handler,
+        events: list[Any],
+        error_event: str,
+        content_type: str = "text/event-stream; charset=utf-8",
+    ) -> None:
         h.send_response(200)
-        h.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        h.send_header("Content-Type", content_type)
         h.send_header("Cache-Control", "no-cache")
         h.send_header("Transfer-Encoding", "chunked")
         h.end_headers()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from fccli.render.html.trace_page import PageData
 
 COLOURS = 10
-_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z]+))?\.json")
+_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z][a-z-]*))?\.json")
 _BLOCK = re.compile(r"^\$\.messages\[(\d+)\]\.content\[(\d+)\]")
 
 
