@@ -333,6 +333,14 @@ class _Mapper:
 
     def _leaf(self, loc: Loc, value: Any, level: int, label: str = "") -> None:
         places = self.places.get(loc, [])
+        if loc[-1] in ("id", "tool_use_id") and isinstance(value, str) and self.fmt.invented(value):
+            note = (
+                Msg("made up by fc for a call sent without one: never on the wire")
+                if loc[-1] == "id"
+                else Msg("fc's id for a call sent without one: the result goes by name and order")
+            )
+            self.rows.append(Link(path_str(loc), [], level, label, "", note, "", []))
+            return
         if places:
             wire_locs = [p.loc for p in places]
             note = self._place_note(loc, places[0])
@@ -387,6 +395,10 @@ class _Mapper:
         """Where a field the markers cannot follow (a flag, a stop reason, a choice) went."""
         key = str(loc[-1])
         parent = self._parent_wire(loc)
+        renamed = self.fmt.setting_names.get(key) if len(loc) == 1 else None
+        if renamed is not None:
+            found = _find_key(self.expected, (renamed,), (), 1)
+            return found, self._value_note(loc, found, value)
         if key == "format" and loc[-2:-1] != ("response_format",) and len(loc) > 1:
             return None, Msg("fc's own: the format the kept block came from (sent back there only)")
         if key == "block" and isinstance(value, dict):

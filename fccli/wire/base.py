@@ -271,6 +271,9 @@ class WireFormat(BlocksLayout):
     sdk_base_url: tuple[str, str] | None = None
     """How the format's official SDK is pointed elsewhere: (its environment variable, the path
     to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
+    setting_names: Mapping[str, str] = {}
+    """The internal request's settings the format keeps at its top level under another name
+    (Ollama: `{"thinking": "think"}`), for `fc diff`'s mapping."""
     model_prefixes: tuple[str, ...] = ()
     """How its models' names begin (`claude`), for telling a document's format by its model."""
     codec: Codec
@@ -309,6 +312,11 @@ class WireFormat(BlocksLayout):
         client's SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the
         provider's."""
         return openai_error_body(status, message)
+
+    def invented(self, call_id: str) -> bool:
+        """Return whether `call_id` is one fc made up for a call the provider sent without one
+        (never on the wire)."""
+        return False
 
     def request_problem(self, request: Request) -> str | None:
         """Return a reason the provider would refuse the request, known before sending it."""

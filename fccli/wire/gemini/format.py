@@ -98,6 +98,9 @@ class GeminiFormat(WireFormat):
         kind = ERROR_STATUSES.get(status, "UNAVAILABLE" if status >= 500 else "INVALID_ARGUMENT")
         return {"error": {"code": status, "message": message, "status": kind}}
 
+    def invented(self, call_id: str) -> bool:
+        return codec.is_invented(call_id)
+
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
     ) -> list[Turn]:

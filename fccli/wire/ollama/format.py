@@ -57,11 +57,15 @@ class OllamaFormat(WireFormat):
     sdk_base_url = ("OLLAMA_HOST", "")
     # No strict mode: a tool has no `strict` for FC115 to check.
     rules_without_place = ("FC115",)
+    setting_names = {"thinking": "think", "effort": "think", "response_format": "format"}
     refusals = REFUSALS
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         # server/routes.go answers every error as {"error": "..."} (gin.H{"error": ...}).
         return {"error": message}
+
+    def invented(self, call_id: str) -> bool:
+        return codec.is_invented(call_id)
 
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
