@@ -260,7 +260,7 @@ OLLAMA_NATIVE = PROFILES["ollama"]._replace(
     parallel_control=Msg("none: no switch for parallel calls (fc refuses --no-parallel)"),
     streaming=Msg("NDJSON: one whole ChatResponse a line, calls whole, done: true last"),
     efforts=("low", "high"),
-    effort_field=Msg("think (a level; models that take one)"),
+    effort_field="think",
     api="native",
     has_strict=False,
 )

@@ -124,7 +124,10 @@ def test_providers_effort_and_parallel_rows_in_chinese(fc) -> None:
         "reasoning_effort（推理模型）（--api chat）、reasoning.effort（--api responses）：low、high"
         in (zh.stdout)
     )
-    assert "reasoning_effort（服务器可能忽略它）：low、high" in zh.stdout
+    assert (
+        "reasoning_effort（服务器可能忽略它）（--api chat）、think（--api native）：low、high"
+        in (zh.stdout)
+    )
     assert "parallel_tool_calls: false（服务器可能忽略它）" in zh.stdout
     assert "may ignore" not in zh.stdout
     en = run(fc, "en", "providers")
@@ -132,7 +135,10 @@ def test_providers_effort_and_parallel_rows_in_chinese(fc) -> None:
         "reasoning_effort (reasoning models) (--api chat), reasoning.effort (--api responses): "
         "low, high" in en.stdout
     )
-    assert "reasoning_effort (the server may ignore it): low, high" in en.stdout
+    assert (
+        "reasoning_effort (the server may ignore it) (--api chat), think (--api native): "
+        "low, high" in en.stdout
+    )
     assert "parallel_tool_calls: false (the server may ignore it)" in en.stdout
     assert (
         run(fc, "zh", "providers", "--json").stdout == run(fc, "en", "providers", "--json").stdout

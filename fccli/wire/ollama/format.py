@@ -9,6 +9,7 @@ each with where it was seen).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fccli.core.models import Request, ThinkingBlock, ToolUseBlock
@@ -57,7 +58,11 @@ class OllamaFormat(WireFormat):
     sdk_base_url = ("OLLAMA_HOST", "")
     # No strict mode: a tool has no `strict` for FC115 to check.
     rules_without_place = ("FC115",)
-    setting_names = {"thinking": "think", "effort": "think", "response_format": "format"}
+    setting_names: Mapping[str, str] = {
+        "thinking": "think",
+        "effort": "think",
+        "response_format": "format",
+    }
     refusals = REFUSALS
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:

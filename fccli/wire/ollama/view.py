@@ -78,8 +78,9 @@ def pair_results(turns: list[Turn]) -> None:
                 match = next((c for c in unanswered if c.name == result.name), None)
                 if match is None and not result.name and unanswered:
                     match = unanswered[0]
-                if match is not None:
-                    result.call_id = match.id
+                # No call to pair with: the id the codec gives it, which no call has (FC102).
+                name = result.name if isinstance(result.name, str) else ""
+                result.call_id = match.id if match is not None else invented_id(name, None, -1)
             match = next((c for c in unanswered if c.id == result.call_id), None)
             if match is not None:
                 unanswered.remove(match)
