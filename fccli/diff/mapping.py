@@ -334,12 +334,12 @@ class _Mapper:
     def _leaf(self, loc: Loc, value: Any, level: int, label: str = "") -> None:
         places = self.places.get(loc, [])
         if loc[-1] in ("id", "tool_use_id") and isinstance(value, str) and self.fmt.invented(value):
-            note = (
+            made_up: str = (
                 Msg("made up by fc for a call sent without one: never on the wire")
                 if loc[-1] == "id"
                 else Msg("fc's id for a call sent without one: the result goes by name and order")
             )
-            self.rows.append(Link(path_str(loc), [], level, label, "", note, "", []))
+            self.rows.append(Link(path_str(loc), [], level, label, "", made_up, "", []))
             return
         if places:
             wire_locs = [p.loc for p in places]
