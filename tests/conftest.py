@@ -168,6 +168,7 @@ _FC_VARS = (
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
     "GEMINI_API_KEY",
+    "MISTRAL_API_KEY",
 )
 
 

@@ -77,7 +77,9 @@ RULES: dict[str, Rule] = {
             "FC107",
             "error",
             "quoted",
-            Msg("a tool id outside Anthropic's pattern ^[a-zA-Z0-9_-]+$"),
+            Msg(
+                "a tool id its provider refuses (Anthropic: ^[a-zA-Z0-9_-]+$; Mistral: 9 letters or digits)"
+            ),
         ),
         Rule("FC108", "error", "strings", Msg("arguments that are not valid JSON")),
         Rule("FC109", "error", "all", Msg("arguments that are valid JSON but not an object")),
@@ -128,6 +130,12 @@ RULES: dict[str, Rule] = {
         ),
         Rule(
             "FC124", "error", "quoted", Msg("a reasoning item sent back without the item it led to")
+        ),
+        Rule(
+            "FC126",
+            "error",
+            "quoted",
+            Msg("more function response parts than the turn has calls (Gemini)"),
         ),
         Rule(
             "FC122",

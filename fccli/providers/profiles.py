@@ -120,6 +120,21 @@ PROFILES: dict[str, Profile] = {
         efforts=("low", "high"),
         effort_field=Msg("{field} (the server may ignore it)", field="reasoning_effort"),
     ),
+    "mistral": Profile(
+        name="mistral",
+        wire_format="mistral",
+        # docs.mistral.ai/getting-started/models: a small model with function calling.
+        default_model="mistral-small-latest",
+        base_url="https://api.mistral.ai/v1",
+        path="/chat/completions",
+        key_env="MISTRAL_API_KEY",
+        auth="bearer",
+        thinking="",
+        tool_choices=("auto", "none", "required", "NAME"),
+        strict=Msg("yes (function.strict: true)"),
+        parallel_control="parallel_tool_calls: false",
+        other_models=("mistral-large-latest", "magistral-medium-latest"),
+    ),
     "anthropic": Profile(
         name="anthropic",
         wire_format="anthropic",

@@ -20,6 +20,13 @@ def _deepseek() -> WireFormat:
     return chat.ChatFormat(DEEPSEEK, chat.DEEPSEEK_REFUSALS)
 
 
+def _mistral() -> WireFormat:
+    from fccli.wire.chat import format as chat
+    from fccli.wire.chat.dialects import MISTRAL
+
+    return chat.ChatFormat(MISTRAL, chat.MISTRAL_REFUSALS, chat.MISTRAL_ID_RULE)
+
+
 def _openai() -> WireFormat:
     from fccli.wire.chat import format as chat
     from fccli.wire.chat.dialects import OPENAI
@@ -88,6 +95,7 @@ class _Formats(MutableMapping[str, "WireFormat"]):
 FORMATS: MutableMapping[str, WireFormat] = _Formats(
     {
         "deepseek": _deepseek,
+        "mistral": _mistral,
         "openai": _openai,
         "anthropic": _anthropic,
         "responses": _responses,

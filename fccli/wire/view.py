@@ -354,6 +354,9 @@ class BlocksLayout:
     """Each message reads as one turn: a trace's next request reads only its new ones."""
     id_pattern: str | None = None
     """The call ids the providers accept (a regex), where they limit them (FC107)."""
+    id_rule = ""
+    """`id_pattern` in a learner's words (`exactly 9 letters or digits`); "": Anthropic's
+    (letters, digits, _ and -)."""
     json_word_modes: tuple[str, ...] = ()
     """The JSON modes whose prompt must say "json" (FC132)."""
     rules_without_place: tuple[str, ...] = ()

@@ -58,7 +58,7 @@ def test_something_that_is_not_a_request_is_a_usage_error() -> None:
     with pytest.raises(ConversionError):
         check_request({"choices": []}, "openai")
     with pytest.raises(UsageError):
-        check_request([], "mistral")
+        check_request([], "cohere")
 
 
 _json = st.recursive(

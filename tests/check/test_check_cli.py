@@ -115,7 +115,7 @@ def test_format_forces_the_reading(fc, tmp_path: Path) -> None:
             ["bad.json"],
             "a response (openai format), not a request",
         ),
-        ('{"model": "m", "messages": []}', ["bad.json", "--format", "mistral"], "unknown --format"),
+        ('{"model": "m", "messages": []}', ["bad.json", "--format", "cohere"], "unknown --format"),
         ('{"model": "m", "messages": {}}', ["bad.json", "--format", "openai"], "not a request"),
         (None, [".", "--format", "openai"], "applies to a single file"),
         (None, ["."], "not an fc trace"),

@@ -85,7 +85,7 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     doc = json.loads(request.read_text("utf-8"))
     doc["messages"][0]["content"] = "edited by hand"
     request.write_text(json.dumps(doc, ensure_ascii=False, indent=2), "utf-8")
-    shutil.copy(edited / "1-request.deepseek.json", edited / "1-request.mistral.json")
+    shutil.copy(edited / "1-request.deepseek.json", edited / "1-request.cohere.json")
     made["edited"] = edited
     return made
 
@@ -266,7 +266,7 @@ def test_a_trace_summary_and_strict_in_chinese(fc, traces) -> None:
     assert ran.returncode == 1
     out = ran.stdout
     assert "：一个轨迹，读取了 7 个文件" in out
-    assert "  ! 警告 FC100 位于 $\n    fc 还不能检查 mistral 格式；已跳过这个文件" in out
+    assert "  ! 警告 FC100 位于 $\n    fc 还不能检查 cohere 格式；已跳过这个文件" in out
     assert "这不是 2-request.json 翻译出来的内容（第一处不同在这里）：两者之一被修改过" in out
     assert "  i 提示 FC122 位于 $.messages[0].content" in out
     assert "0 个错误，2 个警告，1 个提示（--strict：警告也算失败）" in out

@@ -223,8 +223,8 @@ def test_from_forces_the_source_format(fc, tmp_path: Path) -> None:
     forced = fc("convert", str(path), "--to", "deepseek", "--from", "anthropic")
     assert forced.returncode == 0, forced.stderr
     assert json.loads(forced.stdout)["max_tokens"] == 4096
-    bad = fc("convert", str(path), "--to", "deepseek", "--from", "mistral")
-    assert bad.returncode == 2 and "unknown format 'mistral'" in bad.stderr
+    bad = fc("convert", str(path), "--to", "deepseek", "--from", "cohere")
+    assert bad.returncode == 2 and "unknown format 'cohere'" in bad.stderr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,7 +237,7 @@ def test_from_forces_the_source_format(fc, tmp_path: Path) -> None:
         (["bad.json", "--to", "openai"], "bad.json: not valid JSON"),
         (["other.json", "--to", "openai"], "not a request or response fc can read"),
         (["missing.json", "--to", "openai"], "missing.json: no such file"),
-        (["1-request.json", "--to", "mistral"], "unknown target format 'mistral'"),
+        (["1-request.json", "--to", "cohere"], "unknown target format 'cohere'"),
         (
             ["1-request.json", "--to", "openai", "-o", "1-request.json"],
             "is the file being converted",

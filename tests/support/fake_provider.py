@@ -930,6 +930,9 @@ def _chat_problem(request: dict[str, Any]) -> str | None:
                 "Failed to deserialize the JSON body into the target type: "
                 f"messages[{i}]: invalid type: {_serde_type(m.get('content'))}, expected a string"
             )
+    mistral = _mistral_id_problem(request, messages)
+    if mistral is not None:
+        return mistral
     thinking = _chat_thinking(request)
     choice = request.get("tool_choice")
     if thinking and choice not in (None, "auto", "none"):
@@ -1387,6 +1390,27 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
+# langchain-ai/langchain#24668 and others: Mistral's 400 for a call id of another provider's.
+_MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
+
+
+def _is_mistral(request: dict[str, Any]) -> bool:
+    return str(request.get("model", "")).startswith(("mistral", "magistral", "devstral"))
+
+
+def _mistral_id_problem(request: dict[str, Any], messages: list[Any]) -> str | None:
+    """Mistral's models (by name, on the chat route) refuse an id that is not 9 letters or digits."""
+    if not _is_mistral(request):
+        return None
+    for m in messages:
+        calls = m.get("tool_calls") if isinstance(m, dict) else None
+        ids = [c.get("id") for c in calls or [] if isinstance(c, dict)]
+        for given in [*ids, m.get("tool_call_id") if isinstance(m, dict) else None]:
+            if given is not None and not _MISTRAL_ID.fullmatch(str(given)):
+                return f"Tool call id was {given} but must be a-z, A-Z, 0-9, with a length of 9."
+    return None
+
+
 def _chat_response(request: dict[str, Any], reply: _Reply, cached: int = 0) -> dict[str, Any]:
     seed = _seed(request)
     thinking = _chat_thinking(request)
@@ -1402,7 +1426,10 @@ def _chat_response(request: dict[str, Any], reply: _Reply, cached: int = 0) -> d
     if reply.calls:
         message["tool_calls"] = [
             {
-                "id": f"call_{i:02d}_{_hid(seed, f'call{i}')}",
+                # Mistral's ids: 9 letters or digits (hex here)
+                "id": _hid(seed, f"call{i}", 9)
+                if _is_mistral(request)
+                else f"call_{i:02d}_{_hid(seed, f'call{i}')}",
                 "type": "function",
                 "function": {"name": c.name, "arguments": c.arguments},
             }

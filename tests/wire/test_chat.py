@@ -1077,8 +1077,8 @@ def test_a_format_translates_with_its_dialect() -> None:
 
 def test_an_unknown_format_is_a_usage_error_listing_the_known_ones() -> None:
     with pytest.raises(UsageError) as caught:
-        get_format("mistral")
-    assert "mistral" in caught.value.message
+        get_format("cohere")
+    assert "cohere" in caught.value.message
     assert caught.value.hint is not None
     assert "deepseek" in caught.value.hint
     assert "openai" in caught.value.hint

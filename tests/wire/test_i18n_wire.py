@@ -126,7 +126,7 @@ def test_a_pydantic_shape_error_keeps_pydantics_words_inside_a_chinese_sentence(
 
 def test_an_unknown_wire_format_is_said_in_chinese(zh: None) -> None:
     error = failure(get_format, "klingon")
-    assert said(error).startswith("未知的厂商格式 'klingon'\n已知的格式：deepseek, openai")
+    assert said(error).startswith("未知的厂商格式 'klingon'\n已知的格式：deepseek, mistral, openai")
     assert str(error).startswith("unknown wire format 'klingon'\nknown formats: deepseek")
 
 

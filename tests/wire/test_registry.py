@@ -104,9 +104,9 @@ def test_get_provider_checks_the_key_before_anything_else(
 
 def test_an_unknown_provider_is_a_usage_error_listing_the_known_ones() -> None:
     with pytest.raises(UsageError) as caught:
-        get_provider("mistral")
+        get_provider("cohere")
     assert caught.value.exit_code == 2
-    assert "mistral" in caught.value.message
+    assert "cohere" in caught.value.message
     assert caught.value.hint is not None
     for name in KNOWN:
         assert name in caught.value.hint

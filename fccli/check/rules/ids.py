@@ -14,6 +14,7 @@ from fccli.check.findings import Finding, finding
 from fccli.check.history import History
 from fccli.check.rules.common import call_label
 from fccli.i18n import Msg
+from fccli.wire.registry import refusals
 
 
 def duplicate_ids(h: History) -> Iterator[Finding]:
@@ -98,19 +99,22 @@ def anthropic_id_pattern(h: History) -> Iterator[Finding]:
 
 
 def _bad_id(h: History, value: str, path: str, n: int, k: int, field: str) -> Finding:
-    return finding(
-        "FC107",
-        h.format,
-        path,
-        Msg(
+    if h.layout.id_rule:
+        who = refusals(h.format)["FC107"][0]
+        message = Msg(
+            "the id {value!r} is not what {who} accepts: {rule} (an id made by another "
+            "provider must be rewritten, the same way in call and result)",
+            value=value,
+            who=who,
+            rule=Msg.__new__(Msg, h.layout.id_rule),
+        )
+    else:
+        message = Msg(
             "the id {value!r} has characters Anthropic refuses: only letters, digits, _ and - "
             "(an id made by another provider must be rewritten, the same way in call and result)",
             value=value,
-        ),
-        n=n,
-        k=k,
-        field=field,
-    )
+        )
+    return finding("FC107", h.format, path, message, n=n, k=k, field=field, ids=value)
 
 
 RULES = (duplicate_ids, anthropic_id_pattern)

@@ -32,6 +32,8 @@ class ChatDialect(NamedTuple):
     """Model names that betray the dialect when nothing else in a document does."""
     json_word_modes: tuple[str, ...] = ("json_object",)
     """The JSON modes (`response_format.type`) whose prompt must say "json" (fc check FC132)."""
+    id_pattern: str | None = None
+    """The call ids the provider accepts (a regex), where it limits them (fc check FC107)."""
 
 
 # OpenAI's reasoning models refuse `max_tokens` ("Unsupported parameter: 'max_tokens' is not
@@ -55,4 +57,21 @@ DEEPSEEK = ChatDialect(
     json_word_modes=("json_object", "json_schema"),
     # Its usage reports the prompt cache in its own fields (guides/kv_cache).
     cache_hit_fields=True,
+)
+
+MISTRAL = ChatDialect(
+    name="mistral",
+    # docs.mistral.ai/capabilities/function_calling: Mistral's own models, by name.
+    model_prefixes=(
+        "mistral",
+        "magistral",
+        "devstral",
+        "codestral",
+        "ministral",
+        "pixtral",
+        "open-mistral",
+    ),
+    # Its API refuses a history whose call ids are not 9 letters or digits (format.py has the
+    # sentence): ids made by another provider break there.
+    id_pattern="^[a-zA-Z0-9]{9}$",
 )

@@ -6,6 +6,7 @@ the history is wrong"); those not in that table name their source beside them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,12 +77,27 @@ DEEPSEEK_REFUSALS: dict[str, Refusal] = {
 }
 
 
+MISTRAL_REFUSALS: dict[str, Refusal] = {
+    # langchain-ai/langchain#24668, jackmpcollins/magentic#276, nearai/ironclaw#1241: HTTP 400
+    # from api.mistral.ai for an id another provider made.
+    "FC107": (
+        "Mistral",
+        N_("Tool call id was {ids} but must be a-z, A-Z, 0-9, with a length of 9."),
+    ),
+}
+MISTRAL_ID_RULE = N_("exactly 9 letters or digits")
+"""What Mistral's ids must be, in a learner's words (FC107)."""
+
+
 class ChatFormat(WireFormat):
     """The chat format in one dialect (a plain class, cheaper to create than a dataclass:
     start-up); the registry makes one per dialect and nothing changes it."""
 
     def __init__(
-        self, dialect: ChatDialect, own_refusals: Mapping[str, Refusal] | None = None
+        self,
+        dialect: ChatDialect,
+        own_refusals: Mapping[str, Refusal] | None = None,
+        id_rule: str = "",
     ) -> None:
         self.dialect = dialect
         self.own_refusals: Mapping[str, Refusal] = own_refusals or {}
@@ -89,6 +105,8 @@ class ChatFormat(WireFormat):
         self.reasoning_field = dialect.reasoning_field
         self.thinking_tool_choices = dialect.thinking_tool_choices
         self.json_word_modes = dialect.json_word_modes
+        self.id_pattern = dialect.id_pattern
+        self.id_rule = id_rule
 
     family = "chat"
     appends_messages = True
@@ -170,3 +188,34 @@ class ChatFormat(WireFormat):
     def written_notes(self, request: Request) -> list[str]:
         how = Msg("is_error has no place in chat: marked in the text")
         return marker_written_notes(request, codec.ERROR_MARKER, how)
+
+    def output_warnings(self, messages: Any, base: str) -> list[str]:
+        """Warn of call ids the dialect's provider refuses (Mistral: 9 letters or digits; fc
+        check's FC107): ids another provider made, kept by the translation."""
+        pattern = self.dialect.id_pattern
+        refusal = self.refusals.get("FC107")
+        if pattern is None or refusal is None:
+            return []
+        out: list[str] = []
+        for i, message in enumerate(messages if isinstance(messages, list) else []):
+            if not isinstance(message, dict):
+                continue
+            calls = message.get("tool_calls")
+            ids = (
+                [c.get("id") for c in calls if isinstance(c, dict)]
+                if isinstance(calls, list)
+                else []
+            )
+            for call_id in ids:
+                if isinstance(call_id, str) and not re.fullmatch(pattern, call_id):
+                    out.append(
+                        Msg(
+                            "{base}[{i}]: call id {id} is one {who} refuses (HTTP 400: {said}): rewrite it, the same way in its tool message",
+                            base=base,
+                            i=i,
+                            id=call_id,
+                            who=refusal[0],
+                            said=Msg.__new__(Msg, refusal[1], ids=call_id),
+                        )
+                    )
+        return out

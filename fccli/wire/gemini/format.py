@@ -7,6 +7,7 @@ The 400 sentences are Gemini's own, as its API answers them (each with where it 
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from fccli.core.models import Request, ThinkingBlock, ToolUseBlock
@@ -16,7 +17,7 @@ from fccli.wire.base import Detected, Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.gemini import codec
 from fccli.wire.gemini.stream import GeminiStreamFolder
 from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
-from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns
+from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, message_turns
 
 _WHO = "Gemini"
 # google-gemini/gemini-cli#4217, #5443, #16415: a call turn whose results are missing or more.
@@ -42,6 +43,8 @@ REFUSALS: dict[str, Refusal] = {
     # Results split over two user contents: the first has fewer parts than the turn's calls.
     "FC103": (_WHO, COUNT_MISMATCH),
     "FC121": (_WHO, NO_SIGNATURE),
+    # More response parts than calls: the same sentence (the fake provider's gemini_problem).
+    "FC126": (_WHO, COUNT_MISMATCH),
 }
 
 
@@ -97,6 +100,11 @@ class GeminiFormat(WireFormat):
         # and the RPC status it stands for.
         kind = ERROR_STATUSES.get(status, "UNAVAILABLE" if status >= 500 else "INVALID_ARGUMENT")
         return {"error": {"code": status, "message": message, "status": kind}}
+
+    def layout_problems(
+        self, doc: dict[str, Any], root: str, calls: list[Call], thinking: bool
+    ) -> list[Problem]:
+        return list(extra_responses(doc, root))
 
     def invented(self, call_id: str) -> bool:
         return codec.is_invented(call_id)
@@ -216,3 +224,37 @@ class GeminiFormat(WireFormat):
                     )
                 )
         return out
+
+
+def _parts_with(content: Any, key: str) -> list[dict[str, Any]]:
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return [
+        p[key]
+        for p in (parts if isinstance(parts, list) else [])
+        if isinstance(p, dict) and isinstance(p.get(key), dict)
+    ]
+
+
+def extra_responses(doc: dict[str, Any], root: str) -> list[Problem]:
+    """FC126: a content right after a call turn with more functionResponse parts than the turn
+    has calls. Gemini counts them (its COUNT_MISMATCH); a response whose id no call has is
+    FC102's, and is left out of the count here."""
+    contents = doc.get("contents")
+    contents = contents if isinstance(contents, list) else []
+    out: list[Problem] = []
+    for i, (content, after) in enumerate(itertools.pairwise(contents)):
+        calls = _parts_with(content, "functionCall")
+        if not calls or not isinstance(content, dict) or content.get("role") != "model":
+            continue
+        ids = {c.get("id") for c in calls}
+        responses = [r for r in _parts_with(after, "functionResponse") if r.get("id") in ids]
+        if len(responses) > len(calls):
+            message = Msg(
+                "{given} function responses answer the {asked} call(s) of content {i}: Gemini "
+                "wants exactly one functionResponse part per functionCall part",
+                given=len(responses),
+                asked=len(calls),
+                i=i,
+            )
+            out.append(Problem("FC126", f"{root}[{i + 1}]", message, {}))
+    return out
