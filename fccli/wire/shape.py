@@ -5,6 +5,7 @@ Shared by the wire modules so each reports a bad body the same way; it knows no 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -91,3 +92,11 @@ def parse_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
         # raises RecursionError.
         return {}, arguments
     return (value, None) if isinstance(value, dict) else ({}, arguments)
+
+
+def stable_id(prefix: str, name: str, arguments: Any, position: int) -> str:
+    """Return an id for a call its provider sent without one: `prefix` and a hash of its name,
+    arguments and place among its turn's calls, so the same call gets the same id in the
+    response and in every later request."""
+    text = json.dumps([name, arguments, position], sort_keys=True, ensure_ascii=False)
+    return f"{prefix}{hashlib.sha256(text.encode()).hexdigest()[:12]}_{position}"

@@ -348,25 +348,27 @@ class FakeProvider:
     def _serve_ollama(self, h: _Handler, request: Any) -> None:
         from tests.support import fake_ollama
 
+        def crashed(trace: str) -> dict[str, Any]:
+            return {"error": f"fake provider crashed: {trace}"}
+
         entry = self._next_entry()
-        try:
-            fake_ollama.serve(self, h, request, entry)
-        except _HttpError as e:
-            _send_json(h, e.status, e.body, e.headers)
-        except (BrokenPipeError, ConnectionResetError):
-            h.close_connection = True
-        except Exception:
-            trace = traceback.format_exc()
-            with self._lock:
-                self.errors.append(trace)
-            _send_json(h, 500, {"error": f"fake provider crashed: {trace}"})
+        self._safely(h, lambda: fake_ollama.serve(self, h, request, entry), crashed)
 
     def _serve_gemini_safely(
         self, h: _Handler, route: re.Match[str], headers: dict[str, str], request: Any
     ) -> None:
         entry = self._next_entry()
+        self._safely(
+            h,
+            lambda: self._serve_gemini(h, route, headers, request, entry),
+            lambda trace: gemini_error(f"fake provider crashed: {trace}", 500),
+        )
+
+    def _safely(self, h: _Handler, serve: Any, crashed: Any) -> None:
+        """Run `serve`: an _HttpError is its answer, a crash of the fake a 500 (`crashed(trace)`
+        its body) kept in `errors`."""
         try:
-            self._serve_gemini(h, route, headers, request, entry)
+            serve()
         except _HttpError as e:
             _send_json(h, e.status, e.body, e.headers)
         except (BrokenPipeError, ConnectionResetError):
@@ -375,7 +377,7 @@ class FakeProvider:
             trace = traceback.format_exc()
             with self._lock:
                 self.errors.append(trace)
-            _send_json(h, 500, gemini_error(f"fake provider crashed: {trace}", 500))
+            _send_json(h, 500, crashed(trace))
 
     def _serve_gemini(
         self, h: _Handler, route: re.Match[str], headers: dict[str, str], request: Any, entry: Any

@@ -37,7 +37,6 @@ Responses: end_turn/tool_use/stop_sequence all travel as STOP, refusal as SAFETY
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -57,7 +56,7 @@ from fccli.core.models import (
     Usage,
 )
 from fccli.i18n import N_, Msg
-from fccli.wire.shape import count, expect, shape_errors
+from fccli.wire.shape import count, expect, shape_errors, stable_id
 
 NAME = "gemini"
 """The format's name: trace files' suffix, and the origin of the parts it keeps verbatim."""
@@ -76,10 +75,8 @@ MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
 
 
 def invented_id(name: str, args: Any, position: int) -> str:
-    """Return a stable id for a call sent without one: the same call, at the same place among its
-    turn's calls, gets the same id in the response and in every later request."""
-    text = json.dumps([name, args, position], sort_keys=True, ensure_ascii=False)
-    return f"{INVENTED_PREFIX}{hashlib.sha256(text.encode()).hexdigest()[:12]}_{position}"
+    """Return a stable id for a call sent without one (wire/shape.py, stable_id)."""
+    return stable_id(INVENTED_PREFIX, name, args, position)
 
 
 def is_invented(call_id: str) -> bool:

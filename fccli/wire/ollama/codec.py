@@ -36,8 +36,6 @@ as "stop", refusal too.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from fccli.core.errors import ConversionError
@@ -55,7 +53,7 @@ from fccli.core.models import (
     Usage,
 )
 from fccli.i18n import N_, Msg
-from fccli.wire.shape import count, expect, shape_errors
+from fccli.wire.shape import count, expect, shape_errors, stable_id
 
 NAME = "ollama-native"
 """The format's name: trace files' suffix (`1-request.ollama-native.json`)."""
@@ -75,10 +73,8 @@ LEVELS = ("low", "medium", "high")
 
 
 def invented_id(name: str, arguments: Any, position: int) -> str:
-    """Return a stable id for a call sent without one: the same call, at the same place among its
-    turn's calls, gets the same id in the response and in every later request."""
-    text = json.dumps([name, arguments, position], sort_keys=True, ensure_ascii=False)
-    return f"{INVENTED_PREFIX}{hashlib.sha256(text.encode()).hexdigest()[:12]}_{position}"
+    """Return a stable id for a call sent without one (wire/shape.py, stable_id)."""
+    return stable_id(INVENTED_PREFIX, name, arguments, position)
 
 
 def is_invented(call_id: str) -> bool:
