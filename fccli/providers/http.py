@@ -72,8 +72,10 @@ class HttpProvider:
         return self._post(body, step, self.headers(), None)
 
     def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+        from fccli.wire.registry import get_format
+
         headers = self.headers()
-        headers["accept"] = "text/event-stream"
+        headers["accept"] = get_format(self.profile.wire_format).stream_media_type
         return self._post(body, step, headers, on_bytes)
 
     def _post(

@@ -17,6 +17,7 @@ from fccli.providers.profiles import profile_for
 from fccli.providers.registry import resolve_base_url
 from fccli.providers.urls import shown_url
 from fccli.send.post import RequestFile, api_for, model_swap
+from fccli.wire.registry import get_format
 
 if TYPE_CHECKING:
     from fccli.providers.transport import Transport
@@ -60,7 +61,8 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
     )
     headers = provider.headers()
     if file.stream:
-        headers["accept"] = "text/event-stream"  # as HttpProvider.send_stream asks
+        # as HttpProvider.send_stream asks
+        headers["accept"] = get_format(provider.profile.wire_format).stream_media_type
     swap = model_swap(file, name)
     target = provider.endpoint_url(stream=file.stream)
     parts = [f"curl {'-N ' if file.stream else ''}{shlex.quote(target)}"]

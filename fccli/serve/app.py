@@ -178,7 +178,9 @@ class Player:
             self.say(_("{request}: {step}, streamed as recorded", request=shown, step=step.label))
             return StreamingResponse(
                 _events(step.stream.pieces()),
-                media_type=SSE_TYPE,
+                media_type=SSE_TYPE
+                if fmt.stream_media_type == "text/event-stream"
+                else fmt.stream_media_type,
                 headers={"Cache-Control": "no-cache"},
             )
         if stream:

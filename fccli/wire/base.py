@@ -271,6 +271,9 @@ class WireFormat(BlocksLayout):
     sdk_base_url: tuple[str, str] | None = None
     """How the format's official SDK is pointed elsewhere: (its environment variable, the path
     to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
+    stream_media_type = "text/event-stream"
+    """The content type of a streamed answer (Ollama's NDJSON: `application/x-ndjson`): what a
+    client asks for in `accept`, and `fc serve` answers with."""
     setting_names: Mapping[str, str] = {}
     """The internal request's settings the format keeps at its top level under another name
     (Ollama: `{"thinking": "think"}`), for `fc diff`'s mapping."""

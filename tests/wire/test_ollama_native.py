@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
@@ -349,6 +350,7 @@ def test_curl_and_send(traces: Path, fake: FakeProvider) -> None:
     curl = fc(traces, "curl", "stream/1-request.ollama-native.json")
     assert curl.returncode == 0
     assert "http://localhost:11434/api/chat" in curl.stdout and "-N" in curl.stdout
+    assert "accept: application/x-ndjson" in curl.stdout
     sent = fc(traces, "send", "stream/1-request.ollama-native.json", "--base-url", fake.url)
     assert sent.returncode == 0, sent.stderr
     assert sent.stdout.encode() == _stream_bytes(traces / "stream", 1)
@@ -409,9 +411,34 @@ def test_the_ollama_client_through_fc_proxy_and_against_fc_serve(
     served.server.start()
     try:
         again = _ollama_agent(served.url, stream)
+        body = (recorded[0] / "1-request.ollama-native.json").read_bytes()
+        played = httpx.post(served.url + "/api/chat", content=body)
     finally:
         served.server.stop()
     assert again == messages
+    kind = "application/x-ndjson" if stream else "application/json"
+    assert played.headers["content-type"].startswith(kind)
+
+
+@pytest.mark.parametrize("fault", ["unknown_tool", "wrong_type", "bad_json_args"])
+def test_a_models_mistake_is_answered_with_an_error_result_and_the_run_goes_on(
+    fake: FakeProvider, tmp_path: Path, fault: str
+) -> None:
+    fake.script = [fault]
+    ran = fc(tmp_path, "run", "杭州今天适合跑步吗？", "-p", "ollama", "--api", "native",
+             "--base-url", fake.url, "-o", "t")  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads((tmp_path / "t" / "2-request.ollama-native.json").read_bytes())
+    assert result["messages"][2]["content"].startswith("[tool error] ")
+    assert json.loads((tmp_path / "t" / "manifest.json").read_bytes())["status"] == "ok"
+
+
+def test_an_http_error_is_said_with_ollamas_sentence(fake: FakeProvider, tmp_path: Path) -> None:
+    fake.script = [{"status": 404, "message": "model 'qwen9' not found, try pulling it first"}]
+    ran = fc(tmp_path, "run", QUESTION, "-p", "ollama", "--api", "native", "-m", "qwen9",
+             "--base-url", fake.url, "-o", "b")  # fmt: skip
+    assert ran.returncode == 3
+    assert "model 'qwen9' not found, try pulling it first" in ran.stderr
 
 
 def test_export_otel(traces: Path) -> None:

@@ -54,6 +54,8 @@ class OllamaFormat(WireFormat):
     duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result, naming its tool_name')
     routes = (Route("/api/chat"),)
+    # server/routes.go, streamResponse: the stream's content type.
+    stream_media_type = "application/x-ndjson"
     # The ollama Python client reads its server's address from OLLAMA_HOST (ollama/_client.py).
     sdk_base_url = ("OLLAMA_HOST", "")
     # No strict mode: a tool has no `strict` for FC115 to check.
