@@ -272,7 +272,8 @@ def messages_from_wire(raw: list[Any], path: str) -> tuple[str | None, list[Mess
         where = f"{path}[{i}]"
         expect(message, dict, where, N_("a message object"))
         role = message.get("role")
-        content = expect(message.get("content", ""), str, f"{where}.content", N_("a string"))
+        given = message.get("content")
+        content = expect("" if given is None else given, str, f"{where}.content", N_("a string"))
         if role == "system":
             system.append(content)
         elif role == "assistant":
