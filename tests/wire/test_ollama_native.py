@@ -22,7 +22,6 @@ from fccli.core.models import (
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
-    ToolUseBlock,
 )
 from fccli.wire.registry import get_format
 from tests.conftest import clean_env
@@ -70,25 +69,24 @@ def traces(fake: FakeProvider, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 def _request(**extra: Any) -> Request:
-    call_id = FMT.codec.invented_id("get_weather", {"city": "杭州"}, 0)  # type: ignore[attr-defined]
+    """A history whose first call came without an id (fc made one up) and the second with one."""
+    assistant = {"role": "assistant", "content": "", "thinking": "查一下", "tool_calls": [
+        {"function": {"index": 0, "name": "get_weather", "arguments": {"city": "杭州"}}},
+        {"id": "call_ab12cd34", "function": {"index": 1, "name": "get_weather", "arguments": {"city": "上海"}}},
+    ]}  # fmt: skip
+    calls = FMT.from_wire_response({"message": assistant, "done": True}).tool_uses()
+    assert calls[0].id.startswith("fcoll_")
     return Request(
         model="qwen3",
         system="Be brief.",
         messages=[
             Message(role="user", content=[TextBlock(text="杭州天气？")]),
-            Message(
-                role="assistant",
-                content=[
-                    ThinkingBlock(thinking="查一下"),
-                    ToolUseBlock(id=call_id, name="get_weather", input={"city": "杭州"}),
-                    ToolUseBlock(id="call_ab12cd34", name="get_weather", input={"city": "上海"}),
-                ],
-            ),
+            Message(role="assistant", content=[ThinkingBlock(thinking="查一下"), *calls]),
             Message(
                 role="user",
                 content=[
-                    ToolResultBlock(tool_use_id=call_id, content="晴", is_error=True),
-                    ToolResultBlock(tool_use_id="call_ab12cd34", content="多云"),
+                    ToolResultBlock(tool_use_id=calls[0].id, content="晴", is_error=True),
+                    ToolResultBlock(tool_use_id=calls[1].id, content="多云"),
                 ],
             ),
         ],

@@ -36,6 +36,7 @@ as "stop", refusal too.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fccli.core.errors import ConversionError
@@ -72,9 +73,25 @@ LEVELS = ("low", "medium", "high")
 """The levels `think` takes beside true and false (api/types.go, ThinkValue)."""
 
 
-def invented_id(name: str, arguments: Any, position: int) -> str:
-    """Return a stable id for a call sent without one (wire/shape.py, stable_id)."""
-    return stable_id(INVENTED_PREFIX, name, arguments, position)
+def invented_id(name: str, arguments: Any, position: int, turn: str = "") -> str:
+    """Return a stable id for a call sent without one (wire/shape.py, stable_id), the other calls
+    of its turn (`turn_key`) hashed in: a call asked again in a later turn beside other calls
+    gets another id. The same turn asked again gets the same ids (nothing on the wire tells
+    them apart): its results are paired by tool_name and order all the same."""
+    return stable_id(INVENTED_PREFIX, name, [arguments, turn], position)
+
+
+def turn_key(message: dict[str, Any]) -> str:
+    """Return what tells one assistant message from another that repeats one of its calls: all
+    its calls, as JSON (read leniently: `fc check` asks too). Not its text or thinking: a client
+    may send the calls back without them."""
+    calls = message.get("tool_calls")
+    said = []
+    for call in calls if isinstance(calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            said.append([function.get("name"), function.get("arguments") or {}])
+    return json.dumps(said, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def is_invented(call_id: str) -> bool:
@@ -332,12 +349,13 @@ def _assistant_from_wire(message: dict[str, Any], path: str) -> list[Block]:
     if text:
         blocks.append(TextBlock(text=expect(text, str, f"{path}.content", N_("a string"))))
     calls = expect(message.get("tool_calls") or [], list, f"{path}.tool_calls", N_("an array"))
+    turn = turn_key(message)
     for k, call in enumerate(calls):
-        blocks.append(_call_from_wire(call, f"{path}.tool_calls[{k}]", k))
+        blocks.append(_call_from_wire(call, f"{path}.tool_calls[{k}]", k, turn))
     return blocks
 
 
-def _call_from_wire(call: Any, path: str, position: int) -> ToolUseBlock:
+def _call_from_wire(call: Any, path: str, position: int, turn: str) -> ToolUseBlock:
     expect(call, dict, path, N_("a tool call object"))
     function = expect(call.get("function"), dict, f"{path}.function", N_("a function object"))
     name = expect(function.get("name"), str, f"{path}.function.name", N_("the tool's name"))
@@ -347,7 +365,7 @@ def _call_from_wire(call: Any, path: str, position: int) -> ToolUseBlock:
     arguments = expect(arguments, dict, f"{path}.function.arguments", N_("an object"))
     call_id = call.get("id")
     if call_id is None or call_id == "":
-        call_id = invented_id(name, arguments, position)
+        call_id = invented_id(name, arguments, position, turn)
     return ToolUseBlock(
         id=expect(call_id, str, f"{path}.id", N_("the call's id")), name=name, input=arguments
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fccli.wire.ollama.codec import ERROR_MARKER, invented_id
+from fccli.wire.ollama.codec import ERROR_MARKER, invented_id, turn_key
 from fccli.wire.view import Call, Turn, as_id, as_object, marked_result, texts
 
 
@@ -37,6 +37,7 @@ def native_turn(message: dict[str, Any], index: int, path: str) -> Turn:
     if turn.text:
         turn.kinds.append("text")
     calls = message.get("tool_calls")
+    turn_text = turn_key(message)
     for k, call in enumerate(calls if isinstance(calls, list) else []):
         if not isinstance(call, dict):
             continue
@@ -45,7 +46,7 @@ def native_turn(message: dict[str, Any], index: int, path: str) -> Turn:
         name, arguments = function.get("name"), function.get("arguments", {})
         call_id = as_id(call.get("id"))
         if not call.get("id") and isinstance(name, str):
-            call_id = invented_id(name, arguments, k)
+            call_id = invented_id(name, arguments, k, turn_text)
         turn.kinds.append("call")
         turn.calls.append(
             Call(
