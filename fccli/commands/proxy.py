@@ -18,7 +18,8 @@ def proxy(
         ...,
         "--to",
         help=N_(
-            "Where to forward: deepseek, openai, anthropic (any provider fc knows), or a URL "
+            "Where to forward: deepseek, openai, anthropic (any provider fc knows, every format "
+            "it speaks; a format's name, e.g. ollama-native, for that one only), or a URL "
             "(an OpenAI-compatible server, e.g. http://127.0.0.1:8000)."
         ),
     ),

@@ -23,7 +23,7 @@ import httpx
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
-from fccli.providers.profiles import PROFILES, apis_of, profile_for
+from fccli.providers.profiles import PROFILES, apis_of, profile_for, provider_of_format
 from fccli.providers.urls import http_url, shown_url
 from fccli.wire.registry import FORMATS, WireFormat, formats_at
 
@@ -110,6 +110,14 @@ def resolve(to: str, base_url: str | None = None) -> Target:
         root = _checked_url(to, "--to")
         host = urlsplit(root).netloc.rpartition("@")[2]
         return Target(name=host, roots={}, default_root=root)
+    if to not in PROFILES and to in FORMATS and provider_of_format(to) in PROFILES:
+        # A format spoken through `--api` (`--to ollama-native`): its provider, that format only.
+        name = provider_of_format(to)
+        api = next(a for a in apis_of(name) if profile_for(name, a).wire_format == to)
+        root = root_of(profile_for(name, api).base_url)
+        if base_url is not None:
+            root = _checked_url(base_url, "--base-url")
+        return Target(name=name, roots={to: root}, default_root=root)
     if to not in PROFILES:
         known = ", ".join(PROFILES)
         raise UsageError(

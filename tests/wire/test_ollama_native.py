@@ -394,12 +394,18 @@ def _ollama_agent(url: str, stream: bool) -> list[dict[str, Any]]:
 def test_the_ollama_client_through_fc_proxy_and_against_fc_serve(
     fake: FakeProvider, tmp_path: Path, stream: bool
 ) -> None:
+    from fccli.proxy.target import resolve
     from tests.serve.test_serve import Served
     from tests.support.proxy_harness import proxy
 
-    with proxy(tmp_path / "proxied", "ollama", base_url=fake.url) as running:
+    # --to ollama forwards both of Ollama's APIs; --to ollama-native its own only
+    to = "ollama-native" if stream else "ollama"
+    with proxy(tmp_path / "proxied", to, base_url=fake.url) as running:
         messages = _ollama_agent(running.url, stream)
         recorded = running.traces()
+    lines = resolve(to).agent_lines("http://127.0.0.1:8787")
+    assert "OLLAMA_HOST=http://127.0.0.1:8787" in lines
+    assert ("OPENAI_BASE_URL=http://127.0.0.1:8787/v1" in lines) is not stream
     assert "北京" in messages[-1]["content"]
     assert len(recorded) == 1
     files = sorted(p.name for p in recorded[0].iterdir())
