@@ -1725,9 +1725,15 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
 # by hand: `python -m tests.support.fake_provider` serves until Ctrl-C (docs/deepseek-formats.md)
 
 
-FAKE_KEY_VARIABLES = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY")
+FAKE_KEY_VARIABLES = (
+    "DEEPSEEK_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "MISTRAL_API_KEY",
+)
 """The keys the banner exports: one export line serves -p deepseek, -p openai (--api
-responses too), -p gemini and -p anthropic."""
+responses too), -p gemini, -p anthropic and -p mistral."""
 
 
 def main() -> None:
