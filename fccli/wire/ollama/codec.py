@@ -6,9 +6,9 @@ from the OpenAI-compatible chat format Ollama also serves at `/v1/chat/completio
 
 - a call is `tool_calls: [{function: {index, name, arguments}}]` with `arguments` an OBJECT, not
   a JSON string; older servers send no id, newer ones an `id`. fc's blocks need one, so a call
-  without an id gets INVENTED_PREFIX + a hash of its name, arguments and place among the turn's
-  calls (the same call gets the same id in the response and in every later request); an
-  invented id is never sent to Ollama;
+  without an id gets INVENTED_PREFIX + a hash of its name, arguments, place among the turn's
+  calls and those calls (the same call gets the same id in the response and in every later
+  request); an invented id is never sent to Ollama;
 - a result is a `role: "tool"` message with `tool_name` (how Ollama pairs it) and, when the
   call had a real id, `tool_call_id`; there is no error flag, so an error result starts its text
   with ERROR_MARKER, as in chat;
