@@ -34,7 +34,7 @@ class OllamaStreamFolder:
     def __init__(self, on_delta: OnDelta | None = None) -> None:
         self.notes: list[str] = []
         self._on_delta = None if on_delta is None else guarded(on_delta)
-        self._pending = b""
+        self._pending: list[bytes] = []
         self._received = 0
         self._lines = 0
         self._after_end = 0
@@ -55,13 +55,14 @@ class OllamaStreamFolder:
 
     def feed(self, chunk: bytes) -> None:
         self._received += len(chunk)
-        data = self._pending + chunk
-        end = data.rfind(b"\n")
+        end = chunk.rfind(b"\n")
         if end < 0:
-            self._pending = data
+            # Pieces of one line are kept apart until it ends: a long line costs no copy per piece.
+            self._pending.append(chunk)
             return
-        self._pending = data[end + 1 :]
-        for line in data[:end].split(b"\n"):
+        data = b"".join([*self._pending, chunk[:end]])
+        self._pending = [chunk[end + 1 :]]
+        for line in data.split(b"\n"):
             self._line(line)
 
     def _line(self, raw: bytes) -> None:
@@ -150,9 +151,9 @@ class OllamaStreamFolder:
 
     def finish(self, cut: str | None = None) -> dict[str, Any]:
         reasons = [cut] if cut else []
-        if self._pending.strip():
-            last = self._pending
-            self._pending = b""
+        last = b"".join(self._pending)
+        self._pending = []
+        if last.strip():
             before = self._done
             try:
                 self._line(last)
