@@ -47,7 +47,23 @@ def test_the_readme_stays_a_front_page() -> None:
     assert README.count("\n") < 300
     more = README.split("\n## More\n", 1)[1]
     for page in (REPO / "docs" / "reference").glob("*.md"):
+        if not page.name.endswith(".zh.md"):
+            assert f"docs/reference/{page.name}" in more, page.name
+
+
+def test_the_chinese_readme_stands_on_its_own() -> None:
+    """Under 300 lines; every Chinese page in its "更多" list; it sends a reader to the English
+    README for nothing (English pages it links say so: （英文）)."""
+    assert README_ZH.count("\n") < 300
+    more = README_ZH.split("\n## 更多\n", 1)[1]
+    for page in (REPO / "docs" / "reference").glob("*.zh.md"):
         assert f"docs/reference/{page.name}" in more, page.name
+    assert "](README.md#" not in README_ZH and "见英文 [README" not in README_ZH
+    for line in README_ZH.splitlines():
+        for page in re.findall(r"\]\((docs/[\w./-]+\.md)", line):
+            english = not page.endswith(".zh.md") and page not in ("docs/glossary.md",)
+            if english and not page.startswith("docs/course"):
+                assert "英文" in line, f"{page}: a line linking an English page says so"
 
 
 # README.zh.md: the Chinese README, linked from the top of README.md
