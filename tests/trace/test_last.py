@@ -79,3 +79,11 @@ def test_a_state_path_that_is_a_file_stops_nothing(fc, tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert "Traceback" not in ran.stderr
     assert fc("show", env={"XDG_STATE_HOME": str(tmp_path / "not-a-dir")}).returncode == 2
+
+
+def test_fc_export_otel_with_no_trace_exports_the_last_one_written_here(fc, tmp_path: Path) -> None:
+    assert fc("run", "杭州？", "-o", "elsewhere/deep/t").returncode == 0
+    ran = fc("export", "otel", "-o", "spans.json")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("elsewhere/deep/t: trace ")
+    assert (tmp_path / "spans.json").is_file()
