@@ -45,6 +45,10 @@ def test_every_link_of_a_page_finds_its_file_and_heading(page: Path) -> None:
 def test_the_readme_stays_a_front_page() -> None:
     """Under 300 lines, each reference page it lists in its "More" section there."""
     assert README.count("\n") < 300
+    # its first screen: what fc is, the two set-up commands, where to go next
+    first_screen = "\n".join(README.splitlines()[:24])
+    for said in ["fc is a command-line tool", "```bash", "**Where to go next:**", "docs/course.md"]:
+        assert said in first_screen, said
     more = README.split("\n## More\n", 1)[1]
     for page in (REPO / "docs" / "reference").glob("*.md"):
         if not page.name.endswith(".zh.md"):
@@ -55,6 +59,9 @@ def test_the_chinese_readme_stands_on_its_own() -> None:
     """Under 300 lines; every Chinese page in its "更多" list; it sends a reader to the English
     README for nothing (English pages it links say so: （英文）)."""
     assert README_ZH.count("\n") < 300
+    first_screen = "\n".join(README_ZH.splitlines()[:24])
+    for said in ["fc 是一个命令行工具", "```bash", "**下一步去哪：**", "docs/course.zh.md"]:
+        assert said in first_screen, said
     more = README_ZH.split("\n## 更多\n", 1)[1]
     for page in (REPO / "docs" / "reference").glob("*.zh.md"):
         assert f"docs/reference/{page.name}" in more, page.name
