@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, clean_env
-from tests.support.doc_claims import Example, Outcome, examples, failures, run
+from tests.support.doc_claims import Example, Outcome, examples, failures, walk
 
 PAGE = REPO / "docs" / "course.md"
 EXAMPLES = examples(PAGE.read_text("utf-8"))
@@ -32,14 +32,9 @@ def test_the_page_runs_top_to_bottom_and_shows_what_it_says(page: str, tmp_path:
     name used twice would fail (a trace directory fc refuses to overwrite)."""
     # The page's files sit where its commands name them, as in a checkout of the project.
     shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
-    wrong = []
-    for example in examples((REPO / page).read_text("utf-8")):
-        outcome = run(example, tmp_path, clean_env(**PAGES[page]))
-        wrong += [
-            f"{page} line {example.line} ({example.heading}): {problem}"
-            + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
-            for problem in failures(example, outcome, tmp_path)
-        ]
+    wrong = walk(
+        page, examples((REPO / page).read_text("utf-8")), tmp_path, clean_env(**PAGES[page])
+    )
     assert not wrong, "\n".join(wrong)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, clean_env
-from tests.support.doc_claims import examples, failures, run
+from tests.support.doc_claims import examples, walk
 
 README = (REPO / "README.md").read_text("utf-8")
 
@@ -122,14 +122,7 @@ def test_every_command_of_the_chinese_readme_shows_what_it_says(tmp_path: Path) 
     blocks = examples(README_ZH)[1:]
     assert len(blocks) >= 8
     shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
-    wrong = []
-    for example in blocks:
-        outcome = run(example, tmp_path, clean_env(LANG="zh_CN.UTF-8"))
-        wrong += [
-            f"README.zh.md line {example.line} ({example.heading}): {problem}"
-            + f"\n--- stdout\n{outcome.stdout[-1500:]}\n--- stderr\n{outcome.stderr[-1500:]}"
-            for problem in failures(example, outcome, tmp_path)
-        ]
+    wrong = walk("README.zh.md", blocks, tmp_path, clean_env(LANG="zh_CN.UTF-8"))
     assert not wrong, "\n".join(wrong)
 
 
@@ -138,12 +131,5 @@ def test_the_readme_runs_top_to_bottom(tmp_path: Path) -> None:
     goes down the page; each block's claims are the comment under it."""
     blocks = examples(README)[1:]
     assert len(blocks) >= 4
-    wrong = []
-    for example in blocks:
-        outcome = run(example, tmp_path, clean_env())
-        wrong += [
-            f"README.md line {example.line} ({example.heading}): {problem}"
-            + f"\n--- stdout\n{outcome.stdout[-1500:]}\n--- stderr\n{outcome.stderr[-1500:]}"
-            for problem in failures(example, outcome, tmp_path)
-        ]
+    wrong = walk("README.md", blocks, tmp_path, clean_env())
     assert not wrong, "\n".join(wrong)

@@ -109,6 +109,20 @@ def run(example: Example, cwd: Path, env: dict[str, str]) -> Outcome:
     return outcome
 
 
+def walk(page: str, blocks: list[Example], cwd: Path, env: dict[str, str]) -> list[str]:
+    """Run `blocks` of `page` in order in `cwd`, as a reader goes down it; what each block did
+    not show, in words, with its output ([] when every claim holds)."""
+    wrong = []
+    for example in blocks:
+        outcome = run(example, cwd, env)
+        wrong += [
+            f"{page} line {example.line} ({example.heading}): {problem}"
+            + f"\n--- stdout\n{outcome.stdout[-1500:]}\n--- stderr\n{outcome.stderr[-1500:]}"
+            for problem in failures(example, outcome, cwd)
+        ]
+    return wrong
+
+
 def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
     typed = None
     if "|" in command:
