@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import REPO, clean_env
 from tests.support.doc_claims import examples, walk
+from tests.support.inprocess import run_in_process
 
 README = (REPO / "README.md").read_text("utf-8")
 
@@ -133,3 +134,28 @@ def test_the_readme_runs_top_to_bottom(tmp_path: Path) -> None:
     assert len(blocks) >= 4
     wrong = walk("README.md", blocks, tmp_path, clean_env())
     assert not wrong, "\n".join(wrong)
+
+
+def _normalized(transcript: str) -> list[str]:
+    """The lines of a run's transcript without what changes from run to run: times, the rule
+    lines' width, the trace's time stamp."""
+    lines = []
+    for line in transcript.strip("\n").splitlines():
+        line = re.sub(r"\d+(\.\d+)? ms", "N ms", line)
+        line = re.sub(r"─+", "─", line)
+        lines.append(re.sub(r"traces/\d{8}-\d{6}-", "traces/TIME-", line))
+    return lines
+
+
+def test_the_transcript_the_readme_shows_is_what_fc_run_prints(tmp_path: Path) -> None:
+    shown = re.search(r"```\n(step 1 .*?)```", README, re.S)
+    assert shown is not None
+    ran = run_in_process(["run", "杭州今天适合跑步吗？"], cwd=tmp_path, env=clean_env())
+    assert ran.returncode == 0, ran.stderr
+    assert _normalized(shown[1]) == _normalized(ran.stdout)
+    # ... and the trace directory it draws holds exactly those files
+    tree = re.search(r"```\ntraces/\d{8}-\d{6}-hangzhou/\n(.*?)```", README, re.S)
+    assert tree is not None
+    drawn = re.findall(r"^  (\S+\.json)", tree[1], re.M)
+    (trace,) = (tmp_path / "traces").iterdir()
+    assert sorted(drawn) == sorted(f.name for f in trace.iterdir())
