@@ -29,7 +29,7 @@ import httpx
 from fccli.core.controls import escape_controls
 from fccli.core.secrets import Secrets, header_secrets, secret_values
 from fccli.i18n import Msg
-from fccli.proxy.facts import Asked, Ended, Notice
+from fccli.proxy.facts import Asked, Ended, Notice, Tick
 from fccli.proxy.handler import strict_findings, too_big
 from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.settings import Settings
@@ -67,6 +67,8 @@ MAX_REQUEST_BYTES = 64 * 1024 * 1024
 """A request body above this gets HTTP 413, not forwarded (--max-request-mb)."""
 
 STOPPED = Msg("fc proxy stopped before the answer ended")
+TICK_SECONDS = 30.0
+"""How often the journal is told to look for conversations gone idle (Settings.idle_seconds)."""
 
 
 class ProxyApp:
@@ -132,14 +134,23 @@ class ProxyApp:
             self._forwarding -= 1
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
+        ticks: asyncio.Task[None] | None = None
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                ticks = asyncio.create_task(self._tick())
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                if ticks is not None:
+                    ticks.cancel()
                 await self.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(max(1.0, min(TICK_SECONDS, self.settings.idle_seconds / 4)))
+            self.journal(Tick())
 
     def close(self) -> None:
         """Stop (Ctrl-C): the journal closes every trace still open as `interrupted`, says so

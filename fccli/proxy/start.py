@@ -38,6 +38,7 @@ class ProxyOptions:
     max_request_bytes: int = MAX_REQUEST_BYTES
     allow_origins: tuple[str, ...] = ()
     timeout: float = 600.0
+    idle_seconds: float = 900.0
 
 
 def default_out(now: datetime | None = None) -> Path:
@@ -70,6 +71,7 @@ def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Sett
         strict_check=options.strict_check,
         max_record_bytes=options.max_record_bytes,
         timeout=options.timeout,
+        idle_seconds=options.idle_seconds,
     )
     return target, settings, view
 

@@ -18,6 +18,7 @@ from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.proxy_harness import Running, proxy
 
 pytestmark = pytest.mark.server
+CLIENT = httpx.Client(timeout=30)
 
 HEADERS = {
     "authorization": f"Bearer {DEFAULT_KEY}",
@@ -63,7 +64,7 @@ def _new_trace(running: Running, before: list[Path]) -> Path:
 def test_an_empty_history_is_recorded_and_its_trace_closed(running: Running, kind: str) -> None:
     path, body = EMPTY[kind]
     before = running.traces()
-    httpx.post(running.url + path, json=body, headers=HEADERS, timeout=30)
+    CLIENT.post(running.url + path, json=body, headers=HEADERS, timeout=30)
     trace = _new_trace(running, before)
     printed = running.printed
     assert "internal error" not in printed and "a bug in fc" not in printed, printed
@@ -93,7 +94,7 @@ def test_a_lone_surrogate_as_raw_bytes_and_escaped_is_recorded_and_read(
     fake.script.append({"answer": answer})
     raw = b'{"model":"m","messages":[{"role":"user","content":"raw \xed\xa0\x80 bytes"}]}'
     before = running.traces()
-    reply = httpx.post(
+    reply = CLIENT.post(
         running.url + "/v1/chat/completions",
         content=raw,
         headers={**HEADERS, "content-type": "application/json"},
@@ -119,7 +120,7 @@ def test_basic_auth_an_upstream_echoes_decoded_is_masked(
     echo = f"bad pair user:{secret}, or {quote(secret)} or {secret}"
     fake.script.append({"status": 401, "message": echo})
     before = running.traces()
-    reply = httpx.post(
+    reply = CLIENT.post(
         running.url + "/v1/chat/completions",
         json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
         headers={"authorization": f"Basic {token}"},
