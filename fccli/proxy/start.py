@@ -80,9 +80,10 @@ def serve(options: ProxyOptions) -> None:
     """Run `fc proxy`, its journal in a child process (journal.py) started once the port is
     bound."""
     target, settings, view = _parts(options, None)
+    limits = _limits(options)
     bound = launch.bind(options.host, options.port)
     journal = ChildJournal(target, settings, view.journal_lost)
-    app = ProxyApp(target, settings, view, journal, **_limits(options))
+    app = ProxyApp(target, settings, view, journal, **limits)
     view.banner(bound.url, target.agent_lines(bound.url), target.shown, str(settings.out))
     warning = launch.exposure_warning(options.host)
     if warning is not None:
