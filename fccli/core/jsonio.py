@@ -48,7 +48,13 @@ def dumps(obj: Any) -> str:
     JSON escapes the C0 controls itself; DEL, the C1 controls (which some terminals obey) and
     lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
     every JSON output is valid UTF-8 and safe to print. They can stand only inside strings."""
-    text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    kind = type(obj)
+    if kind is str:  # a lone value (a file's field): JSON's C encoder, not an indenting one
+        text = _encode_string(obj) + "\n"
+    elif kind is int or kind is bool or obj is None:
+        return json.dumps(obj) + "\n"
+    else:
+        text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
     return (_escaped() if has_surrogates(text) else _c1()).sub(_as_unicode_escape, text)
 
 
