@@ -27,6 +27,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from fccli.core.controls import well_formed
 from fccli.core.errors import FcError
 from fccli.core.jsonio import read_json
 from fccli.core.manifest import ErrorRecord
@@ -73,11 +74,26 @@ def build(trace: Trace, *, content: bool) -> TraceRecord:
 
 def trace_id_of(manifest: dict[str, Any]) -> bytes:
     canonical = json.dumps(manifest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return _nonzero(hashlib.sha256(b"fc-trace\0" + canonical.encode("utf-8")).digest()[:16])
+    digest = hashlib.sha256(b"fc-trace\0" + canonical.encode("utf-8", "surrogatepass"))
+    return _nonzero(digest.digest()[:16])
 
 
 def span_id_of(trace_id: bytes, place: str) -> bytes:
-    return _nonzero(hashlib.sha256(trace_id + b"\0" + place.encode("utf-8")).digest()[:8])
+    digest = hashlib.sha256(trace_id + b"\0" + place.encode("utf-8", "surrogatepass"))
+    return _nonzero(digest.digest()[:8])
+
+
+def _well_formed(span: SpanRecord) -> SpanRecord:
+    """Make every text of `span` one UTF-8 can carry (a lone surrogate becomes U+FFFD)."""
+    span.name = well_formed(span.name)
+    if span.error is not None:
+        span.error = well_formed(span.error)
+    for key, value in span.attributes.items():
+        if isinstance(value, str):
+            span.attributes[key] = well_formed(value)
+        elif isinstance(value, list):
+            span.attributes[key] = [well_formed(v) for v in value]
+    return span
 
 
 def _nonzero(digest: bytes) -> bytes:
@@ -145,7 +161,7 @@ class _Builder:
             for note in step.notes:
                 self.notes.append(Msg("step {step}: {message}", step=step.number, message=note))
         spans.insert(0, self._root_span(start, cursor))
-        return TraceRecord(self.trace_id, spans, self.notes)
+        return TraceRecord(self.trace_id, [_well_formed(span) for span in spans], self.notes)
 
     # -- the run --------------------------------------------------------------------------
 

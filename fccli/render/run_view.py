@@ -240,9 +240,10 @@ class RunView:
         c = self.console
         if isinstance(event, StepStarted):
             req = event.request
-            last = req.messages[-1]
             results, held = handed_back(req.messages)
-            if held > 1:
+            if not req.messages:
+                what = _("no message at all")
+            elif held > 1:
                 what = _(
                     "{n} tool result(s) handed back in {messages} user messages",
                     n=len(results),
@@ -253,7 +254,7 @@ class RunView:
             elif len(req.messages) == 1:
                 what = _("the question")
             else:  # a history that does not end on results (--harness-bug drop-results)
-                what = _("the last message from the {role}", role=last.role)
+                what = _("the last message from the {role}", role=req.messages[-1].role)
             tools = ", ".join(t.name for t in req.tools) or _("none")
             c.print()
             origin = (

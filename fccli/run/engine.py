@@ -352,8 +352,9 @@ class RoundTrip:
         if self._bug_notes:
             record.harness_bug = "; ".join(self._bug_notes)
             self._bug_notes = []
-        # On record before it is read: an answer that cannot be read still shows its attempts.
-        files.add()
+        # On record before it is read: an answer that cannot be read still shows its attempts
+        # (saved once it is read, or by the run's end, whichever stops it).
+        files.add(save=False)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
             self._phase = Msg(
                 "while the answer streamed in ({size} bytes kept)", size=format(len(raw), ",")
@@ -388,9 +389,9 @@ class RoundTrip:
             ) from None
         files.response(response, self.wire.wire_stop_reason(wire_response))
         _refuse_shared_ids(step, response)
-        # Saved before anyone is told: a run stopped while the tools run, or a display that
-        # fails (a closed pipe), still leaves this step on record.
-        self.trace.save_manifest()
+        # Not saved here: the tools' runs are (after they ran), and a run stopped before that
+        # (Ctrl-C while the tools run, a display that fails on a closed pipe) is saved by its
+        # end; one killed outright leaves the step's files, which readers read.
         self.emit(
             ResponseReceived(
                 step,

@@ -276,6 +276,16 @@ class TraceWriter:
             )
         return target
 
+    def rest(self) -> None:
+        """Let go of the trace's lock while nothing is written (fc proxy: a conversation waiting
+        for its agent's next request holds no open file); `wake` claims it again."""
+        release(self.path)
+
+    def wake(self) -> None:
+        """Claim the trace again before writing more, after `rest`."""
+        if self.path.resolve() not in _HELD:
+            claim(self.path)
+
     def note(self, text: str) -> None:
         """Note something a learner should know about the run (saved with the next save)."""
         self.manifest.note(text)

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from fccli.trace.reader import Step
 
 FOLD_CHARS = 600
+PAGE_CHARS = 1 << 20
+"""The most characters of one text (an answer, thinking, a result) the page holds: a page is
+meant to be shared and opened in a browser; `fc show --json` has the whole text."""
 FOLD_LINES = 12
 TOOL_NAMES = 8
 """Tools named in the folded line of the offer; the rest are counted."""
@@ -196,7 +199,8 @@ class StepView:
                 out.append(
                     tag(
                         "div",
-                        tag("span", esc(label), class_="label") + tag("p", esc(block.text)),
+                        tag("span", esc(label), class_="label")
+                        + tag("p", esc(_capped(block.text))),
                         class_=kind,
                     )
                 )
@@ -207,7 +211,9 @@ class StepView:
 
     def _thinking(self, text: str) -> str:
         summary = tag("summary", esc(_("thinking ({n:,} characters)", n=len(text))))
-        return tag("details", summary + tag("p", esc(text)), class_="thinking", open=self.thinking)
+        return tag(
+            "details", summary + tag("p", esc(_capped(text))), class_="thinking", open=self.thinking
+        )
 
     def _call(
         self, step: Step, k: int, call: ToolUseBlock, tools: list[str] | None, stop: str
@@ -232,7 +238,7 @@ class StepView:
         )
         if call.raw_arguments is not None:
             args = tag("p", esc(_("arguments, not a JSON object:")), class_="bad") + tag(
-                "pre", esc(call.raw_arguments)
+                "pre", esc(_capped(call.raw_arguments))
             )
         else:
             args = tag("pre", esc(arguments_text(call.input)), class_="args")
@@ -315,6 +321,7 @@ class StepView:
         return " " + tag("a", said, href=f"#{anchor}", class_="went")
 
     def _text(self, text: str) -> str:
+        text = _capped(text)
         lines = text.count("\n") + 1
         if self.full or (len(text) <= FOLD_CHARS and lines <= FOLD_LINES):
             return tag("pre", esc(text))
@@ -446,3 +453,14 @@ def harness_bug_of(value: Any) -> str | None:
 
 def _plain(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _capped(text: str) -> str:
+    """Return `text` cut to PAGE_CHARS, saying how much more there is."""
+    if len(text) <= PAGE_CHARS:
+        return text
+    more = _(
+        "… {more:,} more characters not shown (fc show --json has them)",
+        more=len(text) - PAGE_CHARS,
+    )
+    return text[:PAGE_CHARS] + "\n" + more
