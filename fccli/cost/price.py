@@ -108,6 +108,7 @@ def _counts(usage: Usage) -> dict[str, int]:
         "output_tokens": usage.output_tokens,
         "cache_read_tokens": usage.cache_read_tokens,
         "cache_write_tokens": usage.cache_write_tokens,
+        "cache_write_1h_tokens": usage.cache_write_1h_tokens,
         "output_reasoning_tokens": usage.reasoning_tokens,
     }
     return {k: v for k, v in named.items() if v is not None}

@@ -7,7 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from fccli.cost.price import StepCost, StepPrice, price_usage
+from fccli.cost.price import StepCost, StepPrice, Unpriced, price_usage
 from fccli.cost.target import Target, price_target
 from fccli.i18n import Msg
 
@@ -26,6 +26,8 @@ class TraceCost:
     """The sum of the priced steps (a lower bound when some are unpriced)."""
     saved_usd: Decimal | None
     """What the prompt cache saved over the trace; None when no step reported a cache."""
+    priced_as: str
+    """The model name looked up in the table."""
     basis: Msg | None
     """Why the trace is priced as another model (the demo, --price-model); None otherwise."""
 
@@ -34,6 +36,10 @@ class TraceCost:
         """Return the steps that have no price."""
         return [n for n, p in self.steps.items() if not isinstance(p, StepCost)]
 
+    def why_unpriced(self) -> Unpriced | None:
+        """Return why the first step without a price has none."""
+        return next((p for p in self.steps.values() if isinstance(p, Unpriced)), None)
+
     @property
     def priced(self) -> bool:
         """Whether at least one step has a price."""
@@ -41,7 +47,10 @@ class TraceCost:
 
 
 def price_trace(manifest: Manifest, price_model: str | None = None) -> TraceCost:
-    """Price every step of `manifest` with usage, as its model or as `price_model`."""
+    """Price every step of `manifest` with usage, as its model or as `price_model` (default: the
+    run's --price-model, if it had one)."""
+    if price_model is None and manifest.options is not None:
+        price_model = manifest.options.price_model
     target = price_target(manifest.provider, manifest.model, price_model)
     steps: dict[int, StepPrice] = {}
     for record in manifest.steps:
@@ -56,6 +65,7 @@ def price_trace(manifest: Manifest, price_model: str | None = None) -> TraceCost
         steps=steps,
         usd=sum((p.usd for p in costs), Decimal(0)),
         saved_usd=sum(savings, Decimal(0)) if savings else None,
+        priced_as=target.model,
         basis=target.basis if isinstance(target, Target) else None,
     )
 

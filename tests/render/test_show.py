@@ -120,7 +120,10 @@ def test_the_newest_trace_under_traces_is_shown_by_default(fc, tmp_path: Path) -
         manifest = load(path / "manifest.json")
         manifest["started_at"] = started
         save(path / "manifest.json", manifest)
-    copy_example(root / "examples", "three-cities")  # one level down counts too, and is older
+    lower = copy_example(root / "examples", "three-cities")  # one level down counts too
+    manifest = load(lower / "manifest.json")
+    manifest["started_at"] = "2026-11-29T10:15:00.000+00:00"  # and is older
+    save(lower / "manifest.json", manifest)
     assert resolve_trace(None, root) == newer
     result = fc("show")
     assert result.returncode == 0, result.stderr
