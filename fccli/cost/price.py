@@ -30,8 +30,6 @@ class StepCost:
     """The model's id in genai-prices' table (`deepseek-flash`, `claude-haiku-4-5`)."""
     provider: str
     """The provider's id in the table (`deepseek`, `google`)."""
-    rates: str
-    """The prices applied, as genai-prices says them (`$0.3/input MTok, ...`)."""
     hours: str | None = None
     """The hours (UTC) of a time-of-day price that applied (`01:00-04:00`); None otherwise."""
 
@@ -96,7 +94,6 @@ def price_usage(usage: Usage | None, target: Target | NoTarget, at: datetime | N
         saved_usd=saved,
         model=paid.model.id,
         provider=paid.provider.id,
-        rates=str(paid.model_price),
         hours=_hours(paid.model, when),
     )
 
