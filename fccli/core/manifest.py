@@ -110,6 +110,10 @@ class CostRecord(_Record):
 
     usd: float | None = None
     """US dollars; null when it has no price (`unknown` says why: never 0 for unknown)."""
+    input_usd: float | None = None
+    """Of it, the input's (cache reads and writes at their prices)."""
+    output_usd: float | None = None
+    """Of it, the output's (thinking included)."""
     cache_saved_usd: float | None = None
     """What the prompt cache saved (negative: writing to it cost more); only when the provider
     reported its cache."""

@@ -8,7 +8,7 @@ from fccli.core.manifest import CostRecord, Manifest, StepRecord, TraceCostRecor
 from fccli.cost.money import as_number
 from fccli.cost.price import StepCost, StepPrice, price_usage
 from fccli.cost.target import NoTarget, price_target
-from fccli.cost.trace import TraceCost, parse_time, usage_of
+from fccli.cost.trace import TraceCost, decimal_of, parse_time, usage_of
 
 
 def record_cost(manifest: Manifest, record: StepRecord) -> StepPrice | None:
@@ -43,7 +43,11 @@ def step_record(price: StepPrice) -> CostRecord:
     """Return a step's price as the manifest keeps it."""
     if not isinstance(price, StepCost):
         return CostRecord(usd=None, model=price.model, unknown=str(price.why))
-    record = CostRecord(usd=as_number(price.usd))
+    record = CostRecord(
+        usd=as_number(price.usd),
+        input_usd=as_number(price.input_usd),
+        output_usd=as_number(price.output_usd),
+    )
     if price.saved_usd is not None:
         record.cache_saved_usd = as_number(price.saved_usd)
     record.model, record.provider = price.model, price.provider
@@ -81,7 +85,7 @@ def trace_record(
 
 def _sum(amounts: list[float]) -> Decimal:
     """Add amounts as written (each its shortest decimal form), without float's dust."""
-    return sum((Decimal(repr(a)) for a in amounts), Decimal(0))
+    return sum((decimal_of(a) for a in amounts), Decimal(0))
 
 
 def _table() -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from fccli.cost.price import StepCost, StepPrice, Unpriced, price_usage
 from fccli.cost.target import Target, price_target
 from fccli.i18n import Msg
 
 if TYPE_CHECKING:
-    from fccli.core.manifest import Manifest
+    from fccli.core.manifest import Manifest, StepRecord
     from fccli.core.models import Usage
 
 
@@ -46,19 +46,28 @@ class TraceCost:
         return any(isinstance(p, StepCost) for p in self.steps.values())
 
 
-def price_trace(manifest: Manifest, price_model: str | None = None) -> TraceCost:
+def price_trace(
+    manifest: Manifest, price_model: str | None = None, *, again: bool = False
+) -> TraceCost:
     """Price every step of `manifest` with usage, as its model or as `price_model` (default: the
-    run's --price-model, if it had one)."""
+    run's --price-model, if it had one).
+
+    Without `price_model`, a trace whose every step with usage has its price on record is read
+    as recorded, without the price table (fc show starts fast); `again` prices it anew."""
+    asked = price_model
     if price_model is None and manifest.options is not None:
         price_model = manifest.options.price_model
     target = price_target(manifest.provider, manifest.model, price_model)
+    priced = [(record, usage_of(record.usage)) for record in manifest.steps]
+    priced = [(record, usage) for record, usage in priced if usage is not None]
     steps: dict[int, StepPrice] = {}
-    for record in manifest.steps:
-        usage = usage_of(record.usage)
-        if usage is None:
-            continue
-        at = parse_time(record.started_at) or parse_time(manifest.started_at)
-        steps[record.step] = price_usage(usage, target, at)
+    recorded = None if asked is not None or again else _as_recorded([r for r, _ in priced])
+    if recorded is not None:
+        steps = dict(recorded)
+    else:
+        for record, usage in priced:
+            at = parse_time(record.started_at) or parse_time(manifest.started_at)
+            steps[record.step] = price_usage(usage, target, at)
     costs = [p for p in steps.values() if isinstance(p, StepCost)]
     savings = [p.saved_usd for p in costs if p.saved_usd is not None]
     return TraceCost(
@@ -68,6 +77,41 @@ def price_trace(manifest: Manifest, price_model: str | None = None) -> TraceCost
         priced_as=target.model,
         basis=target.basis if isinstance(target, Target) else None,
     )
+
+
+def _as_recorded(records: list[StepRecord]) -> list[tuple[int, StepCost]] | None:
+    """Return each step's price as its record keeps it; None unless every one has a price."""
+    found = []
+    for record in records:
+        cost = record.cost
+        if cost is None or not cost.model or not cost.provider:
+            return None
+        if cost.usd is None or cost.input_usd is None or cost.output_usd is None:
+            return None
+        found.append(
+            (
+                record.step,
+                StepCost(
+                    usd=decimal_of(cost.usd),
+                    input_usd=decimal_of(cost.input_usd),
+                    output_usd=decimal_of(cost.output_usd),
+                    saved_usd=decimal_of(cost.cache_saved_usd),
+                    model=cost.model,
+                    provider=cost.provider,
+                    hours=cost.hours,
+                ),
+            )
+        )
+    return found
+
+
+@overload
+def decimal_of(amount: float) -> Decimal: ...
+@overload
+def decimal_of(amount: float | None) -> Decimal | None: ...
+def decimal_of(amount: float | None) -> Decimal | None:
+    """Return an amount as written (its shortest decimal form) as a Decimal."""
+    return None if amount is None else Decimal(repr(amount))
 
 
 def usage_of(recorded: Any) -> Usage | None:

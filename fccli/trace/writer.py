@@ -345,7 +345,7 @@ class TraceWriter:
 
 
 TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms", "first_byte_ms"})
-PRICE_KEYS = frozenset({"usd", "cache_saved_usd", "hours"})
+PRICE_KEYS = frozenset({"usd", "input_usd", "output_usd", "cache_saved_usd", "hours"})
 """A cost record's amounts and hours: some providers' prices change with the time of day."""
 
 

@@ -39,8 +39,8 @@ FLOOR = TYPER | {
 """typer, Rich and pydantic (the internal format's models): the floor of a command that works."""
 PRICES = frozenset({"genai_prices", "httpx2", "idna"})
 """genai-prices and what its package imports (the HTTP client of its price updater, which fc
-never starts; asyncio and importlib.metadata too): `fc run` and `fc show` say what each step
-cost (fccli/cost), so they load it once a step is priced."""
+never starts; asyncio and importlib.metadata too): `fc run` prices each step as it records it
+(fccli/cost); `fc show` reads the prices on record and loads it only to price anew."""
 HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.run.engine")
 COMMAND_MODULES = tuple(module for module, _attribute, _help in COMMANDS.values())
 """Every command's module: `fc --help` lists them by name and short help, and a command builds
@@ -101,14 +101,18 @@ BUDGETS = {
         ),
     ),
     # a transcript needs neither the linter nor the network nor asyncio, and reads only the
-    # trace's own format (the example is DeepSeek's: the other formats' packages stay unread)
+    # trace's own format (the example is DeepSeek's: the other formats' packages stay unread);
+    # its steps' prices are on record: the price table stays unread
     "show": Budget(
         ("show", str(EXAMPLE)),
-        FLOOR | PRICES,
+        FLOOR,
         (
             *NETWORK,
+            "asyncio",
             "fccli.check",
             "fccli.run.engine",
+            "importlib.metadata",
+            "genai_prices",
             *(m for m in COMMAND_MODULES if m != "fccli.commands.show"),
             "fccli.wire.anthropic.format",
             "fccli.wire.gemini.format",

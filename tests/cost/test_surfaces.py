@@ -44,7 +44,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def test_the_run_says_each_step_and_the_total_as_the_manifest_keeps_them(run) -> None:
     trace, out = run
     data = _manifest(trace)
-    cost = price_trace(read_manifest(data))
+    cost = price_trace(read_manifest(data), again=True)
     for record in data["steps"]:
         price = cost.steps[record["step"]]
         assert isinstance(price, StepCost)
@@ -98,7 +98,7 @@ def _first_call(trace: Path) -> str:
 
 
 def test_show_the_page_and_json_say_the_cache_and_what_it_saved(fc, tmp_path: Path) -> None:
-    cost = price_trace(read_manifest(_manifest(GEMINI)))
+    cost = price_trace(read_manifest(_manifest(GEMINI)), again=True)
     step = cost.steps[2]
     assert isinstance(step, StepCost) and step.saved_usd
     saved = f"13 of 133 input tokens from the cache, saved {usd(step.saved_usd)}"
