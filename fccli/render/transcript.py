@@ -33,7 +33,8 @@ from fccli.core.models import (
     ToolSpec,
     ToolUseBlock,
 )
-from fccli.cost.trace import price_trace
+from fccli.cost.money import usd
+from fccli.cost.trace import decimal_of, price_trace
 from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole, print_hanging
@@ -764,9 +765,16 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
                 (f"{s['status']:<12}", style),
                 (f"{counted} {s['provider'] or '?':<10}", "dim"),
                 " ",
+                (_cost_column(s.get("cost_usd")), "dim"),
                 one_line(s["question"] or "", 60),
             )
         )
+
+
+def _cost_column(amount: Any) -> str:
+    """The listing's cost column: what the manifest records, or blank."""
+    said = usd(decimal_of(amount)) if isinstance(amount, float | int) else ""
+    return f"{said:<10}"
 
 
 # ---------------------------------------------------------------------------------------------
