@@ -89,6 +89,20 @@ RECORDED: list[tuple[str, str, str, str, str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "openai chat: a newer model's cache writes inside prompt_tokens",
+        "openai",
+        "openai",
+        "gpt-5.6-terra",
+        "openai",
+        "chat",
+        {
+            "prompt_tokens": 5000,
+            "completion_tokens": 120,
+            "total_tokens": 5120,
+            "prompt_tokens_details": {"cached_tokens": 1024, "cache_write_tokens": 3500},
+        },
+    ),
+    (
         "anthropic: input_tokens leaves out the cache's reads and writes",
         "anthropic",
         "anthropic",
@@ -147,6 +161,21 @@ RECORDED: list[tuple[str, str, str, str, str, str, dict[str, Any]]] = [
             "output_tokens": 300,
             "output_tokens_details": {"reasoning_tokens": 256},
             "total_tokens": 1800,
+        },
+    ),
+    (
+        "responses: a newer model's cache writes inside input_tokens",
+        "responses",
+        "openai",
+        "gpt-5.6-terra",
+        "openai",
+        "responses",
+        {
+            "input_tokens": 5000,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 4800},
+            "output_tokens": 64,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 5064,
         },
     ),
     (
