@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -86,16 +87,19 @@ def _as_recorded(records: list[StepRecord]) -> list[tuple[int, StepCost]] | None
         cost = record.cost
         if cost is None or not cost.model or not cost.provider:
             return None
-        if cost.usd is None or cost.input_usd is None or cost.output_usd is None:
+        total, inputs, outputs = cost.usd, cost.input_usd, cost.output_usd
+        if total is None or inputs is None or outputs is None:
             return None
+        if min(total, inputs, outputs) < 0 or not all(map(math.isfinite, (total, inputs, outputs))):
+            return None  # a hand-edited record: priced anew
         found.append(
             (
                 record.step,
                 StepCost(
-                    usd=decimal_of(cost.usd),
-                    input_usd=decimal_of(cost.input_usd),
-                    output_usd=decimal_of(cost.output_usd),
-                    saved_usd=decimal_of(cost.cache_saved_usd),
+                    usd=decimal_of(total),
+                    input_usd=decimal_of(inputs),
+                    output_usd=decimal_of(outputs),
+                    saved_usd=_finite(cost.cache_saved_usd),
                     model=cost.model,
                     provider=cost.provider,
                     hours=cost.hours,
@@ -103,6 +107,11 @@ def _as_recorded(records: list[StepRecord]) -> list[tuple[int, StepCost]] | None
             )
         )
     return found
+
+
+def _finite(amount: float | None) -> Decimal | None:
+    """Return a recorded amount that is a number as a Decimal; None otherwise."""
+    return decimal_of(amount) if amount is not None and math.isfinite(amount) else None
 
 
 @overload

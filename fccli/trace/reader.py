@@ -413,7 +413,9 @@ def trace_summary(path: Path) -> dict[str, Any]:
 def _recorded_cost(cost: Any) -> float | None:
     """Return the trace's cost in US dollars as its manifest records it, or None."""
     usd = cost.get("usd") if isinstance(cost, dict) else None
-    return usd if isinstance(usd, int | float) and not isinstance(usd, bool) else None
+    if not isinstance(usd, int | float) or isinstance(usd, bool):
+        return None
+    return float(usd) if 0 <= usd < float("inf") else None  # NaN fails both
 
 
 def _started(path: Path) -> tuple[str, float, str]:

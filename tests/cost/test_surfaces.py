@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,31 @@ def test_narrated_in_chinese(fc) -> None:
     assert "演示模型按 deepseek-flash 计价，它替代的就是这个模型" in result.stdout
     shown = fc("--lang", "zh", "show", str(GEMINI)).stdout
     assert "提示缓存：133 个输入 token 中有 13 个来自缓存，省了 $" in shown
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"usd": "free"},
+        {"usd": -1.0},
+        {"input_usd": None},
+        {"usd": float("nan")},
+        {"cache_saved_usd": float("inf")},
+    ],
+    ids=["text", "negative", "a part missing", "nan", "infinite saving"],
+)
+def test_a_hand_edited_price_is_priced_anew_or_left_out(
+    fc, tmp_path: Path, edit: dict[str, Any]
+) -> None:
+    trace = tmp_path / "t"
+    shutil.copytree(GEMINI, trace)
+    data = _manifest(trace)
+    data["steps"][1]["cost"].update(edit)
+    data["cost"]["usd"] = next(iter(edit.values()))
+    (trace / "manifest.json").write_text(json.dumps(data), "utf-8")  # NaN as Python writes it
+    fresh = price_trace(read_manifest(_manifest(GEMINI)), again=True)
+    shown = fc("show", str(trace))
+    assert shown.returncode == 0, shown.stderr
+    assert f"\ncost: {usd(fresh.usd)}" in shown.stdout  # a saving that is no number: left out
+    listed = fc("show", str(tmp_path))
+    assert listed.returncode == 0 and "nan" not in listed.stdout.lower(), listed.stdout
