@@ -47,6 +47,15 @@ def show(
     json_output: bool = typer.Option(
         False, "--json", help=N_("Print the trace (manifest, steps, calls and results) as JSON.")
     ),
+    price_model: str | None = typer.Option(
+        None,
+        "--price-model",
+        metavar="NAME",
+        help=N_(
+            "Price the trace as model NAME would cost (a name genai-prices knows: "
+            "claude-haiku-4-5, gpt-5-mini...); default: as it was run."
+        ),
+    ),
 ) -> None:
     if html is not None and json_output:
         raise UsageError(Msg("--html and --json: choose one"))
@@ -68,6 +77,7 @@ def show(
         html=html,
         check=check,
         json_output=json_output,
+        price_model=price_model,
     )
     path = resolve_trace(target)
     if target == "-" or path.is_file():

@@ -32,6 +32,9 @@ from fccli.core.errors import FcError
 from fccli.core.jsonio import read_json
 from fccli.core.manifest import ErrorRecord
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
+from fccli.cost.money import as_number
+from fccli.cost.price import StepCost
+from fccli.cost.trace import price_trace
 from fccli.export import genai
 from fccli.i18n import Msg
 from fccli.trace.reader import Step, Trace
@@ -140,6 +143,7 @@ class _Builder:
         self.notes: list[str] = []
         self.error = trace.record.error or ErrorRecord()
         self.provider = genai.provider_name(self.manifest.provider)
+        self.cost = price_trace(self.manifest)
 
     def build(self) -> TraceRecord:
         start = iso_ns(self.manifest.started_at)
@@ -179,6 +183,12 @@ class _Builder:
         _put(attributes, "fc.trace.status", m.status)
         _put(attributes, "fc.wire_format", self.trace.wire_format)
         _put(attributes, "fc.version", m.fc_version)
+        if self.cost.priced:
+            attributes[genai.COST] = as_number(self.cost.usd)
+            if self.cost.saved_usd is not None:
+                attributes[genai.COST_SAVED] = as_number(self.cost.saved_usd)
+            _put(attributes, genai.COST_BASIS, self.cost.basis)
+        _put(attributes, genai.COST_MODEL, self.cost.priced_as if self.cost.steps else None)
         if self.content:
             first = self._first_request()
             if first is not None:
@@ -241,6 +251,7 @@ class _Builder:
             reason = _str(record.get("wire_stop_reason")) or response.stop_reason
             attributes["gen_ai.response.finish_reasons"] = [reason]
             self._usage(attributes, step, response)
+            self._cost(attributes, step)
         attributes["fc.step"] = step.number
         if self.content:
             self._chat_content(attributes, request, response)
@@ -290,6 +301,17 @@ class _Builder:
         _put(attributes, "gen_ai.usage.reasoning.output_tokens", usage.reasoning_tokens)
         _put(attributes, "gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens)
         _put(attributes, "gen_ai.usage.cache_creation.input_tokens", usage.cache_write_tokens)
+
+    def _cost(self, attributes: dict[str, AttrValue], step: Step) -> None:
+        """Put what the step cost (fc's own attributes: the conventions have none yet)."""
+        price = self.cost.steps.get(step.number)
+        if isinstance(price, StepCost):
+            attributes[genai.COST] = as_number(price.usd)
+            if price.saved_usd is not None:
+                attributes[genai.COST_SAVED] = as_number(price.saved_usd)
+            attributes[genai.COST_MODEL] = price.model
+        elif price is not None:
+            attributes[genai.COST_UNKNOWN] = str(price.why)
 
     def _with_wire_cache(self, usage: Usage, step: Step) -> Usage:
         """Return `usage` with the cache counts of the step's wire answer, read by its format (a

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import UsageError, os_reason
 from fccli.core.jsonio import dumps
+from fccli.cost.record import step_record, trace_cost_record
+from fccli.cost.trace import price_trace
 from fccli.i18n import Msg, _
 from fccli.render import transcript
 from fccli.render.console import make_console
@@ -39,6 +41,7 @@ class ShowAsked:
     html: Path | None = None
     check: bool = False
     json_output: bool = False
+    price_model: str | None = None
 
 
 def show_document(data: Any, name: str, asked: ShowAsked) -> None:
@@ -93,7 +96,10 @@ def show_path(path: Path, asked: ShowAsked) -> None:
     if asked.step is not None:
         trace.step(asked.step)  # an unknown asked.step is exit 2, before anything is printed
     if asked.json_output:
-        data = wire_json(trace, asked.step) if asked.wire else trace_json(trace, asked.step)
+        if asked.wire:
+            data = wire_json(trace, asked.step)
+        else:
+            data = with_cost(trace_json(trace, asked.step), trace, asked.price_model)
         sys.stdout.write(dumps(data))
     elif asked.wire:
         heading = _(
@@ -110,13 +116,29 @@ def show_path(path: Path, asked: ShowAsked) -> None:
             step=asked.step,
             thinking=asked.thinking,
             full=asked.full,
+            price_model=asked.price_model,
         )
         return
     else:
         transcript.render_trace(
-            console, trace, step=asked.step, thinking=asked.thinking, full=asked.full
+            console,
+            trace,
+            step=asked.step,
+            thinking=asked.thinking,
+            full=asked.full,
+            price_model=asked.price_model,
         )
     _save_html(console, asked.html)
+
+
+def with_cost(data: dict[str, Any], trace: Trace, price_model: str | None) -> dict[str, Any]:
+    """Add what the trace and each step cost to `fc show --json`'s data, priced now (as
+    `price_model`, if given), in the manifest's shape."""
+    cost = price_trace(trace.record, price_model)
+    for step in data["steps"]:
+        price = cost.steps.get(step["step"])
+        step["cost"] = None if price is None else step_record(price).to_json_dict()
+    return {**data, "cost": trace_cost_record(cost).to_json_dict()}
 
 
 def _save_html(console: Console, html: Path | None) -> None:

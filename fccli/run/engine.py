@@ -41,6 +41,7 @@ from fccli.core.models import (
     ToolChoice,
     ToolSpec,
 )
+from fccli.cost.record import record_cost
 from fccli.i18n import Joined, Msg
 from fccli.providers.base import Provider, Reply
 from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
@@ -388,6 +389,7 @@ class RoundTrip:
                 Msg("the provider's answer cannot be read: {error}", error=_inner(e)), step=step
             ) from None
         files.response(response, self.wire.wire_stop_reason(wire_response))
+        cost = record_cost(self.trace.manifest, record)
         _refuse_shared_ids(step, response)
         # Not saved here: the tools' runs are (after they ran), and a run stopped before that
         # (Ctrl-C while the tools run, a display that fails on a closed pipe) is saved by its
@@ -400,6 +402,7 @@ class RoundTrip:
                 record.wire_stop_reason,
                 reply.attempts,
                 record.stream.to_json_dict() if record.stream is not None else None,
+                cost,
             )
         )
         return response, record

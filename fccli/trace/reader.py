@@ -424,7 +424,16 @@ def trace_summary(path: Path) -> dict[str, Any]:
         "provider": m.get("provider") if isinstance(m.get("provider"), str) else None,
         "question": m.get("question") if isinstance(m.get("question"), str) else None,
         "started_at": m.get("started_at") if isinstance(m.get("started_at"), str) else None,
+        "cost_usd": _recorded_cost(m.get("cost")),
     }
+
+
+def _recorded_cost(cost: Any) -> float | None:
+    """Return the trace's cost in US dollars as its manifest records it, or None."""
+    usd = cost.get("usd") if isinstance(cost, dict) else None
+    if not isinstance(usd, int | float) or isinstance(usd, bool):
+        return None
+    return float(usd) if 0 <= usd < float("inf") else None  # NaN fails both
 
 
 def _started(path: Path) -> tuple[str, float, str]:

@@ -123,6 +123,17 @@ def walk(page: str, blocks: list[Example], cwd: Path, env: dict[str, str]) -> li
     return wrong
 
 
+def assert_shows(page: str, example: Example, cwd: Path, env: dict[str, str]) -> None:
+    """Run `example` of `page` in `cwd` and fail with what it did not show, and its output."""
+    outcome = run(example, cwd, env)
+    wrong = failures(example, outcome, cwd)
+    assert not wrong, (
+        f"{page} line {example.line} ({example.heading}):\n  "
+        + "\n  ".join(wrong)
+        + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
+    )
+
+
 def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
     typed = None
     if "|" in command:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.core.models import FINAL_STOPS, TextBlock, ThinkingBlock, ToolUseBlock
 from fccli.i18n import _, gettext, localized, tidy
+from fccli.render.cost_view import cache_text, step_cost_text
 from fccli.render.html.markup import esc, tag
 from fccli.render.transcript import (
     _what_is_new,
@@ -25,7 +26,10 @@ from fccli.render.transcript import (
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec
+    from fccli.cost.price import StepPrice
     from fccli.render.html.places import Placed, Places
     from fccli.trace.reader import Step
 
@@ -62,8 +66,17 @@ def tokens_text(usage: Any) -> str | None:
 
 
 class StepView:
-    def __init__(self, places: Places, *, thinking: bool, full: bool) -> None:
+    def __init__(
+        self,
+        places: Places,
+        *,
+        thinking: bool,
+        full: bool,
+        costs: Mapping[int, StepPrice] | None = None,
+    ) -> None:
         self.places = places
+        self.costs = costs or {}
+        """Each step's price (or why it has none), by step number."""
         self.trace = places.data.trace
         self.thinking = thinking
         self.full = full
@@ -176,6 +189,13 @@ class StepView:
         tokens = tokens_text(usage)
         if tokens:
             extra.append(tokens)
+        price = self.costs.get(step.number)
+        cost = step_cost_text(price)
+        if cost is not None:
+            extra.append(cost)
+        cache = cache_text(response.usage, price)
+        if cache is not None:
+            extra.append(_("prompt cache: {cache}", cache=cache))
         line = (
             tag("span", esc(_("← response")), class_="dir")
             + " "
