@@ -137,11 +137,13 @@ def test_the_readme_runs_top_to_bottom(tmp_path: Path) -> None:
 
 
 def _normalized(transcript: str) -> list[str]:
-    """The lines of a run's transcript without what changes from run to run: times, the rule
-    lines' width, the trace's time stamp."""
+    """The lines of a run's transcript without what changes from run to run: times, prices, the
+    rule lines' width, the trace's time stamp."""
     lines = []
     for line in transcript.strip("\n").splitlines():
         line = re.sub(r"\d+(\.\d+)? ms", "N ms", line)
+        line = re.sub(r"; at the prices of [^;]*\(they change with the time of day\)", "", line)
+        line = re.sub(r"\$\d+(\.\d+)?", "$N", line)  # prices change with the time of day
         line = re.sub(r"─+", "─", line)
         lines.append(re.sub(r"traces/\d{8}-\d{6}-", "traces/TIME-", line))
     return lines
