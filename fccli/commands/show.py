@@ -34,7 +34,7 @@ def show(
         None,
         "--html",
         metavar="FILE",
-        callback=lambda value: _page_name(value),
+        callback=lambda value: page_name(value),
         help=N_(
             "Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
             "timeline, calls linked to their results, each step's four files side by side."
@@ -78,7 +78,7 @@ def show(
     show_path(path, asked)
 
 
-def _page_name(value: Path | None) -> Path | None:
+def page_name(value: Path | None) -> Path | None:
     """Refuse an option as the page's name: `--html -o page.html` (another command's habit)
     would write a page named `-o`."""
     text = str(value) if value is not None else ""
