@@ -51,7 +51,7 @@ class StepPair:
             return Msg("step {a} (B: step {b})", a=self.a.number, b=self.b.number)
         facts = self.a or self.b
         assert facts is not None
-        return Msg("step {n}", n=facts.number)
+        return Msg("step {step}", step=facts.number)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -76,7 +76,7 @@ def _banners(result: Comparison) -> str:
         out.append(
             tag(
                 "div",
-                tag("strong", esc(_("the same round trip:"))) + " " + esc(said),
+                tag("strong", esc(_("the same round trip: "))) + esc(said),
                 class_="banner ok",
             )
         )
@@ -84,8 +84,7 @@ def _banners(result: Comparison) -> str:
         out.append(
             tag(
                 "div",
-                tag("strong", esc(_("first divergence:")))
-                + " "
+                tag("strong", esc(_("first divergence: ")))
                 + tag("a", esc(localized(first.text)), href=f"#{_anchor(first.pair)}"),
                 class_="banner bad first",
             )
@@ -98,7 +97,7 @@ def _banners(result: Comparison) -> str:
         out.append(
             tag(
                 "div",
-                tag("strong", esc(_("set up differently:"))) + " " + esc(said),
+                tag("strong", esc(_("set up differently: "))) + esc(said),
                 class_="banner warn",
             )
         )

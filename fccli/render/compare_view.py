@@ -171,7 +171,7 @@ def value(v: Any, limit: int = VALUE_LIMIT) -> str:
     text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
     if len(text) > limit:
         more = len(text) - limit
-        return text[:limit] + _("… ({n} more characters)", n=f"{more:,}")
+        return text[:limit] + _("… ({n:,} more characters)", n=more)
     return text if text else '""'
 
 
