@@ -89,7 +89,9 @@ def step_fields(a: StepFacts | None, b: StepFacts | None) -> list[Field]:
     if any(answered):
         out.append(Field("stop_reason", Msg("stop reason"), "behaviour", *both("stop_reason")))
         out += _calls(*both("calls"))
-        out.append(Field("text", Msg("text"), "behaviour", *both("text")))
+        # no text is no field to compare: `text … only in B`, not `null ≠ …`
+        texts = (ABSENT if t is None else t for t in both("text"))
+        out.append(Field("text", Msg("text"), "behaviour", *texts))
     out += [
         Field("usage", Msg("tokens"), "measure", *both("usage")),
         Field("duration_ms", Msg("time"), "measure", *both("duration_ms")),

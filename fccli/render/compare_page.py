@@ -50,7 +50,11 @@ def comparison_page(result: Comparison) -> str:
         _header(result)
         + _banners(result)
         + "".join(_step(result, pair) for pair in result.pairs)
-        + _section(_("in all"), "", _table(result, totals_rows(result)), "totals")
+        + (
+            _section(_("in all"), "", _table(result, totals_rows(result)), "totals")
+            if result.a.kind == "trace"
+            else ""
+        )
         + (_diff(result.diff) if result.diff is not None else "")
         + _footer(result)
     )

@@ -75,8 +75,9 @@ def render_comparison(console: Console, result: Comparison) -> None:
         elif pair.differs:
             title.append(" ≠", "bold red")
         _table(console, title, rows, result, beside=beside)
-    console.print()
-    _table(console, Text(_("in all"), "bold"), totals_rows(result), result, beside=beside)
+    if result.a.kind == "trace":
+        console.print()
+        _table(console, Text(_("in all"), "bold"), totals_rows(result), result, beside=beside)
     if result.diff is not None:
         # imported for two files only
         from fccli.render.diff_view import render_diff
