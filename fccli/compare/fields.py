@@ -13,7 +13,7 @@ from typing import Any, Literal
 from fccli.compare.facts import Call, HandedBack, StepFacts
 from fccli.diff.paths import canon, path_str
 from fccli.diff.structural import changes
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 
 
 class _Absent:
@@ -24,6 +24,11 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()
+
+CALL = Msg("call")
+"""The word before a call's tool and argument (`call get_weather city`): a phrase of
+parts, not a message of its own, so that no kept sentence beginning `call …` is read back as
+one (fccli/trace/words.py)."""
 
 Kind = Literal["setup", "behaviour", "measure"]
 """setup: what the run was given (model, format, tools); behaviour: what was asked and answered
@@ -116,7 +121,7 @@ def _name(x: Call | HandedBack | Any, y: Call | HandedBack | Any) -> str:
 def _handed_back(a: Any, b: Any) -> list[Field]:
     out = []
     for i, (x, y) in enumerate(_paired(a, b)):
-        what = Msg("result for {name}", name=_name(x, y))
+        what = Msg("result for {id}", id=_name(x, y))
         out.append(
             Field(f"handed_back[{i}]", what, "behaviour", _of(x, "content"), _of(y, "content"))
         )
@@ -142,10 +147,10 @@ def _calls(a: Any, b: Any) -> list[Field]:
         name = _name(x, y)
         key = f"calls[{i}]"
         names = _of(x, "name"), _of(y, "name")
-        out.append(Field(f"{key}.name", Msg("call {n}", n=i + 1), "behaviour", *names))
+        out.append(Field(f"{key}.name", Joined([CALL, str(i + 1)], " "), "behaviour", *names))
         inputs = _of(x, "input"), _of(y, "input")
         if ABSENT in inputs or canon(inputs[0]) == canon(inputs[1]):
-            what = Msg("call {name} arguments", name=name)
+            what = Joined([CALL, name, Msg("arguments")], " ")
             out.append(
                 Field(f"{key}.input", what, "behaviour", *inputs, level=1, label=Msg("arguments"))
             )
@@ -156,7 +161,7 @@ def _calls(a: Any, b: Any) -> list[Field]:
             out.append(
                 Field(
                     f"{key}.input{path[1:]}",
-                    Msg("call {name} {path}", name=name, path=where),
+                    Joined([CALL, name, where], " "),
                     "behaviour",
                     change.old if change.kind != "added" else ABSENT,
                     change.new if change.kind != "removed" else ABSENT,

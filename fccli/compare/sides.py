@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from fccli.compare.facts import StepFacts, document_facts, step_facts
 from fccli.core.errors import InputFileError, UsageError
+from fccli.diff.structural import kind_said
 from fccli.i18n import Msg
 from fccli.trace.names import MANIFEST
 from fccli.trace.reader import Document, Trace, read_document, read_trace
@@ -95,8 +96,27 @@ def read_sides(a: str, b: str | None) -> Sides:
             hint=Msg("a step of a trace is a file: {trace}/1-response.json", trace=trace),
         )
     if first is None or second is None:
-        return Sides(_file_side(a), _file_side(b))
+        return _files(_file_side(a), _file_side(b))
     return _aligned(_trace_side(a, read_trace(first)), _trace_side(b, read_trace(second)))
+
+
+def _files(a: Side, b: Side) -> Sides:
+    """Two step files: both requests, both responses, or both messages arrays."""
+    assert a.document is not None and b.document is not None
+    if a.document.kind != b.document.kind:
+        raise UsageError(
+            Msg(
+                "{a} is a {a_kind} and {b} a {b_kind}: not one step's same file",
+                a=a.name,
+                a_kind=kind_said(a.document.kind),
+                b=b.name,
+                b_kind=kind_said(b.document.kind),
+            ),
+            hint=Msg(
+                "compare a step's request with its request, or its response with its response"
+            ),
+        )
+    return Sides(a, b)
 
 
 def _trace_dir(name: str) -> Path | None:

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from fccli.compare.fields import ABSENT
 from fccli.core.jsonio import dumps
-from fccli.i18n import _, localized
+from fccli.i18n import Joined, _, localized
 from fccli.render.console import BrokenText, make_console, print_hanging
 from fccli.render.html.steps import tokens_text
 from fccli.render.transcript import duration
@@ -129,7 +129,7 @@ def side_said(side: Side) -> str:
     ]
     if facts.get("duration_ms") is not None:
         parts.append(duration(facts["duration_ms"]))
-    return _("{name}: {facts}", name=side.name, facts=_(", ").join(parts))
+    return str(localized(Joined([side.name, Joined(parts, ", ", zh_sep="，")], ": ")))
 
 
 def row(f: Field) -> Row:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, clean_env
-from tests.support.doc_claims import Example, examples, failures, run
+from tests.support.doc_claims import Example, assert_holds, examples
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.rebuilt import assert_rebuilt_identically
 
@@ -34,13 +34,7 @@ FAKE_URL = "http://127.0.0.1:PORT"
 )
 def test_each_command_shows_what_the_page_says(example: Example, tmp_path: Path) -> None:
     shutil.copytree(REPO / "traces" / "examples", tmp_path / "traces" / "examples")
-    outcome = run(example, tmp_path, clean_env())
-    wrong = failures(example, outcome, tmp_path)
-    assert not wrong, (
-        f"docs/compare.md line {example.line} ({example.heading}):\n  "
-        + "\n  ".join(wrong)
-        + f"\n--- stdout\n{outcome.stdout[-3000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
-    )
+    assert_holds("docs/compare.md", example, tmp_path, clean_env())
 
 
 def test_the_page_has_its_sections() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, clean_env
-from tests.support.doc_claims import Example, Outcome, examples, failures, run
+from tests.support.doc_claims import Example, Outcome, assert_holds, examples, failures
 
 PAGE = REPO / "docs" / "course.md"
 EXAMPLES = examples(PAGE.read_text("utf-8"))
@@ -34,13 +34,7 @@ ALL = [("docs/course.md", e) for e in EXAMPLES] + [("docs/course.zh.md", e) for 
 def test_each_command_shows_what_the_page_says(page: str, example: Example, tmp_path: Path) -> None:
     # The page's files sit where its commands name them, as in a checkout of the project.
     shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
-    outcome = run(example, tmp_path, clean_env(**PAGES[page]))
-    wrong = failures(example, outcome, tmp_path)
-    assert not wrong, (
-        f"{page} line {example.line} ({example.heading}):\n  "
-        + "\n  ".join(wrong)
-        + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
-    )
+    assert_holds(page, example, tmp_path, clean_env(**PAGES[page]))
 
 
 def test_the_page_covers_every_experiment_and_pitfall_and_each_text() -> None:
