@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from fccli.commands.show import page_name
+from fccli.commands.show import page_option
 from fccli.core.errors import UsageError
 from fccli.i18n import N_, Msg
 
@@ -34,15 +34,11 @@ def compare(
         "--exit-code",
         help=N_("Exit 1 when they differ in what was asked or answered (as fc diff --exit-code)."),
     ),
-    html: Path | None = typer.Option(
-        None,
-        "--html",
-        metavar="FILE",
-        callback=lambda value: page_name(value),
-        help=N_(
+    html: Path | None = page_option(
+        N_(
             "Write the comparison as a self-contained HTML page to FILE (`-`: standard output): "
             "the two traces' steps in two columns, differing fields marked."
-        ),
+        )
     ),
     json_output: bool = typer.Option(False, "--json", help=N_("Print the comparison as JSON.")),
 ) -> None:
