@@ -40,6 +40,12 @@ def compare(
             "the two traces' steps in two columns, differing fields marked."
         )
     ),
+    price_model: str | None = typer.Option(
+        None,
+        "--price-model",
+        metavar="NAME",
+        help=N_("Price both as model NAME would cost (a name in genai-prices' table)."),
+    ),
     json_output: bool = typer.Option(False, "--json", help=N_("Print the comparison as JSON.")),
 ) -> None:
     if html is not None and json_output:
@@ -48,7 +54,7 @@ def compare(
     from fccli.compare.comparison import compare as compared
     from fccli.render.compare_view import print_comparison
 
-    result = compared(a, b)
+    result = compared(a, b, price_model)
     if html is not None:
         from fccli.render.compare_page import write_comparison_page  # for --html only
 

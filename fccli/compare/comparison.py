@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 from fccli.compare.facts import StepFacts
 from fccli.compare.fields import ABSENT, Field, step_fields
 from fccli.compare.sides import Side, Sides, read_sides
+from fccli.cost.money import as_number
 from fccli.diff.compare import diff_documents
 from fccli.diff.paths import compact
-from fccli.i18n import Msg
+from fccli.i18n import Joined, Msg
 
 if TYPE_CHECKING:
     from fccli.diff.compare import DiffResult
@@ -136,9 +137,10 @@ class Comparison:
         return out
 
 
-def compare(a: str, b: str | None) -> Comparison:
-    """Compare A and B: two trace directories or two step files (B None: A is a replay)."""
-    sides = read_sides(a, b)
+def compare(a: str, b: str | None, price_model: str | None = None) -> Comparison:
+    """Compare A and B: two trace directories or two step files (B None: A is a replay); their
+    steps priced as their own models, or both as `price_model`."""
+    sides = read_sides(a, b, price_model)
     return compare_sides(sides)
 
 
@@ -158,7 +160,20 @@ def compare_sides(sides: Sides) -> Comparison:
     diff = None
     if sides.a.document is not None and sides.b.document is not None:
         diff = diff_documents(sides.a.document, sides.b.document)
-    return Comparison(sides.a, sides.b, pairs, notes=list(sides.notes), diff=diff)
+    notes = [*sides.notes, *_price_bases(sides.a, sides.b)]
+    return Comparison(sides.a, sides.b, pairs, notes=notes, diff=diff)
+
+
+def _price_bases(a: Side, b: Side) -> list[str]:
+    """Say which model a side is priced as when it is not its own (the demo, --price-model)."""
+    bases = [a.price_basis, b.price_basis]
+    if bases[0] is not None and bases[0] == bases[1]:
+        return [Msg("A and B: {basis}", basis=bases[0])]
+    return [
+        Joined([name, basis], ": ")
+        for name, basis in zip("AB", bases, strict=True)
+        if basis is not None
+    ]
 
 
 def _only(pair: StepPair) -> str:
@@ -197,4 +212,12 @@ def _totals(side: Side) -> dict[str, Any]:
     total_ms = side.trace.record.duration_ms if side.trace is not None else None
     if total_ms is None and durations:
         total_ms = round(sum(durations), 3)
-    return {"steps": len(side.steps), "tokens": tokens or None, "duration_ms": total_ms}
+    out: dict[str, Any] = {"steps": len(side.steps), "tokens": tokens or None}
+    cost = side.cost
+    if cost is not None:
+        out["cost_usd"] = as_number(cost.usd) if cost.priced else None
+        out["unpriced_steps"] = cost.unpriced
+        if cost.saved_usd is not None:
+            out["cache_saved_usd"] = as_number(cost.saved_usd)
+    out["duration_ms"] = total_ms
+    return out

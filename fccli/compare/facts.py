@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.models import Message, Request, Response, Usage
+from fccli.cost.price import StepPrice
 from fccli.trace.reader import Document, Step
 
 
@@ -51,6 +52,8 @@ class StepFacts:
     usage: dict[str, int] | None = None
     """Token counts (input, output, reasoning, cache), the internal form's names."""
     duration_ms: float | None = None
+    cost: StepPrice | None = None
+    """What the step cost (fccli/cost), or why it has no price; None: no token counts."""
     answered: bool = False
     """Whether the step has a response to compare."""
 

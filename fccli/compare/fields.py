@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from fccli.compare.facts import Call, HandedBack, StepFacts
+from fccli.cost.money import as_number
+from fccli.cost.price import StepCost, StepPrice, Unpriced
 from fccli.diff.paths import canon, path_str
 from fccli.diff.structural import changes
 from fccli.i18n import Joined, Msg
@@ -97,11 +99,33 @@ def step_fields(a: StepFacts | None, b: StepFacts | None) -> list[Field]:
         # no text is no field to compare: `text … only in B`, not `null ≠ …`
         texts = (ABSENT if t is None else t for t in both("text"))
         out.append(Field("text", Msg("text"), "behaviour", *texts))
+    costs = both("cost")
     out += [
         Field("usage", Msg("tokens"), "measure", *both("usage")),
+        Field("cost_usd", Msg("cost"), "measure", *(_usd(c) for c in costs)),
+        Field(
+            "cache_saved_usd",
+            Msg("saved by the cache"),
+            "measure",
+            *(_saved(c) for c in costs),
+        ),
         Field("duration_ms", Msg("time"), "measure", *both("duration_ms")),
     ]
     return [f for f in out if not {id(f.a), id(f.b)} <= {id(None), id(ABSENT)}]
+
+
+def _usd(price: StepPrice | Any | None) -> Any:
+    """A step's price as a number of dollars, or why it has none (a Msg)."""
+    if isinstance(price, StepCost):
+        return as_number(price.usd)
+    return price.why if isinstance(price, Unpriced) else price
+
+
+def _saved(price: StepPrice | Any | None) -> Any:
+    """What the prompt cache saved, in dollars; None when the step reported no cache."""
+    if isinstance(price, StepCost) and price.saved_usd is not None:
+        return as_number(price.saved_usd)
+    return ABSENT if price is ABSENT else None
 
 
 def _paired(a: Any, b: Any) -> list[tuple[Any, Any]]:

@@ -14,8 +14,12 @@ from typing import Any, Literal
 
 from fccli.compare.facts import StepFacts, document_facts, step_facts
 from fccli.core.errors import InputFileError, UsageError
+from fccli.cost.price import price_usage
+from fccli.cost.target import DEMO, Target, price_target
+from fccli.cost.trace import TraceCost, price_trace, usage_of
 from fccli.diff.structural import kind_said
 from fccli.i18n import Msg
+from fccli.providers.demo.model import INFO as DEMO_INFO
 from fccli.trace.names import MANIFEST
 from fccli.trace.reader import Document, Trace, read_document, read_trace
 
@@ -30,6 +34,10 @@ class Side:
     steps: list[StepFacts]
     trace: Trace | None = None
     document: Document | None = None
+    cost: TraceCost | None = None
+    """A trace's steps priced (a step file's price is on its step)."""
+    price_basis: str | None = None
+    """Why it is priced as another model than its own (the demo, --price-model); a Msg."""
 
     @property
     def format(self) -> str | None:
@@ -67,8 +75,9 @@ class Sides:
     """What the reader must know about the alignment (Msgs)."""
 
 
-def read_sides(a: str, b: str | None) -> Sides:
-    """Read A and B (B None: A is a replay, compared with its original)."""
+def read_sides(a: str, b: str | None, price_model: str | None = None) -> Sides:
+    """Read A and B (B None: A is a replay, compared with its original), their steps priced as
+    their own models, or both as `price_model`."""
     first = _trace_dir(a)
     if b is None:
         if first is None:
@@ -83,7 +92,9 @@ def read_sides(a: str, b: str | None) -> Sides:
                 hint=Msg("fc compare A B; given one trace, fc compares a replay with its original"),
             )
         original = read_trace(origin)
-        return _aligned(_trace_side(str(origin), original), _trace_side(a, replay))
+        return _aligned(
+            _trace_side(str(origin), original, price_model), _trace_side(a, replay, price_model)
+        )
     second = _trace_dir(b)
     if (first is None) != (second is None):
         trace, file = (a, b) if first is not None else (b, a)
@@ -96,8 +107,11 @@ def read_sides(a: str, b: str | None) -> Sides:
             hint=Msg("a step of a trace is a file: {trace}/1-response.json", trace=trace),
         )
     if first is None or second is None:
-        return _files(_file_side(a), _file_side(b))
-    return _aligned(_trace_side(a, read_trace(first)), _trace_side(b, read_trace(second)))
+        return _files(_file_side(a, price_model), _file_side(b, price_model))
+    return _aligned(
+        _trace_side(a, read_trace(first), price_model),
+        _trace_side(b, read_trace(second), price_model),
+    )
 
 
 def _files(a: Side, b: Side) -> Sides:
@@ -129,16 +143,28 @@ def _trace_dir(name: str) -> Path | None:
     return None
 
 
-def _trace_side(name: str, trace: Trace) -> Side:
+def _trace_side(name: str, trace: Trace, price_model: str | None) -> Side:
+    cost = price_trace(trace.record, price_model)
     steps = [step_facts(s, trace.wire_format) for s in trace.steps]
-    return Side(name, "trace", steps, trace=trace)
+    for facts in steps:
+        facts.cost = cost.steps.get(facts.number)
+    return Side(name, "trace", steps, trace=trace, cost=cost, price_basis=cost.basis)
 
 
-def _file_side(name: str) -> Side:
+def _file_side(name: str, price_model: str | None) -> Side:
     if name == "-":
         raise UsageError(Msg("fc compare reads files, not stdin: give two paths"))
     doc = read_document(name)
-    return Side(name, "file", [document_facts(doc)], document=doc)
+    facts = document_facts(doc)
+    usage = usage_of(facts.usage)
+    if usage is None:
+        return Side(name, "file", [facts], document=doc)
+    # A file names no provider: its model's name finds the price (the demo's, the demo).
+    provider = DEMO if facts.model == DEMO_INFO.default_model else None
+    target = price_target(provider, facts.model, price_model)
+    facts.cost = price_usage(usage, target, None)
+    basis = target.basis if isinstance(target, Target) else None
+    return Side(name, "file", [facts], document=doc, price_basis=basis)
 
 
 def replayed_from(trace: Trace) -> Path | None:

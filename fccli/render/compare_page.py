@@ -73,7 +73,7 @@ def _header(result: Comparison) -> str:
 
 
 def _banners(result: Comparison) -> str:
-    out = [tag("div", esc(localized(note)), class_="banner") for note in result.notes]
+    out = []
     first = result.first
     if first is None:
         said = _("the same questions, calls, arguments, results and answers at every step")
@@ -105,6 +105,7 @@ def _banners(result: Comparison) -> str:
                 class_="banner warn",
             )
         )
+    out += [tag("div", esc(localized(note)), class_="banner") for note in result.notes]
     return "".join(out)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -19,6 +20,7 @@ from rich.text import Text
 
 from fccli.compare.fields import ABSENT
 from fccli.core.jsonio import dumps
+from fccli.cost.money import usd
 from fccli.i18n import Joined, _, localized
 from fccli.render.console import BrokenText, make_console, print_hanging
 from fccli.render.html.steps import tokens_text
@@ -90,8 +92,6 @@ def render_comparison(console: Console, result: Comparison) -> None:
 def _header(console: Console, result: Comparison) -> None:
     for tag, side in (("A ", result.a), ("B ", result.b)):
         print_hanging(console, Text(tag, "bold"), Text(side_said(side)), 2)
-    for note in result.notes:
-        console.print(Text(localized(note), style="dim"))
     first = result.first
     if first is None:
         said = _("the same questions, calls, arguments, results and answers at every step")
@@ -105,6 +105,8 @@ def _header(console: Console, result: Comparison) -> None:
             _("{what} {a} ≠ {b}", what=localized(f.what), a=value(f.a), b=value(f.b)) for f in setup
         )
         print_hanging(console, Text(_("set up differently: "), "bold"), Text(said), 2)
+    for note in result.notes:
+        console.print(Text(localized(note), style="dim"))
 
 
 def side_said(side: Side) -> str:
@@ -142,11 +144,37 @@ def totals_rows(result: Comparison) -> list[Row]:
     """The rows of `in all`: steps, tokens and time of each side."""
     totals = result.totals()
     a, b = totals["a"], totals["b"]
-    return [
+    rows = [
         Row(_("steps"), str(a["steps"]), str(b["steps"]), False),
         Row(_("tokens"), _tokens(a["tokens"]), _tokens(b["tokens"]), False),
-        Row(_("time"), _time(a["duration_ms"]), _time(b["duration_ms"]), False),
     ]
+    if "cost_usd" in a or "cost_usd" in b:
+        rows.append(Row(_("cost"), _total_cost(a), _total_cost(b), False))
+    if "cache_saved_usd" in a or "cache_saved_usd" in b:
+        saved_a, saved_b = (_money(t.get("cache_saved_usd")) for t in (a, b))
+        rows.append(Row(_("saved by the cache"), saved_a, saved_b, False))
+    rows.append(Row(_("time"), _time(a["duration_ms"]), _time(b["duration_ms"]), False))
+    return rows
+
+
+def _total_cost(totals: dict[str, Any]) -> str:
+    if "cost_usd" not in totals:
+        return "—"
+    if totals["cost_usd"] is None:
+        return _("price unknown")
+    said = _money(totals["cost_usd"])
+    unpriced = totals.get("unpriced_steps")
+    if unpriced:
+        steps = ", ".join(str(n) for n in unpriced)
+        said += _(" (at least: step {steps} has no price)", steps=steps)
+    return said
+
+
+def _money(amount: Any) -> str:
+    """Dollars as fccli.cost writes them (`$0.000071`); a reason for no price as it is."""
+    if isinstance(amount, (int, float)) and not isinstance(amount, bool):
+        return usd(Decimal(repr(amount)))
+    return "—" if amount is None else str(localized(amount))
 
 
 def _value_of(f: Field, v: Any) -> str:
@@ -156,6 +184,8 @@ def _value_of(f: Field, v: Any) -> str:
         return _tokens(v)
     if f.key == "duration_ms":
         return _time(v)
+    if f.key in ("cost_usd", "cache_saved_usd"):
+        return _money(v)
     return value(v)
 
 

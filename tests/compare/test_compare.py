@@ -18,9 +18,12 @@ from rich.cells import cell_len
 
 from fccli.compare.comparison import compare, said
 from fccli.compare.fields import ABSENT
+from fccli.cost.money import as_number
+from fccli.cost.trace import price_trace
 from fccli.i18n import set_language
 from fccli.render.compare_view import render_comparison
 from fccli.render.console import make_console
+from fccli.trace.reader import read_trace
 from tests.conftest import REPO, clean_env
 from tests.support.hostile import hostile_trace
 from tests.support.inprocess import run_in_process
@@ -170,7 +173,7 @@ def test_a_replay_alone_is_compared_with_its_original(runs: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     data = json.loads(ran.stdout)
     assert (data["a"]["name"], data["b"]["name"]) == ("strong", "sunny")
-    assert data["notes"] == ["sunny replays step 2 of strong: its step 1 stands beside step 2"]
+    assert data["notes"][0] == "sunny replays step 2 of strong: its step 1 stands beside step 2"
     # Strong's step 1 came before the replay: only step 2 stands beside the replay's step 1.
     assert [(s["a"], s["b"]) for s in data["steps"]] == [(2, 1)]
     first = data["first_divergence"]
@@ -326,3 +329,63 @@ def test_what_it_refuses(runs: Path, args: list[str], said: str) -> None:
 def test_a_manifest_stands_for_its_trace(runs: Path) -> None:
     ran = fc(runs, "compare", "strong/manifest.json", "weak", "--json")
     assert json.loads(ran.stdout)["first_divergence"]["text"] == FIRST
+
+
+# ---------------------------------------------------------------------------------------------
+# cost
+
+
+def test_cost_per_step_and_per_trace_as_fccli_cost_and_genai_prices_say(runs: Path) -> None:
+    genai_prices = pytest.importorskip("genai_prices")
+    data = json.loads(fc(runs, "compare", "strong", "weak", "--json").stdout)
+    assert data["notes"] == [
+        "A and B: the demo model priced as deepseek-flash, the model it stands in for"
+    ]
+    for side in ("a", "b"):
+        trace = read_trace(runs / data[side]["name"])
+        priced = price_trace(trace.record)
+        per_step = [
+            next(f[side] for f in s["fields"] if f["field"] == "cost_usd") for s in data["steps"]
+        ]
+        assert per_step == [as_number(priced.steps[n].usd) for n in (1, 2)]
+        assert data["totals"][side]["cost_usd"] == as_number(priced.usd) > 0
+        assert data["totals"][side]["unpriced_steps"] == []
+        # and genai-prices' own calculation, from the step's usage in the manifest
+        usage = trace.record.steps[0].usage or {}
+        paid = genai_prices.calc_price(
+            genai_prices.Usage(
+                input_tokens=usage["input_tokens"],
+                output_tokens=usage["output_tokens"],
+                output_reasoning_tokens=usage["reasoning_tokens"],
+            ),
+            "deepseek-flash",
+            provider_id="deepseek",
+        )
+        assert per_step[0] == float(paid.total_price)
+    assert "cost" in fc(runs, "compare", "strong", "weak").stdout
+
+
+def test_what_the_cache_saved_beside_each_format() -> None:
+    pytest.importorskip("genai_prices")
+    course = REPO / "docs" / "course"
+    result = compare(str(course / "deepseek-chat"), str(course / "deepseek-anthropic"))
+    step2 = {f.key: f for f in result.pairs[1].fields}
+    assert step2["cache_saved_usd"].a > 0 and step2["cache_saved_usd"].b > 0
+    totals = result.totals()
+    assert totals["b"]["cache_saved_usd"] == step2["cache_saved_usd"].b  # step 1 had no cache hit
+    out = shown(result)
+    assert "saved by the cache" in out and "17 from the cache" in out
+
+
+def test_priced_as_another_model_or_not_at_all(runs: Path) -> None:
+    pytest.importorskip("genai_prices")
+    data = json.loads(
+        fc(runs, "compare", "strong", "weak", "--json", "--price-model", "nosuch").stdout
+    )
+    assert data["notes"] == ["A and B: priced as nosuch (--price-model)"]
+    costs = [f["a"] for s in data["steps"] for f in s["fields"] if f["field"] == "cost_usd"]
+    assert costs == ["price unknown for nosuch"] * 2  # never 0
+    assert data["totals"]["a"]["cost_usd"] is None
+    assert (
+        "price unknown" in fc(runs, "compare", "strong", "weak", "--price-model", "nosuch").stdout
+    )
