@@ -92,12 +92,14 @@ def step_fields(a: StepFacts | None, b: StepFacts | None) -> list[Field]:
     if any(q not in (None, ABSENT) for q in question):
         out.append(Field("question", Msg("question"), "behaviour", *question))
     out += _handed_back(*both("handed_back"))
-    answered = [f.answered for f in (a, b) if f is not None]
-    if any(answered):
-        out.append(Field("stop_reason", Msg("stop reason"), "behaviour", *both("stop_reason")))
-        out += _calls(*both("calls"))
+    if any(f is not None and f.answered for f in (a, b)):
+        # A side without a response has none of its fields: `stop reason end_turn only in A`.
+        x, y = (f if f is not None and f.answered else None for f in (a, b))
+        answers = (ABSENT if x is None else x.stop_reason, ABSENT if y is None else y.stop_reason)
+        out.append(Field("stop_reason", Msg("stop reason"), "behaviour", *answers))
+        out += _calls(ABSENT if x is None else x.calls, ABSENT if y is None else y.calls)
         # no text is no field to compare: `text … only in B`, not `null ≠ …`
-        texts = (ABSENT if t is None else t for t in both("text"))
+        texts = (ABSENT if f is None or f.text is None else f.text for f in (x, y))
         out.append(Field("text", Msg("text"), "behaviour", *texts))
     costs = both("cost")
     out += [

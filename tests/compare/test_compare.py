@@ -389,3 +389,23 @@ def test_priced_as_another_model_or_not_at_all(runs: Path) -> None:
     assert (
         "price unknown" in fc(runs, "compare", "strong", "weak", "--price-model", "nosuch").stdout
     )
+
+
+def test_a_trace_cut_short_beside_a_whole_one(tmp_path: Path) -> None:
+    cut = tmp_path / "cut"
+    shutil.copytree(EXAMPLES / "hangzhou", cut)
+    for name in ("2-response.json", "2-response.deepseek.json"):
+        (cut / name).unlink()
+    manifest = json.loads((cut / "manifest.json").read_text("utf-8"))
+    manifest.update(status="error", steps=manifest["steps"][:1])
+    (cut / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
+    result = compare(str(EXAMPLES / "hangzhou"), str(cut))
+    assert result.first is not None
+    assert result.first.text == "step 2: stop reason end_turn only in A"
+    assert "B —" in shown(result)
+    # Without step 2's request either, the step is only in A.
+    for name in ("2-request.json", "2-request.deepseek.json"):
+        (cut / name).unlink()
+    shorter = compare(str(EXAMPLES / "hangzhou"), str(cut))
+    assert shorter.first is not None and shorter.first.text == "step 2: only in A"
+    assert "step 2 only in A" in shown(shorter)
