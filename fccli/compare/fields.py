@@ -99,17 +99,18 @@ def step_fields(a: StepFacts | None, b: StepFacts | None) -> list[Field]:
         out.append(Field("stop_reason", Msg("stop reason"), "behaviour", *answers))
         out += _calls(ABSENT if x is None else x.calls, ABSENT if y is None else y.calls)
         # no text is no field to compare: `text … only in B`, not `null ≠ …`
-        texts = (ABSENT if f is None or f.text is None else f.text for f in (x, y))
-        out.append(Field("text", Msg("text"), "behaviour", *texts))
+        text_a, text_b = (ABSENT if f is None or f.text is None else f.text for f in (x, y))
+        out.append(Field("text", Msg("text"), "behaviour", text_a, text_b))
     costs = both("cost")
     out += [
         Field("usage", Msg("tokens"), "measure", *both("usage")),
-        Field("cost_usd", Msg("cost"), "measure", *(_usd(c) for c in costs)),
+        Field("cost_usd", Msg("cost"), "measure", _usd(costs[0]), _usd(costs[1])),
         Field(
             "cache_saved_usd",
             Msg("saved by the cache"),
             "measure",
-            *(_saved(c) for c in costs),
+            _saved(costs[0]),
+            _saved(costs[1]),
         ),
         Field("duration_ms", Msg("time"), "measure", *both("duration_ms")),
     ]
