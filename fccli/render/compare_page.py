@@ -168,7 +168,8 @@ def _diff(diff: DiffResult) -> str:
     for c in diff.changes:
         old = "" if c.kind == "added" else value(c.old, 200)
         new = "" if c.kind == "removed" else value(c.new, 200)
-        said = f"{c.kind} {c.path}: {old}{' → ' if old and new else ''}{new}"
+        mark = {"added": "+", "removed": "-"}.get(c.kind, "~")
+        said = f"{mark} {c.path}: {old}{' → ' if old and new else ''}{new}"
         items.append(tag("li", esc(said)))
     if not items:
         items.append(tag("li", esc(_("no differences"))))

@@ -21,6 +21,7 @@ from rich.text import Text
 from fccli.compare.fields import ABSENT
 from fccli.core.jsonio import dumps
 from fccli.cost.money import usd
+from fccli.diff.structural import kind_said
 from fccli.i18n import Joined, _, localized
 from fccli.render.console import BrokenText, make_console, print_hanging
 from fccli.render.html.steps import tokens_text
@@ -117,7 +118,7 @@ def side_said(side: Side) -> str:
             "{name}: {format} {kind}",
             name=side.name,
             format=facts["format"],
-            kind=facts["file_kind"],
+            kind=localized(kind_said(facts["file_kind"])),
         )
     parts = [
         _(
