@@ -52,6 +52,8 @@ class StepFacts:
     usage: dict[str, int] | None = None
     """Token counts (input, output, reasoning, cache), the internal form's names."""
     duration_ms: float | None = None
+    error: str | None = None
+    """Why the run stopped at this step (the manifest's error: its kind and message)."""
     cost: StepPrice | None = None
     """What the step cost (fccli/cost), or why it has no price; None: no token counts."""
     answered: bool = False

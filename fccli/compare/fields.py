@@ -101,6 +101,9 @@ def step_fields(a: StepFacts | None, b: StepFacts | None) -> list[Field]:
         # no text is no field to compare: `text … only in B`, not `null ≠ …`
         text_a, text_b = (ABSENT if f is None or f.text is None else f.text for f in (x, y))
         out.append(Field("text", Msg("text"), "behaviour", text_a, text_b))
+    errors = both("error")
+    if any(e not in (None, ABSENT) for e in errors):
+        out.append(Field("error", Msg("stopped by"), "behaviour", *errors))
     costs = both("cost")
     out += [
         Field("usage", Msg("tokens"), "measure", *both("usage")),

@@ -146,8 +146,12 @@ def _trace_dir(name: str) -> Path | None:
 def _trace_side(name: str, trace: Trace, price_model: str | None) -> Side:
     cost = price_trace(trace.record, price_model)
     steps = [step_facts(s, trace.wire_format) for s in trace.steps]
+    error = trace.record.error
     for facts in steps:
         facts.cost = cost.steps.get(facts.number)
+        if error is not None and error.step == facts.number:
+            message = (error.message or "").removeprefix(f"step {facts.number}: ")
+            facts.error = ": ".join(filter(None, [error.kind, message])) or "?"
     return Side(name, "trace", steps, trace=trace, cost=cost, price_basis=cost.basis)
 
 

@@ -26,6 +26,7 @@ from fccli.i18n import Joined, _, localized
 from fccli.render.console import BrokenText, make_console, print_hanging
 from fccli.render.html.steps import tokens_text
 from fccli.render.transcript import duration
+from fccli.trace.words import translated
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -187,6 +188,8 @@ def _value_of(f: Field, v: Any) -> str:
         return _time(v)
     if f.key in ("cost_usd", "cache_saved_usd"):
         return _money(v)
+    if f.key == "error" and isinstance(v, str):
+        return str(translated(v))  # fc's own words, kept in English in the manifest
     return value(v)
 
 

@@ -400,12 +400,17 @@ def test_a_trace_cut_short_beside_a_whole_one(tmp_path: Path) -> None:
     for name in ("2-response.json", "2-response.deepseek.json"):
         (cut / name).unlink()
     manifest = json.loads((cut / "manifest.json").read_text("utf-8"))
-    manifest.update(status="error", steps=manifest["steps"][:1])
+    error = {"step": 2, "kind": "ProviderError", "message": "step 2: HTTP 503", "http_status": 503}
+    manifest.update(status="error", steps=manifest["steps"][:1], error=error)
     (cut / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
     result = compare(str(EXAMPLES / "hangzhou"), str(cut))
     assert result.first is not None
     assert result.first.text == "step 2: stop reason end_turn only in A"
-    assert "B —" in shown(result)
+    out = shown(result)
+    assert "B —" in out
+    assert (
+        "≠ stopped by              A —\n                          B ProviderError: HTTP 503" in out
+    )
     # Without step 2's request either, the step is only in A.
     for name in ("2-request.json", "2-request.deepseek.json"):
         (cut / name).unlink()
