@@ -24,6 +24,7 @@ from fccli.cost.money import usd
 from fccli.diff.structural import kind_said
 from fccli.i18n import Joined, _, localized
 from fccli.render.console import BrokenText, make_console, print_hanging
+from fccli.render.diff_view import render_diff
 from fccli.render.html.steps import tokens_text
 from fccli.render.transcript import duration
 from fccli.trace.words import translated
@@ -83,9 +84,6 @@ def render_comparison(console: Console, result: Comparison) -> None:
         console.print()
         _table(console, Text(_("in all"), "bold"), totals_rows(result), result, beside=beside)
     if result.diff is not None:
-        # imported for two files only
-        from fccli.render.diff_view import render_diff
-
         console.print()
         console.print(Text(_("as fc diff compares the two files:"), "bold"))
         render_diff(console, result.diff)
