@@ -12,6 +12,7 @@ Two step files are also compared as `fc diff` compares them (mapping, structure 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from fccli.compare.facts import StepFacts
@@ -92,7 +93,7 @@ class Comparison:
     diff: DiffResult | None = None
     """Two step files: fc diff's comparison of them."""
 
-    @property
+    @cached_property
     def first(self) -> Divergence | None:
         for pair in self.pairs:
             if pair.a is None or pair.b is None:

@@ -19,7 +19,11 @@ from fccli.render.show_view import save_page
 
 if TYPE_CHECKING:
     from fccli.compare.comparison import Comparison, StepPair
+    from fccli.compare.fields import Field
     from fccli.diff.compare import DiffResult
+
+FIRST = "first"
+"""The id of the row of the first divergence."""
 
 STYLE = (
     "table.cmp{width:100%;border-collapse:collapse;table-layout:fixed;margin-top:8px}"
@@ -89,7 +93,11 @@ def _banners(result: Comparison) -> str:
             tag(
                 "div",
                 tag("strong", esc(_("first divergence: ")))
-                + tag("a", esc(localized(first.text)), href=f"#{_anchor(first.pair)}"),
+                + tag(
+                    "a",
+                    esc(localized(first.text)),
+                    href=f"#{_first_anchor(first.pair, first.field)}",
+                ),
                 class_="banner bad first",
             )
         )
@@ -125,15 +133,24 @@ def _step(result: Comparison, pair: StepPair) -> str:
         mark = tag("span", esc(_("differs")), class_="badge bad")
     else:
         mark = tag("span", esc(_("same")), class_="badge ok")
+    first = result.first
+    marked = first.field if first is not None and first.pair is pair else None
     rows = [row(f) for f in pair.fields]
-    return _section(localized(pair.label()), mark, _table(result, rows), "step", _anchor(pair))
+    ids = [FIRST if f is marked else None for f in pair.fields]
+    body = _table(result, rows, ids)
+    return _section(localized(pair.label()), mark, body, "step", _anchor(pair))
+
+
+def _first_anchor(pair: StepPair, field: Field | None) -> str:
+    """Where the first divergence is: its row, or its step when it is a step only one has."""
+    return FIRST if field is not None else _anchor(pair)
 
 
 def _section(title: str, mark: str, body: str, class_: str, id_: str | None = None) -> str:
     return tag("section", tag("h2", esc(title) + mark) + body, class_=class_, id=id_)
 
 
-def _table(result: Comparison, rows: list[Row]) -> str:
+def _table(result: Comparison, rows: list[Row], ids: list[str | None] | None = None) -> str:
     cols = tag("colgroup", '<col class="mark"><col class="field"><col class="a"><col class="b">')
     head = tag(
         "thead",
@@ -145,11 +162,11 @@ def _table(result: Comparison, rows: list[Row]) -> str:
             + tag("th", esc(f"B  {result.b.name}"), class_="b"),
         ),
     )
-    body = "".join(_row(r) for r in rows)
+    body = "".join(_row(r, i) for r, i in zip(rows, ids or [None] * len(rows), strict=True))
     return tag("table", cols + head + tag("tbody", body), class_="cmp")
 
 
-def _row(r: Row) -> str:
+def _row(r: Row, id_: str | None = None) -> str:
     classes = ["differs" if r.differs else ("measure" if not r.same else "same")]
     if r.level:
         classes.append("sub")
@@ -159,7 +176,7 @@ def _row(r: Row) -> str:
         + tag("td", esc(r.a), class_="a")
         + tag("td", esc(r.b), class_="b")
     )
-    return tag("tr", cells, class_=" ".join(classes))
+    return tag("tr", cells, class_=" ".join(classes), id=id_)
 
 
 def _diff(diff: DiffResult) -> str:

@@ -71,7 +71,12 @@ def test_the_page_in_a_browser(browser: Browser, tmp_path: Path) -> None:
         seen = page.eval(LAYOUT)
         assert seen["scripts"] == 0
         assert seen["first"] == expected["first_divergence"]["text"]
-        assert seen["href"] == "#" + seen["steps"][0]["id"]
+        assert seen["href"] == "#first"  # the row of the first divergence, in step 1
+        assert (
+            page.eval("document.getElementById('first').closest('section').id")
+            == (seen["steps"][0]["id"])
+        )
+        assert page.eval("document.querySelector('#first th').textContent") == "question"
         assert [s["title"] for s in seen["steps"]] == ["step 1differs", "step 2differs"]
         for shown, step in zip(seen["steps"], expected["steps"], strict=True):
             assert shown["beside"]  # A's column left of B's, on every row
