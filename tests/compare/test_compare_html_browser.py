@@ -19,6 +19,8 @@ from tests.conftest import REPO
 from tests.support.browser import Browser, started_or_skipped
 from tests.support.hostile import hostile_trace
 
+pytestmark = pytest.mark.browser
+
 EXAMPLES = REPO / "traces" / "examples"
 DESKTOP = {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
 

@@ -44,6 +44,7 @@ def test_the_page_has_its_sections() -> None:
     assert len(EXAMPLES) >= 3
 
 
+@pytest.mark.server
 def test_the_course_deepseek_traces_rebuild_identically(fc, tmp_path: Path) -> None:
     with FakeProvider() as fake:  # a fresh one: its prompt cache starts empty, as it did
         env = clean_env(DEEPSEEK_API_KEY=DEFAULT_KEY)
