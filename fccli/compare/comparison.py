@@ -112,7 +112,7 @@ class Comparison:
         out: dict[str, Field] = {}
         for pair in self.pairs:
             for f in pair.fields:
-                if f.kind == "setup" and not f.same and ABSENT not in (f.a, f.b):
+                if f.kind == "setup" and not f.same and pair.a is not None and pair.b is not None:
                     out.setdefault(f.key, f)
         return list(out.values())
 

@@ -14,6 +14,18 @@ from fccli.core.models import Message, Request, Response, Usage
 from fccli.cost.price import StepPrice
 from fccli.trace.reader import Document, Step
 
+OPTIONS = (
+    "system",
+    "tool_choice",
+    "parallel_tool_calls",
+    "thinking",
+    "effort",
+    "max_tokens",
+    "response_format",
+    "stream",
+)
+"""The request's settings compared as part of the setup, by their internal names."""
+
 
 @dataclass(frozen=True)
 class Call:
@@ -41,6 +53,10 @@ class StepFacts:
     model: str | None = None
     tools: list[str] | None = None
     """The tools offered, by name (None: the request could not be read)."""
+    tool_specs: dict[str, Any] = field(default_factory=dict)
+    """Each tool offered as the request defines it (description, schema, strict), by name."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """The request's settings that are set (system, tool_choice, thinking, effort...)."""
     question: str | None = None
     """The text of the request's newest user turn, when it has any (step 1: the question)."""
     handed_back: list[HandedBack] = field(default_factory=list)
@@ -91,6 +107,9 @@ def _facts(
     if request is not None:
         facts.model = request.model or None
         facts.tools = [t.name for t in request.tools]
+        facts.tool_specs = {t.name: t.to_json_dict() for t in request.tools}
+        settings = request.to_json_dict()
+        facts.options = {k: settings[k] for k in OPTIONS if settings.get(k) is not None}
         facts.question, facts.handed_back = _newest_turn(request.messages)
     if response is not None:
         facts.answered = True

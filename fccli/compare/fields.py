@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fccli.compare.facts import Call, HandedBack, StepFacts
+from fccli.compare.facts import OPTIONS, Call, HandedBack, StepFacts
 from fccli.cost.money import as_number
 from fccli.cost.price import StepCost, StepPrice, Unpriced
 from fccli.diff.paths import canon, path_str
@@ -31,6 +31,8 @@ CALL = Msg("call")
 """The word before a call's tool and argument (`call get_weather city`): a phrase of
 parts, not a message of its own, so that no kept sentence beginning `call …` is read back as
 one (fccli/trace/words.py)."""
+
+TOOL = Msg("tool")
 
 Kind = Literal["setup", "behaviour", "measure"]
 """setup: what the run was given (model, format, tools); behaviour: what was asked and answered
@@ -88,6 +90,8 @@ def step_fields(a: StepFacts | None, b: StepFacts | None) -> list[Field]:
         Field("format", Msg("format"), "setup", *both("format")),
         Field("tools", Msg("tools offered"), "setup", *both("tools")),
     ]
+    out += _tool_specs(*both("tool_specs"))
+    out += _options(*both("options"))
     question = both("question")
     if any(q not in (None, ABSENT) for q in question):
         out.append(Field("question", Msg("question"), "behaviour", *question))
@@ -118,6 +122,26 @@ def step_fields(a: StepFacts | None, b: StepFacts | None) -> list[Field]:
         Field("duration_ms", Msg("time"), "measure", *both("duration_ms")),
     ]
     return [f for f in out if not {id(f.a), id(f.b)} <= {id(None), id(ABSENT)}]
+
+
+def _tool_specs(a: Any, b: Any) -> list[Field]:
+    """The definitions of the tools both offer, field by field (`strict`, the schema...)."""
+    if ABSENT in (a, b):
+        return []
+    out = []
+    for name in [n for n in a if n in b]:
+        out += _by_path(f"tools.{name}", (TOOL, name), "setup", a[name], b[name], (name,))
+    return out
+
+
+def _options(a: Any, b: Any) -> list[Field]:
+    """The request's settings either side sets (`thinking`, `tool_choice`...), by their names."""
+    left = {} if a is ABSENT else a
+    right = {} if b is ABSENT else b
+    names = [k for k in OPTIONS if k in left or k in right]
+    return [
+        Field(f"request.{k}", k, "setup", left.get(k, ABSENT), right.get(k, ABSENT)) for k in names
+    ]
 
 
 def _usd(price: StepPrice | Any | None) -> Any:
@@ -185,20 +209,30 @@ def _calls(a: Any, b: Any) -> list[Field]:
                 Field(f"{key}.input", what, "behaviour", *inputs, level=1, label=Msg("arguments"))
             )
             continue
-        for change in changes(*inputs):
-            path = path_str(change.loc)
-            where = path[1:].lstrip(".")  # `city`, `a.b[0]`, `["a b"]`
-            out.append(
-                Field(
-                    f"{key}.input{path[1:]}",
-                    Joined([CALL, name, where], " "),
-                    "behaviour",
-                    change.old if change.kind != "added" else ABSENT,
-                    change.new if change.kind != "removed" else ABSENT,
-                    level=1,
-                    label=where,
-                )
+        out += _by_path(f"{key}.input", (CALL, name), "behaviour", *inputs)
+    return out
+
+
+def _by_path(
+    key: str, what: tuple[str, ...], kind: Kind, a: Any, b: Any, label: tuple[str, ...] = ()
+) -> list[Field]:
+    """A field for each value that differs between two JSON values, by its path (fc diff's
+    structural diff): `key` and the words `what` and `label` followed by the path."""
+    out = []
+    for change in changes(a, b):
+        path = path_str(change.loc)
+        where = path[1:].lstrip(".")  # `city`, `a.b[0]`, `["a b"]`
+        out.append(
+            Field(
+                f"{key}{path[1:]}",
+                Joined([*what, where], " "),
+                kind,
+                change.old if change.kind != "added" else ABSENT,
+                change.new if change.kind != "removed" else ABSENT,
+                level=1,
+                label=Joined([*label, where], " ") if label else where,
             )
+        )
     return out
 
 

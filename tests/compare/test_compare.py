@@ -36,12 +36,14 @@ FIRST = "step 1: call get_weather city 杭州 ≠ 杭州今天适合跑步吗？
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """strong, weak (--demo-skill weak), and sunny: strong's step 2 replayed with a sunny result."""
+    """strong, weak (--demo-skill weak), sunny (strong's step 2 replayed with a sunny result),
+    and strict (--strict --effort high)."""
     root = tmp_path_factory.mktemp("compare")
     for args in (
         ["run", QUESTION, "-o", "strong"],
         ["run", QUESTION, "--demo-skill", "weak", "-o", "weak"],
         ["replay", "strong", "--set", "call_3a=晴，35°C", "-o", "sunny"],
+        ["run", QUESTION, "--strict", "--effort", "high", "-o", "strict"],
     ):
         ran = run_in_process(args, cwd=root, env=clean_env())
         assert ran.returncode == 0, ran.stderr
@@ -167,6 +169,20 @@ def test_exit_codes_as_fc_diff_has_them(runs: Path) -> None:
     assert same.returncode == 0
 
 
+def test_the_same_round_trip_set_up_differently(runs: Path) -> None:
+    data = json.loads(fc(runs, "compare", "strong", "strict", "--json", "--exit-code").stdout)
+    assert data["same"] is True and data["first_divergence"] is None
+    assert data["setup_differences"] == [
+        {"field": "tools.get_weather.strict", "kind": "setup", "same": False, "b": True},
+        {"field": "request.effort", "kind": "setup", "same": False, "b": "high"},
+    ]
+    out = fc(runs, "compare", "strong", "strict").stdout
+    assert "set up differently: tool get_weather strict — ≠ yes, effort — ≠ high" in out
+    assert "≠   get_weather strict  A —\n                        B yes" in out
+    zh = fc(runs, "compare", "strong", "strict", "--lang", "zh").stdout
+    assert "设置不同：工具 get_weather strict — ≠ 是，effort — ≠ high" in zh
+
+
 # ---------------------------------------------------------------------------------------------
 # a replay
 
@@ -211,7 +227,11 @@ def test_a_replay_whose_original_is_gone(runs: Path, tmp_path: Path) -> None:
 def test_two_traces_of_different_formats_compare_in_the_internal_form() -> None:
     result = compare(str(EXAMPLES / "hangzhou"), str(EXAMPLES / "hangzhou-gemini"))
     setup = {f.key: (f.a, f.b) for f in result.setup_differences()}
-    assert setup == {"model": ("fc-demo", "gemini-3-pro-preview"), "format": ("deepseek", "gemini")}
+    assert setup == {
+        "model": ("fc-demo", "gemini-3-pro-preview"),
+        "format": ("deepseek", "gemini"),
+        "request.thinking": (ABSENT, True),  # asked for with --thinking
+    }
     fields = {f.key: f for f in result.pairs[0].fields}
     # The same call and arguments, though chat sends a string and Gemini an object.
     assert fields["calls[0].name"].same and fields["calls[0].input"].same
