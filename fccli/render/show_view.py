@@ -144,7 +144,7 @@ def with_cost(data: dict[str, Any], trace: Trace, price_model: str | None) -> di
 def _save_html(console: Console, html: Path | None) -> None:
     """Save the terminal transcript as a page (a single file, a folder of traces, --wire)."""
     if html is not None:
-        _write(html, console.export_html(), _("transcript written to {file}", file=str(html)))
+        save_page(html, console.export_html(), _("transcript written to {file}", file=str(html)))
 
 
 def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> None:
@@ -154,10 +154,10 @@ def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> Non
     from fccli.render.html.trace_page import gather
 
     data = gather(trace, check=check, page=None if str(html) == "-" else html)
-    _write(html, trace_page(data, **options), _("page written to {file}", file=str(html)))
+    save_page(html, trace_page(data, **options), _("page written to {file}", file=str(html)))
 
 
-def _write(html: Path, page: str, written: str) -> None:
+def save_page(html: Path, page: str, written: str) -> None:
     """Write a page to `html` (`-`: stdout) and say so."""
     if str(html) == "-":
         sys.stdout.buffer.write(page.encode("utf-8"))

@@ -153,6 +153,17 @@ def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str
     return ran.returncode, ran.stdout, ran.stderr
 
 
+def assert_holds(page: str, example: Example, cwd: Path, env: dict[str, str]) -> None:
+    """Run the example's commands in `cwd` and fail, saying which, unless every claim holds."""
+    outcome = run(example, cwd, env)
+    wrong = failures(example, outcome, cwd)
+    assert not wrong, (
+        f"{page} line {example.line} ({example.heading}):\n  "
+        + "\n  ".join(wrong)
+        + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
+    )
+
+
 def failures(example: Example, outcome: Outcome, cwd: Path) -> list[str]:
     """Every claim that does not hold, in words; [] when all hold."""
     if not example.claims:

@@ -47,10 +47,12 @@ def _asset(name: str) -> str:
 
 
 def _csp(script: str) -> str:
+    """The page's policy: no request, no script but `script` (none when it is empty)."""
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    scripts = f"'sha256-{digest}'" if script else "'none'"
     return (
         "default-src 'none'; style-src 'unsafe-inline'; "
-        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+        f"script-src {scripts}; base-uri 'none'; form-action 'none'"
     )
 
 
@@ -84,17 +86,23 @@ def trace_page(
         + "".join(sections)
         + _footer(trace)
     )
-    script = _asset("page.js")
     title = trace.record.question or str(trace.path)
+    return html_document("fc · " + title, body, script=_asset("page.js"))
+
+
+def html_document(title: str, body: str, *, style: str = "", script: str = "") -> str:
+    """A self-contained page: its title, the page's style (and `style` after it), `body` (HTML)
+    in <main>, and `script`, the only one its policy lets run."""
+    script_tag = f"<script>{script}</script>" if script else ""
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{_HTML_LANG[language()]}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(_csp(script))}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="fc {esc(__version__)}">'
-        f"<title>{esc('fc · ' + title)}</title>"
-        f"<style>{_asset('page.css')}</style></head>\n"
-        f"<body>{tag('main', body)}<script>{script}</script></body></html>\n"
+        f"<title>{esc(title)}</title>"
+        f"<style>{_asset('page.css')}{style}</style></head>\n"
+        f"<body>{tag('main', body)}{script_tag}</body></html>\n"
     )
 
 
