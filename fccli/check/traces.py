@@ -100,6 +100,47 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     out.findings += breaks
     if steps:
         out.findings += _unread_stop(manifest, steps[max(steps)])
+    out.findings += _success_invented(manifest, steps)
+    return out
+
+
+def _success_invented(manifest: Manifest, steps: dict[int, _Step]) -> list[Finding]:
+    """FC133: a call the manifest records as failed, handed back in the next request as a
+    success: the model is told it worked (the course's third text: never invent a success)."""
+    out = []
+    for record in manifest.steps:
+        failed = {r.id: r for r in record.tool_runs if r.is_error and r.id}
+        after = steps.get(record.step + 1)
+        file = after.requests.get(INTERNAL) if after is not None else None
+        if not failed or file is None:
+            continue
+        try:
+            doc = read_json(file)
+        except FcError:
+            continue  # said by the request's own reading
+        messages = doc.get("messages") if isinstance(doc, dict) else None
+        for i, message in enumerate(messages if isinstance(messages, list) else []):
+            content = message.get("content") if isinstance(message, dict) else None
+            for k, block in enumerate(content if isinstance(content, list) else []):
+                if not isinstance(block, dict) or block.get("type") != "tool_result":
+                    continue
+                run = failed.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+                if run is None or block.get("is_error") is True:
+                    continue
+                out.append(
+                    Finding(
+                        "FC133",
+                        "error",
+                        Msg(
+                            "{id} failed ({error}), but the result handed back for it is no "
+                            "error: the model is told the tool worked and will say so. Hand "
+                            "the error back as it is, marked is_error",
+                            id=run.id,
+                            error=(run.error or "").split(". ")[0],
+                        ),
+                        f"$.messages[{i}].content[{k}]",
+                    ).in_file(file.name)
+                )
     return out
 
 

@@ -1,7 +1,7 @@
 """The classic mistakes fc's own harness can be told to make (`fc run --harness-bug KIND`).
 
 `--demo-fault` is the model's mistake; `--harness-bug` is the program's: the six pitfalls of the
-course's first text, committed by fc itself so that a learner sees the consequence live, then
+course's first text and the harness's mistakes of its second and third, committed by fc itself so that a learner sees the consequence live, then
 sees `fc check` find it. A module of its own, with no imports, so `fc run --help` lists them
 cheaply; buggy_harness.py does the damage.
 """
@@ -13,6 +13,11 @@ HARNESS_BUGS = (
     "split-results",
     "drop-reasoning",
     "drop-results",
+    "text-only-turn",
+    "raise-on-error",
+    "pack-results",
+    "report-success",
+    "identity-from-args",
 )
 
 HARNESS_BUG_HELP = {
@@ -27,4 +32,14 @@ HARNESS_BUG_HELP = {
     "400 (FC112)",
     "drop-results": "the calls are left without results: every provider's 400 (pitfall 2's "
     "cousin; FC101)",
+    "text-only-turn": 'the tool-calling turn goes back cut down to its text, "to save tokens": '
+    "the results answer calls the history no longer holds (pitfall 2; FC102, a 400)",
+    "raise-on-error": "a tool error is raised instead of handed back: the loop stops there and "
+    "the model never answers (pitfall 5; exit 1)",
+    "pack-results": "the chat format's results packed into ONE role:tool message, its content "
+    "a list of tool_result blocks, as content blocks would hold them (pitfall 6; FC113, a 400)",
+    "report-success": "a failed tool reported to the model as a success (article 003: never "
+    "invent a success; FC133)",
+    "identity-from-args": "the user's identity (a tools file's `session`) taken from the model's "
+    "arguments, not from the session (article 001; FC134)",
 }

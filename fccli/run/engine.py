@@ -43,7 +43,15 @@ from fccli.core.models import (
 )
 from fccli.i18n import Joined, Msg
 from fccli.providers.base import Provider, Reply
-from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
+from fccli.run.buggy_harness import (
+    drop_wire_reasoning,
+    hand_back,
+    identity_from_model,
+    pack_wire_results,
+    raise_on_error,
+    text_only,
+    without_reasoning,
+)
 from fccli.run.events import (
     Event,
     Note,
@@ -54,6 +62,7 @@ from fccli.run.events import (
     ToolsExecuted,
 )
 from fccli.tools.execute import run_calls
+from fccli.tools.json_tools import JsonTool
 from fccli.tools.registry import ToolSet
 from fccli.trace.recorder import StepRecorder
 from fccli.trace.writer import TraceWriter
@@ -187,8 +196,23 @@ class RoundTrip:
                                 problems=Joined(unchecked),
                             ),
                         )
+                    if self.bug == "identity-from-args":
+                        said = identity_from_model(runs, self._sessions())
+                        if said is not None:
+                            self._bug_on_step(step, record, said)
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs, self.bug))
+                    if self.bug == "raise-on-error" and any(r.result.is_error for r in runs):
+                        self._bug_on_step(
+                            step,
+                            record,
+                            Msg(
+                                "raise-on-error: a tool error was raised instead of handed "
+                                "back; the loop stopped at step {step}",
+                                step=step,
+                            ),
+                        )
+                        raise_on_error(step, runs)
                     # ALL results of the turn in ONE user message, in call order, paired by id
                     # (unless --harness-bug says otherwise).
                     handed, bug_note = hand_back(self.bug, runs)
@@ -260,11 +284,24 @@ class RoundTrip:
         """Return the turn as it goes into the history: unchanged, unless the harness drops
         its reasoning."""
         message = response.as_message()
-        if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
+        if response.stop_reason != "tool_use":
             return message
-        carried, note = without_reasoning(step, message)
+        if self.bug == "drop-reasoning":
+            carried, note = without_reasoning(step, message)
+        elif self.bug == "text-only-turn":
+            carried, note = text_only(step, message)
+        else:
+            return message
         self._bug_notes.append(note)
         return carried
+
+    def _sessions(self) -> dict[str, dict[str, Any]]:
+        """Each tool's session values (a JSON tools file's `session`), by tool name."""
+        return {
+            name: tool.session
+            for name, tool in self.tools.tools.items()
+            if isinstance(tool, JsonTool) and tool.session
+        }
 
     def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
         """Take a tool request as the answer (ignore-stop-reason, the course's opening story):
@@ -297,6 +334,21 @@ class RoundTrip:
         wire_request = self.wire.to_wire_request(request)
         if self.bug == "drop-reasoning":
             drop_wire_reasoning(wire_request)
+        if self.bug == "pack-results" and request.messages[-1].tool_results():
+            packed = pack_wire_results(wire_request)
+            self._bug_notes.append(
+                Msg(
+                    "pack-results: {n} result(s) packed into ONE role:tool message, its content "
+                    "a list of tool_result blocks",
+                    n=packed,
+                )
+                if packed
+                else Msg(
+                    "pack-results: the {format} format holds a turn's results in one message "
+                    "already; nothing was packed",
+                    format=self.wire.name,
+                )
+            )
         internal = files.internal(request)
         body = files.request(request, wire_request, internal)
         self._refuse_broken(step, internal, wire_request)

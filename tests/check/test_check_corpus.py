@@ -78,6 +78,8 @@ def test_errors_name_the_provider_message_they_predict() -> None:
 
 
 def test_the_readme_lists_every_rule_with_its_severity() -> None:
-    readme = (Path(__file__).parent.parent.parent / "README.md").read_text("utf-8")
+    # The README's table, or the course's for the rules of the harness's own mistakes.
+    root = Path(__file__).parent.parent.parent
+    pages = "".join((root / p).read_text("utf-8") for p in ("README.md", "docs/course.md"))
     for rule in RULES.values():
-        assert f"| {rule.id} | {rule.severity} |" in readme, rule.id
+        assert f"| {rule.id} | {rule.severity} |" in pages, rule.id
