@@ -120,6 +120,11 @@ def _executed(runs: list[ToolRun], bug: str | None) -> str:
             ran=ran,
             total=len(runs),
         )
+    if ran == 0 and all(run.error_kind == "unknown_tool" for run in runs):
+        return _(
+            "the model only asked, for a tool not offered; fc has nothing to validate against "
+            "and executed nothing:"
+        )
     if ran == 0:
         return _("the model only asked; fc validated the arguments and executed nothing:")
     if ran == len(runs):

@@ -60,6 +60,12 @@ GET_ORDER = function(
     },
     ["order_id"],
 )
+LIST = function(
+    "list_recent_orders",
+    "列出用户最近的订单。用户问「我的订单」时使用。",
+    {"limit": {"type": "integer", "description": "最多列几个"}},
+    [],
+)
 REFUND_QUESTION = "帮我把订单 ORD-2024-000123 退款 4999 元"
 
 
@@ -218,9 +224,24 @@ def test_an_umbrella_question_gets_an_answer_about_umbrellas_not_running() -> No
 
 def test_a_result_of_any_tool_is_answered_from_its_fields_in_the_questions_language() -> None:
     text = _answer(REFUND_QUESTION, '{"status": "refunded", "amount": 4999}', [REFUND])
-    assert '"refunded"' in text and "4999" in text and "°C" not in text
+    assert "refunded" in text and "4999" in text and "°C" not in text
     english = _answer("Please refund order ORD-2024-000123, 4999 yuan", "done", [REFUND])
-    assert "done" in english and "returned" in english
+    assert "refund went through" in english
+
+
+def test_results_are_said_as_sentences_from_their_fields() -> None:
+    order = _answer(
+        "我那个 ORD-2024-000123 到哪了？",
+        '{"status": "运输中", "logistics": "已到上海转运中心，预计明天送达"}',
+        [GET_ORDER],
+    )
+    assert order.startswith("您的订单 ORD-2024-000123 目前运输中，已到上海转运中心，预计明天送达。")
+    accepted = _answer(REFUND_QUESTION, '{"status": "refund_accepted", "amount": 4999}', [REFUND])
+    assert "退款 4999 元已受理" in accepted
+    failed = _answer(REFUND_QUESTION, "[tool error] 订单不存在", [REFUND])
+    assert "没办成" in failed and "订单不存在" in failed and "没查到" not in failed
+    listed = _answer("我最近的订单有哪些？", '[{"order_id": "ORD-1", "status": "运输中"}]', [LIST])
+    assert "找到 1 条：ORD-1（运输中）" in listed
 
 
 def test_json_mode_answers_a_json_object_and_fits_a_schema() -> None:

@@ -46,6 +46,7 @@ from fccli.providers.demo.json_mode import json_answer
 from fccli.providers.demo.phrases import PHRASES
 from fccli.providers.demo.reading import WET, Question, match, read_question, topics_of
 from fccli.providers.demo.request import LongText, long_texts, read_request
+from fccli.providers.demo.sentences import DONE, FILED, is_lookup, said_of
 from fccli.providers.demo.stream import cut_inside_first_call, sse_events
 from fccli.wire.chat.codec import ERROR_MARKER
 from fccli.wire.registry import get_format
@@ -656,7 +657,7 @@ def _answer_response(
         name, args = calls[call_id]
         subject = next((str(v) for v in args.values() if isinstance(v, str)), name)
         pairing.append(f"{call_id} → {subject}")
-        line, data = _describe_result(subject, name, results[call_id], q, say)
+        line, data = _describe_result(subject, name, args, results[call_id], q, say)
         failed = failed or data is None
         found.update(data or {})
         lines.append(line)
@@ -682,6 +683,10 @@ def _answer_response(
         "json_schema",
     ):
         text, note = json_answer(response_format, q, found, text)
+        if response_format.get("type") == "json_object" and not _says_json(messages):
+            # DeepSeek's JSON Output guide: the word "json" goes in the prompt; output it cannot
+            # recognise as JSON is replaced with spaces, so `content` may be only spaces.
+            text, note = " " * len(text), "think_json_unasked"
         reasoning += say[note]
 
     message: dict[str, Any] = {"role": "assistant", "content": text}
@@ -690,17 +695,37 @@ def _answer_response(
     return _envelope(request, message, "stop")
 
 
+def _says_json(messages: list[dict[str, Any]]) -> bool:
+    """Whether a system or user message says "json", as DeepSeek's JSON mode wants."""
+    return any(
+        "json" in texts(m.get("content")).casefold()
+        for m in messages
+        if m.get("role") in ("system", "user")
+    )
+
+
 def _describe_result(
-    subject: str, tool: str, content: str, q: Question, say: dict[str, str]
+    subject: str,
+    tool: str,
+    args: dict[str, Any],
+    content: str,
+    q: Question,
+    say: dict[str, str],
 ) -> tuple[str, dict[str, Any] | None]:
     """A line of the answer for one result, and the result's fields (None for an error)."""
     if content.startswith(ERROR_MARKER):
         short = _first_sentence(content[len(ERROR_MARKER) :])
-        return say["result_error"].format(subject=subject, error=short), None
+        # A lookup that failed found nothing; an action that failed did not happen.
+        key = "result_error" if is_lookup(tool) or "weather" in q.topics else "result_error_action"
+        return say[key].format(subject=subject, error=short, tool=tool), None
     try:
         data = json.loads(content)
     except ValueError:
         data = None
+    if isinstance(data, list) and not isinstance(content, LongText):
+        return said_of(subject, tool, args, data, say) or "", {}
+    if not isinstance(data, (dict, list)) and content.strip().casefold() in FILED | DONE:
+        return said_of(subject, tool, args, {"status": content.strip()}, say) or "", {}
     if not isinstance(data, dict):
         key = "result_opaque" if "weather" in q.topics else "result_text"
         n = content.chars if isinstance(content, LongText) else len(content)
@@ -708,6 +733,9 @@ def _describe_result(
             key, content = key + "_long", content[: QUOTED // 2]
         return say[key].format(subject=subject, tool=tool, content=content, n=n), {}
     if not {"temp_c", "condition"} <= data.keys():
+        sentence = said_of(subject, tool, args, data, say)
+        if sentence is not None:
+            return sentence, data
         fields = [
             say["field"].format(key=k, value=_clipped(json.dumps(v, ensure_ascii=False)))
             for k, v in list(data.items())[:FIELDS_SAID]
