@@ -301,3 +301,58 @@ def test_a_schema_that_refers_to_itself_is_filled_to_a_depth() -> None:
     tool = function("tree", "树", {"root": node, "loop": loop}, ["root", "loop"])
     ((_, arguments),) = calls(ask("「x」", [tool], tool_choice="required"))
     assert arguments["root"]["name"] == "x"
+
+
+CONVERT = function(
+    "convert_currency",
+    "Convert an amount of money from one currency to another.",
+    {
+        "amount": {"type": "number"},
+        "from": {"type": "string", "enum": ["USD", "CNY", "EUR", "JPY"]},
+        "to": {"type": "string", "enum": ["USD", "CNY", "EUR", "JPY"]},
+    },
+    ["amount", "from", "to"],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "pair"),
+    [
+        ("Convert 100 USD to CNY please", ("USD", "CNY")),
+        ("100 美元换成人民币是多少", ("USD", "CNY")),
+        ("把 100 块人民币换成美元", ("CNY", "USD")),
+    ],
+)
+def test_enum_values_are_chosen_by_meaning(question: str, pair: tuple[str, str]) -> None:
+    ((_, arguments),) = calls(ask(question, [CONVERT]))
+    assert (arguments["from"], arguments["to"]) == pair
+    assert arguments["amount"] == 100
+
+
+@pytest.mark.parametrize(
+    ("question", "cities"),
+    [
+        ("杭州和苏州哪个更适合跑步", ["杭州", "苏州"]),
+        ("Hangzhou or Suzhou for a run?", ["Hangzhou", "Suzhou"]),
+    ],
+)
+def test_a_city_the_table_does_not_know_is_called_too(question: str, cities: list[str]) -> None:
+    assert [a["city"] for _, a in calls(ask(question, WEATHER))] == cities
+
+
+def test_the_reasoning_quotes_words_not_pieces_of_them() -> None:
+    thinking = ask("我那个 ORD-2024-000123 到哪了？", [GET_ORDER])["message"]["reasoning_content"]
+    assert "「ORD-2024-000123" in thinking and "ORD-、" not in thinking
+
+
+def test_a_fault_says_in_the_reasoning_the_call_as_it_went_out() -> None:
+    body = {
+        "model": "fc-demo",
+        "messages": [{"role": "user", "content": "我那个 ORD-2024-000123 到哪了？"}],
+        "tools": [GET_ORDER],
+    }
+    reply = json.loads(DemoProvider(fault="wrong-type").send(encode(body), step=1).body)
+    message = reply["choices"][0]["message"]
+    sent = message["tool_calls"][0]["function"]["arguments"]
+    assert '["ORD-2024-000123"]' in sent
+    assert sent in message["reasoning_content"]

@@ -44,7 +44,14 @@ from fccli.providers.demo.fill import (
 )
 from fccli.providers.demo.json_mode import json_answer
 from fccli.providers.demo.phrases import PHRASES
-from fccli.providers.demo.reading import WET, Question, match, read_question, topics_of
+from fccli.providers.demo.reading import (
+    WET,
+    Question,
+    match,
+    read_question,
+    said_words,
+    topics_of,
+)
 from fccli.providers.demo.request import LongText, long_texts, read_request
 from fccli.providers.demo.sentences import DONE, FILED, is_lookup, said_of
 from fccli.providers.demo.stream import cut_inside_first_call, sse_events
@@ -549,6 +556,10 @@ def _tool_call_response(
         written = _faulty(fault, written, plan.key, offered)
     tool = written[0][0]
     reasoning, text = _why_these_calls(plan, q, say, choice, tool)
+    if fault in SCHEMA_FAULTS and not prevented:  # the reasoning says the call as it went out
+        reasoning += say["think_slipped"].format(
+            slip=say[f"slip_{fault}"].strip(), arguments=written[0][1]
+        )
     if correction is not None:
         reasoning = correction + reasoning
     # Content beside calls: with thinking on, the model says a line before calling (the text
@@ -582,8 +593,11 @@ def _why_these_calls(
     basis_key = choice.basis
     if basis_key == "description" and not plan.place:
         basis_key = "match"  # the built-in example's words say why; other tools need it said
+    words = said_words(q, choice.shared)[:3]
+    if basis_key == "match" and not words:
+        basis_key = "match_plain"  # nothing worth quoting: said without quotes
     basis = say.get(f"think_basis_{basis_key}", "").format(
-        tool=tool, words=say["list_sep"].join(choice.shared[:3]), what=_topic_name(q, say)
+        tool=tool, words=say["list_sep"].join(words), what=_topic_name(q, say)
     )
     if plan.filling.skill == "weak" and plan.key is not None:
         return basis + say["think_weak"].format(param=plan.key), say["say_nothing"]
