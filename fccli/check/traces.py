@@ -101,7 +101,26 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     if steps:
         out.findings += _unread_stop(manifest, steps[max(steps)])
     out.findings += _success_invented(manifest, steps)
+    out.findings = _once(out.findings)
     return out
+
+
+ONCE_PER_TRACE = frozenset({"FC132", "FC134"})
+"""Rules about what every request of a run repeats (JSON mode, the tools offered): said for the
+first file that has it, not again for each step and format."""
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for f in findings:
+        if f.rule in ONCE_PER_TRACE:
+            key = (f.rule, str(f.message))
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(f)
+    return kept
 
 
 def _success_invented(manifest: Manifest, steps: dict[int, _Step]) -> list[Finding]:
