@@ -262,8 +262,19 @@ def test_json_mode_answers_a_json_object_and_fits_a_schema() -> None:
         "required": ["city", "temp_c", "advice"],
     }
     fmt = {"type": "json_schema", "json_schema": {"name": "weather", "schema": schema}}
-    fitted = json.loads(_answer("北京今天要带伞吗？", weather, response_format=fmt))
+    fitted = json.loads(_answer("北京今天要带伞吗？用 JSON 回答", weather, response_format=fmt))
     assert set(fitted) == {"city", "temp_c", "advice"} and fitted["temp_c"] == 12
+
+
+@pytest.mark.parametrize("kind", ["json_object", "json_schema"])
+def test_json_mode_without_the_word_json_answers_spaces(kind: str) -> None:
+    # DeepSeek's JSON Output guide: output not recognised as JSON is replaced with spaces.
+    weather = '{"city": "北京", "temp_c": 12, "condition": "晴", "aqi": 85}'
+    fmt: dict[str, Any] = {"type": kind}
+    if kind == "json_schema":
+        fmt["json_schema"] = {"name": "w", "schema": {"type": "object", "properties": {}}}
+    text = _answer("北京今天要带伞吗？", weather, response_format=fmt)
+    assert text and not text.strip()
 
 
 def test_reading_numbers() -> None:

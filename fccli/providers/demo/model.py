@@ -697,11 +697,13 @@ def _answer_response(
         "json_schema",
     ):
         text, note = json_answer(response_format, q, found, text)
-        if response_format.get("type") == "json_object" and not _says_json(messages):
+        if not _says_json(messages):
             # DeepSeek's JSON Output guide: the word "json" goes in the prompt; output it cannot
-            # recognise as JSON is replaced with spaces, so `content` may be only spaces.
+            # recognise as JSON is replaced with spaces, so `content` may be only spaces. The
+            # guide names json_object only; fc check (FC132) holds json_schema to it too, and
+            # so does the demo.
             text, note = " " * len(text), "think_json_unasked"
-        reasoning += say[note]
+        reasoning += say[note].format(kind=response_format.get("type"))
 
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
