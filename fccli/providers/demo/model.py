@@ -600,7 +600,14 @@ def _why_these_calls(
         tool=tool, words=say["list_sep"].join(words), what=_topic_name(q, say)
     )
     if plan.filling.skill == "weak" and plan.key is not None:
-        return basis + say["think_weak"].format(param=plan.key), say["say_nothing"]
+        reasoning = basis + say["think_weak"].format(param=plan.key)
+        rest = {k: v for k, v in plan.calls[0].arguments.items() if k != plan.key}
+        if plan.filling.strict and rest:  # the shape strict mode holds even a weak model to
+            shown = say["reason_sep"].join(
+                f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in rest.items()
+            )
+            reasoning += say["think_weak_strict"].format(rest=shown)
+        return reasoning, say["say_nothing"]
     if plan.place:
         # The built-in example's words: a place, and what the question wants to know of it.
         if any(cities.lookup(v) is not None for v in values):
