@@ -87,6 +87,7 @@ def test_run_and_show_say_what_happened(fc, tmp_path: Path, kind: list[str], mod
             assert one in shown and f"{one} in" not in shown, shown
         if bug == "report-success" and any(r["is_error"] for r in runs):
             assert "reported as a success" in said, said
+            assert "failed, handed back as a success" in shown, shown
         if bug == "pack-results":
             assert "packed into ONE role:tool message" in said, said
 
