@@ -105,7 +105,7 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     return out
 
 
-ONCE_PER_TRACE = frozenset({"FC132", "FC134"})
+ONCE_PER_TRACE = frozenset({"FC117", "FC118", "FC132", "FC134"})
 """Rules about what every request of a run repeats (JSON mode, the tools offered): said for the
 first file that has it, not again for each step and format."""
 
