@@ -143,7 +143,8 @@ def _success_invented(manifest: Manifest, steps: dict[int, _Step]) -> list[Findi
             for k, block in enumerate(content if isinstance(content, list) else []):
                 if not isinstance(block, dict) or block.get("type") != "tool_result":
                     continue
-                run = failed.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+                call_id = block.get("tool_use_id")
+                run = failed.get(call_id) if isinstance(call_id, str) else None
                 if run is None or block.get("is_error") is True:
                     continue
                 out.append(
