@@ -305,3 +305,12 @@ def test_pack_results_puts_every_result_of_a_turn_in_one_tool_message(tmp_path: 
     wire = json.loads((out / "2-request.deepseek.json").read_text("utf-8"))
     assert [m["role"] for m in wire["messages"]] == ["user", "assistant", "tool"]
     assert {f.rule for f in check_trace(out)} >= {"FC113", "FC101"}
+
+
+def test_a_replay_of_pack_results_reads_the_request_fc_made(fc) -> None:
+    fc("run", "北京和上海今天适合跑步吗？", "--harness-bug", "pack-results", "-o", "t")
+    replayed = fc("replay", "t")
+    assert replayed.returncode == 0, replayed.stderr
+    assert "2-request.deepseek.json cannot be read; the request is read from 2-request.json" in (
+        _lines(replayed.stderr + replayed.stdout)
+    )
