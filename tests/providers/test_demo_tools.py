@@ -242,6 +242,13 @@ def test_results_are_said_as_sentences_from_their_fields() -> None:
     assert "没办成" in failed and "订单不存在" in failed and "没查到" not in failed
     listed = _answer("我最近的订单有哪些？", '[{"order_id": "ORD-1", "status": "运输中"}]', [LIST])
     assert "找到 1 条：ORD-1（运输中）" in listed
+    ticket = function(
+        "create_ticket", "创建客服工单。用户投诉时使用。", {"title": {"type": "string"}}, ["title"]
+    )
+    filed = _answer(
+        "我要投诉，快递一直没到", '{"ticket_id": "T-1001", "status": "created"}', [ticket]
+    )
+    assert "已创建，编号 T-1001。" in filed and "ticket_id 为" not in filed
 
 
 def test_json_mode_answers_a_json_object_and_fits_a_schema() -> None:

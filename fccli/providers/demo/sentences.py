@@ -40,6 +40,7 @@ def said_of(
     amount = data.get("amount", args.get("amount"))
     amount_said = say["amount"].format(amount=amount) if isinstance(amount, (int, float)) else ""
     word = status.casefold()
+    used = USED
     if word in DONE:
         line = say["done_success"].format(subject=subject, action=_action(tool, say))
     elif "refund" in tool.casefold() or word.startswith("refund"):
@@ -47,13 +48,17 @@ def said_of(
         line = say[key].format(subject=subject, amount=amount_said, status=status)
     elif word in FILED:
         line = filed(tool, args, status, say)
+        number = next((k for k in data if k.casefold().endswith("id") and k not in USED), None)
+        if number is not None:  # a ticket's number is what the person needs
+            line = line.rstrip("。.") + say["filed_number"].format(number=_value(data[number]))
+            used = USED | {number}
     elif isinstance(data.get("logistics"), str):
         line = say["order_logistics"].format(
             subject=subject, status=status, logistics=data["logistics"].rstrip("。.")
         )
     else:
         line = say["order_status"].format(subject=subject, status=status)
-    rest = [say["field"].format(key=k, value=_value(v)) for k, v in data.items() if k not in USED]
+    rest = [say["field"].format(key=k, value=_value(v)) for k, v in data.items() if k not in used]
     if rest:
         line += say["also_fields"].format(fields=say["reason_sep"].join(rest))
     return line
