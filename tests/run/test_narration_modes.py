@@ -26,14 +26,11 @@ QUESTION = "北京和巴黎今天适合跑步吗？"
 # Each flag changes how a step is asked or read (strict schemas, a stream to assemble, no
 # reasoning): one run with all three covers them and their combination, at half the cost.
 MODES = {"plain": [], "strict-stream-no-thinking": ["--strict", "--stream", "--no-thinking"]}
+ALL_FLAGS = "strict-stream-no-thinking"
 CASES = [
     *((["--harness-bug", bug], mode) for bug in HARNESS_BUGS for mode in MODES),
-    *(
-        (["--demo-fault", fault], mode)
-        for fault in DEMO_FAULTS
-        for mode in MODES
-        if fault != "cut-stream" or "--stream" in MODES[mode]  # a cut needs a stream
-    ),
+    # A fault plain is run by tests/providers; here with the flags that change how it comes out.
+    *((["--demo-fault", fault], ALL_FLAGS) for fault in DEMO_FAULTS),
 ]
 
 
