@@ -374,3 +374,27 @@ def test_a_fault_says_in_the_reasoning_the_call_as_it_went_out() -> None:
     sent = message["tool_calls"][0]["function"]["arguments"]
     assert '["ORD-2024-000123"]' in sent
     assert sent in message["reasoning_content"]
+
+
+def test_which_of_two_places_is_better_for_a_run_is_answered() -> None:
+    question = "北京和上海哪个更适合跑步"
+    first = ask(question, WEATHER)
+    table = {
+        "北京": '{"city": "北京", "temp_c": 12, "condition": "晴", "aqi": 85}',
+        "上海": '{"city": "上海", "temp_c": 17, "condition": "多云", "aqi": 52}',
+    }
+    results = [
+        {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "content": table[json.loads(call["function"]["arguments"])["city"]],
+        }
+        for call in first["message"]["tool_calls"]
+    ]
+    body = {
+        "model": "fc-demo",
+        "messages": [{"role": "user", "content": question}, first["message"], *results],
+        "tools": WEATHER,
+    }
+    reply = json.loads(DemoProvider().send(encode(body), step=2).body)["choices"][0]
+    assert "上海更适合跑步" in reply["message"]["content"]  # the cleaner air, both fine

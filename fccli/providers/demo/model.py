@@ -671,6 +671,7 @@ def _answer_response(
     lines: list[str] = []
     pairing: list[str] = []
     found: dict[str, Any] = {}
+    weathers: list[tuple[str, dict[str, Any]]] = []
     failed = False
     for call_id in order:
         if call_id not in results or (skip and call_id in skip):
@@ -682,6 +683,12 @@ def _answer_response(
         failed = failed or data is None
         found.update(data or {})
         lines.append(line)
+        if data and {"temp_c", "condition"} <= data.keys():
+            weathers.append((subject, data))
+    if q.aspect == "run" and q.compares and len(weathers) > 1:
+        best = _best_for_a_run(weathers)
+        if best is not None:
+            lines.append(say["best_for_a_run"].format(place=best))
 
     weather = "weather" in q.topics
     if not lines:
@@ -796,33 +803,58 @@ def _first_sentence(error: str) -> str:
     return short if len(short) <= 160 else short[:160] + "…"
 
 
+def _for_a_run(temp: Any, wet: bool, aqi: Any) -> tuple[list[str], list[str]]:
+    """What rules a run out and what calls for care, as phrase keys: rain or snow, AQI above
+    150, 33 °C and up, or -10 °C and below rule it out; AQI above 100, 28 °C and up, or 0 °C
+    and below call for care."""
+    bad: list[str] = []
+    caution: list[str] = []
+    if wet:
+        bad.append("wet")
+    if isinstance(aqi, (int, float)):
+        if aqi > 150:
+            bad.append("polluted")
+        elif aqi > 100:
+            caution.append("so_so_air")
+    if isinstance(temp, (int, float)):
+        if temp >= 33:
+            bad.append("too_hot")
+        elif temp <= -10:
+            bad.append("too_cold")
+        elif temp >= 28:
+            caution.append("warm")
+        elif temp <= 0:
+            caution.append("cold")
+    return bad, caution
+
+
+def _best_for_a_run(weathers: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """The place best for a run, of several (none ruled out first, then fewest cautions, then the
+    cleanest air); None when none fits or two tie."""
+
+    def rank(data: dict[str, Any]) -> tuple[int, int, float]:
+        wet = any(w in str(data["condition"]).lower() for w in WET)
+        bad, caution = _for_a_run(data["temp_c"], wet, data.get("aqi"))
+        aqi = data.get("aqi")
+        return (len(bad), len(caution), aqi if isinstance(aqi, (int, float)) else 500)
+
+    ranked = sorted(weathers, key=lambda cw: rank(cw[1]))
+    if rank(ranked[0][1])[0] or rank(ranked[0][1]) == rank(ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
 def _verdict(temp: Any, condition: str, aqi: Any, aspect: str, say: dict[str, str]) -> str:
     """What the question wants to know, by simple rules. An umbrella: rain, snow or a storm.
-    A run: rain or snow, AQI above 150, 33 °C and up, or -10 °C and below rule it out; AQI
-    above 100, 28 °C and up, or 0 °C and below call for care. Plain weather: no verdict."""
+    A run: as _for_a_run says. Plain weather: no verdict."""
     wet = any(w in condition.lower() for w in WET)
     if aspect == "umbrella":
         return say["umbrella_yes" if wet else "umbrella_no"].format(condition=condition)
     if aspect != "run":
         return ""
-    bad: list[str] = []
-    caution: list[str] = []
-    if wet:
-        bad.append(say["wet"])
-    if isinstance(aqi, (int, float)):
-        if aqi > 150:
-            bad.append(say["polluted"])
-        elif aqi > 100:
-            caution.append(say["so_so_air"])
-    if isinstance(temp, (int, float)):
-        if temp >= 33:
-            bad.append(say["too_hot"])
-        elif temp <= -10:
-            bad.append(say["too_cold"])
-        elif temp >= 28:
-            caution.append(say["warm"])
-        elif temp <= 0:
-            caution.append(say["cold"])
+    bad, caution = _for_a_run(temp, wet, aqi)
+    bad = [say[k] for k in bad]
+    caution = [say[k] for k in caution]
     if bad:
         return say["verdict_bad"].format(reasons=say["reason_sep"].join(bad))
     if caution:

@@ -131,6 +131,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "verdict_bad": "不适合跑步：{reasons}。",
         "verdict_caution": "可以跑，但{reasons}。",
         "verdict_good": "适合跑步：气温舒适，空气不错。",
+        "best_for_a_run": "相比之下，{place}更适合跑步。",
         # --demo-fault: the mistake, and the correction after the error result
         "think_fix": "上一步的调用出错了，工具返回：{error}。我按 {tool} 的定义改正，再调用一次。",
         "think_made_up": "天气我大概知道，不用查工具了，直接回答。",
@@ -263,6 +264,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "verdict_bad": "Not a day for a run: {reasons}.",
         "verdict_caution": "You can run, but {reasons}.",
         "verdict_good": "Good for a run: a comfortable temperature and clean air.",
+        "best_for_a_run": "Of these, {place} is the better place for a run.",
         "think_fix": "My last call failed; the tool said: {error}. I fix the call to match the definition of {tool} and try again. ",
         "think_made_up": "I know roughly what the weather is like; no need to look it up.",
         "strict_prevents": " (--demo-fault {fault} did not happen: {tool} is a strict tool, the provider holds its output to the schema, and a call with {slip} cannot come out.)",

@@ -175,6 +175,8 @@ class Question:
         self.ids: list[str] = []
         self.aspect = "weather"
         """What a weather question wants to know: run, umbrella, or just weather."""
+        self.compares = False
+        """Whether it asks which of several is better (哪个更适合, which is better)."""
 
     def mentions(self, word: str) -> bool:
         return says(self.text, word)
@@ -194,6 +196,7 @@ def read_question(text: str) -> Question:
     q.ids = [m.group(0) for m in _ID_TOKEN.finditer(text) if not m.group(0).isdigit()]
     q.numbers = _numbers(text, q.ids)
     q.quoted = [m.group(1) for m in _QUOTED.finditer(text)]
+    q.compares = any(q.mentions(w) for w in _COMPARING)
     q.aspect = next(
         (a for a, words in WEATHER_ASPECTS if any(q.mentions(w) for w in words)), "weather"
     )
@@ -253,6 +256,7 @@ def _places(text: str) -> list[dict[str, Any]]:
 
 
 _AND = r"(?:和|与|跟|还是|或者|或|、)"
+_COMPARING = ("哪个", "哪里", "哪儿", "哪座", "更适合", "which", "better")
 _NOT_PLACES = frozenset({"今天", "明天", "现在", "哪个", "天气", "哪里", "这里", "那里", "我们"})
 
 
