@@ -105,11 +105,22 @@ def text_only(step: int, message: Message) -> tuple[Message, Msg]:
     """Cut a tool-calling turn down to its text (text-only-turn); say what was cut."""
     calls = [b.id for b in message.content if isinstance(b, ToolUseBlock)]
     kept: list[Block] = [b for b in message.content if isinstance(b, TextBlock)]
-    return Message(role=message.role, content=kept), Msg(
-        "text-only-turn: step {step}'s turn went back as its text only, without its calls {ids}",
-        step=step,
-        ids=Joined(calls, ", "),
+    said = (
+        Msg(
+            "text-only-turn: step {step}'s turn went back as its text only, without its calls "
+            "{ids}",
+            step=step,
+            ids=Joined(calls, ", "),
+        )
+        if kept
+        else Msg(
+            "text-only-turn: step {step}'s turn had no text: it went back empty, without its "
+            "calls {ids}",
+            step=step,
+            ids=Joined(calls, ", "),
+        )
     )
+    return Message(role=message.role, content=kept), said
 
 
 def pack_wire_results(body: dict[str, Any]) -> int:
