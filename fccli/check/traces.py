@@ -100,6 +100,7 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     out.findings += breaks
     if steps:
         out.findings += _unread_stop(manifest, steps[max(steps)])
+    out.findings += _carried_on(steps)
     out.findings += _success_invented(manifest, steps)
     out.findings = _once(out.findings)
     return out
@@ -188,6 +189,42 @@ def _unread_stop(manifest: Manifest, last: _Step) -> list[Finding]:
             where,
         ).in_file(name)
     ]
+
+
+def _carried_on(steps: dict[int, _Step]) -> list[Finding]:
+    """FC130 too: a step whose answer asked for tools, followed by a request that answers none
+    of its calls and no longer holds them: the harness took the request for a reply and asked
+    again, so whatever the model said next was looked up nowhere."""
+    out = []
+    for number, step in sorted(steps.items()):
+        after = steps.get(number + 1)
+        read = _response(step)
+        file = after.requests.get(INTERNAL) if after is not None else None
+        if read is None or file is None or read[0].stop_reason != "tool_use":
+            continue
+        ids = [c.id for c in read[0].tool_uses()]
+        try:
+            text = read_bytes(file).decode("utf-8", "replace")
+        except FcError:
+            continue
+        if not ids or any(i in text for i in ids):
+            continue  # the calls are in the history (answered or not: other rules say which)
+        _, fmt, name = read
+        out.append(
+            Finding(
+                "FC130",
+                "error",
+                Msg(
+                    "this answer's stop reason is tool_use, but the next request holds neither "
+                    "its calls {ids} nor their results: the harness took the request for a reply "
+                    "and asked again. No tool ran; what the model says next is made of nothing "
+                    "looked up",
+                    ids=", ".join(ids),
+                ),
+                layout(fmt).places.stop,
+            ).in_file(name)
+        )
+    return out
 
 
 def _cache_break(before: _Step, after: _Step) -> list[Finding]:

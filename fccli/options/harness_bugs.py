@@ -8,6 +8,7 @@ cheaply; buggy_harness.py does the damage.
 
 HARNESS_BUGS = (
     "ignore-stop-reason",
+    "tool-request-as-reply",
     "pair-by-order",
     "no-validation",
     "split-results",
@@ -23,6 +24,9 @@ HARNESS_BUGS = (
 HARNESS_BUG_HELP = {
     "ignore-stop-reason": "the stop reason is not read: a tool request is taken as the final "
     "answer, its calls never executed (pitfall 1; fc check: FC130)",
+    "tool-request-as-reply": "the stop reason is not read: a tool request is carried on as an "
+    "ordinary reply, its calls never executed, and the loop asks again; the model makes the "
+    "result up (pitfall 1 as the course's opening story tells it; FC130)",
     "pair-by-order": "results handed back in another order under the calls' ids, paired by "
     "position: with parallel calls 北京 gets 上海's weather (pitfall 3; FC131)",
     "no-validation": "arguments executed unchecked: the tool gets whatever the model sent "

@@ -431,7 +431,9 @@ class RunView:
         c.print()
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(localized(result.notes[-1]))}[/]")
-        if result.notes and result.notes[-1].startswith("ignore-stop-reason"):
+        if result.notes and result.notes[-1].startswith(
+            ("ignore-stop-reason", "tool-request-as-reply")
+        ):
             c.print(
                 _(
                     "[red]answer, as the buggy harness took it:[/] {answer} "

@@ -585,6 +585,15 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
                 n=len(response.tool_uses()),
             ),
         )
+    elif status == "ok" and "tool-request-as-reply" in m.harness_bugs().values():
+        view.line(
+            (_("done: "), "bold red"),
+            _(
+                "the model answered at step {step}, but no tool ran: the harness carried the "
+                "tool request on as a reply, so nothing in the answer was looked up",
+                step=last,
+            ),
+        )
     elif status == "ok":
         view.line((_("done: "), "bold green"), _("the model answered at step {step}", step=last))
     elif status == "max_steps":

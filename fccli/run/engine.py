@@ -127,6 +127,8 @@ class RoundTrip:
         self._bug_notes: list[Msg] = []
         """What --harness-bug changed in the request about to go out: recorded on its step."""
         self._checks = OutgoingChecks()
+        self._unread_stop = False
+        """tool-request-as-reply carried a tool request on as a reply: no tool ran for the answer."""
 
     def run(self, options: RunOptions) -> RunResult:
         """Ask, execute the calls and ask again until an answer, --max-steps or an error; close
@@ -169,6 +171,9 @@ class RoundTrip:
                         )
                     if self.bug == "ignore-stop-reason":
                         return self._taken_as_final(step, response, record)
+                    if self.bug == "tool-request-as-reply":
+                        messages[-1] = self._carried_on(step, response, record)
+                        continue
                     # The model only asked. Here the program decides, validates and executes.
                     self._phase = Msg("while the tools ran")
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
@@ -231,6 +236,14 @@ class RoundTrip:
                     return RunResult("ok", step, answer, [note])
                 if response.stop_reason in FINAL_STOPS:
                     notes = self._unexecuted_calls(step, response)
+                    if self._unread_stop:  # said with the answer: nothing in it was looked up
+                        notes.append(
+                            Msg(
+                                "tool-request-as-reply: the answer of step {step} came after "
+                                "calls that never ran",
+                                step=step,
+                            )
+                        )
                     answer = response.text()
                     self.trace.manifest.final_answer = answer
                     self.trace.finish("ok")
@@ -320,6 +333,22 @@ class RoundTrip:
         self.trace.manifest.final_answer = answer
         self.trace.finish("ok")
         return RunResult("ok", step, answer, [text for text in [record.harness_bug] if text])
+
+    def _carried_on(self, step: int, response: Response, record: StepRecord) -> Message:
+        """Carry a tool request on as an ordinary reply (tool-request-as-reply, the course's
+        opening story): its calls are never executed, the turn goes back as its text, and the
+        loop asks again, where the model, believing it looked, makes the result up."""
+        self._unread_stop = True
+        self._bug_on_step(
+            step,
+            record,
+            Msg(
+                "tool-request-as-reply: stop_reason tool_use was not read: the turn was taken as "
+                "an ordinary reply, its {n} tool call(s) never executed, and the loop asked again",
+                n=len(response.tool_uses()),
+            ),
+        )
+        return text_only(step, response.as_message())[0]
 
     def _bug_on_step(self, step: int, record: StepRecord, text: str) -> None:
         """Put what --harness-bug did on the step's record, and say it."""

@@ -314,3 +314,16 @@ def test_a_replay_of_pack_results_reads_the_request_fc_made(fc) -> None:
     assert "2-request.deepseek.json cannot be read; the request is read from 2-request.json" in (
         _lines(replayed.stderr + replayed.stdout)
     )
+
+
+def test_tool_request_as_reply_tells_the_opening_story(fc, tmp_path: Path) -> None:
+    fc("run", "杭州今天适合跑步吗？", "--harness-bug", "tool-request-as-reply", "-o", "t")
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text("utf-8"))
+    assert [s["tool_runs"] for s in manifest["steps"]] == [[], []]  # nothing ever ran
+    assert "22°C" in manifest["final_answer"]  # made up: the demo world's 杭州 has 21°C
+    found = check_trace(tmp_path / "t")
+    assert [(f.rule, f.file) for f in found if f.severity == "error"] == [
+        ("FC130", "1-response.json")
+    ]
+    shown = _lines(fc("show", "t").stdout)
+    assert "but no tool ran" in shown and "the model answered at step 2" in shown, shown

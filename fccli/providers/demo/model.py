@@ -209,8 +209,10 @@ def respond(
         plan = _plan(choice, q, skill, asked, request.get("parallel_tool_calls") is False)
         if plan.calls:
             first_calls = not any(m.get("tool_calls") for m in messages)
-            if fault == "no-call" and first_calls:
-                return _made_up_response(request, plan.values, question, say)
+            if (fault == "no-call" and first_calls) or _carried_on(messages):
+                return _made_up_response(
+                    request, plan.values, question, say, carried=_carried_on(messages)
+                )
             return _tool_call_response(
                 request,
                 plan,
@@ -378,15 +380,28 @@ def _faulty(
 
 
 def _made_up_response(
-    request: dict[str, Any], values: list[Any], question: str, say: dict[str, str]
+    request: dict[str, Any],
+    values: list[Any],
+    question: str,
+    say: dict[str, str],
+    *,
+    carried: bool = False,
 ) -> dict[str, Any]:
     """no-call: a weather report from nowhere, and a stop as if it were the answer."""
     places = [v for v in values if isinstance(v, str) and v != question.strip()]
     text = "\n".join(say["made_up"].format(place=p) for p in places) or say["made_up_nowhere"]
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
-        message["reasoning_content"] = say["think_made_up"]
+        message["reasoning_content"] = say["think_made_up_carried" if carried else "think_made_up"]
     return _envelope(request, message, "stop")
+
+
+def _carried_on(messages: list[dict[str, Any]]) -> bool:
+    """Whether the history ends on its own turn, come back as plain text with no result after
+    it: a harness that took its call for a reply. It believes it looked already, and says what
+    it "found" (the course's opening story: a result made up in the next round)."""
+    last = messages[-1] if messages else {}
+    return last.get("role") == "assistant" and not last.get("tool_calls")
 
 
 def _offered(request: dict[str, Any]) -> list[dict[str, Any]]:

@@ -135,6 +135,7 @@ PHRASES: dict[str, dict[str, str]] = {
         # --demo-fault: the mistake, and the correction after the error result
         "think_fix": "上一步的调用出错了，工具返回：{error}。我按 {tool} 的定义改正，再调用一次。",
         "think_made_up": "天气我大概知道，不用查工具了，直接回答。",
+        "think_made_up_carried": "上一轮我说了要查天气，应该已经查过了：直接给出结果。",
         "strict_prevents": "（--demo-fault {fault} 没有发生：{tool} 是 strict 工具，厂商按它的 schema 约束输出，{slip}的调用发不出来。）",
         "slip_wrong-type": "参数类型不对",
         "think_slipped": "（写调用时出了错，{slip}：实际发出的参数是 {arguments}。）",
@@ -267,6 +268,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "best_for_a_run": "Of these, {place} is the better place for a run.",
         "think_fix": "My last call failed; the tool said: {error}. I fix the call to match the definition of {tool} and try again. ",
         "think_made_up": "I know roughly what the weather is like; no need to look it up.",
+        "think_made_up_carried": "I said I would check the weather last turn, so I must have checked: I give the result.",
         "strict_prevents": " (--demo-fault {fault} did not happen: {tool} is a strict tool, the provider holds its output to the schema, and a call with {slip} cannot come out.)",
         "slip_wrong-type": "an argument of the wrong type",
         "think_slipped": " (Writing the call, I slip: {slip}; the arguments sent are {arguments}.)",
