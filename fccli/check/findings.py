@@ -137,7 +137,7 @@ RULES: dict[str, Rule] = {
                 "a trace step whose history stops matching the earlier step's: the prompt cache breaks there"
             ),
         ),
-        # FC130-FC132: the harness's own mistakes (--harness-bug), and JSON mode.
+        # FC130-FC134: the harness's own mistakes (--harness-bug), and JSON mode.
         Rule(
             "FC130",
             "error",
@@ -154,6 +154,18 @@ RULES: dict[str, Rule] = {
         ),
         Rule(
             "FC132", "warning", "json_mode", Msg('JSON mode without the word "json" in the prompt')
+        ),
+        Rule(
+            "FC133",
+            "error",
+            "trace",
+            Msg("a failed tool call handed back to the model as a success"),
+        ),
+        Rule(
+            "FC134",
+            "warning",
+            "all",
+            Msg("an identity (user_id...) offered as an argument the model fills"),
         ),
     )
 }

@@ -122,6 +122,11 @@ def _executed(runs: list[ToolRun], bug: str | None) -> str:
             ran=ran,
             total=len(runs),
         )
+    if ran == 0 and all(run.error_kind == "unknown_tool" for run in runs):
+        return _(
+            "the model only asked, for a tool not offered; fc has nothing to validate against "
+            "and executed nothing:"
+        )
     if ran == 0:
         return _("the model only asked; fc validated the arguments and executed nothing:")
     if ran == len(runs):
@@ -133,10 +138,38 @@ def _executed(runs: list[ToolRun], bug: str | None) -> str:
     )
 
 
-def _results_back(n: int, bug: str | None, wire_format: str, layout: str) -> str:
+def _results_back(runs: list[ToolRun], bug: str | None, wire_format: str, layout: str) -> str:
     """How the results of a step go back, as the harness (buggy or not) hands them."""
+    n = len(runs)
+    failed = sum(1 for run in runs if run.result.is_error)
     if bug == "drop-results":
         return _("the results are NOT handed back (--harness-bug drop-results)")
+    if bug == "raise-on-error" and failed:
+        return _(
+            "the harness raises on the tool error (--harness-bug raise-on-error): the loop "
+            "stops here, NO result goes back and the model never answers"
+        )
+    if bug == "report-success" and failed:
+        return _(
+            "the results go back paired with their calls by id, but {failed} failed call(s) "
+            "reported as a success (--harness-bug report-success): the model is not told of "
+            "the error",
+            failed=failed,
+        )
+    if bug == "text-only-turn":
+        return _(
+            "the results go back by id, but the turn that made the calls goes back as its "
+            "text only (--harness-bug text-only-turn): the results answer calls the history "
+            "no longer holds"
+        )
+    if bug == "pack-results" and 'role:"tool"' in layout:
+        return _(
+            "the results go back internally in ONE user message, and in the {wire_format} "
+            "format packed into ONE role:tool message as a list (--harness-bug pack-results), "
+            "not {layout}",
+            wire_format=wire_format,
+            layout=layout,
+        )
     if bug == "split-results" and n > 1:
         return _(
             "the results go back paired with their calls by id, but internally in {n} user "
@@ -307,7 +340,7 @@ class RunView:
                     )
                 c.print(f"  {line}")
             said_back = _results_back(
-                len(event.runs), event.harness_bug, self.wire_format, self.results_layout
+                event.runs, event.harness_bug, self.wire_format, self.results_layout
             )
             c.print(f"  [dim]{said_back}[/]")
         elif isinstance(event, Note):
@@ -408,7 +441,9 @@ class RunView:
             c.print(_("[bold]cost:[/] {cost}", cost=escape(_("; ").join(parts))), emoji=False)
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(localized(result.notes[-1]))}[/]")
-        if result.notes and result.notes[-1].startswith("ignore-stop-reason"):
+        if result.notes and result.notes[-1].startswith(
+            ("ignore-stop-reason", "tool-request-as-reply")
+        ):
             c.print(
                 _(
                     "[red]answer, as the buggy harness took it:[/] {answer} "

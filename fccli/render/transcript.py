@@ -214,10 +214,18 @@ class _View:
         if result is not None:
             if result.is_error:
                 head = Text(_("✗ error result"), style="bold red")
+            elif run.get("is_error") is True:  # the tool failed; the harness said otherwise
+                head = Text(_("✗ failed, handed back as a success"), style="bold red")
             else:
                 head = Text(_("✓ result"), style="green")
             self.line(head, _(" for "), self.ids.text(call.id), (detail + _(":"), "dim"), indent=4)
             self.block(self.fold(result.content), 6, "red" if result.is_error else "")
+            if (
+                run.get("is_error") is True
+                and not result.is_error
+                and isinstance(run.get("error"), str)
+            ):
+                self.line((_("the tool's error: "), "red"), self.fold(run["error"]), indent=6)
             return
         if run:
             # Executed, but no later request handed the result back (the run stopped first).
@@ -591,6 +599,15 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) 
                 "its {n} call(s) were never executed",
                 step=last,
                 n=len(response.tool_uses()),
+            ),
+        )
+    elif status == "ok" and "tool-request-as-reply" in m.harness_bugs().values():
+        view.line(
+            (_("done: "), "bold red"),
+            _(
+                "the model answered at step {step}, but no tool ran: the harness carried the "
+                "tool request on as a reply, so nothing in the answer was looked up",
+                step=last,
             ),
         )
     elif status == "ok":

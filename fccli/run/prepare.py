@@ -32,7 +32,7 @@ from fccli.providers.registry import Connection, default_provider_name, get_prov
 from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult, StreamProgress
 from fccli.run.json_mode import parse_response_format
-from fccli.tools.json_tools import Asker
+from fccli.tools.json_tools import Asker, JsonTool
 from fccli.tools.loader import load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
@@ -177,6 +177,10 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
     _refuse_meaningless(settings, name)
     response_format = parse_response_format(settings.response_format)
     tools = load_toolset(settings.tools, asker)
+    if settings.harness_bug == "identity-from-args":
+        for tool in tools.tools.values():
+            if isinstance(tool, JsonTool):
+                tool.identity_from_args = True
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,

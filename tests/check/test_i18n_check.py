@@ -60,7 +60,12 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     edited by hand."""
     root = tmp_path_factory.mktemp("traces")
     made: dict[str, Path] = {}
-    for bug in ("ignore-stop-reason", "drop-reasoning", "split-results", "pair-by-order"):
+    runs = [
+        *((bug, "杭州和北京天气？") for bug in ("ignore-stop-reason", "drop-reasoning")),
+        *((bug, "杭州和北京天气？") for bug in ("split-results", "pair-by-order")),
+        ("report-success", "巴黎天气？"),  # the weather tool fails for 巴黎
+    ]
+    for bug, question in runs:
         out = root / bug
         ran = run_in_process(
             [
@@ -72,7 +77,7 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 "-o",
                 str(out),
                 "--json",
-                "杭州和北京天气？",
+                question,
             ],
             cwd=root,
             env=clean_env(),

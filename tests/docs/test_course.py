@@ -53,6 +53,48 @@ def test_the_page_covers_every_experiment_and_pitfall_and_each_text() -> None:
     assert len(EXAMPLES) >= 20
 
 
+def _table(text: str, heading: str) -> list[list[str]]:
+    """The rows of the first table under `heading`, as lists of cells (the header left out)."""
+    after = text.split(f"\n## {heading}\n", 1)[1]
+    lines = after.split("\n\n| ", 1)[1].split("\n\n", 1)[0].splitlines()
+    return [[c.strip() for c in row.strip("|").split("|")] for row in lines[2:]]
+
+
+@pytest.mark.parametrize(
+    ("page", "heading"),
+    [(PAGE, "The texts, point by point"), (PAGE_ZH, "四篇文章，逐条对照")],
+    ids=["course", "course.zh"],
+)
+def test_every_point_of_the_texts_is_one_offline_lesson(page: Path, heading: str) -> None:
+    text = page.read_text("utf-8")
+    rows = _table(text, heading)
+    # 000: four experiments and six pitfalls; then 001, 003 and 004's points.
+    assert [r[0] for r in rows].count("000") >= 10
+    assert {"001", "003", "004"} <= {r[0] for r in rows}
+    found = examples(text)
+    for _text, point, lesson, offline in rows:
+        assert offline == "Y", point
+        # The lesson is a heading of the page, and plays with blocks of commands with claims.
+        start = text.find(f"### {lesson}\n")
+        assert start >= 0, lesson
+        ends = [text.find(mark, start + 4) for mark in ("\n### ", "\n## ")]
+        end = min(e for e in ends if e >= 0)
+        blocks = [e for e in found if start < _offset(text, e.line) < end]
+        assert blocks, lesson
+        assert all(b.claims for b in blocks), lesson
+
+
+def _offset(text: str, line: int) -> int:
+    """The character offset where 1-based `line` of `text` starts."""
+    return sum(len(part) + 1 for part in text.split("\n")[: line - 1])
+
+
+def test_both_pages_hold_the_same_points() -> None:
+    english = _table(PAGE.read_text("utf-8"), "The texts, point by point")
+    chinese = _table(PAGE_ZH.read_text("utf-8"), "四篇文章，逐条对照")
+    assert [r[0] for r in english] == [r[0] for r in chinese]
+
+
 def test_the_readme_links_the_page() -> None:
     assert "docs/course.md" in (REPO / "README.md").read_text("utf-8")
     assert "docs/course.zh.md" in (REPO / "README.zh.md").read_text("utf-8")
