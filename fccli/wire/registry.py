@@ -62,6 +62,12 @@ def _gemini() -> WireFormat:
     return gemini.GeminiFormat()
 
 
+def _bedrock() -> WireFormat:
+    from fccli.wire.bedrock import format as bedrock
+
+    return bedrock.BedrockFormat()
+
+
 class _Formats(MutableMapping[str, WireFormat]):
     """The formats by name, each package imported when its format is first asked for (a
     command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's: start-up).
@@ -103,6 +109,7 @@ FORMATS: MutableMapping[str, WireFormat] = _Formats(
         "anthropic": _anthropic,
         "responses": _responses,
         "gemini": _gemini,
+        "bedrock": _bedrock,
     }
 )
 """Chat dialects in the order detection tries them: a dialect with signs first, the plain one
