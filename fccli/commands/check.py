@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.commands.help_format import help_text
 from fccli.core.errors import FindingsError
 from fccli.i18n import N_, Msg
 from fccli.wire.listing import said_formats
@@ -30,7 +31,9 @@ def check(
         None,
         "--format",
         "-f",
-        help=Msg("{formats}: the file's format, instead of detecting it.", formats=said_formats()),
+        help=help_text(
+            Msg("{formats}: the file's format, instead of detecting it.", formats=said_formats())
+        ),
     ),
     json_output: bool = typer.Option(False, "--json", help=N_("Print the findings as JSON.")),
     strict: bool = typer.Option(False, "--strict", help=N_("Warnings fail too (exit 1).")),

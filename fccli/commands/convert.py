@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.commands.help_format import help_text
 from fccli.core.controls import escape_controls
 from fccli.i18n import N_, Msg, _, localized
 from fccli.wire.listing import said_formats
@@ -22,7 +23,7 @@ def convert(
         ...,
         "--to",
         "-t",
-        help=Msg("Target format: {formats}.", formats=said_formats()),
+        help=help_text(Msg("Target format: {formats}.", formats=said_formats())),
     ),
     source: str | None = typer.Option(
         None,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from fccli.commands.help_format import help_text
 from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
 from fccli.core.errors import UsageError
 from fccli.i18n import N_, Msg, _, localized
@@ -27,11 +28,13 @@ PROVIDER = typer.Option(
     None,
     "--provider",
     "-p",
-    help=Msg(
-        "Where to send it (default: the provider of the file's format, {formats}; a responses "
-        "file goes to openai; another provider of the same format family, e.g. ollama; demo "
-        "answers offline, fc send only).",
-        formats=said_formats(internal=False),
+    help=help_text(
+        Msg(
+            "Where to send it (default: the provider of the file's format, {formats}; a responses "
+            "file goes to openai; another provider of the same format family, e.g. ollama; demo "
+            "answers offline, fc send only).",
+            formats=said_formats(internal=False),
+        )
     ),
 )
 BASE_URL = typer.Option(

@@ -133,7 +133,9 @@ class BedrockFormat(WireFormat):
         if isinstance(doc, list):
             if _one_key_blocks(doc):
                 return Detected(
-                    self.name, "messages", Msg("its content blocks are objects of one key (`text`, `toolUse`...)")
+                    self.name,
+                    "messages",
+                    Msg("its content blocks are objects of one key (`text`, `toolUse`...)"),
                 )
             return None
         if not isinstance(doc, dict):
@@ -148,7 +150,9 @@ class BedrockFormat(WireFormat):
         messages = doc.get("messages")
         if isinstance(messages, list) and _one_key_blocks(messages):
             return Detected(
-                self.name, "request", Msg("its content blocks are objects of one key (`text`, `toolUse`...)")
+                self.name,
+                "request",
+                Msg("its content blocks are objects of one key (`text`, `toolUse`...)"),
             )
         return None
 
