@@ -251,8 +251,10 @@ def _api_text(name: str, api: str) -> str:
     model = spoken.default_model
     own = PROFILES[name].default_model
     if model == own:
-        return Msg("{api} ({url})", api=api, url=spoken.base_url)
-    return Msg("{api} ({url}, model {model})", api=api, url=spoken.base_url, model=model)
+        return Msg("{api} ({url})", api=api, url=with_region(spoken.base_url))
+    return Msg(
+        "{api} ({url}, model {model})", api=api, url=with_region(spoken.base_url), model=model
+    )
 
 
 def _effort_text(name: str) -> str:
