@@ -29,9 +29,9 @@ def region() -> str:
     return DEFAULT_REGION
 
 
-def with_region(url: str) -> str:
-    """Return a base URL with `{region}` filled in."""
-    return url.replace("{region}", region())
+def with_region(url: str, where: str | None = None) -> str:
+    """Return a base URL with `{region}` filled in: `where`, else the environment's."""
+    return url.replace("{region}", where or region())
 
 
 class Signer:

@@ -54,6 +54,8 @@ class Connection(NamedTuple):
     """--api: the format to speak (DeepSeek: chat or anthropic); None: the provider's own."""
     model: str | None = None
     """The model, for a provider that names it in the URL (Gemini); None: its default."""
+    region: str | None = None
+    """--region: where an AWS provider is reached (Bedrock); None: $AWS_REGION, else us-east-1."""
 
 
 def default_provider_name() -> str:
@@ -75,7 +77,12 @@ def wire_format_of(name: str) -> str:
 
 
 def resolve_base_url(
-    name: str, explicit: str | None, *, strict: bool = False, api: str | None = None
+    name: str,
+    explicit: str | None,
+    *,
+    strict: bool = False,
+    api: str | None = None,
+    region: str | None = None,
 ) -> str:
     profile = profile_for(name, api)
     if explicit is not None and not explicit.strip():
@@ -88,7 +95,7 @@ def resolve_base_url(
         return chosen
     if strict and profile.strict_base_url:
         return profile.strict_base_url
-    return with_region(profile.base_url)
+    return with_region(profile.base_url, region)
 
 
 def _check_url(url: str, name: str) -> None:
@@ -155,13 +162,18 @@ def get_provider(
     profile = profile_for(name, connection.api)
     key = read_key(name)
     base_url = resolve_base_url(
-        name, connection.base_url, strict=connection.strict, api=connection.api
+        name,
+        connection.base_url,
+        strict=connection.strict,
+        api=connection.api,
+        region=connection.region,
     )
     # httpx is imported only here: `fc --help` and the offline demo never pay for it.
     from fccli.providers.http import HttpProvider
     from fccli.providers.transport import Transport, TransportSettings
 
-    signer = Signer(profile.signing_name, region()) if profile.auth == AWS and not key else None
+    where = connection.region or region()
+    signer = Signer(profile.signing_name, where) if profile.auth == AWS and not key else None
 
     # A password in the URL (http://user:secret@host, also as the Basic auth it becomes) and a
     # key in its query string are secrets too: masked like a key.

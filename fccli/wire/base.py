@@ -312,6 +312,11 @@ class WireFormat(BlocksLayout):
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         raise NotImplementedError
 
+    def stream_text(self, raw: bytes) -> str | None:
+        """Return a raw stream as text a reader can follow (`fc show --wire`); None: it is text
+        already (server-sent events), shown as it came."""
+        return None
+
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """Return an error as this format's providers answer one (HTTP `status`), so that a
         client's SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the

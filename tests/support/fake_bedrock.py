@@ -387,7 +387,7 @@ def frames(response: dict[str, Any], fp: fake.FakeProvider) -> list[Any]:
                 )
         elif "reasoningContent" in block:
             reasoning = block["reasoningContent"].get("reasoningText") or {}
-            for piece in fake._pieces(reasoning.get("text", ""), fp.text_fragment_size):
+            for piece in fake._pieces(reasoning.get("text", ""), fp.text_fragment_size) or [""]:
                 out.append(
                     event(
                         "contentBlockDelta",

@@ -33,7 +33,7 @@ MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
 SIGV4 = {
     "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
     "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-    "AWS_REGION": "eu-west-1",
+    "AWS_REGION": "us-west-2",  # --region below says otherwise, and wins
     "AWS_CONFIG_FILE": "/dev/null",
     "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
 }
@@ -117,8 +117,8 @@ def test_a_run_signed_with_sigv4_is_signed_as_botocore_signs_and_keeps_no_secret
 ) -> None:
     before = len(server.received)
     ran = fc(
-        "run", QUESTION, "-p", "bedrock", "--base-url", server.url, "-o", "t",
-        env=clean_env(**SIGV4),
+        "run", QUESTION, "-p", "bedrock", "--region", "eu-west-1", "--base-url", server.url,
+        "-o", "t", env=clean_env(**SIGV4),
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     got = server.received[before]
@@ -166,6 +166,8 @@ def test_a_non_streamed_run_and_a_wrong_key_said_without_it(fc: Any, server: Fak
 
 
 def test_without_a_key_or_credentials_it_says_what_to_set(fc: Any, tmp_path: Path) -> None:
+    elsewhere = fc("run", QUESTION, "-p", "deepseek", "--region", "eu-west-1", env=clean_env())
+    assert elsewhere.returncode == 2 and "--region has no meaning for deepseek" in elsewhere.stderr
     ran = fc(
         "run", QUESTION, "-p", "bedrock", "--base-url", "http://127.0.0.1:9",
         env=clean_env(AWS_CONFIG_FILE="/dev/null", AWS_SHARED_CREDENTIALS_FILE="/dev/null",
@@ -277,6 +279,8 @@ def test_show_and_the_html_page_read_the_trace(fc: Any, trace: Path, tmp_path: P
     ran = fc("show", str(trace))
     assert ran.returncode == 0, ran.stderr
     assert "get_weather" in ran.stdout and "streamed" in ran.stdout
+    wire = fc("show", str(trace), "--wire", "--step", "1")
+    assert "\ncontentBlockStart {" in wire.stdout and "\\x00" not in wire.stdout  # frames as lines
     page = fc("show", str(trace), "--html", str(tmp_path / "page.html"))
     assert page.returncode == 0, page.stderr
     html = (tmp_path / "page.html").read_text("utf-8")

@@ -168,3 +168,22 @@ def _headers(data: bytes, number: int) -> dict[str, Any]:
             )
         ) from None
     return headers
+
+
+def frames_text(raw: bytes) -> str | None:
+    """Return a stream's messages as lines of text, `:event-type` (or `:exception-type`) then
+    the payload; None when the bytes are no event stream. Bytes after the last whole message
+    are said, not shown."""
+    decoder = EventStreamDecoder()
+    try:
+        frames = decoder.feed(raw)
+    except ProtocolError:
+        return None
+    lines = []
+    for frame in frames:
+        kind = frame.headers.get(":event-type") or frame.headers.get(":exception-type", "?")
+        payload = frame.payload.decode("utf-8", errors="replace")
+        lines.append(f"{kind} {payload}")
+    if decoder.pending:
+        lines.append(Msg("({count} bytes of a message cut off)", count=decoder.pending))
+    return "\n".join(lines)
