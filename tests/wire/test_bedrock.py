@@ -16,16 +16,26 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.validate import ParamValidator
+from hypothesis import given, settings
 
-from fccli.core.models import Message, Request, TextBlock, ToolResultBlock, ToolUseBlock
+from fccli.core.models import (
+    Message,
+    ProviderBlock,
+    Request,
+    Response,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from fccli.serve.app import make_app
 from fccli.serve.launch import InThread, bind
 from fccli.serve.recordings import load_recordings
 from fccli.wire.registry import FORMATS
-from tests.conftest import clean_env
+from tests.conftest import REPO, clean_env
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import run_in_process
 from tests.support.proxy_harness import proxy
+from tests.wire.test_format_contract import requests, responses
 
 QUESTION = "北京、上海今天适合跑步吗？"
 BEDROCK = FORMATS["bedrock"]
@@ -201,6 +211,32 @@ def test_an_error_result_travels_as_status_error_and_a_none_choice_has_no_place(
     # A json block is read as its JSON text.
     result["content"] = [{"json": {"ok": True}}]
     assert BEDROCK.from_wire_request(wire).messages[2].content[0].content == '{"ok": true}'
+
+
+def _own(blocks: list[Any]) -> list[Any]:
+    """fc's own blocks: a provider's block kept verbatim is the provider's to be valid."""
+    return [b for b in blocks if not isinstance(b, ProviderBlock)]
+
+
+@settings(max_examples=12)
+@given(request=requests())
+def test_every_request_fc_writes_passes_botocores_validator(request: Request) -> None:
+    messages = [m.model_copy(update={"content": _own(m.content)}) for m in request.messages]
+    _valid(BEDROCK.to_wire_request(request.model_copy(update={"messages": messages})), "Converse")
+
+
+@settings(max_examples=12)
+@given(response=responses())
+def test_every_answer_fc_writes_has_botocores_output_shape(response: Response) -> None:
+    wire = BEDROCK.to_wire_response(response.model_copy(update={"content": _own(response.content)}))
+    # What fc has no value for, a real answer always has: the usage and the metrics.
+    wire.setdefault("usage", {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0})
+    _valid({**wire, "metrics": {"latencyMs": 1}}, "Converse", output=True)
+
+
+def test_the_corpus_s_clean_requests_pass_botocores_validator() -> None:
+    for case in sorted((REPO / "tests/corpus/check/bedrock").glob("*.ok.json")):
+        _valid(_json(case), "Converse")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ Field names are the REST JSON of the `bedrock-runtime` service (botocore's servi
   there is no `none`, and no switch for parallel calls;
 - `max_tokens` is `inferenceConfig.maxTokens`; `--effort` is `outputConfig.effort`; a JSON
   Schema answer is `outputConfig.textFormat` with the schema as a JSON string;
-- a description is at least one character (`NonEmptyString`): an empty one is left out;
+- a description and the system prompt are at least one character (`NonEmptyString`): an
+  empty one is left out;
 - an answer is `{output: {message}, stopReason, usage, metrics}`: it has no id and names no
   model; `stopReason` uses Anthropic's words (end_turn, tool_use, max_tokens, stop_sequence),
   and others (content_filtered, guardrail_intervened, malformed_tool_use...) are kept as they
@@ -31,8 +32,8 @@ verbatim as a ProviderBlock and goes back only to Bedrock.
 
 Round trips: `from_wire_request(to_wire_request(r)) == r` except for the model and stream (in
 the URL), `parallel_tool_calls`, `thinking` (a model's own field in
-additionalModelRequestFields), a `none` tool choice, tools' `strict` kept as `strict`,
-`raw_arguments`, and json_object response formats. Responses lose their id and model.
+additionalModelRequestFields), a `none` tool choice, an empty system prompt, `raw_arguments`,
+and json_object response formats. Responses lose their id and model.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ _KINDS = ("text", "toolUse", "toolResult", "reasoningContent")
 def to_wire_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     body["messages"] = [message_to_wire(m) for m in request.messages]
-    if request.system is not None:
+    if request.system:  # Bedrock refuses an empty text block here (NonEmptyString)
         body["system"] = [{"text": request.system}]
     if request.max_tokens is not None:
         body["inferenceConfig"] = {"maxTokens": request.max_tokens}
