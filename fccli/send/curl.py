@@ -91,6 +91,16 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
         sed = f"s/{swap.matched.decode()}/{swap.replacement.decode()}/"
         parts[0] = f"sed {shlex.quote(sed)} {shlex.quote(file.name)} |\n{parts[0]}"
         notes.append(swap.note(file.name, name))
+    if signing and "%" in urlsplit(target).path:
+        notes.append(
+            Msg(
+                "curl's --aws-sigv4 signs the path as written ({path}), where AWS encodes it once "
+                "more before signing: with the model's `:` the signature may not hold; the bearer "
+                "form (${variable} set) always does",
+                path=urlsplit(target).path,
+                variable=profile.key_env,
+            )
+        )
     if profile.key_env and not os.environ.get(profile.key_env, "").strip() and not signing:
         notes.append(
             Msg(

@@ -7,6 +7,8 @@ export."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -411,3 +413,44 @@ def test_fc_proxy_records_what_botocore_sends(
         assert _json(one / "1-response.json")["stop_reason"] == "tool_use"
     assert sorted((one / "1-response.bedrock.sse").exists() for one in recorded) == [False, True]
     assert SIGV4["AWS_SECRET_ACCESS_KEY"] not in px.printed
+
+
+def _signature_holds(got: Any, url: str) -> bool:
+    """Whether a received SigV4 signature is the one botocore makes of the same request."""
+    auth = got.headers["authorization"]
+    signed = auth.split("SignedHeaders=")[1].split(",")[0].split(";")
+    scope = auth.split("Credential=")[1].split(",")[0].split("/")
+    request = AWSRequest(
+        method="POST",
+        url=url + got.path,
+        data=got.body,
+        headers={h: got.headers[h] for h in signed},
+    )
+    request.context["timestamp"] = got.headers["x-amz-date"]
+    credentials = Credentials(SIGV4["AWS_ACCESS_KEY_ID"], SIGV4["AWS_SECRET_ACCESS_KEY"])
+    signer = SigV4Auth(credentials, scope[3], scope[2])
+    canonical = signer.canonical_request(request)
+    expected = signer.signature(signer.string_to_sign(request, canonical), request)
+    return bool(auth.endswith(f"Signature={expected}"))
+
+
+@pytest.mark.process
+@pytest.mark.skipif(shutil.which("curl") is None, reason="no curl here")
+def test_the_curl_line_fc_prints_signs_as_botocore_signs(
+    fc: Any, trace: Path, server: FakeProvider, tmp_path: Path
+) -> None:
+    env = clean_env(**SIGV4)
+    # A model id without a `:`, whose path curl and AWS sign alike (the note below says why).
+    (tmp_path / "manifest.json").write_text('{"model": "amazon.titan-text-express-v1"}', "utf-8")
+    file = tmp_path / "2-request.bedrock.json"
+    file.write_bytes((trace / "2-request.bedrock.json").read_bytes())
+    printed = fc("curl", str(file), "--base-url", server.url, env=env)
+    assert printed.returncode == 0 and printed.stderr == "", printed.stderr
+    before = len(server.received)
+    ran = subprocess.run(["bash", "-c", printed.stdout], env=env, capture_output=True, timeout=30)
+    assert ran.returncode == 0, ran.stderr
+    got = server.received[before]
+    assert got.path == "/model/amazon.titan-text-express-v1/converse"
+    assert got.body == file.read_bytes() and _signature_holds(got, server.url)
+    with_colon = fc("curl", str(trace / "2-request.bedrock.json"), env=env)
+    assert "the signature may not hold" in " ".join(with_colon.stderr.split())
