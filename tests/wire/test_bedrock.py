@@ -177,6 +177,41 @@ def test_a_non_streamed_run_and_a_wrong_key_said_without_it(fc: Any, server: Fak
     assert "Invalid API Key format" in wrong.stderr and "ABSK-wrong-key" not in wrong.stderr
 
 
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("quirk", "said"),
+    [
+        ("cut", "the connection closed mid-stream"),
+        ("bad_crc", "has a bad message checksum"),
+        ("error_event", "modelStreamErrorException"),
+    ],
+)
+def test_a_broken_stream_exits_3_with_nothing_executed(
+    fc: Any, server: FakeProvider, tmp_path: Path, quirk: str, said: str
+) -> None:
+    server.stream_quirks = {quirk}
+    try:
+        ran = fc(
+            "run",
+            QUESTION,
+            "-p",
+            "bedrock",
+            "--stream",
+            "--base-url",
+            server.url,
+            "-o",
+            "t",
+            env=_env(),
+        )
+    finally:
+        server.stream_quirks = set()
+    assert ran.returncode == 3, ran.stderr
+    assert said in " ".join(ran.stderr.split())
+    manifest = _json(tmp_path / "t" / "manifest.json")
+    assert not any(s.get("tool_runs") for s in manifest["steps"])  # no call ran
+    assert (tmp_path / "t" / "1-response.bedrock.sse").exists()  # what came is kept
+
+
 def test_without_a_key_or_credentials_it_says_what_to_set(fc: Any, tmp_path: Path) -> None:
     elsewhere = fc("run", QUESTION, "-p", "deepseek", "--region", "eu-west-1", env=clean_env())
     assert elsewhere.returncode == 2 and "--region has no meaning for deepseek" in elsewhere.stderr
