@@ -65,6 +65,9 @@ class Profile(NamedTuple):
     """The provider's `gen_ai.provider.name` in OpenTelemetry, where it is not its own name."""
     signing_name: str = ""
     """With `auth` `aws`: the service a SigV4 signature is for (providers/aws.py)."""
+    price_id: str | None = ""
+    """The provider's id in genai-prices' table (fc's cost), where it is not its own name; None
+    where its models have no price (Ollama runs them on your own machine)."""
 
 
 PROFILES: dict[str, Profile] = {
@@ -122,6 +125,7 @@ PROFILES: dict[str, Profile] = {
         ),
         efforts=("low", "high"),
         effort_field=Msg("{field} (the server may ignore it)", field="reasoning_effort"),
+        price_id=None,
     ),
     "anthropic": Profile(
         name="anthropic",
@@ -181,6 +185,7 @@ PROFILES: dict[str, Profile] = {
         api="gemini",
         has_strict=False,
         otel_name="gcp.gemini",
+        price_id="google",
     ),
     "bedrock": Profile(
         name="bedrock",
@@ -214,8 +219,14 @@ PROFILES: dict[str, Profile] = {
         api="bedrock",
         has_strict=False,
         otel_name="aws.bedrock",
+        # genai-prices names Bedrock's table `aws`.
+        price_id="aws",
     ),
 }
+
+DEMO_STANDS_IN_FOR = "deepseek"
+"""The provider whose default model the offline demo stands in for (it writes DeepSeek's format):
+fc's cost prices a demo trace as that model."""
 
 API_NAMES = ("chat", "anthropic", "responses", "gemini", "bedrock")
 """The values of `--api`: the wire format a provider is spoken to in."""
