@@ -489,3 +489,10 @@ def test_the_curl_line_fc_prints_signs_as_botocore_signs(
     assert got.body == file.read_bytes() and _signature_holds(got, server.url)
     with_colon = fc("curl", str(trace / "2-request.bedrock.json"), env=env)
     assert "the signature may not hold" in " ".join(with_colon.stderr.split())
+
+
+def test_tools_in_bedrock_form(fc: Any) -> None:
+    ran = fc("tools", "-f", "bedrock")
+    assert ran.returncode == 0, ran.stderr
+    spec = json.loads(ran.stdout)[0]["toolSpec"]
+    assert spec["name"] == "get_weather" and spec["inputSchema"]["json"]["type"] == "object"

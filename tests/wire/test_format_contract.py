@@ -243,6 +243,12 @@ STREAMS = {
 """How the fake provider streams an answer of each family (tests/support/fake_provider.py)."""
 
 
+def test_the_fake_streams_every_family() -> None:
+    """A format of a new layout family is held to the stream contract once the fake streams it:
+    a family missing here would be left out of the tests below in silence."""
+    assert {f.family for f in FORMATS.values()} <= set(STREAMS)
+
+
 @pytest.mark.parametrize("name", [n for n in NAMES if FORMATS[n].family in STREAMS])
 @given(response=responses(), cuts=st.lists(st.integers(min_value=1), max_size=12))
 def test_a_stream_cut_anywhere_assembles_to_the_answer(
