@@ -159,7 +159,7 @@ class BedrockStreamFolder:
         elif name == "metadata":
             self._metadata = {k: v for k, v in event.items() if k != "p"}
         else:
-            self._note(f"event {name}", Msg("a {event} event is not kept", event=name))
+            self._note(Msg("a {event} event is not kept", event=name))
 
     def _delta(self, index: int, delta: dict[str, Any]) -> None:
         emit = self._on_delta
@@ -185,13 +185,11 @@ class BedrockStreamFolder:
                 self._block(index, kind).signature.append(reasoning["signature"])
                 return
             if "text" not in reasoning:
-                self._note("redacted", Msg("redacted reasoning in the stream is not kept"))
+                self._note(Msg("redacted reasoning in the stream is not kept"))
                 return
             piece = reasoning["text"]
         else:
-            self._note(
-                f"delta {sorted(delta)}", Msg("a {kind} delta is not kept", kind=sorted(delta))
-            )
+            self._note(Msg("a {kind} delta is not kept", kind=", ".join(sorted(delta))))
             return
         if not isinstance(piece, str):
             raise TypeError(Msg("a delta's text is not a string"))
@@ -234,7 +232,8 @@ class BedrockStreamFolder:
             body=text,
         )
 
-    def _note(self, key: str, text: str) -> None:
+    def _note(self, text: str) -> None:
+        """Say `text` once, however often the stream gives cause."""
         if text not in self.notes:
             self.notes.append(text)
 
