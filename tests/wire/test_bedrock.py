@@ -213,6 +213,8 @@ def test_a_broken_stream_exits_3_with_nothing_executed(
 
 
 def test_without_a_key_or_credentials_it_says_what_to_set(fc: Any, tmp_path: Path) -> None:
+    refused = fc("run", QUESTION, "-p", "bedrock", "--tool-choice", "none", env=_env())
+    assert refused.returncode == 2 and "tool_choice none has no place" in refused.stderr
     elsewhere = fc("run", QUESTION, "-p", "deepseek", "--region", "eu-west-1", env=clean_env())
     assert elsewhere.returncode == 2 and "--region has no meaning for deepseek" in elsewhere.stderr
     ran = fc(

@@ -111,6 +111,20 @@ class BedrockFormat(WireFormat):
         )
         return {"message": message, "__type": kind}
 
+    def request_problem(self, request: Request) -> str | None:
+        """Refuse what Bedrock has no place for, rather than send something else."""
+        if request.tool_choice is not None and request.tool_choice.type == "none":
+            return Msg(
+                "tool_choice none has no place in Bedrock's toolChoice (auto, any or one tool): "
+                "leave the tools out instead"
+            )
+        if (request.response_format or {}).get("type") == "json_object":
+            return Msg(
+                "Bedrock has no json_object mode: its outputConfig.textFormat takes a JSON Schema "
+                "(--response-format json_schema:FILE)"
+            )
+        return None
+
     def read_turns(
         self, messages: list[Any], root: str, start: int, before: list[Turn]
     ) -> list[Turn]:
