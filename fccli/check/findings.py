@@ -77,7 +77,7 @@ RULES: dict[str, Rule] = {
             "FC107",
             "error",
             "quoted",
-            Msg("a tool id outside Anthropic's pattern ^[a-zA-Z0-9_-]+$"),
+            Msg("a tool id outside the pattern its provider takes (Anthropic: ^[a-zA-Z0-9_-]+$)"),
         ),
         Rule("FC108", "error", "strings", Msg("arguments that are not valid JSON")),
         Rule("FC109", "error", "all", Msg("arguments that are valid JSON but not an object")),
@@ -129,6 +129,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "FC124", "error", "quoted", Msg("a reasoning item sent back without the item it led to")
         ),
+        Rule("FC125", "error", "quoted", Msg("a result's json block that is not a JSON object")),
         Rule(
             "FC122",
             "note",

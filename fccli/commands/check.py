@@ -6,8 +6,10 @@ from pathlib import Path
 
 import typer
 
+from fccli.commands.help_format import help_text
 from fccli.core.errors import FindingsError
 from fccli.i18n import N_, Msg
+from fccli.wire.listing import said_formats
 
 HELP = N_(
     "Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never "
@@ -29,9 +31,8 @@ def check(
         None,
         "--format",
         "-f",
-        help=N_(
-            "internal, deepseek, openai, anthropic, responses or gemini: the file's format, "
-            "instead of detecting it."
+        help=help_text(
+            Msg("{formats}: the file's format, instead of detecting it.", formats=said_formats())
         ),
     ),
     json_output: bool = typer.Option(False, "--json", help=N_("Print the findings as JSON.")),

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import typer
 
+from fccli.commands.help_format import help_text
 from fccli.core.controls import escape_controls
-from fccli.i18n import N_, _, localized
+from fccli.i18n import N_, Msg, _, localized
+from fccli.wire.listing import said_formats
 
 HELP = N_(
     "Translate a request, response or messages array; what the target cannot hold goes to stderr."
@@ -21,7 +23,7 @@ def convert(
         ...,
         "--to",
         "-t",
-        help=N_("Target format: internal, deepseek, openai, anthropic, responses or gemini."),
+        help=help_text(Msg("Target format: {formats}.", formats=said_formats())),
     ),
     source: str | None = typer.Option(
         None,

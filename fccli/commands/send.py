@@ -7,10 +7,12 @@ from pathlib import Path
 
 import typer
 
+from fccli.commands.help_format import help_text
 from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
 from fccli.core.errors import UsageError
 from fccli.i18n import N_, Msg, _, localized
 from fccli.send.output import check_writable, end_line, save, shown_on
+from fccli.wire.listing import said_formats
 
 HELP = N_(
     "Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, "
@@ -26,10 +28,13 @@ PROVIDER = typer.Option(
     None,
     "--provider",
     "-p",
-    help=N_(
-        "Where to send it (default: by the file's format: deepseek, openai, anthropic, "
-        "gemini; a responses file to openai; "
-        "another provider of the same format family, e.g. ollama; demo answers offline, fc send only)."
+    help=help_text(
+        Msg(
+            "Where to send it (default: the provider of the file's format, {formats}; a responses "
+            "file goes to openai; another provider of the same format family, e.g. ollama; demo "
+            "answers offline, fc send only).",
+            formats=said_formats(internal=False),
+        )
     ),
 )
 BASE_URL = typer.Option(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from fccli.core.errors import FindingsError, UsageError
@@ -60,8 +62,11 @@ def tools(
     if wire_format == INTERNAL:
         shown = [s.to_json_dict() for s in specs]
     else:
-        body = get_format(wire_format).to_wire_request(Request(model="-", messages=[], tools=specs))
-        shown = body.get("tools", [])
+        fmt = get_format(wire_format)
+        found: Any = fmt.to_wire_request(Request(model="-", messages=[], tools=specs))
+        for key in fmt.places.tools.removeprefix("$.").split("."):  # where the format keeps them
+            found = found.get(key) if isinstance(found, dict) else None
+        shown = found if isinstance(found, list) else []
     typer.echo(dumps(shown), nl=False)
     if problems:
         said = problems[0].said()

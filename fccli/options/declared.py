@@ -157,6 +157,8 @@ OPTIONS: tuple[Option, ...] = (
         commands=(RUN, REPLAY),
         variants={REPLAY: dict(help=N_(
             "Endpoint root (default: $FC_BASE_URL, else the trace's)."))}),
+    Option("region", ("--region",), str, None, N_(
+        "The AWS region of -p bedrock (default: $AWS_REGION, else us-east-1)."), metavar="R"),
     Option("tools", ("--tools",), str, "weather", N_(
         "A built-in tool set (weather), none (a plain question), a .py file of tool functions, "
         "or a .json file of tool definitions (internal, chat or Anthropic form)."),

@@ -304,6 +304,13 @@ def _refuse_meaningless(settings: Settings, name: str) -> None:
             ),
             hint=Msg("run without {flag}", flag=flag),
         )
+    if getattr(settings, "region", None) and (profile is None or not profile.signing_name):
+        raise UsageError(
+            Msg(
+                "--region has no meaning for {name}: it is not reached in an AWS region", name=name
+            ),
+            hint=Msg("run without --region"),
+        )
     forced = settings.tool_choice not in (None, "auto", "none")
     thinking_on = settings.thinking is not False
     if profile is not None and profile.forcing_needs_no_thinking and forced and thinking_on:
@@ -409,6 +416,7 @@ def connection(settings: Settings) -> Connection:
         api=settings.api,
         max_response_bytes=megabytes(settings.max_response_mb),
         model=settings.model,
+        region=getattr(settings, "region", None),  # fc run's (replay keeps the trace's URL)
     )
 
 

@@ -697,11 +697,26 @@ def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list
             continue
         files = [
             (s.files[role].name, _shown(s.files[role]) or pretty(read_bytes(s.files[role])))
-            for role in ("wire_request", "wire_response", "wire_stream")
+            for role in ("wire_request", "wire_response")
             if role in s.files
         ]
+        if "wire_stream" in s.files:
+            stream = s.files["wire_stream"]
+            files.append((stream.name, _shown(stream) or _stream_text(trace, stream)))
         out.append((_("step {step}", step=s.number), files))
     return out
+
+
+def _stream_text(trace: Trace, path: Path) -> str:
+    """Show a raw stream as its format lays it out for reading (AWS's binary frames, one line
+    each), else as the text it is."""
+    shown = _format_stream_text(trace, path)
+    return shown if shown is not None else pretty(read_bytes(path))
+
+
+def _format_stream_text(trace: Trace, path: Path) -> str | None:
+    fmt = FORMATS.get(trace.wire_format) if trace.wire_format else None
+    return fmt.stream_text(read_bytes(path)) if fmt is not None else None
 
 
 def wire_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
@@ -712,9 +727,15 @@ def wire_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
         if step is None or s.number == step:
             files = [
                 stored_file(s.files[role])
-                for role in ("wire_request", "wire_response", "wire_stream")
+                for role in ("wire_request", "wire_response")
                 if role in s.files
             ]
+            stream = s.files.get("wire_stream")
+            if stream is not None:
+                shown = _format_stream_text(trace, stream)
+                files.append(
+                    stored_file(stream) if shown is None else {"file": stream.name, "text": shown}
+                )
             steps.append({"step": s.number, "files": files})
     return {"trace": str(trace.path), "wire_format": trace.wire_format, "steps": steps}
 

@@ -1,12 +1,13 @@
 """The wire formats by name, as trace files are suffixed: the one list every reader takes.
 
-A format is one package under wire/ declaring a WireFormat (wire/base.py); DeepSeek is the chat
-format with a dialect. Convert, diff, check, replay, send and the engine find their translator
+A format is one package under wire/ declaring a WireFormat (wire/base.py), and one line in
+wire/listing.py naming it; DeepSeek is the chat format with a dialect. Convert, diff, check, replay, send and the engine find their translator
 here, and `internal` (fc's own format, which needs no translation) beside them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from functools import cache
 
@@ -14,7 +15,7 @@ from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.wire.anthropic import ID_PATTERN
 from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
-from fccli.wire.chat.dialects import DEEPSEEK
+from fccli.wire.listing import INTERNAL, MAKERS
 from fccli.wire.view import BlocksLayout, InternalLayout
 
 __all__ = [
@@ -27,39 +28,16 @@ __all__ = [
     "layout",
 ]
 
-INTERNAL = "internal"
-"""fc's own format: the blocks of core/models.py, read and written as they are."""
 
+def _maker(where: str) -> Callable[[], WireFormat]:
+    """Return the function `module:name` names, imported when first called."""
 
-def _deepseek() -> WireFormat:
-    from fccli.wire.chat import format as chat
+    def make() -> WireFormat:
+        module, name = where.split(":")
+        made: WireFormat = getattr(importlib.import_module(module), name)()
+        return made
 
-    return chat.ChatFormat(DEEPSEEK, chat.DEEPSEEK_REFUSALS)
-
-
-def _openai() -> WireFormat:
-    from fccli.wire.chat import format as chat
-    from fccli.wire.chat.dialects import OPENAI
-
-    return chat.ChatFormat(OPENAI)
-
-
-def _anthropic() -> WireFormat:
-    from fccli.wire.anthropic import format as anthropic
-
-    return anthropic.AnthropicFormat()
-
-
-def _responses() -> WireFormat:
-    from fccli.wire.responses import format as responses
-
-    return responses.ResponsesFormat()
-
-
-def _gemini() -> WireFormat:
-    from fccli.wire.gemini import format as gemini
-
-    return gemini.GeminiFormat()
+    return make
 
 
 class _Formats(MutableMapping[str, WireFormat]):
@@ -97,16 +75,10 @@ class _Formats(MutableMapping[str, WireFormat]):
 
 
 FORMATS: MutableMapping[str, WireFormat] = _Formats(
-    {
-        "deepseek": _deepseek,
-        "openai": _openai,
-        "anthropic": _anthropic,
-        "responses": _responses,
-        "gemini": _gemini,
-    }
+    {name: _maker(where) for name, where in MAKERS.items()}
 )
-"""Chat dialects in the order detection tries them: a dialect with signs first, the plain one
-last. Each key is its format's `name` (tests/wire/test_format_contract.py)."""
+"""The formats of wire/listing.py, in its order. Each key is its format's `name`
+(tests/wire/test_format_contract.py)."""
 
 
 # The internal format lays calls and results out as Anthropic does: those of Anthropic's

@@ -183,6 +183,8 @@ def test_every_provider_sentence_is_quoted_as_it_is_and_said_what_it_means(zh) -
             sentence,
             n=1,
             k=0,
+            j=0,
+            value="call_1",
             ids="call_1",
             first=0,
             found="map",

@@ -9,7 +9,9 @@ talks to it exactly as it would to the real service:
 - Anthropic Messages: `POST /v1/messages`, `x-api-key` + `anthropic-version`, thinking blocks;
   also at `/anthropic/v1/messages` (DeepSeek's Anthropic format: deepseek models think unless told not to);
 - OpenAI Responses: `POST /responses`, `/v1/responses`, OpenAI's auth and errors, reasoning items
-  that must come back (tests/support/fake_responses.py).
+  that must come back (tests/support/fake_responses.py);
+- AWS Bedrock Converse: `POST /model/{modelId}/converse` and `/converse-stream`, AWS's binary
+  event stream (tests/support/fake_bedrock.py).
 
 Each as a JSON answer or, with `stream: true`, as a server-sent event stream whose assembled
 content is identical to the JSON answer.
@@ -224,6 +226,12 @@ class FakeProvider:
         route = h.path.split("?", 1)[0]
         # OpenAI's Responses API (tests/support/fake_responses.py): OpenAI's auth and error bodies.
         h.responses_api = route in RESPONSES_PATHS
+        bedrock = _bedrock_route(route)
+        if bedrock is not None and h.command == "POST":
+            from tests.support import fake_bedrock  # AWS Bedrock's Converse
+
+            fake_bedrock.serve(self, h, bedrock, headers, parsed if is_json else None)
+            return
         gemini = GEMINI_ROUTE.match(route)
         if gemini is not None and h.command == "POST":
             self._serve_gemini_safely(h, gemini, headers, parsed if is_json else _NOT_JSON)
@@ -1671,7 +1679,13 @@ def _anthropic_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
 # by hand: `python -m tests.support.fake_provider` serves until Ctrl-C (docs/deepseek-formats.md)
 
 
-FAKE_KEY_VARIABLES = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY")
+FAKE_KEY_VARIABLES = (
+    "DEEPSEEK_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "AWS_BEARER_TOKEN_BEDROCK",
+)
 """The keys the banner exports: one export line serves -p deepseek, -p openai (--api
 responses too), -p gemini and -p anthropic."""
 
@@ -1963,6 +1977,13 @@ def gemini_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
     if len(chunks) == 1:
         events.append(_CUT)
     return _keep_alive(events, fp.stream_quirks)
+
+
+def _bedrock_route(route: str) -> re.Match[str] | None:
+    """`/model/{modelId}/converse[-stream]` (tests/support/fake_bedrock.py)."""
+    from tests.support.fake_bedrock import ROUTE
+
+    return ROUTE.match(route) if route.startswith("/model/") else None
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 FC106 the same id on two calls, or two results for one call · FC107 an id outside the format's
 `id_pattern` (Anthropic's `^[a-zA-Z0-9_-]+$`: ids made by another provider, like
-`functions.get_weather:0`, break there).
+`functions.get_weather:0`, break there; Bedrock's: at most 64 characters).
 """
 
 from __future__ import annotations
@@ -103,13 +103,16 @@ def _bad_id(h: History, value: str, path: str, n: int, k: int, field: str) -> Fi
         h.format,
         path,
         Msg(
-            "the id {value!r} has characters Anthropic refuses: only letters, digits, _ and - "
-            "(an id made by another provider must be rewritten, the same way in call and result)",
+            "the id {value!r} is not one {format} takes ({pattern}): an id made by another "
+            "provider must be rewritten, the same way in call and result",
             value=value,
+            format=h.format,
+            pattern=h.layout.id_pattern,
         ),
         n=n,
         k=k,
         field=field,
+        value=value,
     )
 
 

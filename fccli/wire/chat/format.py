@@ -170,3 +170,17 @@ class ChatFormat(WireFormat):
     def written_notes(self, request: Request) -> list[str]:
         how = Msg("is_error has no place in chat: marked in the text")
         return marker_written_notes(request, codec.ERROR_MARKER, how)
+
+
+def deepseek_format() -> ChatFormat:
+    """DeepSeek's chat format: the chat codec with DeepSeek's dialect and 400 sentences."""
+    from fccli.wire.chat.dialects import DEEPSEEK
+
+    return ChatFormat(DEEPSEEK, DEEPSEEK_REFUSALS)
+
+
+def openai_format() -> ChatFormat:
+    """OpenAI's chat format, the plain dialect."""
+    from fccli.wire.chat.dialects import OPENAI
+
+    return ChatFormat(OPENAI)
