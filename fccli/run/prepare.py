@@ -8,7 +8,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from fccli.core.cities import cities
 from fccli.core.errors import UsageError
@@ -33,7 +33,7 @@ from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult, StreamProgress
 from fccli.run.json_mode import parse_response_format
 from fccli.tools.json_tools import Asker
-from fccli.tools.loader import load_toolset, tools_file_entry
+from fccli.tools.loader import NO_TOOLS, load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
 from fccli.trace.names import TRACES_ROOT
@@ -81,6 +81,7 @@ class PreparedRun(NamedTuple):
             return engine.run(self.options)
         finally:
             close_provider(self.provider)
+            self.tools.close()
 
 
 def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], None]:
@@ -177,6 +178,50 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
     _refuse_meaningless(settings, name)
     response_format = parse_response_format(settings.response_format)
     tools = load_toolset(settings.tools, asker)
+    opened: list[TraceWriter] = []
+    if settings.mcp:
+        tools = _with_mcp(settings, tools, opened)
+    try:
+        return _prepared(settings, name, tools, response_format, asker, opened)
+    except BaseException:
+        tools.close()
+        raise
+
+
+def _with_mcp(settings: Settings, tools: ToolSet, opened: list[TraceWriter]) -> ToolSet:
+    """Start the --mcp servers and offer their tools (beside a --tools file's)."""
+    from fccli.mcp.errors import require_sdk
+
+    require_sdk()
+    from fccli.mcp.tools import with_mcp
+
+    def step_of() -> int | None:
+        # The calls of a step run once its answer is on record: the last step is theirs.
+        steps = opened[0].manifest.steps if opened else []
+        return steps[-1].step if steps else None
+
+    base = ToolSet(NO_TOOLS, []) if settings.tools == declared("tools").default else tools
+    served, client = with_mcp(
+        base,
+        settings.mcp,
+        timeout=settings.tool_timeout,
+        max_bytes=megabytes(settings.max_response_mb),
+        step_of=step_of,
+    )
+    served.closing.append(client.close)
+    served.mcp = client
+    return served
+
+
+def _prepared(
+    settings: Settings,
+    name: str,
+    tools: ToolSet,
+    response_format: dict[str, Any] | None,
+    asker: Asker | None,
+    opened: list[TraceWriter],
+) -> PreparedRun:
+    """Prepare the run once its tools are there (prepare_run's second half)."""
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,
@@ -224,6 +269,12 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
             kept_options(settings, tools_offered=tools.names(), tools_file=tools_file),
         ),
     )
+    opened.append(trace)
+    client = tools.mcp
+    if client is not None:
+        client.attach(trace.path)
+        trace.manifest.mcp_servers = client.records()
+        trace.save_manifest()
     notes: list[str] = [
         Msg(
             "tool {name} has no description: the model sees only its name and parameters",

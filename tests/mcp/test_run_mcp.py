@@ -1,0 +1,203 @@
+"""`fc run --mcp`: real MCP servers written with the official SDK (streamable HTTP in a thread,
+the demo over stdio) and hand-written ones that misbehave, against the fake provider in every
+wire format; the trace holds their JSON-RPC, paired with the calls by id."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import clean_env
+from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
+
+pytest.importorskip("mcp")
+
+MISBEHAVING = Path(__file__).resolve().parent.parent / "support" / "mcp_misbehaving.py"
+QUESTION = "北京、上海今天适合跑步吗？"
+
+# format: (the options that reach it, its key variable)
+FORMATS = {
+    "deepseek": (["-p", "deepseek"], "DEEPSEEK_API_KEY"),
+    "anthropic": (["-p", "anthropic"], "ANTHROPIC_API_KEY"),
+    "responses": (["-p", "openai", "--api", "responses"], "OPENAI_API_KEY"),
+    "gemini": (["-p", "gemini"], "GEMINI_API_KEY"),
+}
+
+
+@pytest.fixture(scope="module")
+def mcp_http():
+    from tests.support.mcp_http import serve
+
+    server = serve()
+    yield server.url + "/mcp"
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def provider():
+    with FakeProvider() as server:
+        yield server
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def manifest(trace: Path) -> dict[str, Any]:
+    return json.loads((trace / "manifest.json").read_text(encoding="utf-8"))
+
+
+def clean(result: Any) -> None:
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
+    fc, tmp_path: Path, mcp_http: str, provider: FakeProvider, fmt: str
+) -> None:
+    options, key = FORMATS[fmt]
+    result = fc(
+        "run", QUESTION, *options, "--base-url", provider.url, "--mcp", mcp_http, "-o", "t",
+        env=clean_env(**{key: DEFAULT_KEY}),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    clean(result)
+    trace = tmp_path / "t"
+    record = manifest(trace)
+    (server,) = record["mcp_servers"]
+    assert server["name"] == "weather-http" and server["transport"] == "streamable-http"
+    assert server["protocol_version"] and server["server_info"]["version"] == "9.9"
+    assert server["session_id"] and server["tools"] == ["get_weather", "get_alerts", "snapshot"]
+    log = lines(trace / server["log"])
+    methods = [entry["message"].get("method") for entry in log if entry["dir"] == "sent"]
+    assert methods[:3] == ["initialize", "notifications/initialized", "tools/list"]
+    assert methods[3:] == ["tools/call", "tools/call"]  # one per city, both of step 1
+    listed = next(
+        e["message"]["result"]["tools"] for e in log if e.get("id") == 2 and e["dir"] == "received"
+    )
+    # The tools as the provider's format offers them: made from the servers' inputSchema.
+    sent = (trace / f"1-request.{fmt}.json").read_text(encoding="utf-8")
+    assert all(tool["name"] in sent for tool in listed)
+    runs = record["steps"][0]["tool_runs"]
+    assert len(runs) == 2
+    for run in runs:
+        assert run["is_error"] is False and run["mcp"]["server"] == "weather-http"
+        request = next(e for e in log if e["dir"] == "sent" and e["call"] == run["id"])
+        answer = next(e for e in log if e["dir"] == "received" and e["call"] == run["id"])
+        assert request["step"] == answer["step"] == 1
+        assert request["id"] == answer["id"] == run["mcp"]["request_id"]
+        assert request["message"]["params"] == {
+            "name": "get_weather",
+            "arguments": run["arguments"],
+        }
+        assert answer["message"]["result"]["structuredContent"]["temp_c"] is not None
+        assert run["mcp"]["structured_content"] is True
+    # The results went back to the model, in the next request.
+    second = (trace / f"2-request.{fmt}.json").read_text(encoding="utf-8")
+    assert "temp_c" in second
+
+
+def test_the_demo_server_over_stdio_and_a_tool_that_fails(fc, tmp_path: Path) -> None:
+    demo = f"{sys.executable} -m fccli mcp demo"
+    result = fc(
+        "run", "杭州今天适合跑步吗？", "--mcp", demo, "--tool-choice", "get_alerts", "--no-thinking", "-o", "t",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    clean(result)
+    trace = tmp_path / "t"
+    record = manifest(trace)
+    (server,) = record["mcp_servers"]
+    assert server["name"] == "fc-demo" and server["transport"] == "stdio"
+    assert server["server"] == demo and server["tools"] == ["get_weather", "get_alerts"]
+    (run,) = record["steps"][0]["tool_runs"]
+    assert run["name"] == "get_alerts" and run["is_error"] is True
+    assert run["error_kind"] == "tool_error" and "unreachable" in run["error"]
+    answer = next(
+        e for e in lines(trace / server["log"]) if e["call"] == run["id"] and e["dir"] == "received"
+    )
+    assert answer["message"]["result"]["isError"] is True
+    assert (trace / "mcp-fc-demo.stderr").is_file()
+    assert lines(trace / server["log"])[-1] == {
+        **lines(trace / server["log"])[-1],
+        "event": "exit",
+        "code": 0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "said"),
+    [
+        ("crash", "server_gone", "its MCP server has gone"),
+        ("hang", "tool_timeout", "tool-timeout"),
+        ("garbage", None, None),
+        ("invalid", "mcp_error", "not a JSON-RPC message"),
+        ("huge", "mcp_error", "--max-response-mb"),
+    ],
+)
+def test_a_misbehaving_server_gives_an_error_result_and_the_trace_keeps_it(
+    fc, tmp_path: Path, mode: str, kind: str | None, said: str | None
+) -> None:
+    result = fc(
+        "run", "杭州今天适合跑步吗？", "--mcp", f"{sys.executable} {MISBEHAVING} {mode}",
+        "--tool-timeout", "0.5", "--max-response-mb", "1", "-o", "t",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    clean(result)
+    trace = tmp_path / "t"
+    record = manifest(trace)
+    assert record["status"] == "ok"
+    (run,) = record["steps"][0]["tool_runs"]
+    assert run["error_kind"] == kind
+    if said is not None:
+        assert said in run["error"]
+    log = lines(trace / f"mcp-bad-{mode}.jsonl")
+    stderr = (trace / f"mcp-bad-{mode}.stderr").read_text(encoding="utf-8")
+    assert f"tools/call in mode {mode}" in stderr  # kept, not printed over the run view
+    assert "tools/call in mode" not in result.stderr
+    if mode == "crash":
+        assert {"event": "exit", "code": 1}.items() <= log[-1].items()
+    if mode == "garbage":
+        assert any(e.get("raw") == "Loading weather model... done" for e in log)
+    if mode == "invalid":
+        assert any(e["dir"] == "received" and "oops" in e.get("raw", "") for e in log)
+    if mode == "huge":
+        assert any(e.get("event") == "line_cut" and e["bytes"] > 2_000_000 for e in log)
+
+
+def test_two_servers_sharing_a_tool_name_are_refused_naming_both(fc, mcp_http: str) -> None:
+    result = fc("run", "杭州？", "--mcp", mcp_http, "--mcp", mcp_http, "-o", "t")
+    assert result.returncode == 2
+    clean(result)
+    first = result.stderr.splitlines()[0]
+    assert "'get_weather'" in first and "weather-http" in first and "weather-http-2" in first
+
+
+def test_a_server_that_does_not_start_is_a_clear_exit(fc) -> None:
+    failing = (
+        f"{sys.executable} -c \"import sys; print('no config file', file=sys.stderr); sys.exit(3)\""
+    )
+    result = fc("run", "杭州？", "--mcp", failing, "-o", "t")
+    assert result.returncode == 3
+    clean(result)
+    assert "did not start as an MCP server" in result.stderr and "no config file" in result.stderr
+    missing = fc("run", "杭州？", "--mcp", "no-such-mcp-server --flag", "-o", "t")
+    assert missing.returncode == 2 and "cannot start it" in missing.stderr
+    clean(missing)
+
+
+def test_a_secret_in_the_server_url_is_masked(fc, tmp_path: Path, mcp_http: str) -> None:
+    result = fc("run", "杭州？", "--mcp", mcp_http + "?token=s3cret-value-123", "-o", "t")
+    assert result.returncode == 0, result.stderr
+    text = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "t").iterdir() if p.is_file())
+    assert "s3cret-value-123" not in text and "token=***" in text
+
+
+def test_without_the_sdk_it_says_how_to_install_it(fc, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    result = fc("run", "杭州？", "--mcp", "fc mcp demo")
+    assert result.returncode == 2
+    assert "pip install 'fccli[mcp]'" in result.stderr
