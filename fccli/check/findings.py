@@ -155,6 +155,14 @@ RULES: dict[str, Rule] = {
         Rule(
             "FC132", "warning", "json_mode", Msg('JSON mode without the word "json" in the prompt')
         ),
+        # FC133-FC134: a harness that runs its tools on MCP servers (fccli/check/rules/mcp.py).
+        Rule(
+            "FC133",
+            "error",
+            "trace",
+            Msg("an MCP server's error (isError) handed back to the model as a success"),
+        ),
+        Rule("FC134", "error", "trace", Msg("a tools/call of a tool its MCP server never listed")),
     )
 }
 

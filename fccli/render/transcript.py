@@ -37,6 +37,7 @@ from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole, print_hanging
 from fccli.render.history import handed_back
+from fccli.trace.mcp_log import Exchange
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
@@ -101,6 +102,8 @@ class _View:
         self.thinking = thinking
         self.full = full
         self.ids = _Ids()
+        self.mcp: dict[str, Exchange] = {}
+        """The calls MCP servers ran, by call id: their chain is shown under each."""
 
     def line(self, *parts: str | Text | tuple[str, str], indent: int = 0) -> None:
         self.c.print(Text.assemble(" " * indent, *parts))
@@ -206,6 +209,9 @@ class _View:
         kind = kind if isinstance(kind, str) else None  # a hand-edited manifest may hold anything
         detail = _(", ").join(x for x in (kind, took) if x)
         detail = _(" ({detail})", detail=detail) if detail else ""
+        exchange = self.mcp.get(call.id)
+        if exchange is not None:
+            self._mcp(exchange)
         if result is not None:
             if result.is_error:
                 head = Text(_("✗ error result"), style="bold red")
@@ -238,6 +244,45 @@ class _View:
             )
         else:
             self.line((_("no result for this id in the next request"), "bold red"), indent=4)
+
+    def _mcp(self, exchange: Exchange) -> None:
+        """Show the JSON-RPC that served a call: its tools/call and what the server answered."""
+        self.line(
+            (_("⇄ MCP {server}: ", server=exchange.server), "cyan"),
+            _("tools/call id {id}", id=json.dumps(exchange.request_id)),
+            (_(" ({file} #{n})", file=exchange.file, n=exchange.request.get("n")), "dim"),
+            indent=4,
+        )
+        error, result = exchange.error(), exchange.result()
+        if exchange.response is None:
+            said = Text(_("← no answer"), style="red")
+        elif error is not None:
+            said = Text(
+                _(
+                    "← JSON-RPC error {code}: {message}",
+                    code=error.get("code"),
+                    message=str(error.get("message")),
+                ),
+                style="red",
+            )
+        elif result is not None:
+            kinds = [b.get("type") for b in result.get("content") or [] if isinstance(b, dict)]
+            parts = _(", ").join(str(k) for k in kinds) or _("no content")
+            said = Text.assemble(
+                (
+                    _(
+                        "← CallToolResult isError {flag}",
+                        flag=json.dumps(result.get("isError", False)),
+                    ),
+                    "red" if exchange.is_error else "green",
+                ),
+                (_(", content: {parts}", parts=parts), ""),
+                (_(", structuredContent") if "structuredContent" in result else "", ""),
+            )
+        else:
+            said = Text(_("← an answer that is neither a result nor an error"), style="red")
+        n = exchange.response.get("n") if exchange.response is not None else None
+        self.line(said, (_(" (#{n})", n=n), "dim") if n is not None else "", indent=6)
 
     def fold(self, text: str) -> str:
         lines = text.split("\n")
@@ -326,6 +371,7 @@ def render_trace(
     full: bool = False,
 ) -> None:
     view = _View(console, thinking=thinking, full=full)
+    view.mcp = trace.mcp_exchanges()
     _trace_header(view, trace)
     results, runs = trace.results(), trace.runs()
     error = trace.record.error.to_json_dict() if trace.record.error is not None else None
@@ -375,6 +421,24 @@ def _trace_header(view: _View, trace: Trace) -> None:
     options = _options(m.options)
     if options:
         view.line((_("options: ") + " ".join(options), "dim"))
+    for server in m.mcp_servers or []:
+        info = server.get("server_info")
+        info = info if isinstance(info, dict) else {}
+        view.line(
+            (_("MCP server "), "cyan"),
+            (str(server.get("name")), "bold"),
+            (
+                _(
+                    ": {given} ({transport}, protocol {version}, {info}); its JSON-RPC: {log}",
+                    given=str(server.get("server")),
+                    transport=str(server.get("transport")),
+                    version=str(server.get("protocol_version")),
+                    info=" ".join(str(v) for v in (info.get("name"), info.get("version")) if v),
+                    log=str(server.get("log")),
+                ),
+                "dim",
+            ),
+        )
 
 
 def steps_text(n: int) -> str:
