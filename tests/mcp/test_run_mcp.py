@@ -5,6 +5,7 @@ wire format; the trace holds their JSON-RPC, paired with the calls by id."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,50 @@ def test_without_the_sdk_it_says_how_to_install_it(fc, monkeypatch) -> None:
     result = fc("run", "杭州？", "--mcp", "fc mcp demo")
     assert result.returncode == 2
     assert "pip install 'fccli[mcp]'" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def mcp_trace(tmp_path_factory, mcp_http: str) -> Path:
+    """One run of the demo model with the HTTP server's tools: two parallel calls."""
+    from tests.support.inprocess import run_in_process
+
+    folder = tmp_path_factory.mktemp("mcp")
+    result = run_in_process(
+        ["run", QUESTION, "--mcp", mcp_http, "-o", "t"], cwd=folder, env=clean_env()
+    )
+    assert result.returncode == 0, result.stderr
+    return folder / "t"
+
+
+def test_show_prints_the_chain_of_each_call(fc, mcp_trace: Path) -> None:
+    shown = fc("show", str(mcp_trace))
+    assert shown.returncode == 0, shown.stderr
+    record = manifest(mcp_trace)
+    assert "MCP server weather-http: http://127.0.0.1:" in shown.stdout
+    text = shown.stdout
+    for run in record["steps"][0]["tool_runs"]:
+        call = text.index(f"id {run['id']}")
+        mcp = text.index(f"⇄ MCP weather-http: tools/call id {run['mcp']['request_id']}", call)
+        answer = text.index("← CallToolResult isError false, content: text, structuredContent", mcp)
+        assert answer < text.index(f"✓ result for {run['id']}", mcp)
+
+
+def test_check_finds_an_error_handed_back_as_success_and_an_unlisted_tool(
+    fc, tmp_path: Path, mcp_trace: Path
+) -> None:
+    assert fc("check", str(mcp_trace)).returncode == 0
+    edited = tmp_path / "edited"
+    shutil.copytree(mcp_trace, edited)
+    log = edited / "mcp-weather-http.jsonl"
+    entries = lines(log)
+    calls = [
+        e for e in entries if e["dir"] == "sent" and e["message"].get("method") == "tools/call"
+    ]
+    answer = next(e for e in entries if e["dir"] == "received" and e["call"] == calls[0]["call"])
+    answer["message"]["result"]["isError"] = True  # the server said it failed...
+    calls[1]["message"]["params"]["name"] = "get_forecast"  # ...and a tool it never listed
+    log.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries), "utf-8")
+    checked = fc("check", str(edited), "--json")
+    assert checked.returncode == 1
+    found = {(f["rule"], f["file"]) for f in json.loads(checked.stdout)["findings"]}
+    assert found == {("FC133", "2-request.json"), ("FC134", "mcp-weather-http.jsonl")}
