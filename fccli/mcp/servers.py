@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
 from fccli.core.errors import UsageError
-from fccli.core.secrets import MASK, Secrets, url_secrets
+from fccli.core.secrets import Secrets, url_secrets
 from fccli.i18n import Msg
 
 _SECRET_NAME = re.compile(r"(?i)(key|token|secret|password|passwd|auth)")
@@ -51,6 +52,9 @@ def server_spec(given: str) -> ServerSpec:
             Msg("--mcp needs a command line or an http(s):// URL"),
             hint='fc run --mcp "fc mcp demo" QUESTION',
         )
+    if argv[0] == "fc":
+        # fc's own servers (`fc mcp demo`) are started by this very fc, on PATH or not.
+        argv = [sys.executable, "-m", "fccli", *argv[1:]]
     return ServerSpec(given, None, argv, Secrets(_argv_secrets(argv)))
 
 
@@ -70,7 +74,7 @@ def label_for(spec: ServerSpec, server_name: str | None, taken: set[str]) -> str
     base = server_name or (
         re.sub(r"(?i)^https?://", "", spec.url).split("/")[0]
         if spec.url
-        else Path(spec.argv[0]).name
+        else Path(shlex.split(spec.given)[0]).name
     )
     label = _LABEL.sub("-", base.lower()).strip("-")[:40] or "server"
     unique, n = label, 1
@@ -79,11 +83,3 @@ def label_for(spec: ServerSpec, server_name: str | None, taken: set[str]) -> str
         unique = f"{label}-{n}"
     taken.add(unique)
     return unique
-
-
-def masked_secrets(spec: ServerSpec) -> Secrets:
-    """The secrets of `spec`, for the traffic and stderr kept of it."""
-    return spec.secrets
-
-
-__all__ = ["MASK", "ServerSpec", "label_for", "server_spec"]
