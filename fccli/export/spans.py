@@ -4,6 +4,8 @@
     ├── chat {model}                   CLIENT    step 1: model, tokens, finish reason, stream
     ├── execute_tool {name}            INTERNAL  each call of step 1, by its call id, linked
     ├── execute_tool {name}                      to the chat span that asked for it
+    │   └── tools/call {name}          CLIENT    an MCP server ran it (fc run --mcp): the
+    │                                            JSON-RPC request, per the conventions' MCP spans
     └── chat {model}                   CLIENT    step 2 ...
 
 Tool spans are siblings of the chat spans under the agent span, as the conventions' agent
@@ -33,6 +35,7 @@ from fccli.core.manifest import ErrorRecord
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from fccli.export import genai
 from fccli.i18n import Msg
+from fccli.trace.mcp_log import Exchange
 from fccli.trace.reader import Step, Trace
 from fccli.wire.registry import FORMATS, get_format
 
@@ -133,6 +136,7 @@ class _Builder:
         cursor = start
         spans: list[SpanRecord] = []
         results = self.trace.results()
+        served = self.trace.mcp_exchanges()
         for step in self.trace.steps:
             chat = self._chat_span(step, cursor)
             spans.append(chat)
@@ -142,6 +146,9 @@ class _Builder:
                 if tool is not None:
                     spans.append(tool)
                     cursor = max(cursor, tool.end_ns)
+                    exchange = served.get(str(run.get("id")))
+                    if exchange is not None:
+                        spans.append(self._mcp_span(exchange, tool))
             for note in step.notes:
                 self.notes.append(Msg("step {step}: {message}", step=step.number, message=note))
         spans.insert(0, self._root_span(start, cursor))
@@ -359,6 +366,48 @@ class _Builder:
                 run.get("error") if run.get("error") is not None else (result and result.content)
             )
             span.error = self._status_message(kind, message)
+        return span
+
+    def _mcp_span(self, exchange: Exchange, tool: SpanRecord) -> SpanRecord:
+        """The tools/call that ran a call on an MCP server, inside its execute_tool span: the
+        conventions' MCP client span (`{mcp.method.name} {target}`)."""
+        server = next(
+            (s for s in self.manifest.mcp_servers or [] if s.get("name") == exchange.server), {}
+        )
+        attributes: dict[str, AttrValue] = {
+            "mcp.method.name": "tools/call",
+            "jsonrpc.request.id": str(exchange.request_id),
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": exchange.tool or "",
+            "network.transport": "pipe" if server.get("transport") == "stdio" else "tcp",
+            "fc.mcp.server": exchange.server,
+        }
+        _put(attributes, "mcp.session.id", _str(server.get("session_id")))
+        _put(attributes, "mcp.protocol.version", _str(server.get("protocol_version")))
+        sent = iso_ns(exchange.request.get("at"))
+        came = iso_ns(exchange.response.get("at")) if exchange.response is not None else None
+        start = max(tool.start_ns, sent) if sent is not None else tool.start_ns
+        end = min(tool.end_ns, came) if came is not None else tool.end_ns
+        span = SpanRecord(
+            span_id_of(self.trace_id, f"mcp:{exchange.server}:{exchange.call}"),
+            tool.span_id,
+            f"tools/call {exchange.tool}",
+            "client",
+            start,
+            max(start, end),
+        )
+        span.attributes = attributes
+        error = exchange.error()
+        if exchange.response is None:
+            attributes["error.type"] = "no_answer"
+            span.error = "no_answer"
+        elif error is not None:
+            attributes["error.type"] = str(error.get("code"))
+            attributes["rpc.response.status_code"] = str(error.get("code"))
+            span.error = self._status_message(str(error.get("code")), error.get("message"))
+        elif exchange.is_error:
+            attributes["error.type"] = "tool_error"
+            span.error = "tool_error"
         return span
 
     def _status_message(self, kind: str, message: Any) -> str:

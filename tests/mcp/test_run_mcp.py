@@ -249,3 +249,41 @@ def test_check_finds_an_error_handed_back_as_success_and_an_unlisted_tool(
     assert checked.returncode == 1
     found = {(f["rule"], f["file"]) for f in json.loads(checked.stdout)["findings"]}
     assert found == {("FC133", "2-request.json"), ("FC134", "mcp-weather-http.jsonl")}
+
+
+def test_the_page_shows_the_json_rpc_beside_each_call(fc, tmp_path: Path, mcp_trace: Path) -> None:
+    assert fc("show", str(mcp_trace), "--html", "page.html").returncode == 0
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "MCP server" in page and "weather-http: http://127.0.0.1:" in page
+    for run in manifest(mcp_trace)["steps"][0]["tool_runs"]:
+        call = page.index(f"<code>{run['id']}</code>")
+        mcp = page.index(f"tools/call id {run['mcp']['request_id']}</summary>", call)
+        sent = page.index("mcp-weather-http.jsonl #", mcp)
+        assert sent < page.index("structuredContent", sent) < page.index("✓ result", sent)
+
+
+def test_otel_export_has_an_mcp_client_span_inside_each_tool_span(
+    fc, tmp_path: Path, mcp_trace: Path
+) -> None:
+    pytest.importorskip("opentelemetry.proto")
+    exported = fc("export", "otel", str(mcp_trace), "-o", "spans.json")
+    assert exported.returncode == 0, exported.stderr
+    line = json.loads((tmp_path / "spans.json").read_text(encoding="utf-8").splitlines()[0])
+    spans = [s for r in line["resourceSpans"] for ss in r["scopeSpans"] for s in ss["spans"]]
+
+    def attrs(span: dict[str, Any]) -> dict[str, Any]:
+        return {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+
+    session = manifest(mcp_trace)["mcp_servers"][0]["session_id"]
+    tools = {s["spanId"]: s for s in spans if s["name"] == "execute_tool get_weather"}
+    mcp = [s for s in spans if s["name"] == "tools/call get_weather"]
+    runs = manifest(mcp_trace)["steps"][0]["tool_runs"]
+    assert len(mcp) == len(tools) == len(runs) == 2
+    ids = set()
+    for span in mcp:
+        a = attrs(span)
+        assert span["parentSpanId"] in tools and span["kind"] == 3  # CLIENT, inside the tool's
+        assert a["mcp.method.name"] == "tools/call" and a["mcp.session.id"] == session
+        assert a["network.transport"] == "tcp" and a["gen_ai.tool.name"] == "get_weather"
+        ids.add(a["jsonrpc.request.id"])
+    assert ids == {str(run["mcp"]["request_id"]) for run in runs}
