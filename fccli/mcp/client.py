@@ -223,7 +223,9 @@ class McpClient:
         except BaseException as e:
             answer = _failed_call(name, _unwrapped(e))
         else:
-            answer = answer_from(name, result)
+            answer = answer_from(
+                name, result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            )
         served: dict[str, Any] = {
             "server": label,
             "request_id": server.tap.request_ids.get(call.id),
@@ -269,37 +271,43 @@ class McpClient:
             self._scratch.rmdir()
 
 
-def answer_from(name: str, result: Any) -> Answer:
-    """Make the text handed back of a CallToolResult: its text parts, in order; what the model
-    cannot be handed as text (an image, audio, a resource) is named in its place."""
+def answer_from(name: str, result: dict[str, Any]) -> Answer:
+    """Make the text handed back of a CallToolResult (as JSON): its text parts, in order; what
+    the model cannot be handed as text (an image, audio) is named in its place, a resource by
+    its text or its URI; `structuredContent` only when there is no text part."""
     parts: list[str] = []
-    for block in getattr(result, "content", None) or []:
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            parts.append(block.text)
+    blocks = result.get("content")
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
         elif kind in ("image", "audio"):
+            data = block.get("data")
             parts.append(
                 _(
                     "[{kind} {mime}, {size} characters of base64: kept in the trace, not handed "
                     "to the model]",
-                    kind=kind,
-                    mime=block.mime_type,
-                    size=len(block.data),
+                    kind=str(kind),
+                    mime=str(block.get("mimeType")),
+                    size=len(data) if isinstance(data, str) else 0,
                 )
             )
         elif kind == "resource":
-            inner = block.resource
-            text = getattr(inner, "text", None)
+            inner = block.get("resource")
+            inner = inner if isinstance(inner, dict) else {}
+            text = inner.get("text")
             parts.append(
-                text if isinstance(text, str) else _("[resource {uri}]", uri=str(inner.uri))
+                text if isinstance(text, str) else _("[resource {uri}]", uri=str(inner.get("uri")))
             )
         elif kind == "resource_link":
-            parts.append(_("[resource {uri}]", uri=str(block.uri)))
-    structured = getattr(result, "structured_content", None)
+            parts.append(_("[resource {uri}]", uri=str(block.get("uri"))))
+    structured = result.get("structuredContent")
     if not parts and structured is not None:
         parts.append(json.dumps(structured, ensure_ascii=False))
     text = "\n".join(parts)
-    if getattr(result, "is_error", False):
+    if result.get("isError") is True:
         return Answer(
             text or _("{tool} failed (the server said no more)", tool=name), True, "tool_error"
         )

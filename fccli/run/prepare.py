@@ -190,6 +190,15 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
 
 def _with_mcp(settings: Settings, tools: ToolSet, opened: list[TraceWriter]) -> ToolSet:
     """Start the --mcp servers and offer their tools (beside a --tools file's)."""
+    base = ToolSet(NO_TOOLS, []) if settings.tools == declared("tools").default else tools
+    return start_mcp(settings.mcp, base, settings, opened)
+
+
+def start_mcp(
+    servers: list[str], base: ToolSet, settings: Settings, opened: list[TraceWriter]
+) -> ToolSet:
+    """Start MCP `servers` and offer their tools beside `base`'s; the calls of a step are
+    numbered with the step of the trace `opened` will hold."""
     from fccli.mcp.errors import require_sdk
 
     require_sdk()
@@ -200,10 +209,9 @@ def _with_mcp(settings: Settings, tools: ToolSet, opened: list[TraceWriter]) -> 
         steps = opened[0].manifest.steps if opened else []
         return steps[-1].step if steps else None
 
-    base = ToolSet(NO_TOOLS, []) if settings.tools == declared("tools").default else tools
     served, client = with_mcp(
         base,
-        settings.mcp,
+        servers,
         timeout=settings.tool_timeout,
         max_bytes=megabytes(settings.max_response_mb),
         step_of=step_of,
@@ -211,6 +219,16 @@ def _with_mcp(settings: Settings, tools: ToolSet, opened: list[TraceWriter]) -> 
     served.closing.append(client.close)
     served.mcp = client
     return served
+
+
+def attach_mcp(tools: ToolSet, trace: TraceWriter, opened: list[TraceWriter]) -> None:
+    """Write the MCP servers' traffic into `trace` from now on, and name them in its manifest."""
+    opened.append(trace)
+    client = tools.mcp
+    if client is not None:
+        client.attach(trace.path)
+        trace.manifest.mcp_servers = client.records()
+        trace.save_manifest()
 
 
 def _prepared(
@@ -269,12 +287,7 @@ def _prepared(
             kept_options(settings, tools_offered=tools.names(), tools_file=tools_file),
         ),
     )
-    opened.append(trace)
-    client = tools.mcp
-    if client is not None:
-        client.attach(trace.path)
-        trace.manifest.mcp_servers = client.records()
-        trace.save_manifest()
+    attach_mcp(tools, trace, opened)
     notes: list[str] = [
         Msg(
             "tool {name} has no description: the model sees only its name and parameters",

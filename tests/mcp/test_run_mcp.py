@@ -287,3 +287,32 @@ def test_otel_export_has_an_mcp_client_span_inside_each_tool_span(
         assert a["network.transport"] == "tcp" and a["gen_ai.tool.name"] == "get_weather"
         ids.add(a["jsonrpc.request.id"])
     assert ids == {str(run["mcp"]["request_id"]) for run in runs}
+
+
+def test_replay_answers_from_the_recorded_results_or_calls_the_servers_again(
+    fc, tmp_path: Path, mcp_http: str
+) -> None:
+    # The demo model's wrong-type call is refused by validation; step 2 calls the server.
+    ran = fc(
+        "run", "杭州今天适合跑步吗？", "--mcp", mcp_http, "--demo-fault", "wrong-type", "-o", "t"
+    )
+    assert ran.returncode == 0, ran.stderr
+    (served,) = manifest(tmp_path / "t")["steps"][1]["tool_runs"]
+    replayed = fc("replay", "t", "--step", "2", "-o", "r")
+    assert replayed.returncode == 0, replayed.stderr
+    clean(replayed)
+    (run,) = manifest(tmp_path / "r")["steps"][0]["tool_runs"]
+    assert run["arguments"] == served["arguments"] and run["is_error"] is False
+    assert run["mcp"] == {
+        "server": "weather-http",
+        "recorded": str(Path("t") / "mcp-weather-http.jsonl") + " #7",
+    }
+    assert not list((tmp_path / "r").glob("mcp-*"))  # no server was asked
+    live = fc("replay", "t", "--step", "2", "--live-mcp", "-o", "l")
+    assert live.returncode == 0, live.stderr
+    record = manifest(tmp_path / "l")
+    assert record["mcp_servers"][0]["name"] == "weather-http"
+    (run,) = record["steps"][0]["tool_runs"]
+    assert run["mcp"]["request_id"] == 3
+    log = lines(tmp_path / "l" / "mcp-weather-http.jsonl")
+    assert [e["call"] for e in log if e["dir"] == "sent" and e.get("id") == 3] == [run["id"]]
