@@ -72,6 +72,9 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             step = steps.setdefault(int(m[1]), _Step())
             files = step.requests if m[2] == "request" else step.responses
             files[m[3] or INTERNAL] = entry
+    logs = read_mcp_logs(root)
+    if not steps and logs:  # fc mcp record: the servers' traffic alone
+        return TraceCheck([log.file for log in logs], mcp_findings(root, logs))
     if not any(step.requests for step in steps.values()):
         raise InputFileError(
             str(path), Msg("no request files (1-request.json, ...): not an fc trace")
@@ -102,7 +105,6 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     out.findings += breaks
     if steps:
         out.findings += _unread_stop(manifest, steps[max(steps)])
-    logs = read_mcp_logs(root)
     if logs:
         out.files += [log.file for log in logs]
         out.findings += mcp_findings(root, logs)

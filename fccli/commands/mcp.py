@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from fccli.i18n import N_
 
-HELP = N_("MCP tool servers: `fc mcp demo` serves the demo tools over stdio (fc run --mcp).")
+HELP = N_(
+    "MCP tool servers: `fc mcp demo` serves the demo tools over stdio (fc run --mcp); "
+    "`fc mcp record -- COMMAND` records a client's traffic with a server."
+)
 RANK = 125  # its place in `fc --help`
 
 
@@ -32,3 +37,28 @@ def demo() -> None:
     from fccli.mcp.demo import serve
 
     serve()
+
+
+@mcp.command(
+    "record",
+    help=N_(
+        "Stand between an MCP client and a stdio server: point the client at `fc mcp record -- "
+        "COMMAND` instead of COMMAND. fc starts the server, relays every line both ways "
+        "unchanged, and keeps them as a trace (fc show reads it)."
+    ),
+    context_settings={"allow_interspersed_args": False},
+)
+def record(
+    command: list[str] = typer.Argument(
+        None, metavar="-- COMMAND…", help=N_("The server's command line.")
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help=N_("Trace directory (default traces/<time>-mcp-record).")
+    ),
+    force: bool = typer.Option(False, "--force", help=N_("Replace a non-empty --out trace.")),
+) -> None:
+    from fccli.i18n import _
+    from fccli.mcp.record import record as relay
+
+    path = relay(command or [], out, force=force and out is not None)
+    typer.echo(_("trace: {path}", path=str(path)), err=True)

@@ -38,6 +38,7 @@ from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole, print_hanging
 from fccli.render.history import handed_back
 from fccli.trace.mcp_log import Exchange
+from fccli.trace.mcp_log import message as mcp_message
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
@@ -396,8 +397,39 @@ def render_trace(
         if error is not None and error.get("step") == s.number:
             _stopped_here(view, error, s, interrupted=trace.record.status == "interrupted")
             said_where = True
-    if step is None:
+    if not trace.steps and trace.mcp_logs():
+        _mcp_traffic(view, trace)  # fc mcp record: no model, only the servers' JSON-RPC
+    elif step is None:
         _trace_footer(view, trace, said_where)
+
+
+def _mcp_traffic(view: _View, trace: Trace) -> None:
+    """List each JSON-RPC message of a trace with no steps, one line each, in order."""
+    for log in trace.mcp_logs():
+        view.c.print()
+        view.c.rule(Text(log.file, style="bold"), align="left", style="dim")
+        for entry in log.entries:
+            n = _("#{n} ", n=entry.get("n"))
+            if "event" in entry:
+                details = {k: v for k, v in entry.items() if k not in ("n", "at", "event")}
+                view.line((n, "dim"), (str(entry["event"]), "yellow"), " ", json.dumps(details))
+                continue
+            body = mcp_message(entry)
+            arrow = "→ " if entry.get("dir") == "sent" else "← "
+            if not body:
+                view.line((n, "dim"), arrow, (_("not JSON-RPC: "), "red"), repr(entry.get("raw")))
+                continue
+            method = body.get("method")
+            what = str(method) if method else ("error" if "error" in body else "result")
+            params = body.get("params")
+            params = params if isinstance(params, dict) else {}
+            if method == "tools/call":
+                what += f" {params.get('name')} {json.dumps(params.get('arguments'), ensure_ascii=False)}"
+            result = body.get("result")
+            if isinstance(result, dict) and "isError" in result:
+                what += f" isError {json.dumps(result['isError'])}"
+            ident = _(" (id {id})", id=json.dumps(body["id"])) if "id" in body else ""
+            view.line((n, "dim"), (arrow, "cyan"), (what, "bold"), (ident, "dim"))
 
 
 def _trace_header(view: _View, trace: Trace) -> None:
