@@ -56,8 +56,38 @@ def record(
         None, "--out", "-o", help=N_("Trace directory (default traces/<time>-mcp-record).")
     ),
     force: bool = typer.Option(False, "--force", help=N_("Replace a non-empty --out trace.")),
+    to: str | None = typer.Option(
+        None,
+        "--to",
+        metavar="URL",
+        help=N_(
+            "Record a streamable HTTP server instead: fc listens on 127.0.0.1:--port and relays "
+            "every request to URL's server, unchanged, until Ctrl-C."
+        ),
+    ),
+    port: int = typer.Option(
+        8765, "--port", min=0, max=65535, help=N_("The port --to listens on.")
+    ),
 ) -> None:
     from fccli.i18n import _
+
+    if to is not None:
+        from fccli.mcp.record_http import HttpRecording
+        from fccli.serve.launch import bind, run
+
+        recording = HttpRecording(to, out, force=force and out is not None)
+        bound = bind("127.0.0.1", port)
+        typer.echo(
+            _(
+                "recording {url} at {local} into {trace}; Ctrl-C ends",
+                url=recording.spec.shown(),
+                local=bound.url,
+                trace=str(recording.trace.path),
+            ),
+            err=True,
+        )
+        run(recording.app, bound, on_close=recording.close)
+        return
     from fccli.mcp.record import record as relay
 
     path = relay(command or [], out, force=force and out is not None)

@@ -16,7 +16,7 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from fccli.mcp.wiretap import Wiretap
+from fccli.mcp.wiretap import BodyTap, Wiretap
 
 
 def http_transport(
@@ -75,39 +75,22 @@ class _Stream(httpx2.AsyncByteStream):
 
     def __init__(self, inner: Any, tap: Wiretap, sse: bool, max_bytes: int) -> None:
         self.inner = inner
+        self.body = BodyTap(tap, sse)
         self.tap = tap
-        self.sse = sse
         self.max_bytes = max_bytes
-        self.buffer = b""
-        self.size = 0
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self.inner:
-            self.size += len(chunk)
-            if self.size > self.max_bytes:
-                self.tap.event("body_cut", bytes=self.size, max_bytes=self.max_bytes)
+            if self.body.size + len(chunk) > self.max_bytes:
+                self.tap.event(
+                    "body_cut", bytes=self.body.size + len(chunk), max_bytes=self.max_bytes
+                )
                 raise httpx2.ReadError(
                     f"the answer is over --max-response-mb ({self.max_bytes:,} bytes)"
                 )
-            self.buffer += chunk
-            if self.sse:
-                self._events()
+            self.body.feed(chunk)
             yield chunk
-        if not self.sse and self.buffer.strip():
-            self.tap.received(self.buffer.decode("utf-8", errors="replace"))
-        self.buffer = b""
-
-    def _events(self) -> None:
-        """Keep the `data` of each whole SSE event in the buffer."""
-        normalized = self.buffer.replace(b"\r\n", b"\n")
-        *events, rest = normalized.split(b"\n\n")
-        self.buffer = rest
-        for event in events:
-            lines = event.decode("utf-8", errors="replace").split("\n")
-            data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
-            name = next((line[6:].strip() for line in lines if line.startswith("event:")), "")
-            if data and name in ("", "message"):
-                self.tap.received("\n".join(data))
+        self.body.end()
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -107,19 +107,19 @@ def _text(line: bytes) -> str:
 
 
 def _server_name(tap: Wiretap) -> str | None:
-    info = _initialized(tap).get("serverInfo")
+    info = initialized(tap.messages).get("serverInfo")
     name = info.get("name") if isinstance(info, dict) else None
     return name if isinstance(name, str) else None
 
 
-def _initialized(tap: Wiretap) -> dict[str, Any]:
+def initialized(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """The result of the `initialize` that passed (empty if none did)."""
     asked = {
         str(e["message"].get("id"))
-        for e in tap.messages
+        for e in messages
         if isinstance(e.get("message"), dict) and e["message"].get("method") == "initialize"
     }
-    for entry in tap.messages:
+    for entry in messages:
         body = entry.get("message")
         if (
             entry.get("dir") == "received"
@@ -133,7 +133,7 @@ def _initialized(tap: Wiretap) -> dict[str, Any]:
 
 
 def _server_record(spec: Any, label: str, tap: Wiretap) -> dict[str, Any]:
-    result = _initialized(tap)
+    result = initialized(tap.messages)
     version = result.get("protocolVersion")
     info = result.get("serverInfo")
     return {

@@ -127,3 +127,36 @@ class Wiretap:
             return
         with self._path.open("a", encoding="utf-8") as f:
             f.write(text)
+
+
+class BodyTap:
+    """Keep the JSON-RPC messages of an HTTP body as it passes: a JSON body whole at its end,
+    each SSE event's `data` once the event is whole."""
+
+    def __init__(self, tap: Wiretap, sse: bool) -> None:
+        self.tap = tap
+        self.sse = sse
+        self.buffer = b""
+        self.size = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        self.buffer += chunk
+        if self.sse:
+            self._events()
+
+    def end(self) -> None:
+        if not self.sse and self.buffer.strip():
+            self.tap.received(self.buffer.decode("utf-8", errors="replace"))
+        self.buffer = b""
+
+    def _events(self) -> None:
+        normalized = self.buffer.replace(b"\r\n", b"\n")
+        *events, rest = normalized.split(b"\n\n")
+        self.buffer = rest
+        for event in events:
+            lines = event.decode("utf-8", errors="replace").split("\n")
+            data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
+            name = next((line[6:].strip() for line in lines if line.startswith("event:")), "")
+            if data and name in ("", "message"):
+                self.tap.received("\n".join(data))

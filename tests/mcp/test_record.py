@@ -67,3 +67,52 @@ def test_the_sdk_client_through_fc_mcp_record_sees_the_server_and_the_trace_keep
 def test_record_without_a_command_says_how(fc) -> None:
     result = fc("mcp", "record")
     assert result.returncode == 2 and "fc mcp record -- " in result.stderr
+
+
+def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
+    tmp_path: Path,
+) -> None:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from fccli.mcp.record_http import HttpRecording
+    from fccli.serve.launch import InThread, bind
+    from tests.support.mcp_http import serve
+
+    server = serve()
+    recording = HttpRecording(server.url + "/mcp", tmp_path / "rec", force=False)
+    relay = InThread(recording.app, bind("127.0.0.1", 0)).start()
+
+    async def client() -> tuple[object, object]:
+        async with (
+            streamable_http_client(relay.url + "/mcp") as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            called = await session.call_tool("get_weather", {"city": "杭州"})
+            failed = await session.call_tool("get_alerts", {"city": "杭州"})
+            return called, failed
+
+    try:
+        called, failed = anyio.run(client)
+    finally:
+        relay.stop()
+        server.stop()
+        recording.close()
+    trace = tmp_path / "rec"
+    (file,) = trace.glob("mcp-127-0-0-1-*.jsonl")  # named after the server's host and port
+    log = [json.loads(line) for line in file.read_text("utf-8").splitlines()]
+    received = {e["message"].get("id"): e["message"] for e in log if e["dir"] == "received"}
+    sent = [e["message"] for e in log if e["dir"] == "sent"]
+    # (the SDK's client lists the tools itself around its first call: their output schemas)
+    assert sorted(m["method"] for m in sent) == [
+        "initialize", "notifications/initialized", "tools/call", "tools/call", "tools/list"
+    ]  # fmt: skip
+    first, second = (received[m["id"]] for m in sent if m["method"] == "tools/call")
+    dump = {"mode": "json", "by_alias": True, "exclude_unset": True}
+    assert first["result"] == called.model_dump(**dump)  # type: ignore[attr-defined]
+    assert second["result"]["isError"] is True and failed.is_error is True  # type: ignore[attr-defined]
+    (record,) = json.loads((trace / "manifest.json").read_text("utf-8"))["mcp_servers"]
+    assert record["server_info"]["name"] == "weather-http" and record["session_id"]
+    assert record["transport"] == "streamable-http"
