@@ -70,7 +70,7 @@ def test_record_without_a_command_says_how(fc) -> None:
 
 
 def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
-    tmp_path: Path,
+    tmp_path: Path, mcp_http: str
 ) -> None:
     import anyio
     from mcp.client.session import ClientSession
@@ -78,10 +78,8 @@ def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
 
     from fccli.mcp.record_http import HttpRecording
     from fccli.serve.launch import InThread, bind
-    from tests.support.mcp_http import serve
 
-    server = serve()
-    recording = HttpRecording(server.url + "/mcp", tmp_path / "rec", force=False)
+    recording = HttpRecording(mcp_http, tmp_path / "rec", force=False)
     relay = InThread(recording.app, bind("127.0.0.1", 0)).start()
 
     async def client() -> tuple[object, object]:
@@ -98,7 +96,6 @@ def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
         called, failed = anyio.run(client)
     finally:
         relay.stop()
-        server.stop()
         recording.close()
     trace = tmp_path / "rec"
     (file,) = trace.glob("mcp-127-0-0-1-*.jsonl")  # named after the server's host and port

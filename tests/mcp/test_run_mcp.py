@@ -29,21 +29,6 @@ FORMATS = {
 }
 
 
-@pytest.fixture(scope="module")
-def mcp_http():
-    from tests.support.mcp_http import serve
-
-    server = serve()
-    yield server.url + "/mcp"
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def provider():
-    with FakeProvider() as server:
-        yield server
-
-
 def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
@@ -100,33 +85,6 @@ def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
     # The results went back to the model, in the next request.
     second = (trace / f"2-request.{fmt}.json").read_text(encoding="utf-8")
     assert "temp_c" in second
-
-
-def test_the_demo_server_over_stdio_and_a_tool_that_fails(fc, tmp_path: Path) -> None:
-    demo = f"{sys.executable} -m fccli mcp demo"
-    result = fc(
-        "run", "杭州今天适合跑步吗？", "--mcp", demo, "--tool-choice", "get_alerts", "--no-thinking", "-o", "t",
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    clean(result)
-    trace = tmp_path / "t"
-    record = manifest(trace)
-    (server,) = record["mcp_servers"]
-    assert server["name"] == "fc-demo" and server["transport"] == "stdio"
-    assert server["server"] == demo and server["tools"] == ["get_weather", "get_alerts"]
-    (run,) = record["steps"][0]["tool_runs"]
-    assert run["name"] == "get_alerts" and run["is_error"] is True
-    assert run["error_kind"] == "tool_error" and "unreachable" in run["error"]
-    answer = next(
-        e for e in lines(trace / server["log"]) if e["call"] == run["id"] and e["dir"] == "received"
-    )
-    assert answer["message"]["result"]["isError"] is True
-    assert (trace / "mcp-fc-demo.stderr").is_file()
-    assert lines(trace / server["log"])[-1] == {
-        **lines(trace / server["log"])[-1],
-        "event": "exit",
-        "code": 0,
-    }
 
 
 @pytest.mark.parametrize(
