@@ -130,28 +130,18 @@ class McpClient:
 
         from fccli import __version__
 
-        if server.spec.url is not None:
-            from fccli.mcp.http import http_transport
-
-            transport = http_transport(server.spec.url, server.tap, self.max_bytes, CONNECT_TIMEOUT)
-        else:
-            from fccli.mcp.stdio import stdio_transport
-
-            stderr = stack.enter_context(server.stderr.open("wb"))
-            try:
-                transport = stdio_transport(server.spec.argv, server.tap, stderr, self.max_bytes)
-                read, write = await stack.enter_async_context(transport)
-            except OSError as e:
-                raise UsageError(
-                    Msg(
-                        "--mcp {server!r}: cannot start it: {error}",
-                        server=server.spec.shown(),
-                        error=e.strerror or str(e),
-                    )
-                ) from None
-            transport = None
-        if transport is not None:
-            read, write = await stack.enter_async_context(transport)
+        try:
+            read, write = await stack.enter_async_context(self._transport(stack, server))
+        except OSError as e:
+            if server.spec.url is not None:
+                raise
+            raise UsageError(
+                Msg(
+                    "--mcp {server!r}: cannot start it: {error}",
+                    server=server.spec.shown(),
+                    error=e.strerror or str(e),
+                )
+            ) from None
         session = await stack.enter_async_context(
             ClientSession(
                 read,
@@ -179,6 +169,19 @@ class McpClient:
             Listed("", t.name, t.description or "", dict(t.input_schema)) for t in listed
         ]
         server.session = session
+
+    def _transport(
+        self, stack: contextlib.AsyncExitStack, server: Server
+    ) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Make the server's transport: its process over stdio, or streamable HTTP."""
+        if server.spec.url is not None:
+            from fccli.mcp.http import http_transport
+
+            return http_transport(server.spec.url, server.tap, self.max_bytes, CONNECT_TIMEOUT)
+        from fccli.mcp.stdio import stdio_transport
+
+        stderr = stack.enter_context(server.stderr.open("wb"))
+        return stdio_transport(server.spec.argv, server.tap, stderr, self.max_bytes)
 
     def _failed_start(self, server: Server, error: BaseException) -> FcError:
         """Say why a server could not start: its error, and the end of its stderr."""

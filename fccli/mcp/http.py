@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx2
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from fccli.mcp.wiretap import BodyTap, Wiretap
 
@@ -23,8 +22,10 @@ def http_transport(
     url: str, tap: Wiretap, max_bytes: int, timeout: float
 ) -> AbstractAsyncContextManager[Any]:
     """Connect to the MCP endpoint `url`, its traffic kept in `tap`."""
-    client = create_mcp_http_client(timeout=httpx2.Timeout(timeout))
-    client._transport = _Tapped(client._transport, tap, max_bytes)
+    client = httpx2.AsyncClient(
+        transport=_Tapped(httpx2.AsyncHTTPTransport(), tap, max_bytes),
+        timeout=httpx2.Timeout(timeout),
+    )
     return _Closing(streamable_http_client(url, http_client=client), client)
 
 

@@ -275,6 +275,8 @@ def _prepared(
         )
         raise UsageError(problem, hint=hint)
     out = settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names()))
+    if tools.mcp is not None and settings.tools == declared("tools").default:
+        settings = settings.but(tools=NO_TOOLS)  # the servers' tools took the weather set's place
     tools_file = tools_file_entry(settings.tools, out)
     trace = open_trace(
         provider,

@@ -55,6 +55,8 @@ def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
     trace = tmp_path / "t"
     record = manifest(trace)
     (server,) = record["mcp_servers"]
+    assert record["options"]["tools"] == "none"  # the servers' tools took the weather set's place
+    assert record["options"]["tools_offered"] == ["get_weather", "get_alerts", "snapshot"]
     assert server["name"] == "weather-http" and server["transport"] == "streamable-http"
     assert server["protocol_version"] and server["server_info"]["version"] == "9.9"
     assert server["session_id"] and server["tools"] == ["get_weather", "get_alerts", "snapshot"]
