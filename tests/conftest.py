@@ -108,7 +108,7 @@ _MARKED_TESTS: dict[str, tuple[str, ...]] = {
     "tests/export/test_export_otel.py::test_protobuf_over_http_to_a_receiver": ("server",),
     "tests/export/test_export_otel.py::test_replay_exports_its_new_trace": ("server",),
     "tests/export/test_export_otel.py::test_run_exports_its_trace_when_it_closes": ("server",),
-    "tests/export/test_export_otel.py::test_the_readme_commands_do_what_it_says": (
+    "tests/export/test_export_otel.py::test_the_page_s_commands_do_what_it_says": (
         "process",
         "server",
     ),
@@ -187,11 +187,19 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.fixture
+def _state_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where fc remembers each directory's last trace (fccli/trace/last.py) during a test: its
+    own, neither the developer's nor another test's."""
+    return tmp_path_factory.mktemp("state")
+
+
 @pytest.fixture(autouse=True)
-def _no_provider_env(monkeypatch: pytest.MonkeyPatch):
+def _no_provider_env(monkeypatch: pytest.MonkeyPatch, _state_home: Path):
     for name in _FC_VARS + _LANGUAGE_VARS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("XDG_STATE_HOME", str(_state_home))
     yield
     from fccli import i18n
 

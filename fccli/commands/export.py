@@ -31,7 +31,12 @@ export = typer.Typer(
 )
 def otel(
     traces: list[Path] = typer.Argument(
-        None, metavar="TRACE…", help=N_("Trace directories (default: the newest under ./traces).")
+        None,
+        metavar="TRACE…",
+        help=N_(
+            "Trace directories (default: the trace fc wrote last from this directory, or the "
+            "newest under ./traces, whichever began later)."
+        ),
     ),
     endpoint: str | None = typer.Option(
         None,

@@ -12,7 +12,7 @@ from fccli.serve.start import serve_traces
 
 HELP = N_(
     "Answer each request with the recorded response of the step it equals (volatile fields "
-    'normalised; README, "Play a trace back"); a request matching no step gets HTTP 400 in '
+    "normalised; docs/reference/serve.md); a request matching no step gets HTTP 400 in "
     "the provider's error shape saying which step came closest and what differs. Ctrl-C "
     "stops."
 )

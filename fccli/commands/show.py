@@ -21,7 +21,8 @@ def show(
         metavar="[TRACE|FILE]",
         help=N_(
             "A trace directory, or one request/response JSON file in any format, `-` for stdin "
-            "(default: the newest trace under ./traces)."
+            "(default: the trace fc wrote last from this directory, wherever --out put it, or the "
+            "newest under ./traces, whichever began later)."
         ),
     ),
     step: int | None = typer.Option(None, "--step", min=1, help=N_("Show only step N.")),

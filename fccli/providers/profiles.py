@@ -62,6 +62,9 @@ class Profile(NamedTuple):
     (`--no-parallel`); Gemini has neither, and fc refuses them rather than drop them."""
     otel_name: str = ""
     """The provider's `gen_ai.provider.name` in OpenTelemetry, where it is not its own name."""
+    price_id: str | None = ""
+    """The provider's id in genai-prices' table (fc's cost), where it is not its own name; None
+    where its models have no price (Ollama runs them on your own machine)."""
 
 
 PROFILES: dict[str, Profile] = {
@@ -119,6 +122,7 @@ PROFILES: dict[str, Profile] = {
         ),
         efforts=("low", "high"),
         effort_field=Msg("{field} (the server may ignore it)", field="reasoning_effort"),
+        price_id=None,
     ),
     "anthropic": Profile(
         name="anthropic",
@@ -178,8 +182,13 @@ PROFILES: dict[str, Profile] = {
         api="gemini",
         has_strict=False,
         otel_name="gcp.gemini",
+        price_id="google",
     ),
 }
+
+DEMO_STANDS_IN_FOR = "deepseek"
+"""The provider whose default model the offline demo stands in for (it writes DeepSeek's format):
+fc's cost prices a demo trace as that model."""
 
 API_NAMES = ("chat", "anthropic", "responses", "gemini")
 """The values of `--api`: the wire format a provider is spoken to in."""

@@ -1,6 +1,6 @@
 """The ASGI application of `fc serve`: each request answered with the bytes of the step it is.
 
-What it answers (README, "Play a trace back"):
+What it answers (docs/reference/serve.md):
 
 - a request that matches a step: the step's response file exactly as recorded, with the status
   it came with (a step that failed answers its error again); asked to stream, the step's raw

@@ -1,7 +1,7 @@
 """Which recorded step a request is, or which came closest and what differs.
 
 A request matches a step when the two are equal after normalising what differs between two
-honest senders of the same conversation (README, "Play a trace back"):
+honest senders of the same conversation (docs/reference/serve.md):
 
 - JSON, not bytes: key order, whitespace and number spelling (`1.0`, `1`) do not count;
 - `stream` and `stream_options` are left out (they say how to answer, not what);

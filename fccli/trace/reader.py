@@ -30,6 +30,7 @@ from fccli.core.manifest import Manifest, read_manifest
 from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolSpec
 from fccli.core.request_files import RequestFiles, quiet_collector, validate_request
 from fccli.i18n import Msg, _
+from fccli.trace.last import recalled
 from fccli.trace.mcp_log import Exchange, McpLog, exchanges, read_mcp_logs
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 from fccli.wire.registry import FORMATS, format_names, get_format
@@ -372,21 +373,25 @@ class Trace:
 
 
 def resolve_trace(target: str | None, root: Path = TRACES_ROOT) -> Path:
-    """Return TARGET as given, or the newest trace under ./traces."""
+    """Return TARGET as given, else the trace fc wrote last from here (wherever --out put it)
+    or the newest under ./traces, whichever began later."""
     if target is not None:
         return Path(target)
+    last = recalled()
+    newest = traces_in(root)[:1] if root.is_dir() else []
+    if last is not None:
+        return max([last, *newest], key=_started)
     if not root.is_dir():
         raise UsageError(
             Msg("no trace given and no {root}/ directory here", root=str(root)),
             hint=Msg("give a trace directory or a JSON file: fc show traces/<name>"),
         )
-    traces = traces_in(root)
-    if not traces:
+    if not newest:
         raise UsageError(
             Msg("no trace under {root}/", root=str(root)),
             hint=Msg("run fc run QUESTION first, or give a trace directory"),
         )
-    return traces[0]
+    return newest[0]
 
 
 def traces_in(folder: Path) -> list[Path]:

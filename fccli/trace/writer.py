@@ -30,6 +30,7 @@ from fccli.core.jsonio import encoded_pieces
 from fccli.core.manifest import Attempt, ErrorRecord, Manifest, StepRecord
 from fccli.i18n import Msg
 from fccli.trace.history import FEW, HistoryEncoder
+from fccli.trace.last import remember
 from fccli.trace.names import LOCK, MANIFEST, TRACE_FILE
 
 
@@ -260,6 +261,7 @@ class TraceWriter:
             }
         )
         self.save_manifest()
+        remember(path)
 
     def write(self, name: str, data: bytes | Any, kind: str | None = None) -> Path:
         """Write the file `name`: bytes as they are, anything else as JSON; `kind`: the file's

@@ -1,4 +1,4 @@
-"""benchmarks/long_trace.py, the command the README shows, run on small traces: it records
+"""benchmarks/long_trace.py, the command docs/development.md shows, run on small traces: it records
 them with the fake provider and prints a row per size, each command's CPU time and peak."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ TINY = ["--requests", "2", "--clients", "1", "--answer-ms", "0,20", "--answer-re
 
 
 def test_the_proxy_benchmark_and_its_floor_print_what_each_adds() -> None:
-    """The README's two lines: what fc proxy adds per request and to a stream's first byte, and
+    """docs/development.md's two lines: what fc proxy adds per request and to a stream's first byte, and
     the same for a bare uvicorn+httpx pass-through (--floor). Tiny runs: the table, not timings."""
     # the floor with httpx's client, as an agent's: both of the benchmark's clients work
     for extra, what in (([], "fc proxy"), (["--floor", "--client", "httpx"], "bare pass-through")):

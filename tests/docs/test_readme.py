@@ -6,6 +6,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO, clean_env
 from tests.support.doc_claims import examples, failures, run
 
@@ -13,15 +15,39 @@ README = (REPO / "README.md").read_text("utf-8")
 
 
 def test_every_markdown_file_the_readme_names_is_in_the_repository() -> None:
-    for name in re.findall(r"[\w./-]+\.md\b", README):
+    # named in the text, linked or not, by its path from the repository's root
+    for name in re.findall(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.md|README[\w.]*\.md)\b", README):
         assert (REPO / name).is_file(), f"README names {name}, which the repository does not hold"
 
 
-def test_every_link_to_a_section_finds_its_heading() -> None:
-    headings = re.findall(r"^#+ (.+)$", README, flags=re.MULTILINE)
-    anchors = {re.sub(r"[^\w -]", "", h.lower()).replace(" ", "-") for h in headings}
-    for anchor in re.findall(r"\]\(#([^)]+)\)", README):
-        assert anchor in anchors, f"README links to #{anchor}, which no heading makes"
+PAGES = [REPO / "README.md", REPO / "README.zh.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def _anchors(page: Path) -> set[str]:
+    headings = re.findall(r"^#+ (.+)$", page.read_text("utf-8"), flags=re.MULTILINE)
+    return {re.sub(r"[^\w -]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(REPO)) for p in PAGES])
+def test_every_link_of_a_page_finds_its_file_and_heading(page: Path) -> None:
+    """Each relative link, `[text](path)`, `[text](path#anchor)` or `[text](#anchor)`, from the
+    page's own folder: the file is in the repository and the heading is in the file."""
+    for target, anchor in re.findall(
+        r"\]\((?!https?:)([^)#\s]*)(?:#([^)\s]+))?\)", page.read_text("utf-8")
+    ):
+        linked = (page.parent / target).resolve() if target else page
+        where = f"{page.relative_to(REPO)} links {target}#{anchor}"
+        assert linked.exists(), f"{where}: no such file in the repository"
+        if anchor:
+            assert anchor in _anchors(linked), f"{where}: no heading makes that anchor"
+
+
+def test_the_readme_stays_a_front_page() -> None:
+    """Under 300 lines, each reference page it lists in its "More" section there."""
+    assert README.count("\n") < 300
+    more = README.split("\n## More\n", 1)[1]
+    for page in (REPO / "docs" / "reference").glob("*.md"):
+        assert f"docs/reference/{page.name}" in more, page.name
 
 
 # README.zh.md: the Chinese README, linked from the top of README.md
@@ -78,6 +104,22 @@ def test_every_command_of_the_chinese_readme_shows_what_it_says(tmp_path: Path) 
         outcome = run(example, tmp_path, clean_env(LANG="zh_CN.UTF-8"))
         wrong += [
             f"README.zh.md line {example.line} ({example.heading}): {problem}"
+            + f"\n--- stdout\n{outcome.stdout[-1500:]}\n--- stderr\n{outcome.stderr[-1500:]}"
+            for problem in failures(example, outcome, tmp_path)
+        ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_readme_runs_top_to_bottom(tmp_path: Path) -> None:
+    """Every block after the set-up commands, in order, in one fresh directory, as a reader
+    goes down the page; each block's claims are the comment under it."""
+    blocks = examples(README)[1:]
+    assert len(blocks) >= 4
+    wrong = []
+    for example in blocks:
+        outcome = run(example, tmp_path, clean_env())
+        wrong += [
+            f"README.md line {example.line} ({example.heading}): {problem}"
             + f"\n--- stdout\n{outcome.stdout[-1500:]}\n--- stderr\n{outcome.stderr[-1500:]}"
             for problem in failures(example, outcome, tmp_path)
         ]

@@ -622,16 +622,16 @@ def test_a_failed_run_whose_export_fails_keeps_the_runs_exit(
 
 
 # ---------------------------------------------------------------------------------------------
-# the README's commands, run as shown: Phoenix's and Langfuse's addresses pointed at the receiver
+# docs/reference/export.md's commands, run as shown: Phoenix's and Langfuse's addresses pointed at the receiver
 
-README_SECTION = "## Into the tracing tools teams already run: `fc export otel`"
+PAGE_TITLE = "# Into the tracing tools teams already run: `fc export otel`"
 
 
-def readme_blocks() -> list[list[str]]:
-    """The README section's bash blocks, each a list of its command lines. `pip install` and
+def page_blocks() -> list[list[str]]:
+    """The page's bash blocks, each a list of its command lines. `pip install` and
     `phoenix serve` are set-up steps in the prose, not in the blocks."""
-    text = (REPO / "README.md").read_text("utf-8")
-    section = text.split(README_SECTION, 1)[1].split("\n## ", 1)[0]
+    text = (REPO / "docs" / "reference" / "export.md").read_text("utf-8")
+    section = text.split(PAGE_TITLE, 1)[1].split("\n## ", 1)[0]
     blocks = [b.split("```", 1)[0] for b in section.split("```bash\n")[1:]]
     return [[line for line in b.splitlines() if line.strip()] for b in blocks]
 
@@ -658,9 +658,9 @@ def run_block(lines: list[str], receiver: OtlpReceiver, cwd: Path, **env: str):
     )
 
 
-def test_the_readme_commands_do_what_it_says(receiver: OtlpReceiver, tmp_path: Path) -> None:
+def test_the_page_s_commands_do_what_it_says(receiver: OtlpReceiver, tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES, tmp_path / "traces" / "examples")
-    first, phoenix, langfuse = readme_blocks()
+    first, phoenix, langfuse = page_blocks()
 
     result = run_block(first, receiver, tmp_path)
     assert result.returncode == 0, result.stderr

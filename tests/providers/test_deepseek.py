@@ -512,18 +512,18 @@ def test_a_demo_file_whose_model_fc_cannot_find_alone_is_refused(fc, tmp_path: P
     assert 'set "model": "deepseek-flash" in it' in result.stderr
 
 
-def test_the_readmes_curl_of_a_demo_trace_is_what_fc_prints(fc, tmp_path: Path) -> None:
+def test_the_replay_page_s_curl_of_a_demo_trace_is_what_fc_prints(fc, tmp_path: Path) -> None:
     import re
 
     from tests.conftest import REPO
 
-    readme = (REPO / "README.md").read_text("utf-8")
-    shown = re.search(r"```\n(sed 's/.*?)```", readme, re.S)
+    page = (REPO / "docs" / "reference" / "replay.md").read_text("utf-8")
+    shown = re.search(r"```\n(sed 's/.*?)```", page, re.S)
     assert shown is not None
     assert fc("run", QUESTION, "-o", "t").returncode == 0
     printed = fc("curl", "t/2-request.deepseek.json")
     assert printed.stdout == shown[1]
-    note = re.search(r"\(`(fc: note: t/2-request.deepseek.json names[^`]*)`\)", readme)
+    note = re.search(r"\(`(fc: note: t/2-request.deepseek.json names[^`]*)`\)", page)
     assert note is not None
     assert note[1].split() == [w for w in printed.stderr.splitlines()[0].split()]
 

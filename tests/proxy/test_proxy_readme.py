@@ -1,4 +1,4 @@
-"""The README's "Trace your own agent" commands, run as shown: the proxy in one shell, the agent
+"""docs/reference/proxy.md's "Trace your own agent" commands, run as shown: the proxy in one shell, the agent
 and the readers in another; DeepSeek's address pointed at the fake provider, port 8787 at a free
 one."""
 
@@ -17,11 +17,11 @@ from tests.conftest import clean_env
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 
 REPO = Path(__file__).resolve().parent.parent.parent
-SECTION = "## Trace your own agent: `fc proxy`"
+SECTION = "# Trace your own agent: `fc proxy`"
 
 
 def blocks() -> list[list[str]]:
-    text = (REPO / "README.md").read_text("utf-8")
+    text = (REPO / "docs" / "reference" / "proxy.md").read_text("utf-8")
     section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
     found = [b.split("```", 1)[0] for b in section.split("```bash\n")[1:]]
     return [[line for line in b.splitlines() if line.strip()] for b in found]

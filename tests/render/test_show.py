@@ -127,6 +127,23 @@ def test_the_newest_trace_under_traces_is_shown_by_default(fc, tmp_path: Path) -
     assert result.stdout.startswith("trace traces/a-trace-named-by-hand\n")
 
 
+def test_with_no_argument_the_trace_fc_wrote_last_from_here_is_shown(fc, tmp_path: Path) -> None:
+    """Wherever -o put it (a folder of here, one elsewhere), else the newest under ./traces:
+    whichever began later; a remembered trace since deleted is passed over."""
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere" / "deep" / "t"
+    assert fc("run", "杭州？", "-o", "mine").returncode == 0
+    assert fc("show").stdout.startswith("trace mine\n")
+    assert fc("run", "上海？", "-o", str(elsewhere)).returncode == 0
+    assert fc("show").stdout.startswith(f"trace {elsewhere}\n")
+    assert fc("show", "--json").returncode == 0
+    assert fc("run", "北京？").returncode == 0  # into ./traces: later than both
+    assert fc("show").stdout.startswith("trace traces/")
+    assert fc("show", cwd=tmp_path / "mine").returncode == 2  # another directory: nothing there
+    assert fc("run", "深圳？", "-o", "mine2").returncode == 0
+    shutil.rmtree(tmp_path / "mine2")
+    assert fc("show").stdout.startswith("trace traces/")
+
+
 def test_step_shows_one_step_and_an_unknown_step_is_exit_2(fc) -> None:
     result = fc("show", "traces/examples/three-cities", "--step", "2", cwd=REPO)
     assert result.returncode == 0

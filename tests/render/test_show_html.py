@@ -362,10 +362,10 @@ def test_check_findings_are_shown_where_they_point(tmp_path: Path) -> None:
     assert "fc check: no findings" in clean
 
 
-def test_the_readme_commands_do_what_the_readme_says(fc, tmp_path: Path) -> None:
+def test_the_show_page_s_commands_do_what_the_page_says(fc, tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES, tmp_path / "traces" / "examples")
-    readme = (REPO / "README.md").read_text("utf-8")
-    lines = [line.split("#")[0].split() for line in readme.splitlines() if "--html" in line]
+    page = (REPO / "docs" / "reference" / "show.md").read_text("utf-8")
+    lines = [line.split("#")[0].split() for line in page.splitlines() if "--html" in line]
     commands = [words for words in lines if words[:2] == ["fc", "show"]]
     assert len(commands) == 2
     for words in commands:

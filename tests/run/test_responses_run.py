@@ -189,14 +189,14 @@ def test_providers_lists_the_responses_api(fc) -> None:
     assert "responses (https://api.openai.com/v1, model gpt-5-mini)" in rows["openai"]["apis"]
 
 
-README_SECTION = "## One round trip in four formats"
+PAGE_TITLE = "# One round trip in four formats"  # docs/reference/formats.md
 
 
-def test_the_readme_commands_show_what_they_say(fc) -> None:
+def test_the_formats_page_commands_show_what_they_say(fc) -> None:
     from tests.conftest import REPO
 
-    text = (REPO / "README.md").read_text("utf-8")
-    section = text.split(README_SECTION, 1)[1].split("\n## ", 1)[0]
+    text = (REPO / "docs" / "reference" / "formats.md").read_text("utf-8")
+    section = text.split(PAGE_TITLE, 1)[1].split("\n## ", 1)[0]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     lines = [line for line in block.splitlines() if line.strip()]
     said = {
@@ -227,7 +227,7 @@ def test_the_drop_reasoning_harness_bug_meets_openai_s_400_and_fc_check_names_it
     assert check.returncode == 1 and "FC123" in check.stdout
 
 
-def test_the_readme_lines_for_responses_do_what_their_comments_say(
+def test_the_providers_page_lines_for_responses_do_what_their_comments_say(
     fc, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     # fc run "杭州？" -p openai --api responses    # ... files are N-request.responses.json

@@ -337,18 +337,18 @@ def test_a_port_in_use_is_one_line_and_exit_2(fc, traces: Path) -> None:
 # the command as a process: what it says at start, Ctrl-C
 
 
-README_SECTION = "## Play a trace back: `fc serve`"
+PAGE_TITLE = "# Play a trace back: `fc serve`"  # docs/reference/serve.md
 
 
-def readme_section() -> tuple[list[list[str]], str, str]:
+def page_section() -> tuple[list[list[str]], str, str]:
     """The section's bash blocks (their command lines, comments cut), the output it shows, and
     its prose on one line."""
     import re
 
     from tests.conftest import REPO
 
-    text = (REPO / "README.md").read_text("utf-8")
-    section = text.split(README_SECTION, 1)[1].split("\n## ", 1)[0]
+    text = (REPO / "docs" / "reference" / "serve.md").read_text("utf-8")
+    section = text.split(PAGE_TITLE, 1)[1].split("\n## ", 1)[0]
     blocks = [b.split("```", 1)[0] for b in section.split("```bash\n")[1:]]
     commands = [[line.split("  #")[0].strip() for line in b.splitlines() if line] for b in blocks]
     shown = re.search(r"\n\n```\n(.*?)```", section, re.S)
@@ -356,7 +356,7 @@ def readme_section() -> tuple[list[list[str]], str, str]:
     return commands, shown[1], " ".join(section.split())
 
 
-def test_the_readme_commands_do_what_it_says(fc, tmp_path: Path) -> None:
+def test_the_page_s_commands_do_what_it_says(fc, tmp_path: Path) -> None:
     """The section run as shown (a free port for 8787): fc run, fc serve in a process (what it
     prints, what it answers), the two curls, then Ctrl-C."""
     import re
@@ -365,7 +365,7 @@ def test_the_readme_commands_do_what_it_says(fc, tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    ((record, start), curls), shown, prose = readme_section()
+    ((record, start), curls), shown, prose = page_section()
     assert fc(*shlex.split(record)[1:]).returncode == 0
     process = subprocess.Popen(
         [sys.executable, "-m", "fccli", *shlex.split(start)[1:], "--port", "0"],

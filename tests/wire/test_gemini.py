@@ -386,10 +386,10 @@ def test_tools_in_gemini_form(fc: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# the README's command, options that do not apply, the OTel provider name
+# docs/reference/providers.md's command, options that do not apply, the OTel provider name
 
 
-def test_the_readme_s_gemini_command_does_what_its_comment_says(
+def test_the_providers_page_s_gemini_command_does_what_its_comment_says(
     fc: Any, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     import re
@@ -397,8 +397,8 @@ def test_the_readme_s_gemini_command_does_what_its_comment_says(
 
     from tests.conftest import REPO
 
-    readme = (REPO / "README.md").read_text("utf-8")
-    line = re.search(r"^(fc run \S+ -p gemini[^#\n]*)# (.*)$", readme, re.M)
+    page = (REPO / "docs" / "reference" / "providers.md").read_text("utf-8")
+    line = re.search(r"^(fc run \S+ -p gemini[^#\n]*)# (.*)$", page, re.M)
     assert line is not None
     command, comment = shlex.split(line[1]), line[2]
     assert "GEMINI_API_KEY" in comment and "N-request.gemini.json" in comment
