@@ -276,3 +276,22 @@ def test_replay_answers_from_the_recorded_results_or_calls_the_servers_again(
     assert run["mcp"]["request_id"] == 3
     log = lines(tmp_path / "l" / "mcp-weather-http.jsonl")
     assert [e["call"] for e in log if e["dir"] == "sent" and e.get("id") == 3] == [run["id"]]
+
+
+def test_fc_tools_shows_a_servers_tools_and_what_strict_mode_refuses(fc, mcp_http: str) -> None:
+    shown = fc("tools", "--mcp", mcp_http, "-p", "anthropic")
+    assert shown.returncode == 0, shown.stderr
+    assert [t["name"] for t in json.loads(shown.stdout)] == [
+        "get_weather",
+        "get_alerts",
+        "snapshot",
+    ]
+    server = f"{sys.executable} {MISBEHAVING} garbage"
+    strict = fc("tools", "--mcp", server, "--strict")
+    assert strict.returncode == 1
+    assert "not ready for strict mode" in strict.stderr and "minLength" in strict.stderr
+    refused = fc("run", "杭州？", "--mcp", server, "--strict", "-o", "t")
+    assert (
+        refused.returncode == 2 and "--strict:" in refused.stderr and "minLength" in refused.stderr
+    )
+    clean(refused)

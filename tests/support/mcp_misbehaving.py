@@ -29,11 +29,9 @@ for line in sys.stdin:
             "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
             "serverInfo": {"name": f"bad-{MODE}", "version": "1"}}})  # fmt: skip
     elif method == "tools/list":
-        schema = {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        }
+        # minLength: a keyword strict mode refuses (fc tools --strict reports it)
+        city = {"type": "string", "minLength": 1}
+        schema = {"type": "object", "properties": {"city": city}, "required": ["city"]}
         send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [
             {"name": "get_weather", "description": "weather of a city", "inputSchema": schema}]}})  # fmt: skip
     elif method == "tools/call":
