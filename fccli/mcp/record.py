@@ -13,8 +13,10 @@ No SDK needed: the relay reads lines, it does not speak the protocol.
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import IO, Any
@@ -45,7 +47,10 @@ def record(command: list[str], out: Path | None, *, force: bool = False) -> Path
     path = prepare_dir(out or default_dir(TRACES_ROOT, "mcp-record"), force=force)
     trace = TraceWriter(path, Manifest(recorded_by=RECORDED_BY))
     tap = Wiretap(spec.secrets, lambda: None)
-    stderr_path = path / ".mcp-record.stderr"
+    # The server's stderr waits outside the trace until the server is named (its file's name).
+    handle, scratch = tempfile.mkstemp(prefix="fc-mcp-record-", suffix=".stderr")
+    os.close(handle)
+    stderr_path = Path(scratch)
     try:
         with stderr_path.open("wb") as stderr:
             try:
@@ -65,7 +70,8 @@ def record(command: list[str], out: Path | None, *, force: bool = False) -> Path
         label = label_for(spec, _server_name(tap), set())
         log = path / f"mcp-{label}.jsonl"
         tap.attach(log)
-        stderr_path.replace(path / f"mcp-{label}.stderr")
+        kept = stderr_path.read_bytes()
+        (path / f"mcp-{label}.stderr").write_bytes(spec.secrets.raw(kept) if spec.secrets else kept)
         trace.manifest.mcp_servers = [_server_record(spec, label, tap)]
         trace.finish("ok")
     except BaseException as e:
