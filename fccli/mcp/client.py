@@ -125,9 +125,6 @@ class McpClient:
             await self._closing.wait()
 
     async def _connect(self, stack: contextlib.AsyncExitStack, server: Server) -> None:
-        from mcp.client.session import ClientSession
-        from mcp_types import Implementation
-
         from fccli import __version__
 
         try:
@@ -142,6 +139,10 @@ class McpClient:
                     error=e.strerror or str(e),
                 )
             ) from None
+        # The SDK is imported once the server's process is on its way: both take a while.
+        from mcp.client.session import ClientSession
+        from mcp_types import Implementation
+
         session = await stack.enter_async_context(
             ClientSession(
                 read,

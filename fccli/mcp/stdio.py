@@ -19,11 +19,8 @@ from collections.abc import AsyncIterator
 from typing import IO, Any
 
 import anyio
-import mcp_types as types
 from anyio.abc import Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.client.stdio import get_default_environment
-from mcp.shared.message import SessionMessage
 
 from fccli.mcp.wiretap import Wiretap
 
@@ -37,6 +34,15 @@ EXIT_GRACE = 1.0
 SERVER_ERROR = -32603
 """JSON-RPC's internal error: what a request gets when its answer cannot be read."""
 
+INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "SYSTEMROOT", "TEMP")
+"""The environment a server gets from fc's (as the SDK's stdio client does, a short list): no
+API key of the user's reaches a server unless its command line passes it."""
+
+
+def server_environment() -> dict[str, str]:
+    """Make the environment a stdio server starts with."""
+    return {name: os.environ[name] for name in INHERITED if name in os.environ}
+
 
 @contextlib.asynccontextmanager
 async def stdio_transport(
@@ -44,7 +50,7 @@ async def stdio_transport(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start `argv` and exchange JSON-RPC lines with it; `stderr`: where its stderr goes."""
     process = await anyio.open_process(
-        argv, env=get_default_environment(), stderr=stderr, start_new_session=True
+        argv, env=server_environment(), stderr=stderr, start_new_session=True
     )
     incoming: tuple[MemoryObjectSendStream[Any], MemoryObjectReceiveStream[Any]]
     incoming = anyio.create_memory_object_stream(0)
@@ -97,8 +103,8 @@ class _Lines:
         self.cut: int | None = None
         """Bytes skipped so far of a line past max_bytes (None: not skipping)."""
 
-    def feed(self, chunk: bytes) -> list[SessionMessage | Exception]:
-        out: list[SessionMessage | Exception] = []
+    def feed(self, chunk: bytes) -> list[Any]:
+        out: list[Any] = []
         data = self.buffer + chunk
         while True:
             end = data.find(b"\n")
@@ -126,7 +132,7 @@ class _Lines:
         self.buffer = data
         return out
 
-    def rest(self) -> list[SessionMessage | Exception]:
+    def rest(self) -> list[Any]:
         """Read what is left when stdout ends: a last line without its newline."""
         if self.cut is not None:
             self.tap.event("line_cut", bytes=self.cut, max_bytes=self.max_bytes)
@@ -134,7 +140,10 @@ class _Lines:
         line, self.buffer = self.buffer, b""
         return self._line(line) if line.strip() else []
 
-    def _line(self, line: bytes) -> list[SessionMessage | Exception]:
+    def _line(self, line: bytes) -> list[Any]:
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
         text = line.decode("utf-8", errors="replace").removesuffix("\r")
         if not text.strip():
             return []
@@ -145,7 +154,7 @@ class _Lines:
             return [_failure(_ID.search(line), f"not a JSON-RPC message: {_first_line(e)}", e)]
         return [SessionMessage(message)]
 
-    def _too_long(self, head: bytes) -> list[SessionMessage | Exception]:
+    def _too_long(self, head: bytes) -> list[Any]:
         """Start skipping a line past max_bytes; fail the request it answers, if it says which."""
         self.tap.received(head[:_HEAD].decode("utf-8", errors="replace") + "…")
         self.cut = len(head)
@@ -153,10 +162,12 @@ class _Lines:
         return [_failure(_ID.search(head[:_HEAD]), said, ValueError(said))]
 
 
-def _failure(
-    found: re.Match[bytes] | None, said: str, error: Exception
-) -> SessionMessage | Exception:
-    """Answer the request a broken line names with a JSON-RPC error; else hand on `error`."""
+def _failure(found: re.Match[bytes] | None, said: str, error: Exception) -> Any:
+    """Answer the request a broken line names with a JSON-RPC error (a SessionMessage); else
+    hand on `error`."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
     if found is None:
         return error
     try:
