@@ -216,7 +216,10 @@ def _opened(
     except BaseException:
         close_provider(provider)
         raise
-    attach_mcp(tools, prepared.run.trace, opened)
+    for note in attach_mcp(tools, prepared.run.trace, opened):
+        prepared.run.notes.append(note)
+        prepared.run.trace.note(note)
+    prepared.run.trace.save_manifest()
     return prepared
 
 

@@ -221,14 +221,28 @@ def start_mcp(
     return served
 
 
-def attach_mcp(tools: ToolSet, trace: TraceWriter, opened: list[TraceWriter]) -> None:
-    """Write the MCP servers' traffic into `trace` from now on, and name them in its manifest."""
+def attach_mcp(tools: ToolSet, trace: TraceWriter, opened: list[TraceWriter]) -> list[str]:
+    """Write the MCP servers' traffic into `trace` from now on, and name them in its manifest;
+    return what a learner is told of them before the run starts."""
     opened.append(trace)
     client = tools.mcp
-    if client is not None:
-        client.attach(trace.path)
-        trace.manifest.mcp_servers = client.records()
-        trace.save_manifest()
+    if client is None:
+        return []
+    client.attach(trace.path)
+    trace.manifest.mcp_servers = client.records()
+    trace.save_manifest()
+    return [
+        Msg(
+            "MCP server {name} ({transport}, protocol {version}) offers {tools}; its JSON-RPC "
+            "goes to {log}",
+            name=record["name"],
+            transport=record["transport"],
+            version=str(record["protocol_version"]),
+            tools=", ".join(record["tools"]) or "-",
+            log=record["log"],
+        )
+        for record in trace.manifest.mcp_servers
+    ]
 
 
 def _prepared(
@@ -289,8 +303,8 @@ def _prepared(
             kept_options(settings, tools_offered=tools.names(), tools_file=tools_file),
         ),
     )
-    attach_mcp(tools, trace, opened)
-    notes: list[str] = [
+    notes: list[str] = attach_mcp(tools, trace, opened)
+    notes += [
         Msg(
             "tool {name} has no description: the model sees only its name and parameters",
             name=spec.name,

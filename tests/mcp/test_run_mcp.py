@@ -52,6 +52,7 @@ def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     clean(result)
+    assert "MCP server weather-http (streamable-http, protocol 2025-11-25) offers" in result.stdout
     trace = tmp_path / "t"
     record = manifest(trace)
     (server,) = record["mcp_servers"]
