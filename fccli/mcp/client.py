@@ -97,11 +97,11 @@ class McpClient:
         """Connect every server and list its tools; a server that cannot is a clear error."""
         try:
             self._held, _started = self._portal.start_task(self._hold)
-        except FcError:
-            self.close()
-            raise
         except BaseException as e:
             self.close()
+            error = _unwrapped(e)  # out of the task group's exception group
+            if isinstance(error, (FcError, KeyboardInterrupt)):
+                raise error from None
             raise ProviderError(Msg("an MCP server failed: {error}", error=_said(e))) from None
         taken: set[str] = set()
         for server in self.servers:

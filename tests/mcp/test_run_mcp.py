@@ -146,6 +146,7 @@ def test_a_server_that_does_not_start_is_a_clear_exit(fc) -> None:
     assert result.returncode == 3
     clean(result)
     assert "did not start as an MCP server" in result.stderr and "no config file" in result.stderr
+    assert "an MCP server failed" not in result.stderr  # said once, not wrapped
     missing = fc("run", "杭州？", "--mcp", "no-such-mcp-server --flag", "-o", "t")
     assert missing.returncode == 2 and "cannot start it" in missing.stderr
     clean(missing)
@@ -296,3 +297,18 @@ def test_fc_tools_shows_a_servers_tools_and_what_strict_mode_refuses(fc, mcp_htt
         refused.returncode == 2 and "--strict:" in refused.stderr and "minLength" in refused.stderr
     )
     clean(refused)
+
+
+def test_an_http_answer_over_max_response_mb_is_cut_and_said(mcp_http: str) -> None:
+    from fccli.core.errors import ProviderError
+    from fccli.mcp.client import McpClient
+    from fccli.mcp.servers import server_spec
+
+    # 600 bytes: the initialize answer fits, the tools/list answer does not.
+    client = McpClient([server_spec(mcp_http)], max_bytes=600, step_of=lambda: None)
+    with pytest.raises(ProviderError) as raised:
+        client.start()
+    assert "did not start as an MCP server" in str(raised.value)
+    log = client.servers[0].tap.messages
+    assert [e.get("event") or e["dir"] for e in log][-1] == "body_cut"
+    assert log[-1]["bytes"] > 600 and log[-1]["max_bytes"] == 600
