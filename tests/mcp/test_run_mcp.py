@@ -41,32 +41,45 @@ def clean(result: Any) -> None:
     assert "Traceback" not in result.stderr + result.stdout
 
 
-@pytest.mark.parametrize("fmt", list(FORMATS))
+# Every format with the SDK's server over streamable HTTP; one of them over stdio as well (the
+# demo server, built on the SDK's MCPServer: a process of its own, so only once).
+SERVED = [(fmt, "streamable-http") for fmt in FORMATS] + [("anthropic", "stdio")]
+DEMO = f"{sys.executable} -m fccli mcp demo"
+HTTP_TOOLS = ["get_weather", "get_alerts", "snapshot"]
+
+
+@pytest.mark.parametrize(("fmt", "transport"), SERVED, ids=[f"{f}-{t}" for f, t in SERVED])
 def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
-    fc, tmp_path: Path, mcp_http: str, provider: FakeProvider, fmt: str
+    fc, tmp_path: Path, mcp_http: str, provider: FakeProvider, fmt: str, transport: str
 ) -> None:
     options, key = FORMATS[fmt]
+    http = transport == "streamable-http"
+    given, name = (mcp_http, "weather-http") if http else (DEMO, "fc-demo")
     result = fc(
-        "run", QUESTION, *options, "--base-url", provider.url, "--mcp", mcp_http, "-o", "t",
+        "run", QUESTION, *options, "--base-url", provider.url, "--mcp", given, "-o", "t",
         env=clean_env(**{key: DEFAULT_KEY}),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     clean(result)
-    assert "MCP server weather-http (streamable-http, protocol 2025-11-25) offers" in result.stdout
+    assert f"MCP server {name} ({transport}, protocol 2025-11-25) offers" in result.stdout
     trace = tmp_path / "t"
     record = manifest(trace)
     (server,) = record["mcp_servers"]
+    tools = HTTP_TOOLS if http else ["get_weather", "get_alerts"]
     assert record["options"]["tools"] == "none"  # the servers' tools took the weather set's place
-    assert record["options"]["tools_offered"] == ["get_weather", "get_alerts", "snapshot"]
-    assert server["name"] == "weather-http" and server["transport"] == "streamable-http"
-    assert server["protocol_version"] and server["server_info"]["version"] == "9.9"
-    assert server["session_id"] and server["tools"] == ["get_weather", "get_alerts", "snapshot"]
+    assert record["options"]["tools_offered"] == tools
+    assert server["name"] == name and server["transport"] == transport
+    assert server["protocol_version"] and server["server_info"]["name"] == name
+    assert bool(server["session_id"]) is http and server["tools"] == tools
+    assert server["server"] == given and (server["stderr"] is None) is http
     log = lines(trace / server["log"])
-    methods = [entry["message"].get("method") for entry in log if entry["dir"] == "sent"]
+    methods = [entry["message"].get("method") for entry in log if entry.get("dir") == "sent"]
     assert methods[:3] == ["initialize", "notifications/initialized", "tools/list"]
     assert methods[3:] == ["tools/call", "tools/call"]  # one per city, both of step 1
     listed = next(
-        e["message"]["result"]["tools"] for e in log if e.get("id") == 2 and e["dir"] == "received"
+        e["message"]["result"]["tools"]
+        for e in log
+        if e.get("id") == 2 and e.get("dir") == "received"
     )
     # The tools as the provider's format offers them: made from the servers' inputSchema.
     sent = (trace / f"1-request.{fmt}.json").read_text(encoding="utf-8")
@@ -74,9 +87,9 @@ def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
     runs = record["steps"][0]["tool_runs"]
     assert len(runs) == 2
     for run in runs:
-        assert run["is_error"] is False and run["mcp"]["server"] == "weather-http"
-        request = next(e for e in log if e["dir"] == "sent" and e["call"] == run["id"])
-        answer = next(e for e in log if e["dir"] == "received" and e["call"] == run["id"])
+        assert run["is_error"] is False and run["mcp"]["server"] == name
+        request = next(e for e in log if e.get("dir") == "sent" and e["call"] == run["id"])
+        answer = next(e for e in log if e.get("dir") == "received" and e["call"] == run["id"])
         assert request["step"] == answer["step"] == 1
         assert request["id"] == answer["id"] == run["mcp"]["request_id"]
         assert request["message"]["params"] == {
@@ -85,6 +98,9 @@ def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
         }
         assert answer["message"]["result"]["structuredContent"]["temp_c"] is not None
         assert run["mcp"]["structured_content"] is True
+    if not http:
+        assert {"event": "exit", "code": 0}.items() <= log[-1].items()
+        assert (trace / server["stderr"]).is_file()
     # The results went back to the model, in the next request.
     second = (trace / f"2-request.{fmt}.json").read_text(encoding="utf-8")
     assert "temp_c" in second
@@ -125,7 +141,7 @@ def test_a_misbehaving_server_gives_an_error_result_and_the_trace_keeps_it(
     if mode == "garbage":
         assert any(e.get("raw") == "Loading weather model... done" for e in log)
     if mode == "invalid":
-        assert any(e["dir"] == "received" and "oops" in e.get("raw", "") for e in log)
+        assert any(e.get("dir") == "received" and "oops" in e.get("raw", "") for e in log)
     if mode == "huge":
         assert any(e.get("event") == "line_cut" and e["bytes"] > 2_000_000 for e in log)
 
@@ -201,9 +217,11 @@ def test_check_finds_an_error_handed_back_as_success_and_an_unlisted_tool(
     log = edited / "mcp-weather-http.jsonl"
     entries = lines(log)
     calls = [
-        e for e in entries if e["dir"] == "sent" and e["message"].get("method") == "tools/call"
+        e for e in entries if e.get("dir") == "sent" and e["message"].get("method") == "tools/call"
     ]
-    answer = next(e for e in entries if e["dir"] == "received" and e["call"] == calls[0]["call"])
+    answer = next(
+        e for e in entries if e.get("dir") == "received" and e["call"] == calls[0]["call"]
+    )
     answer["message"]["result"]["isError"] = True  # the server said it failed...
     calls[1]["message"]["params"]["name"] = "get_forecast"  # ...and a tool it never listed
     log.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries), "utf-8")
@@ -277,7 +295,7 @@ def test_replay_answers_from_the_recorded_results_or_calls_the_servers_again(
     (run,) = record["steps"][0]["tool_runs"]
     assert run["mcp"]["request_id"] == 3
     log = lines(tmp_path / "l" / "mcp-weather-http.jsonl")
-    assert [e["call"] for e in log if e["dir"] == "sent" and e.get("id") == 3] == [run["id"]]
+    assert [e["call"] for e in log if e.get("dir") == "sent" and e.get("id") == 3] == [run["id"]]
 
 
 def test_fc_tools_shows_a_servers_tools_and_what_strict_mode_refuses(fc, mcp_http: str) -> None:
