@@ -192,10 +192,14 @@ async def _stop(process: Process, tap: Wiretap) -> None:
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         if process.stdin is not None:
             await process.stdin.aclose()
-    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+    # The server was started in a session of its own: its children go with it (POSIX).
+    for sig in (None, signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
         if sig is not None:
             with contextlib.suppress(OSError):
-                os.killpg(process.pid, sig)
+                if hasattr(os, "killpg"):
+                    os.killpg(process.pid, sig)
+                else:  # Windows: the process alone
+                    process.terminate()
         with anyio.move_on_after(EXIT_GRACE):
             while process.returncode is None:
                 await anyio.sleep(0.01)
