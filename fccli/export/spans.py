@@ -6,6 +6,7 @@
     ├── execute_tool {name}                      to the chat span that asked for it
     │   └── tools/call {name}          CLIENT    an MCP server ran it (fc run --mcp): the
     │                                            JSON-RPC request, per the conventions' MCP spans
+    ├── initialize, tools/list         CLIENT    each MCP server's handshake, before step 1
     └── chat {model}                   CLIENT    step 2 ...
 
 Tool spans are siblings of the chat spans under the agent span, as the conventions' agent
@@ -35,7 +36,7 @@ from fccli.core.manifest import ErrorRecord
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from fccli.export import genai
 from fccli.i18n import Msg
-from fccli.trace.mcp_log import Exchange
+from fccli.trace.mcp_log import Exchange, message
 from fccli.trace.reader import Step, Trace
 from fccli.wire.registry import FORMATS, get_format
 
@@ -151,7 +152,11 @@ class _Builder:
                         spans.append(self._mcp_span(exchange, tool))
             for note in step.notes:
                 self.notes.append(Msg("step {step}: {message}", step=step.number, message=note))
-        spans.insert(0, self._root_span(start, cursor))
+        # The servers' handshake came before the first step: the run's span begins with it.
+        handshakes = self._mcp_session_spans()
+        spans += handshakes
+        first = min([start, *(span.start_ns for span in handshakes if span.start_ns)])
+        spans.insert(0, self._root_span(first, cursor))
         return TraceRecord(self.trace_id, spans, self.notes)
 
     # -- the run --------------------------------------------------------------------------
@@ -367,6 +372,51 @@ class _Builder:
             )
             span.error = self._status_message(kind, message)
         return span
+
+    def _mcp_session_spans(self) -> list[SpanRecord]:
+        """The requests of each MCP session that served no model's call (`initialize`,
+        `tools/list`; every request of `fc mcp record`), under the run's span, timed by the
+        log."""
+        out = []
+        for log in self.trace.mcp_logs():
+            answers = {
+                json.dumps(message(e).get("id")): e
+                for e in log.entries
+                if e.get("dir") == "received"
+            }
+            for entry in log.entries:
+                body = message(entry)
+                method = body.get("method")
+                if entry.get("dir") != "sent" or "id" not in body:
+                    continue
+                if method == "tools/call" and entry.get("call") is not None:
+                    continue  # inside the execute_tool span of its call (_mcp_span)
+                params = body.get("params")
+                tool = params.get("name") if isinstance(params, dict) else None
+                answer = answers.get(json.dumps(body["id"]))
+                start = iso_ns(entry.get("at")) or 0
+                end = iso_ns(answer.get("at")) if answer is not None else None
+                attributes: dict[str, AttrValue] = {
+                    "mcp.method.name": str(method),
+                    "jsonrpc.request.id": str(body["id"]),
+                    "fc.mcp.server": log.server,
+                }
+                if isinstance(tool, str):
+                    attributes["gen_ai.tool.name"] = tool
+                span = SpanRecord(
+                    span_id_of(self.trace_id, f"mcp:{log.server}:{entry.get('n')}"),
+                    self.root_id,
+                    f"{method} {tool}" if isinstance(tool, str) else str(method),
+                    "client",
+                    start,
+                    max(start, end or start),
+                    attributes,
+                )
+                if answer is None or "error" in message(answer):
+                    kind = "no_answer" if answer is None else "jsonrpc_error"
+                    attributes["error.type"] = span.error = kind
+                out.append(span)
+        return out
 
     def _mcp_span(self, exchange: Exchange, tool: SpanRecord) -> SpanRecord:
         """The tools/call that ran a call on an MCP server, inside its execute_tool span: the

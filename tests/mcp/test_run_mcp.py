@@ -267,6 +267,14 @@ def test_otel_export_has_an_mcp_client_span_inside_each_tool_span(
         assert a["network.transport"] == "tcp" and a["gen_ai.tool.name"] == "get_weather"
         ids.add(a["jsonrpc.request.id"])
     assert ids == {str(run["mcp"]["request_id"]) for run in runs}
+    # The handshake: the session's other requests, under the run's span, which begins with them.
+    (root,) = [s for s in spans if "parentSpanId" not in s or not s["parentSpanId"]]
+    handshake = {s["name"]: s for s in spans if s["name"] in ("initialize", "tools/list")}
+    assert set(handshake) == {"initialize", "tools/list"}
+    for span in handshake.values():
+        assert span["parentSpanId"] == root["spanId"] and span["kind"] == 3
+        assert int(span["startTimeUnixNano"]) >= int(root["startTimeUnixNano"])
+    assert attrs(handshake["tools/list"])["jsonrpc.request.id"] == "2"
 
 
 def test_replay_answers_from_the_recorded_results_or_calls_the_servers_again(
