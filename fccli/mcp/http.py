@@ -24,7 +24,9 @@ def http_transport(
     """Connect to the MCP endpoint `url`, its traffic kept in `tap`."""
     client = httpx2.AsyncClient(
         transport=_Tapped(httpx2.AsyncHTTPTransport(), tap, max_bytes),
-        timeout=httpx2.Timeout(timeout),
+        # No read limit of its own: a call waits as long as --tool-timeout says (the session's
+        # per-request timeout), and a server's event stream may stay quiet for long.
+        timeout=httpx2.Timeout(timeout, read=None),
     )
     return _Closing(streamable_http_client(url, http_client=client), client)
 
