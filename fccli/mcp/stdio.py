@@ -99,45 +99,50 @@ class _Lines:
     def __init__(self, tap: Wiretap, max_bytes: int) -> None:
         self.tap = tap
         self.max_bytes = max_bytes
-        self.buffer = b""
+        self.pieces: list[bytes] = []
+        """The line begun and not yet ended (kept in pieces: a long one is not copied again
+        with every chunk)."""
+        self.size = 0
         self.cut: int | None = None
         """Bytes skipped so far of a line past max_bytes (None: not skipping)."""
 
     def feed(self, chunk: bytes) -> list[Any]:
         out: list[Any] = []
-        data = self.buffer + chunk
+        start = 0
         while True:
-            end = data.find(b"\n")
-            if self.cut is not None:
-                if end < 0:
-                    self.cut += len(data)
-                    data = b""
-                    break
-                self.tap.event("line_cut", bytes=self.cut + end, max_bytes=self.max_bytes)
-                self.cut = None
-                data = data[end + 1 :]
-                continue
+            end = chunk.find(b"\n", start)
             if end < 0:
-                if len(data) > self.max_bytes:
-                    out += self._too_long(data)
-                    data = b""
-                break
-            line, data = data[:end], data[end + 1 :]
+                rest = chunk[start:]
+                if self.cut is not None:
+                    self.cut += len(rest)
+                elif rest:
+                    self.pieces.append(rest)
+                    self.size += len(rest)
+                    if self.size > self.max_bytes:
+                        out += self._too_long(b"".join(self.pieces)[:_HEAD], self.size)
+                        self.pieces, self.size = [], 0
+                return out
+            piece, start = chunk[start:end], end + 1
+            if self.cut is not None:
+                self.tap.event("line_cut", bytes=self.cut + len(piece), max_bytes=self.max_bytes)
+                self.cut = None
+                continue
+            line = b"".join([*self.pieces, piece])
+            self.pieces, self.size = [], 0
             if len(line) > self.max_bytes:
-                out += self._too_long(line)
+                out += self._too_long(line[:_HEAD], len(line))
                 self.tap.event("line_cut", bytes=len(line), max_bytes=self.max_bytes)
                 self.cut = None
                 continue
             out += self._line(line)
-        self.buffer = data
-        return out
 
     def rest(self) -> list[Any]:
         """Read what is left when stdout ends: a last line without its newline."""
         if self.cut is not None:
             self.tap.event("line_cut", bytes=self.cut, max_bytes=self.max_bytes)
             return []
-        line, self.buffer = self.buffer, b""
+        line = b"".join(self.pieces)
+        self.pieces, self.size = [], 0
         return self._line(line) if line.strip() else []
 
     def _line(self, line: bytes) -> list[Any]:
@@ -154,12 +159,13 @@ class _Lines:
             return [_failure(_ID.search(line), f"not a JSON-RPC message: {_first_line(e)}", e)]
         return [SessionMessage(message)]
 
-    def _too_long(self, head: bytes) -> list[Any]:
-        """Start skipping a line past max_bytes; fail the request it answers, if it says which."""
-        self.tap.received(head[:_HEAD].decode("utf-8", errors="replace") + "…")
-        self.cut = len(head)
+    def _too_long(self, head: bytes, size: int) -> list[Any]:
+        """Start skipping a line past max_bytes (`head`: its first bytes, `size` so far); fail
+        the request it answers, if it says which."""
+        self.tap.received(head.decode("utf-8", errors="replace") + "…")
+        self.cut = size
         said = f"the answer is over --max-response-mb ({self.max_bytes:,} bytes); fc stopped reading it"
-        return [_failure(_ID.search(head[:_HEAD]), said, ValueError(said))]
+        return [_failure(_ID.search(head), said, ValueError(said))]
 
 
 def _failure(found: re.Match[bytes] | None, said: str, error: Exception) -> Any:
