@@ -244,6 +244,9 @@ class Usage(_Model):
     cache_write_tokens: int | None = None
     """Of the input, the tokens written to the cache, where the provider says (Anthropic's
     `cache_creation_input_tokens`)."""
+    cache_write_1h_tokens: int | None = None
+    """Of those written, the ones kept an hour, billed above the 5-minute ones, where the
+    provider says there were some (Anthropic's `cache_creation.ephemeral_1h_input_tokens`)."""
 
     def cache_line(self) -> str | None:
         """`64 of 100 input tokens from the cache`, when the provider reported its cache."""

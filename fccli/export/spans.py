@@ -30,10 +30,14 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from fccli.core.controls import well_formed
 from fccli.core.errors import FcError
 from fccli.core.jsonio import read_json
 from fccli.core.manifest import ErrorRecord
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
+from fccli.cost.money import as_number
+from fccli.cost.price import StepCost
+from fccli.cost.trace import price_trace
 from fccli.export import genai
 from fccli.i18n import Msg
 from fccli.trace.mcp_log import Exchange, message
@@ -77,11 +81,26 @@ def build(trace: Trace, *, content: bool) -> TraceRecord:
 
 def trace_id_of(manifest: dict[str, Any]) -> bytes:
     canonical = json.dumps(manifest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return _nonzero(hashlib.sha256(b"fc-trace\0" + canonical.encode("utf-8")).digest()[:16])
+    digest = hashlib.sha256(b"fc-trace\0" + canonical.encode("utf-8", "surrogatepass"))
+    return _nonzero(digest.digest()[:16])
 
 
 def span_id_of(trace_id: bytes, place: str) -> bytes:
-    return _nonzero(hashlib.sha256(trace_id + b"\0" + place.encode("utf-8")).digest()[:8])
+    digest = hashlib.sha256(trace_id + b"\0" + place.encode("utf-8", "surrogatepass"))
+    return _nonzero(digest.digest()[:8])
+
+
+def _well_formed(span: SpanRecord) -> SpanRecord:
+    """Make every text of `span` one UTF-8 can carry (a lone surrogate becomes U+FFFD)."""
+    span.name = well_formed(span.name)
+    if span.error is not None:
+        span.error = well_formed(span.error)
+    for key, value in span.attributes.items():
+        if isinstance(value, str):
+            span.attributes[key] = well_formed(value)
+        elif isinstance(value, list):
+            span.attributes[key] = [well_formed(v) for v in value]
+    return span
 
 
 def _nonzero(digest: bytes) -> bytes:
@@ -128,6 +147,7 @@ class _Builder:
         self.notes: list[str] = []
         self.error = trace.record.error or ErrorRecord()
         self.provider = genai.provider_name(self.manifest.provider)
+        self.cost = price_trace(self.manifest)
 
     def build(self) -> TraceRecord:
         start = iso_ns(self.manifest.started_at)
@@ -157,7 +177,7 @@ class _Builder:
         spans += handshakes
         first = min([start, *(span.start_ns for span in handshakes if span.start_ns)])
         spans.insert(0, self._root_span(first, cursor))
-        return TraceRecord(self.trace_id, spans, self.notes)
+        return TraceRecord(self.trace_id, [_well_formed(span) for span in spans], self.notes)
 
     # -- the run --------------------------------------------------------------------------
 
@@ -175,6 +195,12 @@ class _Builder:
         _put(attributes, "fc.trace.status", m.status)
         _put(attributes, "fc.wire_format", self.trace.wire_format)
         _put(attributes, "fc.version", m.fc_version)
+        if self.cost.priced:
+            attributes[genai.COST] = as_number(self.cost.usd)
+            if self.cost.saved_usd is not None:
+                attributes[genai.COST_SAVED] = as_number(self.cost.saved_usd)
+            _put(attributes, genai.COST_BASIS, self.cost.basis)
+        _put(attributes, genai.COST_MODEL, self.cost.priced_as if self.cost.steps else None)
         if self.content:
             first = self._first_request()
             if first is not None:
@@ -237,6 +263,7 @@ class _Builder:
             reason = _str(record.get("wire_stop_reason")) or response.stop_reason
             attributes["gen_ai.response.finish_reasons"] = [reason]
             self._usage(attributes, step, response)
+            self._cost(attributes, step)
         attributes["fc.step"] = step.number
         if self.content:
             self._chat_content(attributes, request, response)
@@ -286,6 +313,17 @@ class _Builder:
         _put(attributes, "gen_ai.usage.reasoning.output_tokens", usage.reasoning_tokens)
         _put(attributes, "gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens)
         _put(attributes, "gen_ai.usage.cache_creation.input_tokens", usage.cache_write_tokens)
+
+    def _cost(self, attributes: dict[str, AttrValue], step: Step) -> None:
+        """Put what the step cost (fc's own attributes: the conventions have none yet)."""
+        price = self.cost.steps.get(step.number)
+        if isinstance(price, StepCost):
+            attributes[genai.COST] = as_number(price.usd)
+            if price.saved_usd is not None:
+                attributes[genai.COST_SAVED] = as_number(price.saved_usd)
+            attributes[genai.COST_MODEL] = price.model
+        elif price is not None:
+            attributes[genai.COST_UNKNOWN] = str(price.why)
 
     def _with_wire_cache(self, usage: Usage, step: Step) -> Usage:
         """Return `usage` with the cache counts of the step's wire answer, read by its format (a

@@ -252,6 +252,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("pace", ("--pace",), int, None, N_(
         "Milliseconds between the fragments of a streamed answer in the live view (the demo's "
         "stream; slows it for eyes)."), min=0, max=5000, kept=Keep("pace_ms"), shown=None),
+    Option("price_model", ("--price-model",), str, None, N_(
+        "Price the run as model NAME would cost (a name genai-prices knows: claude-haiku-4-5, "
+        "gpt-5-mini...); default: the model asked, the demo as deepseek-flash."),
+        commands=(RUN, REPLAY), metavar="NAME", kept=Keep("price_model"), replay=CARRIED),
     Option("json_output", ("--json",), bool, False, N_(
         "Print the run summary as JSON instead of the transcript."), commands=(RUN, REPLAY),
         variants={REPLAY: dict(help=N_(

@@ -23,6 +23,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized, tidy
+from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
 from fccli.render.stream_view import LiveStream
 from fccli.run.events import (
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
     from rich.status import Status  # a spinner is made only on a terminal (Console.status)
 
+    from fccli.cost.trace import TraceCost
     from fccli.tools.execute import ToolRun
 
 THINKING_PREVIEW = 160
@@ -240,9 +242,10 @@ class RunView:
         c = self.console
         if isinstance(event, StepStarted):
             req = event.request
-            last = req.messages[-1]
             results, held = handed_back(req.messages)
-            if held > 1:
+            if not req.messages:
+                what = _("no message at all")
+            elif held > 1:
                 what = _(
                     "{n} tool result(s) handed back in {messages} user messages",
                     n=len(results),
@@ -253,7 +256,7 @@ class RunView:
             elif len(req.messages) == 1:
                 what = _("the question")
             else:  # a history that does not end on results (--harness-bug drop-results)
-                what = _("the last message from the {role}", role=last.role)
+                what = _("the last message from the {role}", role=req.messages[-1].role)
             tools = ", ".join(t.name for t in req.tools) or _("none")
             c.print()
             origin = (
@@ -324,6 +327,9 @@ class RunView:
                 input=resp.usage.input_tokens,
                 output=resp.usage.output_tokens,
             )
+        cost = step_cost_text(event.cost)
+        if cost is not None:
+            usage += _(", ") + cost
         colour = "yellow" if resp.stop_reason == "tool_use" else "green"
         wire = ""
         if event.wire_stop_reason and event.wire_stop_reason != resp.stop_reason:
@@ -342,9 +348,9 @@ class RunView:
                 usage=usage,
             )
         )
-        cache = resp.usage.cache_line() if resp.usage else None
+        cache = cache_text(resp.usage, event.cost)
         if cache is not None:
-            c.print("  " + _("[dim]prompt cache: {cache}[/]", cache=escape(localized(cache))))
+            c.print("  " + _("[dim]prompt cache: {cache}[/]", cache=escape(cache)))
         if len(event.attempts) > 1:
             attempts = escape(_attempts(event.attempts))
             c.print("  " + _("[yellow]retried:[/] {attempts}", attempts=attempts))
@@ -393,9 +399,13 @@ class RunView:
         for note in notes:
             self.console.print(_("[yellow]note:[/] {note}", note=escape(localized(note))))
 
-    def finished(self, result: RunResult, trace: Path) -> None:
+    def finished(self, result: RunResult, trace: Path, cost: TraceCost | None = None) -> None:
         c = self.console
         c.print()
+        parts = trace_cost_parts(cost) if cost is not None else []
+        if parts:
+            # no emoji codes in prices and hours (`06:00-10:00` is not one)
+            c.print(_("[bold]cost:[/] {cost}", cost=escape(_("; ").join(parts))), emoji=False)
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(localized(result.notes[-1]))}[/]")
         if result.notes and result.notes[-1].startswith("ignore-stop-reason"):

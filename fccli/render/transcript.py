@@ -33,9 +33,12 @@ from fccli.core.models import (
     ToolSpec,
     ToolUseBlock,
 )
+from fccli.cost.money import usd
+from fccli.cost.trace import decimal_of, price_trace
 from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole, print_hanging
+from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
 from fccli.trace.mcp_log import Exchange
 from fccli.trace.mcp_log import message as mcp_message
@@ -43,6 +46,8 @@ from fccli.trace.words import translated
 
 if TYPE_CHECKING:
     from fccli.core.manifest import Options
+    from fccli.cost.price import StepPrice
+    from fccli.cost.trace import TraceCost
     from fccli.trace.reader import Document, Step, Trace
 
 THINKING_PREVIEW = 120
@@ -303,7 +308,9 @@ class _View:
             )
         return f"{kept}…\n{said}"
 
-    def stop(self, response: Response, wire_stop: Any, extra: list[str]) -> None:
+    def stop(
+        self, response: Response, wire_stop: Any, extra: list[str], price: StepPrice | None = None
+    ) -> None:
         style = STOP_STYLES.get(response.stop_reason, "black on red")
         parts: list[str | Text | tuple[str, str]] = [
             (_("← response "), "cyan"),
@@ -321,9 +328,12 @@ class _View:
             if usage.reasoning_tokens:
                 tokens += _(" ({n} reasoning)", n=usage.reasoning_tokens)
             extra = [*extra, tokens]
-        cache = usage.cache_line() if usage is not None else None
+        cost = step_cost_text(price)
+        if cost is not None:
+            extra = [*extra, cost]
+        cache = cache_text(usage, price)
         if cache is not None:
-            extra = [*extra, localized(cache)]
+            extra = [*extra, _("prompt cache: {cache}", cache=cache)]
         if extra:
             parts.append((" · " + " · ".join(extra), "dim"))
         self.line(*parts)
@@ -370,10 +380,12 @@ def render_trace(
     step: int | None = None,
     thinking: bool = False,
     full: bool = False,
+    price_model: str | None = None,
 ) -> None:
     view = _View(console, thinking=thinking, full=full)
     view.mcp = trace.mcp_exchanges()
     _trace_header(view, trace)
+    cost = price_trace(trace.record, price_model)
     results, runs = trace.results(), trace.runs()
     error = trace.record.error.to_json_dict() if trace.record.error is not None else None
     said_where = False  # the reason the run stopped, said under its step (then not again)
@@ -393,14 +405,14 @@ def render_trace(
         if step is not None:
             same_as = None
         answered_later = last_asked > s.number  # a later step's request carries the results
-        _step(view, s, same_as, results, runs, answered_later)
+        _step(view, s, same_as, results, runs, answered_later, cost.steps.get(s.number))
         if error is not None and error.get("step") == s.number:
             _stopped_here(view, error, s, interrupted=trace.record.status == "interrupted")
             said_where = True
     if not trace.steps and trace.mcp_logs():
         _mcp_traffic(view, trace)  # fc mcp record: no model, only the servers' JSON-RPC
     elif step is None:
-        _trace_footer(view, trace, said_where)
+        _trace_footer(view, trace, said_where, cost)
 
 
 def _mcp_traffic(view: _View, trace: Trace) -> None:
@@ -492,6 +504,7 @@ def _step(
     results: dict[str, ToolResultBlock],
     runs: dict[str, dict[str, Any]],
     answered_later: bool,
+    price: StepPrice | None = None,
 ) -> None:
     record = s.record or {}
     view.c.print()
@@ -519,7 +532,7 @@ def _step(
     if response is None:
         view.line((_("← no response"), "red"), (" · " + " · ".join(extra), "dim") if extra else "")
         return
-    view.stop(response, record.get("wire_stop_reason"), extra)
+    view.stop(response, record.get("wire_stop_reason"), extra, price)
     tools = request.tools if request else None  # unknown: no call is said to be "not offered"
     view.assistant(
         response.content,
@@ -654,7 +667,7 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
         view.line((_("the provider sent: "), "dim"), one_line(excerpt, 200), indent=2)
 
 
-def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
+def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) -> None:
     m = trace.record
     status = m.status
     error = m.error.to_json_dict() if m.error is not None else {}
@@ -663,6 +676,9 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     where = error["step"] if isinstance(error.get("step"), int) else last
     reason = translated(stop_reason(error))
     response = trace.steps[-1].response if trace.steps else None
+    parts = trace_cost_parts(cost)
+    if parts:
+        view.line((_("cost: "), "bold"), _("; ").join(parts))
     if status == "ok" and response is not None and response.stop_reason == "tool_use":
         view.line(
             (_("done: "), "bold red"),
@@ -845,9 +861,16 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
                 (f"{s['status']:<12}", style),
                 (f"{counted} {s['provider'] or '?':<10}", "dim"),
                 " ",
+                (_cost_column(s.get("cost_usd")), "dim"),
                 one_line(s["question"] or "", 60),
             )
         )
+
+
+def _cost_column(amount: Any) -> str:
+    """The listing's cost column: what the manifest records, or blank."""
+    said = usd(decimal_of(amount)) if isinstance(amount, float | int) else ""
+    return f"{said:<10}"
 
 
 # ---------------------------------------------------------------------------------------------

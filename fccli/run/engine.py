@@ -41,6 +41,7 @@ from fccli.core.models import (
     ToolChoice,
     ToolSpec,
 )
+from fccli.cost.record import record_cost
 from fccli.i18n import Joined, Msg
 from fccli.providers.base import Provider, Reply
 from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
@@ -352,8 +353,9 @@ class RoundTrip:
         if self._bug_notes:
             record.harness_bug = "; ".join(self._bug_notes)
             self._bug_notes = []
-        # On record before it is read: an answer that cannot be read still shows its attempts.
-        files.add()
+        # On record before it is read: an answer that cannot be read still shows its attempts
+        # (saved once it is read, or by the run's end, whichever stops it).
+        files.add(save=False)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
             self._phase = Msg(
                 "while the answer streamed in ({size} bytes kept)", size=format(len(raw), ",")
@@ -387,10 +389,11 @@ class RoundTrip:
                 Msg("the provider's answer cannot be read: {error}", error=_inner(e)), step=step
             ) from None
         files.response(response, self.wire.wire_stop_reason(wire_response))
+        cost = record_cost(self.trace.manifest, record)
         _refuse_shared_ids(step, response)
-        # Saved before anyone is told: a run stopped while the tools run, or a display that
-        # fails (a closed pipe), still leaves this step on record.
-        self.trace.save_manifest()
+        # Not saved here: the tools' runs are (after they ran), and a run stopped before that
+        # (Ctrl-C while the tools run, a display that fails on a closed pipe) is saved by its
+        # end; one killed outright leaves the step's files, which readers read.
         self.emit(
             ResponseReceived(
                 step,
@@ -399,6 +402,7 @@ class RoundTrip:
                 record.wire_stop_reason,
                 reply.attempts,
                 record.stream.to_json_dict() if record.stream is not None else None,
+                cost,
             )
         )
         return response, record

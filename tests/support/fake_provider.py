@@ -676,7 +676,10 @@ def _send_json(
 ) -> None:
     if getattr(h, "duplicate_ids", False):
         body = _duplicate_ids(body)
-    data = json.dumps(body, ensure_ascii=False).encode()
+    try:
+        data = json.dumps(body, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate: written as JSON escapes, as a provider does
+        data = json.dumps(body).encode()
     escape = getattr(h, "escape", None) or (
         getattr(h.server, "provider", None) and h.server.provider.escape_401 and status == 401
     )
@@ -1331,7 +1334,7 @@ def _seed(request: dict[str, Any]) -> str:
     """A hash of the request without its stream switches: same question, same ids."""
     rest = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
     canon = json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canon.encode()).hexdigest()
+    return hashlib.sha256(canon.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _hid(seed: str, label: str, n: int = 24) -> str:

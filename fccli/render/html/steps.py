@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.core.models import FINAL_STOPS, TextBlock, ThinkingBlock, ToolUseBlock
 from fccli.i18n import _, gettext, localized, tidy
+from fccli.render.cost_view import cache_text, step_cost_text
 from fccli.render.html.jsonview import Marks, render_json
 from fccli.render.html.markup import esc, tag
 from fccli.render.transcript import (
@@ -26,11 +27,17 @@ from fccli.render.transcript import (
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec
+    from fccli.cost.price import StepPrice
     from fccli.render.html.places import Placed, Places
     from fccli.trace.reader import Step
 
 FOLD_CHARS = 600
+PAGE_CHARS = 1 << 20
+"""The most characters of one text (an answer, thinking, a result) the page holds: a page is
+meant to be shared and opened in a browser; `fc show --json` has the whole text."""
 FOLD_LINES = 12
 TOOL_NAMES = 8
 """Tools named in the folded line of the offer; the rest are counted."""
@@ -60,8 +67,17 @@ def tokens_text(usage: Any) -> str | None:
 
 
 class StepView:
-    def __init__(self, places: Places, *, thinking: bool, full: bool) -> None:
+    def __init__(
+        self,
+        places: Places,
+        *,
+        thinking: bool,
+        full: bool,
+        costs: Mapping[int, StepPrice] | None = None,
+    ) -> None:
         self.places = places
+        self.costs = costs or {}
+        """Each step's price (or why it has none), by step number."""
         self.trace = places.data.trace
         self.thinking = thinking
         self.full = full
@@ -175,6 +191,13 @@ class StepView:
         tokens = tokens_text(usage)
         if tokens:
             extra.append(tokens)
+        price = self.costs.get(step.number)
+        cost = step_cost_text(price)
+        if cost is not None:
+            extra.append(cost)
+        cache = cache_text(response.usage, price)
+        if cache is not None:
+            extra.append(_("prompt cache: {cache}", cache=cache))
         line = (
             tag("span", esc(_("← response")), class_="dir")
             + " "
@@ -198,7 +221,8 @@ class StepView:
                 out.append(
                     tag(
                         "div",
-                        tag("span", esc(label), class_="label") + tag("p", esc(block.text)),
+                        tag("span", esc(label), class_="label")
+                        + tag("p", esc(_capped(block.text))),
                         class_=kind,
                     )
                 )
@@ -209,7 +233,9 @@ class StepView:
 
     def _thinking(self, text: str) -> str:
         summary = tag("summary", esc(_("thinking ({n:,} characters)", n=len(text))))
-        return tag("details", summary + tag("p", esc(text)), class_="thinking", open=self.thinking)
+        return tag(
+            "details", summary + tag("p", esc(_capped(text))), class_="thinking", open=self.thinking
+        )
 
     def _call(
         self, step: Step, k: int, call: ToolUseBlock, tools: list[str] | None, stop: str
@@ -234,7 +260,7 @@ class StepView:
         )
         if call.raw_arguments is not None:
             args = tag("p", esc(_("arguments, not a JSON object:")), class_="bad") + tag(
-                "pre", esc(call.raw_arguments)
+                "pre", esc(_capped(call.raw_arguments))
             )
         else:
             args = tag("pre", esc(arguments_text(call.input)), class_="args")
@@ -345,6 +371,7 @@ class StepView:
         return " " + tag("a", said, href=f"#{anchor}", class_="went")
 
     def _text(self, text: str) -> str:
+        text = _capped(text)
         lines = text.count("\n") + 1
         if self.full or (len(text) <= FOLD_CHARS and lines <= FOLD_LINES):
             return tag("pre", esc(text))
@@ -476,3 +503,14 @@ def harness_bug_of(value: Any) -> str | None:
 
 def _plain(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _capped(text: str) -> str:
+    """Return `text` cut to PAGE_CHARS, saying how much more there is."""
+    if len(text) <= PAGE_CHARS:
+        return text
+    more = _(
+        "… {more:,} more characters not shown (fc show --json has them)",
+        more=len(text) - PAGE_CHARS,
+    )
+    return text[:PAGE_CHARS] + "\n" + more
