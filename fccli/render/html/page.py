@@ -140,7 +140,7 @@ def _header(trace: Trace, cost: TraceCost) -> str:
     if options:
         facts.append((_("options"), tag("code", esc(" ".join(options)))))
     for server in m.mcp_servers or []:
-        said = _(
+        named = _(
             "{name}: {given} ({transport}, protocol {version}); its JSON-RPC: {log}",
             name=str(server.get("name")),
             given=str(server.get("server")),
@@ -148,7 +148,7 @@ def _header(trace: Trace, cost: TraceCost) -> str:
             version=str(server.get("protocol_version")),
             log=str(server.get("log")),
         )
-        facts.append((_("MCP server"), esc(said)))
+        facts.append((_("MCP server"), esc(named)))
     dl = "".join(tag("div", tag("dt", esc(k)) + tag("dd", v)) for k, v in facts)
     kicker = tag("p", esc(_("fc trace")), class_="kicker")
     return tag("header", kicker + h1 + tag("dl", dl, class_="facts"))
