@@ -168,6 +168,14 @@ RULES: dict[str, Rule] = {
             "all",
             Msg("an identity (user_id...) offered as an argument the model fills"),
         ),
+        # FC135-FC136: a harness that runs its tools on MCP servers (fccli/check/rules/mcp.py).
+        Rule(
+            "FC135",
+            "error",
+            "trace",
+            Msg("an MCP server's error (isError) handed back to the model as a success"),
+        ),
+        Rule("FC136", "error", "trace", Msg("a tools/call of a tool its MCP server never listed")),
     )
 }
 

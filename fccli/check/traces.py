@@ -18,12 +18,14 @@ from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
 from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
+from fccli.check.rules.mcp import mcp_findings
 from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_bytes, read_json
 from fccli.core.manifest import Manifest, read_manifest
 from fccli.core.models import Response
 from fccli.core.request_files import RequestFiles, quiet_collector
 from fccli.i18n import Msg
+from fccli.trace.mcp_log import read_mcp_logs
 from fccli.trace.names import STEP_FILE
 from fccli.wire.registry import INTERNAL, format_names, get_format, layout
 
@@ -70,6 +72,9 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             step = steps.setdefault(int(m[1]), _Step())
             files = step.requests if m[2] == "request" else step.responses
             files[m[3] or INTERNAL] = entry
+    logs = read_mcp_logs(root)
+    if not steps and logs:  # fc mcp record: the servers' traffic alone
+        return TraceCheck([log.file for log in logs], mcp_findings(root, logs))
     if not any(step.requests for step in steps.values()):
         raise InputFileError(
             str(path), Msg("no request files (1-request.json, ...): not an fc trace")
@@ -102,6 +107,9 @@ def inspect_trace(path: str | Path) -> TraceCheck:
         out.findings += _unread_stop(manifest, steps[max(steps)])
     out.findings += _carried_on(steps)
     out.findings += _success_invented(manifest, steps)
+    if logs:
+        out.files += [log.file for log in logs]
+        out.findings += mcp_findings(root, logs)
     out.findings = _once(out.findings)
     return out
 

@@ -96,6 +96,8 @@ class ToolRunRecord(_Record):
     """What the model was told went wrong."""
     error_kind: str | None = None
     """unknown_tool, invalid_arguments, tool_error, ..."""
+    mcp: dict[str, Any] | None = None
+    """The MCP server that ran the call and the JSON-RPC id of its tools/call (only then)."""
 
 
 class StreamRecord(_Record):
@@ -200,6 +202,10 @@ class Manifest(_Record):
     base_url: str | None = None
     question: str | None = None
     options: Options | None = None
+    mcp_servers: list[dict[str, Any]] | None = None
+    """The MCP servers of `fc run --mcp`, one record each (fccli/mcp/client.py: name,
+    transport, server as given with secrets masked, protocol_version, server_info, session_id,
+    tools, log, stderr); only then written."""
     replayed_from: ReplayedFrom | None = None
     edits: list[dict[str, Any]] | None = None
     """A replay's edits, one record each (replay/edits.py)."""

@@ -4,6 +4,9 @@
     ├── chat {model}                   CLIENT    step 1: model, tokens, finish reason, stream
     ├── execute_tool {name}            INTERNAL  each call of step 1, by its call id, linked
     ├── execute_tool {name}                      to the chat span that asked for it
+    │   └── tools/call {name}          CLIENT    an MCP server ran it (fc run --mcp): the
+    │                                            JSON-RPC request, per the conventions' MCP spans
+    ├── initialize, tools/list         CLIENT    each MCP server's handshake, before step 1
     └── chat {model}                   CLIENT    step 2 ...
 
 Tool spans are siblings of the chat spans under the agent span, as the conventions' agent
@@ -37,6 +40,7 @@ from fccli.cost.price import StepCost
 from fccli.cost.trace import price_trace
 from fccli.export import genai
 from fccli.i18n import Msg
+from fccli.trace.mcp_log import Exchange, message
 from fccli.trace.reader import Step, Trace
 from fccli.wire.registry import FORMATS, get_format
 
@@ -153,6 +157,7 @@ class _Builder:
         cursor = start
         spans: list[SpanRecord] = []
         results = self.trace.results()
+        served = self.trace.mcp_exchanges()
         for step in self.trace.steps:
             chat = self._chat_span(step, cursor)
             spans.append(chat)
@@ -162,9 +167,16 @@ class _Builder:
                 if tool is not None:
                     spans.append(tool)
                     cursor = max(cursor, tool.end_ns)
+                    exchange = served.get(str(run.get("id")))
+                    if exchange is not None:
+                        spans.append(self._mcp_span(exchange, tool))
             for note in step.notes:
                 self.notes.append(Msg("step {step}: {message}", step=step.number, message=note))
-        spans.insert(0, self._root_span(start, cursor))
+        # The servers' handshake came before the first step: the run's span begins with it.
+        handshakes = self._mcp_session_spans()
+        spans += handshakes
+        first = min([start, *(span.start_ns for span in handshakes if span.start_ns)])
+        spans.insert(0, self._root_span(first, cursor))
         return TraceRecord(self.trace_id, [_well_formed(span) for span in spans], self.notes)
 
     # -- the run --------------------------------------------------------------------------
@@ -397,6 +409,93 @@ class _Builder:
                 run.get("error") if run.get("error") is not None else (result and result.content)
             )
             span.error = self._status_message(kind, message)
+        return span
+
+    def _mcp_session_spans(self) -> list[SpanRecord]:
+        """The requests of each MCP session that served no model's call (`initialize`,
+        `tools/list`; every request of `fc mcp record`), under the run's span, timed by the
+        log."""
+        out = []
+        for log in self.trace.mcp_logs():
+            answers = {
+                json.dumps(message(e).get("id")): e
+                for e in log.entries
+                if e.get("dir") == "received"
+            }
+            for entry in log.entries:
+                body = message(entry)
+                method = body.get("method")
+                if entry.get("dir") != "sent" or "id" not in body:
+                    continue
+                if method == "tools/call" and entry.get("call") is not None:
+                    continue  # inside the execute_tool span of its call (_mcp_span)
+                params = body.get("params")
+                tool = params.get("name") if isinstance(params, dict) else None
+                answer = answers.get(json.dumps(body["id"]))
+                start = iso_ns(entry.get("at")) or 0
+                end = iso_ns(answer.get("at")) if answer is not None else None
+                attributes: dict[str, AttrValue] = {
+                    "mcp.method.name": str(method),
+                    "jsonrpc.request.id": str(body["id"]),
+                    "fc.mcp.server": log.server,
+                }
+                if isinstance(tool, str):
+                    attributes["gen_ai.tool.name"] = tool
+                span = SpanRecord(
+                    span_id_of(self.trace_id, f"mcp:{log.server}:{entry.get('n')}"),
+                    self.root_id,
+                    f"{method} {tool}" if isinstance(tool, str) else str(method),
+                    "client",
+                    start,
+                    max(start, end or start),
+                    attributes,
+                )
+                if answer is None or "error" in message(answer):
+                    kind = "no_answer" if answer is None else "jsonrpc_error"
+                    attributes["error.type"] = span.error = kind
+                out.append(span)
+        return out
+
+    def _mcp_span(self, exchange: Exchange, tool: SpanRecord) -> SpanRecord:
+        """The tools/call that ran a call on an MCP server, inside its execute_tool span: the
+        conventions' MCP client span (`{mcp.method.name} {target}`)."""
+        server = next(
+            (s for s in self.manifest.mcp_servers or [] if s.get("name") == exchange.server), {}
+        )
+        attributes: dict[str, AttrValue] = {
+            "mcp.method.name": "tools/call",
+            "jsonrpc.request.id": str(exchange.request_id),
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": exchange.tool or "",
+            "network.transport": "pipe" if server.get("transport") == "stdio" else "tcp",
+            "fc.mcp.server": exchange.server,
+        }
+        _put(attributes, "mcp.session.id", _str(server.get("session_id")))
+        _put(attributes, "mcp.protocol.version", _str(server.get("protocol_version")))
+        sent = iso_ns(exchange.request.get("at"))
+        came = iso_ns(exchange.response.get("at")) if exchange.response is not None else None
+        start = max(tool.start_ns, sent) if sent is not None else tool.start_ns
+        end = min(tool.end_ns, came) if came is not None else tool.end_ns
+        span = SpanRecord(
+            span_id_of(self.trace_id, f"mcp:{exchange.server}:{exchange.call}"),
+            tool.span_id,
+            f"tools/call {exchange.tool}",
+            "client",
+            start,
+            max(start, end),
+        )
+        span.attributes = attributes
+        error = exchange.error()
+        if exchange.response is None:
+            attributes["error.type"] = "no_answer"
+            span.error = "no_answer"
+        elif error is not None:
+            attributes["error.type"] = str(error.get("code"))
+            attributes["rpc.response.status_code"] = str(error.get("code"))
+            span.error = self._status_message(str(error.get("code")), error.get("message"))
+        elif exchange.is_error:
+            attributes["error.type"] = "tool_error"
+            span.error = "tool_error"
         return span
 
     def _status_message(self, kind: str, message: Any) -> str:

@@ -165,6 +165,16 @@ OPTIONS: tuple[Option, ...] = (
         commands=(RUN, REPLAY), kept=Keep("tools", always=True), replay=CARRIED,
         variants={REPLAY: dict(default=None, help=N_(
             "The tools that run the model's further calls (default: the trace's set)."))}),
+    Option("mcp", ("--mcp",), list[str], [], N_(
+        "An MCP server whose tools the model is offered: a command line (stdio, started and "
+        "stopped by fc, e.g. \"fc mcp demo\") or an http(s):// URL (streamable HTTP). "
+        "Repeatable. Its JSON-RPC is kept in the trace (mcp-<server>.jsonl). With --mcp, "
+        "--tools adds a file's tools beside the servers' (the weather set is left out)."),
+        metavar="SERVER", shown=None),
+    Option("live_mcp", ("--live-mcp",), bool, False, N_(
+        "Call the trace's MCP servers again (started as the manifest names them) for the "
+        "model's further calls; default: answer each from the trace's recorded result for the "
+        "same tool and arguments."), commands=(REPLAY,)),
     Option("ask", ("--ask",), bool, False, N_(
         "You are the tool: a JSON-defined tool with no result in its file shows the call and "
         "reads the result you type (start with 'error:' for an error result)."), shown=None,

@@ -40,6 +40,8 @@ from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole, print_hanging
 from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
+from fccli.trace.mcp_log import Exchange
+from fccli.trace.mcp_log import message as mcp_message
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
@@ -106,6 +108,8 @@ class _View:
         self.thinking = thinking
         self.full = full
         self.ids = _Ids()
+        self.mcp: dict[str, Exchange] = {}
+        """The calls MCP servers ran, by call id: their chain is shown under each."""
 
     def line(self, *parts: str | Text | tuple[str, str], indent: int = 0) -> None:
         self.c.print(Text.assemble(" " * indent, *parts))
@@ -211,6 +215,9 @@ class _View:
         kind = kind if isinstance(kind, str) else None  # a hand-edited manifest may hold anything
         detail = _(", ").join(x for x in (kind, took) if x)
         detail = _(" ({detail})", detail=detail) if detail else ""
+        exchange = self.mcp.get(call.id)
+        if exchange is not None:
+            self._mcp(exchange)
         if result is not None:
             if result.is_error:
                 head = Text(_("✗ error result"), style="bold red")
@@ -251,6 +258,45 @@ class _View:
             )
         else:
             self.line((_("no result for this id in the next request"), "bold red"), indent=4)
+
+    def _mcp(self, exchange: Exchange) -> None:
+        """Show the JSON-RPC that served a call: its tools/call and what the server answered."""
+        self.line(
+            (_("⇄ MCP {server}: ", server=exchange.server), "cyan"),
+            _("tools/call id {id}", id=json.dumps(exchange.request_id)),
+            (_(" ({file} #{n})", file=exchange.file, n=exchange.request.get("n")), "dim"),
+            indent=4,
+        )
+        error, result = exchange.error(), exchange.result()
+        if exchange.response is None:
+            said = Text(_("← no answer"), style="red")
+        elif error is not None:
+            said = Text(
+                _(
+                    "← JSON-RPC error {code}: {message}",
+                    code=error.get("code"),
+                    message=str(error.get("message")),
+                ),
+                style="red",
+            )
+        elif result is not None:
+            kinds = [b.get("type") for b in result.get("content") or [] if isinstance(b, dict)]
+            parts = _(", ").join(str(k) for k in kinds) or _("no content")
+            said = Text.assemble(
+                (
+                    _(
+                        "← CallToolResult isError {flag}",
+                        flag=json.dumps(result.get("isError", False)),
+                    ),
+                    "red" if exchange.is_error else "green",
+                ),
+                (_(", content: {parts}", parts=parts), ""),
+                (_(", structuredContent") if "structuredContent" in result else "", ""),
+            )
+        else:
+            said = Text(_("← an answer that is neither a result nor an error"), style="red")
+        n = exchange.response.get("n") if exchange.response is not None else None
+        self.line(said, (_(" (#{n})", n=n), "dim") if n is not None else "", indent=6)
 
     def fold(self, text: str) -> str:
         lines = text.split("\n")
@@ -345,6 +391,7 @@ def render_trace(
     price_model: str | None = None,
 ) -> None:
     view = _View(console, thinking=thinking, full=full)
+    view.mcp = trace.mcp_exchanges()
     _trace_header(view, trace)
     cost = price_trace(trace.record, price_model)
     results, runs = trace.results(), trace.runs()
@@ -370,8 +417,39 @@ def render_trace(
         if error is not None and error.get("step") == s.number:
             _stopped_here(view, error, s, interrupted=trace.record.status == "interrupted")
             said_where = True
-    if step is None:
+    if not trace.steps and trace.mcp_logs():
+        _mcp_traffic(view, trace)  # fc mcp record: no model, only the servers' JSON-RPC
+    elif step is None:
         _trace_footer(view, trace, said_where, cost)
+
+
+def _mcp_traffic(view: _View, trace: Trace) -> None:
+    """List each JSON-RPC message of a trace with no steps, one line each, in order."""
+    for log in trace.mcp_logs():
+        view.c.print()
+        view.c.rule(Text(log.file, style="bold"), align="left", style="dim")
+        for entry in log.entries:
+            n = _("#{n} ", n=entry.get("n"))
+            if "event" in entry:
+                details = {k: v for k, v in entry.items() if k not in ("n", "at", "event")}
+                view.line((n, "dim"), (str(entry["event"]), "yellow"), " ", json.dumps(details))
+                continue
+            body = mcp_message(entry)
+            arrow = "→ " if entry.get("dir") == "sent" else "← "
+            if not body:
+                view.line((n, "dim"), arrow, (_("not JSON-RPC: "), "red"), repr(entry.get("raw")))
+                continue
+            method = body.get("method")
+            what = str(method) if method else ("error" if "error" in body else "result")
+            params = body.get("params")
+            params = params if isinstance(params, dict) else {}
+            if method == "tools/call":
+                what += f" {params.get('name')} {json.dumps(params.get('arguments'), ensure_ascii=False)}"
+            result = body.get("result")
+            if isinstance(result, dict) and "isError" in result:
+                what += f" isError {json.dumps(result['isError'])}"
+            ident = _(" (id {id})", id=json.dumps(body["id"])) if "id" in body else ""
+            view.line((n, "dim"), (arrow, "cyan"), (what, "bold"), (ident, "dim"))
 
 
 def _trace_header(view: _View, trace: Trace) -> None:
@@ -395,6 +473,24 @@ def _trace_header(view: _View, trace: Trace) -> None:
     options = _options(m.options)
     if options:
         view.line((_("options: ") + " ".join(options), "dim"))
+    for server in m.mcp_servers or []:
+        info = server.get("server_info")
+        info = info if isinstance(info, dict) else {}
+        view.line(
+            (_("MCP server "), "cyan"),
+            (str(server.get("name")), "bold"),
+            (
+                _(
+                    ": {given} ({transport}, protocol {version}, {info}); its JSON-RPC: {log}",
+                    given=str(server.get("server")),
+                    transport=str(server.get("transport")),
+                    version=str(server.get("protocol_version")),
+                    info=" ".join(str(v) for v in (info.get("name"), info.get("version")) if v),
+                    log=str(server.get("log")),
+                ),
+                "dim",
+            ),
+        )
 
 
 def steps_text(n: int) -> str:

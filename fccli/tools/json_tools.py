@@ -51,10 +51,38 @@ class Answer(NamedTuple):
     content: str
     is_error: bool = False
     kind: str | None = None
-    """None, or tool_error (the file says so) | no_implementation."""
+    """None, or tool_error (the file says so) | no_implementation; an MCP tool's: tool_error
+    (isError) | tool_timeout | server_gone | mcp_error (a JSON-RPC error, an unreadable answer)."""
+    served: dict[str, Any] | None = None
+    """Which MCP server ran the call, and its JSON-RPC id (the manifest's `mcp`)."""
 
 
-class JsonTool:
+class SchemaTool:
+    """A tool known by its JSON Schema alone: its arguments are validated against the schema,
+    then it answers (from a file, the person at the terminal, an MCP server)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    strict: bool | None = None
+    asker: Asker | None = None
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            input_schema=self.input_schema,
+            strict=self.strict,
+        )
+
+    def problems(self, arguments: dict[str, Any]) -> list[str]:
+        return validate(arguments, self.input_schema).errors
+
+    def answer(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Answer:
+        raise NotImplementedError
+
+
+class JsonTool(SchemaTool):
     def __init__(
         self,
         name: str,

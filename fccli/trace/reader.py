@@ -33,6 +33,7 @@ from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolS
 from fccli.core.request_files import RequestFiles, quiet_collector, validate_request
 from fccli.i18n import Msg, _
 from fccli.trace.last import recalled
+from fccli.trace.mcp_log import Exchange, McpLog, exchanges, read_mcp_logs
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 from fccli.wire.registry import FORMATS, format_names, get_format
 
@@ -329,6 +330,7 @@ class Trace:
         self.wire_format = wire_format
         self.steps = steps
         self._record: Manifest | None = None
+        self._mcp: list[McpLog] | None = None
 
     @property
     def record(self) -> Manifest:
@@ -371,6 +373,16 @@ class Trace:
         return {
             r["id"]: r for s in self.steps for r in s.tool_runs() if isinstance(r.get("id"), str)
         }
+
+    def mcp_logs(self) -> list[McpLog]:
+        """The MCP servers' traffic (`mcp-<server>.jsonl`), read once."""
+        if self._mcp is None:
+            self._mcp = read_mcp_logs(self.path)
+        return self._mcp
+
+    def mcp_exchanges(self) -> dict[str, Exchange]:
+        """Each call an MCP server ran: its tools/call and answer, by the model's call id."""
+        return exchanges(self.mcp_logs())
 
     def tools(self, number: int) -> list[ToolSpec]:
         """Return the tools offered at step `number`, as its request says."""

@@ -139,6 +139,16 @@ def _header(trace: Trace, cost: TraceCost) -> str:
     options = _options(m.options)
     if options:
         facts.append((_("options"), tag("code", esc(" ".join(options)))))
+    for server in m.mcp_servers or []:
+        named = _(
+            "{name}: {given} ({transport}, protocol {version}); its JSON-RPC: {log}",
+            name=str(server.get("name")),
+            given=str(server.get("server")),
+            transport=str(server.get("transport")),
+            version=str(server.get("protocol_version")),
+            log=str(server.get("log")),
+        )
+        facts.append((_("MCP server"), esc(named)))
     dl = "".join(tag("div", tag("dt", esc(k)) + tag("dd", v)) for k, v in facts)
     kicker = tag("p", esc(_("fc trace")), class_="kicker")
     return tag("header", kicker + h1 + tag("dl", dl, class_="facts"))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.models import FINAL_STOPS, TextBlock, ThinkingBlock, ToolUseBlock
 from fccli.i18n import _, gettext, localized, tidy
 from fccli.render.cost_view import cache_text, step_cost_text
+from fccli.render.html.jsonview import Marks, render_json
 from fccli.render.html.markup import esc, tag
 from fccli.render.transcript import (
     _what_is_new,
@@ -83,6 +84,7 @@ class StepView:
         self.results = self.trace.results()
         self.runs = self.trace.runs()
         self.harness = harness_steps(self.trace)
+        self.mcp = self.trace.mcp_exchanges()
 
     def section(self, step: Step, same_as: int | None) -> str:
         title = esc(_("step {step}", step=step.number))
@@ -268,7 +270,35 @@ class StepView:
             + self._findings(self.places.findings.get(("call", call.id), []))
         )
         call_html = tag("div", body, class_=f"call {colour}", id=f"call-{step.number}-{k}")
-        return call_html + self._result(step, k, call, stop)
+        return call_html + self._mcp(step, k, call) + self._result(step, k, call, stop)
+
+    def _mcp(self, step: Step, k: int, call: ToolUseBlock) -> str:
+        """The JSON-RPC that served a call on an MCP server: its tools/call and the answer,
+        side by side, as the log keeps them."""
+        exchange = self.mcp.get(call.id)
+        if exchange is None:
+            return ""
+        summary = esc(_("⇄ MCP {server}: ", server=exchange.server)) + esc(
+            _("tools/call id {id}", id=json.dumps(exchange.request_id))
+        )
+        figures = ""
+        for entry, what in ((exchange.request, _("sent")), (exchange.response, _("received"))):
+            if entry is None:
+                body = tag("p", esc(_("← no answer")), class_="missing")
+                name = "—"
+            else:
+                name = _("{file} #{n}", file=exchange.file, n=entry.get("n"))
+                shown = entry.get("message", entry.get("raw"))
+                marks = Marks(f"m{step.number}-{k}-{entry.get('n')}")
+                body = tag("pre", render_json(shown, marks), class_="json")
+            caption = tag("figcaption", tag("code", esc(name)) + " " + tag("small", esc(what)))
+            figures += tag("figure", caption + body, class_="file")
+        return tag(
+            "details",
+            tag("summary", summary) + tag("div", figures, class_="pair"),
+            class_="files mcp",
+            id=f"mcp-{step.number}-{k}",
+        )
 
     def _result(self, step: Step, k: int, call: ToolUseBlock, stop: str) -> str:
         colour = self.places.colour(call.id)
