@@ -14,9 +14,10 @@ Run it with the interpreter `fc` is installed in (.venv/bin/python benchmarks/re
   --result-mb MB, ASCII and mixed Chinese (15 bytes of UTF-8 in 7 characters), answered by the
   fake over HTTP (the demo provider's side is tests/run/test_run_memory.py's).
 - proxy: `fc proxy` in front of the fake, --conversations step-1 requests, each answered with
-  tool calls (a conversation left open, waiting for its next step); then the memory (VmRSS) of
-  the proxy and of its journal process, and the seconds from Ctrl-C (SIGINT) to its exit, the
-  journal writing what it held back; against the floor of re-writing those traces' files.
+  tool calls (a conversation left open, waiting for its next step); the memory (VmRSS) of the
+  proxy and of its journal process before the first request, after the last and once the
+  journal has recorded them; then the seconds from Ctrl-C (SIGINT) to its exit, the journal
+  writing what it held back; against the floor of re-writing those traces' files.
 
 A measurement, not a test: it always exits 0. Load average printed: other processes share the
 machine, and CPU time, not wall time, is what is compared.
@@ -208,6 +209,8 @@ def proxy_rows(count: int, work: Path) -> list[str]:
             time.sleep(0.05)
             banner = printed.read_text("utf-8", errors="replace").split("\n", 1)[0]
         url = banner.split(" on ", 1)[1].split()[0]
+        time.sleep(1.0)  # the journal's process has started and read its settings
+        base = rss_mb(proxy.pid), sum(rss_mb(c) for c in children(proxy.pid))
         start = time.perf_counter()
         asyncio.run(send(url, count))
         sent = time.perf_counter() - start
@@ -228,6 +231,8 @@ def proxy_rows(count: int, work: Path) -> list[str]:
     for trace in traces:
         floor += floor_in_process(trace, work / "floor-proxy")
     return [
+        f"{'fc proxy, before any request':<34} proxy {base[0]:5.0f} MB + journal "
+        f"{base[1]:5.0f} MB = {sum(base):5.0f} MB",
         f"{'fc proxy, ' + str(count) + ' requests sent':<34} proxy {busy:5.0f} MB + journal "
         f"{theirs_busy:5.0f} MB = {busy + theirs_busy:5.0f} MB   (the journal holding them)",
         f"{'fc proxy, ' + str(count) + ' open conversations':<34} proxy {own:5.0f} MB + journal "

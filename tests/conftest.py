@@ -52,6 +52,9 @@ _MARKED_MODULES: dict[str, tuple[str, ...]] = {
     "tests/commands/test_startup.py": ("process",),
     "tests/commands/test_terminal_escapes.py": ("server",),
     "tests/docs/test_benchmarks.py": ("process",),
+    "tests/docs/test_docs_mcp.py": ("process",),
+    "tests/mcp/test_record.py": ("process", "server"),
+    "tests/mcp/test_run_mcp.py": ("process", "server"),
     "tests/providers/test_fake_provider.py": ("server",),
     "tests/providers/test_providers_http.py": ("process", "server"),
     "tests/providers/test_unbounded_bodies.py": ("server",),
@@ -169,6 +172,13 @@ _FC_VARS = (
     "ANTHROPIC_API_KEY",
     "GEMINI_API_KEY",
     "MISTRAL_API_KEY",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
 )
 
 

@@ -78,7 +78,8 @@ RULES: dict[str, Rule] = {
             "error",
             "quoted",
             Msg(
-                "a tool id its provider refuses (Anthropic: ^[a-zA-Z0-9_-]+$; Mistral: 9 letters or digits)"
+                "a tool id its provider refuses (Anthropic: ^[a-zA-Z0-9_-]+$; Bedrock: also . "
+                "and :, at most 64; Mistral: 9 letters or digits)"
             ),
         ),
         Rule("FC108", "error", "strings", Msg("arguments that are not valid JSON")),
@@ -131,6 +132,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "FC124", "error", "quoted", Msg("a reasoning item sent back without the item it led to")
         ),
+        Rule("FC125", "error", "quoted", Msg("a result's json block that is not a JSON object")),
         Rule(
             "FC126",
             "error",
@@ -145,7 +147,7 @@ RULES: dict[str, Rule] = {
                 "a trace step whose history stops matching the earlier step's: the prompt cache breaks there"
             ),
         ),
-        # FC130-FC132: the harness's own mistakes (--harness-bug), and JSON mode.
+        # FC130-FC134: the harness's own mistakes (--harness-bug), and JSON mode.
         Rule(
             "FC130",
             "error",
@@ -163,6 +165,26 @@ RULES: dict[str, Rule] = {
         Rule(
             "FC132", "warning", "json_mode", Msg('JSON mode without the word "json" in the prompt')
         ),
+        Rule(
+            "FC133",
+            "error",
+            "trace",
+            Msg("a failed tool call handed back to the model as a success"),
+        ),
+        Rule(
+            "FC134",
+            "warning",
+            "all",
+            Msg("an identity (user_id...) offered as an argument the model fills"),
+        ),
+        # FC135-FC136: a harness that runs its tools on MCP servers (fccli/check/rules/mcp.py).
+        Rule(
+            "FC135",
+            "error",
+            "trace",
+            Msg("an MCP server's error (isError) handed back to the model as a success"),
+        ),
+        Rule("FC136", "error", "trace", Msg("a tools/call of a tool its MCP server never listed")),
     )
 }
 

@@ -18,12 +18,14 @@ from fccli.check.agreement import Agreed, Agreement, agree
 from fccli.check.findings import Finding, finding
 from fccli.check.lint import Checked, inspect
 from fccli.check.rules.answers import made_up_message, may_answer_unasked
+from fccli.check.rules.mcp import mcp_findings
 from fccli.core.errors import ConversionError, FcError, InputFileError
 from fccli.core.jsonio import read_bytes, read_json
 from fccli.core.manifest import Manifest, read_manifest
 from fccli.core.models import Response
 from fccli.core.request_files import RequestFiles, quiet_collector
 from fccli.i18n import Msg
+from fccli.trace.mcp_log import read_mcp_logs
 from fccli.trace.names import STEP_FILE
 from fccli.wire.registry import INTERNAL, format_names, get_format, layout
 
@@ -70,6 +72,9 @@ def inspect_trace(path: str | Path) -> TraceCheck:
             step = steps.setdefault(int(m[1]), _Step())
             files = step.requests if m[2] == "request" else step.responses
             files[m[3] or INTERNAL] = entry
+    logs = read_mcp_logs(root)
+    if not steps and logs:  # fc mcp record: the servers' traffic alone
+        return TraceCheck([log.file for log in logs], mcp_findings(root, logs))
     if not any(step.requests for step in steps.values()):
         raise InputFileError(
             str(path), Msg("no request files (1-request.json, ...): not an fc trace")
@@ -100,6 +105,71 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     out.findings += breaks
     if steps:
         out.findings += _unread_stop(manifest, steps[max(steps)])
+    out.findings += _carried_on(steps)
+    out.findings += _success_invented(manifest, steps)
+    if logs:
+        out.files += [log.file for log in logs]
+        out.findings += mcp_findings(root, logs)
+    out.findings = _once(out.findings)
+    return out
+
+
+ONCE_PER_TRACE = frozenset({"FC117", "FC118", "FC132", "FC134"})
+"""Rules about what every request of a run repeats (JSON mode, the tools offered): said for the
+first file that has it, not again for each step and format."""
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for f in findings:
+        if f.rule in ONCE_PER_TRACE:
+            key = (f.rule, str(f.message))
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(f)
+    return kept
+
+
+def _success_invented(manifest: Manifest, steps: dict[int, _Step]) -> list[Finding]:
+    """FC133: a call the manifest records as failed, handed back in the next request as a
+    success: the model is told it worked (the course's third text: never invent a success)."""
+    out = []
+    for record in manifest.steps:
+        failed = {r.id: r for r in record.tool_runs if r.is_error and r.id}
+        after = steps.get(record.step + 1)
+        file = after.requests.get(INTERNAL) if after is not None else None
+        if not failed or file is None:
+            continue
+        try:
+            doc = read_json(file)
+        except FcError:
+            continue  # said by the request's own reading
+        messages = doc.get("messages") if isinstance(doc, dict) else None
+        for i, message in enumerate(messages if isinstance(messages, list) else []):
+            content = message.get("content") if isinstance(message, dict) else None
+            for k, block in enumerate(content if isinstance(content, list) else []):
+                if not isinstance(block, dict) or block.get("type") != "tool_result":
+                    continue
+                call_id = block.get("tool_use_id")
+                run = failed.get(call_id) if isinstance(call_id, str) else None
+                if run is None or block.get("is_error") is True:
+                    continue
+                out.append(
+                    Finding(
+                        "FC133",
+                        "error",
+                        Msg(
+                            "{id} failed ({error}), but the result handed back for it is no "
+                            "error: the model is told the tool worked and will say so. Hand "
+                            "the error back as it is, marked is_error",
+                            id=run.id,
+                            error=(run.error or "").split(". ")[0],
+                        ),
+                        f"$.messages[{i}].content[{k}]",
+                    ).in_file(file.name)
+                )
     return out
 
 
@@ -127,6 +197,42 @@ def _unread_stop(manifest: Manifest, last: _Step) -> list[Finding]:
             where,
         ).in_file(name)
     ]
+
+
+def _carried_on(steps: dict[int, _Step]) -> list[Finding]:
+    """FC130 too: a step whose answer asked for tools, followed by a request that answers none
+    of its calls and no longer holds them: the harness took the request for a reply and asked
+    again, so whatever the model said next was looked up nowhere."""
+    out = []
+    for number, step in sorted(steps.items()):
+        after = steps.get(number + 1)
+        read = _response(step)
+        file = after.requests.get(INTERNAL) if after is not None else None
+        if read is None or file is None or read[0].stop_reason != "tool_use":
+            continue
+        ids = [c.id for c in read[0].tool_uses()]
+        try:
+            text = read_bytes(file).decode("utf-8", "replace")
+        except FcError:
+            continue
+        if not ids or any(i in text for i in ids):
+            continue  # the calls are in the history (answered or not: other rules say which)
+        _, fmt, name = read
+        out.append(
+            Finding(
+                "FC130",
+                "error",
+                Msg(
+                    "this answer's stop reason is tool_use, but the next request holds neither "
+                    "its calls {ids} nor their results: the harness took the request for a reply "
+                    "and asked again. No tool ran; what the model says next is made of nothing "
+                    "looked up",
+                    ids=", ".join(ids),
+                ),
+                layout(fmt).places.stop,
+            ).in_file(name)
+        )
+    return out
 
 
 def _cache_break(before: _Step, after: _Step) -> list[Finding]:

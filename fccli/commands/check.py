@@ -9,7 +9,7 @@ import typer
 from fccli.commands.help_format import help_text
 from fccli.core.errors import FindingsError
 from fccli.i18n import N_, Msg
-from fccli.wire.catalog import names as format_names
+from fccli.wire.listing import said_formats
 
 HELP = N_(
     "Find the mistakes providers answer with HTTP 400 (and the harness mistakes they never "
@@ -32,10 +32,7 @@ def check(
         "--format",
         "-f",
         help=help_text(
-            Msg(
-                "internal, {formats}: the file's format, instead of detecting it.",
-                formats=format_names(),
-            )
+            Msg("{formats}: the file's format, instead of detecting it.", formats=said_formats())
         ),
     ),
     json_output: bool = typer.Option(False, "--json", help=N_("Print the findings as JSON.")),

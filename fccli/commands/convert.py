@@ -9,7 +9,7 @@ import typer
 from fccli.commands.help_format import help_text
 from fccli.core.controls import escape_controls
 from fccli.i18n import N_, Msg, _, localized
-from fccli.wire.catalog import names as format_names
+from fccli.wire.listing import said_formats
 
 HELP = N_(
     "Translate a request, response or messages array; what the target cannot hold goes to stderr."
@@ -23,7 +23,7 @@ def convert(
         ...,
         "--to",
         "-t",
-        help=help_text(Msg("Target format: internal, {formats}.", formats=format_names())),
+        help=help_text(Msg("Target format: {formats}.", formats=said_formats())),
     ),
     source: str | None = typer.Option(
         None,

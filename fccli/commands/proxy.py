@@ -85,8 +85,8 @@ def proxy(
         "--timeout",
         min=1.0,
         help=N_(
-            "Seconds the provider may stay silent (before its answer, or within a stream); "
-            "past it the agent gets a 502, or its stream cut, and the trace says so."
+            "Seconds the provider's answer may take in all, as fc run's --timeout (a trickle "
+            "counts); past it the agent gets a 502, or its stream cut, and the trace says so."
         ),
     ),
 ) -> None:

@@ -12,7 +12,7 @@ from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
 from fccli.core.errors import UsageError
 from fccli.i18n import N_, Msg, _, localized
 from fccli.send.output import check_writable, end_line, save, shown_on
-from fccli.wire.catalog import names as format_names
+from fccli.wire.listing import said_formats
 
 HELP = N_(
     "Post FILE's bytes exactly, and print the raw response body (a stream as it arrives, "
@@ -30,9 +30,10 @@ PROVIDER = typer.Option(
     "-p",
     help=help_text(
         Msg(
-            "Where to send it (default: the provider of the file's format ({formats}); "
-            "another provider of the same format family, e.g. ollama; demo answers offline, fc send only).",
-            formats=format_names(),
+            "Where to send it (default: the provider of the file's format, {formats}; a responses "
+            "file goes to openai; another provider of the same format family, e.g. ollama; demo "
+            "answers offline, fc send only).",
+            formats=said_formats(internal=False),
         )
     ),
 )

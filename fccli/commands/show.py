@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -13,6 +14,28 @@ HELP = N_(
     "Print a trace as a transcript: each step's calls, ids, arguments, results and stop reason."
 )
 RANK = 40  # its place in `fc --help`
+
+
+def page_option(help: str) -> Any:
+    """`--html FILE`: where a command writes its page (`-`: standard output)."""
+    return typer.Option(
+        None, "--html", metavar="FILE", callback=lambda value: page_name(value), help=help
+    )
+
+
+def page_name(value: Path | None) -> Path | None:
+    """Refuse an option as the page's name: `--html -o page.html` (another command's habit)
+    would write a page named `-o`."""
+    text = str(value) if value is not None else ""
+    if text.startswith("-") and text != "-":
+        raise typer.BadParameter(
+            _(
+                "takes the page's file name, not an option ({text}): "
+                "`--html page.html`, or `--html -` for standard output",
+                text=repr(text),
+            )
+        )
+    return value
 
 
 def show(
@@ -31,21 +54,26 @@ def show(
     ),
     thinking: bool = typer.Option(False, "--thinking", help=N_("Show thinking in full.")),
     full: bool = typer.Option(False, "--full", help=N_("Do not fold long tool results.")),
-    html: Path | None = typer.Option(
-        None,
-        "--html",
-        metavar="FILE",
-        callback=lambda value: _page_name(value),
-        help=N_(
+    html: Path | None = page_option(
+        N_(
             "Write the trace as a self-contained HTML page to FILE (`-`: standard output): "
             "timeline, calls linked to their results, each step's four files side by side."
-        ),
+        )
     ),
     check: bool = typer.Option(
         False, "--check", help=N_("With --html: show fc check's findings where they point.")
     ),
     json_output: bool = typer.Option(
         False, "--json", help=N_("Print the trace (manifest, steps, calls and results) as JSON.")
+    ),
+    price_model: str | None = typer.Option(
+        None,
+        "--price-model",
+        metavar="NAME",
+        help=N_(
+            "Price the trace as model NAME would cost (a name genai-prices knows: "
+            "claude-haiku-4-5, gpt-5-mini...); default: as it was run."
+        ),
     ),
 ) -> None:
     if html is not None and json_output:
@@ -68,6 +96,7 @@ def show(
         html=html,
         check=check,
         json_output=json_output,
+        price_model=price_model,
     )
     path = resolve_trace(target)
     if target == "-" or path.is_file():
@@ -77,18 +106,3 @@ def show(
             return
         path = path.parent  # a trace's manifest: the trace it belongs to
     show_path(path, asked)
-
-
-def _page_name(value: Path | None) -> Path | None:
-    """Refuse an option as the page's name: `--html -o page.html` (another command's habit)
-    would write a page named `-o`."""
-    text = str(value) if value is not None else ""
-    if text.startswith("-") and text != "-":
-        raise typer.BadParameter(
-            _(
-                "takes the page's file name, not an option ({text}): "
-                "`--html page.html`, or `--html -` for standard output",
-                text=repr(text),
-            )
-        )
-    return value

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from fccli.core.errors import FindingsError, UsageError
 from fccli.core.jsonio import dumps
-from fccli.core.models import Request
+from fccli.core.models import Request, ToolSpec
 from fccli.i18n import N_, Msg
 from fccli.providers.registry import KNOWN, wire_format_of
 from fccli.tools.loader import load_toolset
@@ -38,8 +40,17 @@ def tools(
     strict: bool = typer.Option(
         False, "--strict", help=N_("Show the strict-mode form, and what strict mode refuses.")
     ),
+    mcp: list[str] = typer.Option(
+        [],
+        "--mcp",
+        metavar="SERVER",
+        help=N_(
+            "The tools of an MCP server (a command line or an http(s):// URL, as fc run --mcp "
+            "takes it), instead of the weather set. Repeatable. Needs the mcp extra."
+        ),
+    ),
 ) -> None:
-    specs = load_toolset(tools).specs()
+    specs = _mcp_specs(tools, mcp) if mcp else load_toolset(tools).specs()
     problems: list[StrictProblem] = []
     if strict:
         specs, problems = strict_specs(specs)
@@ -60,8 +71,11 @@ def tools(
     if wire_format == INTERNAL:
         shown = [s.to_json_dict() for s in specs]
     else:
-        body = get_format(wire_format).to_wire_request(Request(model="-", messages=[], tools=specs))
-        shown = body.get("tools", [])
+        fmt = get_format(wire_format)
+        found: Any = fmt.to_wire_request(Request(model="-", messages=[], tools=specs))
+        for key in fmt.places.tools.removeprefix("$.").split("."):  # where the format keeps them
+            found = found.get(key) if isinstance(found, dict) else None
+        shown = found if isinstance(found, list) else []
     typer.echo(dumps(shown), nl=False)
     if problems:
         said = problems[0].said()
@@ -75,3 +89,17 @@ def tools(
                 "strict mode"
             ),
         )
+
+
+def _mcp_specs(tools: str, servers: list[str]) -> list[ToolSpec]:
+    """List the tools `servers` offer (beside a --tools file's), as `fc run --mcp` would."""
+    from fccli.mcp.errors import require_sdk
+
+    require_sdk()
+    from fccli.mcp.tools import with_mcp
+    from fccli.tools.registry import ToolSet
+
+    base = ToolSet("none", []) if tools == "weather" else load_toolset(tools)
+    served, client = with_mcp(base, servers, timeout=None, max_bytes=64 << 20, step_of=lambda: None)
+    client.close()
+    return served.specs()

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fccli.core.errors import FcError
+from fccli.cost.trace import price_trace
 from fccli.i18n import Msg
 from fccli.render.console import make_console
 from fccli.render.run_view import RunView, print_json_summary
@@ -73,5 +74,5 @@ def watch(
         print_json_summary(prepared.trace)
     else:
         view.close()
-        view.finished(result, prepared.trace.path)
+        view.finished(result, prepared.trace.path, price_trace(prepared.trace.manifest))
     return result, console

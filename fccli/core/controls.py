@@ -26,6 +26,11 @@ def _unsafe() -> re.Pattern[str]:
     return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
+@cache
+def _lone() -> re.Pattern[str]:
+    return re.compile("[\ud800-\udfff]")
+
+
 def has_surrogates(text: str) -> bool:
     """Return whether `text` holds a lone surrogate (which UTF-8 cannot encode)."""
     if text.isascii():
@@ -41,6 +46,12 @@ def has_surrogates(text: str) -> bool:
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def well_formed(text: str) -> str:
+    """Replace each lone surrogate with U+FFFD, so that UTF-8 can carry `text` (what a
+    protobuf string or a UTF-8 file needs; the surrogate's value is lost)."""
+    return _lone().sub("\ufffd", text) if has_surrogates(text) else text
 
 
 def escape_controls(text: str) -> str:

@@ -12,6 +12,8 @@ is a bug in fc.
     │   │                              without calls, an answer cut off at max_tokens)
     │   └── StreamCut         exit 3: a stream that ended before its end; nothing in it is executed
     ├── FindingsError         exit 1: the thing examined has problems
+    ├── HarnessAborted        exit 1: the harness raised on a tool error and stopped the loop
+    │                                 (--harness-bug raise-on-error)
     └── Interrupted           exit 130: Ctrl-C; the trace keeps what it had
 """
 
@@ -161,6 +163,13 @@ class StreamCut(ProviderError):
 
 class FindingsError(FcError):
     """The thing examined has problems (`fc check` errors, `fc diff --exit-code` differences)."""
+
+    exit_code = 1
+
+
+class HarnessAborted(FcError):
+    """The harness raised on a tool error and stopped the loop, as `--harness-bug
+    raise-on-error` makes it: the error never went back to the model."""
 
     exit_code = 1
 

@@ -48,7 +48,13 @@ def dumps(obj: Any) -> str:
     JSON escapes the C0 controls itself; DEL, the C1 controls (which some terminals obey) and
     lone surrogates (which UTF-8 cannot encode) are escaped here too, so that every file and
     every JSON output is valid UTF-8 and safe to print. They can stand only inside strings."""
-    text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    kind = type(obj)
+    if kind is str:  # a lone value (a file's field): JSON's C encoder, not an indenting one
+        text = _encode_string(obj) + "\n"
+    elif kind is int or kind is bool or obj is None:
+        return json.dumps(obj) + "\n"
+    else:
+        text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
     return (_escaped() if has_surrogates(text) else _c1()).sub(_as_unicode_escape, text)
 
 
@@ -300,31 +306,60 @@ def reject_constant(name: str) -> Any:
     raise ValueError(Msg("{name} is not JSON", name=name))  # e.args[0]: a Msg to say
 
 
-def read_bytes(path: str | Path) -> bytes:
+READ_LIMIT = 128 << 20
+"""The most bytes of one file fc reads: past it a file is refused, not loaded (parsed, a JSON
+document takes several times its size in memory)."""
+
+
+def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     """Read a file's bytes, or raise an InputFileError naming it. Only a regular file is read: a
-    FIFO, a device or a socket would block fc, or never end."""
+    FIFO, a device or a socket would block fc, or never end; one above `limit` bytes (default
+    READ_LIMIT) is not."""
+    limit = READ_LIMIT if limit is None else limit
+    size = _regular_size(path)
+    if size > limit:
+        raise InputFileError(
+            str(path),
+            Msg(
+                "is {size} bytes, above the {limit} fc reads of one file",
+                size=format(size, ","),
+                limit=format(limit, ","),
+            ),
+        )
+    return read_head(path, limit)[0]
+
+
+def read_head(path: str | Path, limit: int) -> tuple[bytes, int]:
+    """Read at most `limit` bytes of a regular file; return them and the file's size."""
+    size = _regular_size(path)
+    try:
+        with open(path, "rb") as file:
+            return file.read(limit), size
+    except OSError as e:
+        raise InputFileError(
+            str(path), Msg("cannot be read ({reason})", reason=e.strerror)
+        ) from None
+
+
+def _regular_size(path: str | Path) -> int:
+    """Return the size of a regular file, or raise an InputFileError saying what it is."""
     p = Path(path)
     try:
-        mode = p.stat().st_mode
+        stats = p.stat()
     except FileNotFoundError:
         raise InputFileError(str(path), Msg("no such file")) from None
     except OSError as e:
         raise InputFileError(
             str(path), Msg("cannot be read ({reason})", reason=e.strerror)
         ) from None
-    if stat.S_ISDIR(mode):
+    if stat.S_ISDIR(stats.st_mode):
         raise InputFileError(str(path), Msg("is a directory, not a JSON file"))
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(stats.st_mode):
         raise InputFileError(
             str(path),
             Msg("is not a regular file (a pipe, a device or a socket); fc reads files"),
         )
-    try:
-        return p.read_bytes()
-    except OSError as e:
-        raise InputFileError(
-            str(path), Msg("cannot be read ({reason})", reason=e.strerror)
-        ) from None
+    return stats.st_size
 
 
 def read_json(path: str | Path) -> Any:

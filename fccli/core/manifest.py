@@ -71,6 +71,8 @@ class Options(_Record):
     """The harness's mistake asked for with --harness-bug (only then written)."""
     pace_ms: int | None = None
     """--pace, when given."""
+    price_model: str | None = None
+    """--price-model, when given: the run priced as this model (fccli/cost)."""
 
 
 class Attempt(_Record):
@@ -94,6 +96,8 @@ class ToolRunRecord(_Record):
     """What the model was told went wrong."""
     error_kind: str | None = None
     """unknown_tool, invalid_arguments, tool_error, ..."""
+    mcp: dict[str, Any] | None = None
+    """The MCP server that ran the call and the JSON-RPC id of its tools/call (only then)."""
 
 
 class StreamRecord(_Record):
@@ -101,6 +105,46 @@ class StreamRecord(_Record):
     pieces: int | None = None
     """Chunks as they came off the network."""
     first_byte_ms: float | None = None
+
+
+class CostRecord(_Record):
+    """What a step cost, as genai-prices priced its usage when it was recorded (fccli/cost)."""
+
+    usd: float | None = None
+    """US dollars; null when it has no price (`unknown` says why: never 0 for unknown)."""
+    input_usd: float | None = None
+    """Of it, the input's (cache reads and writes at their prices)."""
+    output_usd: float | None = None
+    """Of it, the output's (thinking included)."""
+    cache_saved_usd: float | None = None
+    """What the prompt cache saved (negative: writing to it cost more); only when the provider
+    reported its cache."""
+    model: str | None = None
+    """The model priced as, by its id in genai-prices' table."""
+    provider: str | None = None
+    """That model's provider, by its id in the table."""
+    hours: str | None = None
+    """The hours (UTC) of the time-of-day price that applied, only when one did."""
+    unknown: str | None = None
+    """Why the step has no price (`price unknown for MODEL`), only then."""
+
+
+class TraceCostRecord(_Record):
+    """What the trace's steps cost together (fccli/cost)."""
+
+    usd: float | None = None
+    """US dollars, the priced steps summed; null when no step has a price."""
+    cache_saved_usd: float | None = None
+    """What the prompt cache saved over the trace, when a step reported its cache."""
+    priced_as: str | None = None
+    """The model name looked up in the table."""
+    basis: str | None = None
+    """Why the trace is priced as another model than the one that answered (the demo,
+    --price-model), only then."""
+    unpriced_steps: list[int] | None = None
+    """The steps without a price, only if any."""
+    prices: str | None = None
+    """The table used: `genai-prices 0.2.3`."""
 
 
 class StepRecord(_Record):
@@ -123,6 +167,8 @@ class StepRecord(_Record):
     """What --harness-bug changed in this step (only then written)."""
     checks: list[str] | None = None
     """`fc proxy`: what `fc check` found in the request before it was forwarded (only if any)."""
+    cost: CostRecord | None = None
+    """What the step cost (only when it reported token counts)."""
 
 
 class ErrorRecord(_Record):
@@ -156,6 +202,10 @@ class Manifest(_Record):
     base_url: str | None = None
     question: str | None = None
     options: Options | None = None
+    mcp_servers: list[dict[str, Any]] | None = None
+    """The MCP servers of `fc run --mcp`, one record each (fccli/mcp/client.py: name,
+    transport, server as given with secrets masked, protocol_version, server_info, session_id,
+    tools, log, stderr); only then written."""
     replayed_from: ReplayedFrom | None = None
     edits: list[dict[str, Any]] | None = None
     """A replay's edits, one record each (replay/edits.py)."""
@@ -171,6 +221,8 @@ class Manifest(_Record):
     """What a learner should know about the run, in the order it happened (only if any)."""
     recorded_by: str | None = None
     """`fc proxy` for a trace of an agent's own requests, recorded on their way (only then)."""
+    cost: TraceCostRecord | None = None
+    """What the steps cost together (once a step reported token counts)."""
 
     def note(self, text: str) -> None:
         if self.notes is None:
@@ -184,9 +236,9 @@ class Manifest(_Record):
 
 HOLDS.update(
     {
-        StepRecord: (ToolRunRecord, StreamRecord, Attempt),
+        StepRecord: (ToolRunRecord, StreamRecord, Attempt, CostRecord),
         ErrorRecord: (Attempt,),
-        Manifest: (Options, ReplayedFrom, ErrorRecord, StepRecord),
+        Manifest: (Options, ReplayedFrom, ErrorRecord, StepRecord, TraceCostRecord),
     }
 )
 

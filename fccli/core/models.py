@@ -120,12 +120,29 @@ class ProviderBlock(_Model):
     def summary(self) -> str:
         """`anthropic server_tool_use, 312 bytes, kept as sent`: what a transcript shows."""
         size = len(json.dumps(self.block, ensure_ascii=False, separators=(",", ":")).encode())
-        return Msg(
+        said = Msg(
             "{format} {kind}, {size} bytes, kept as sent",
             format=self.format,
             kind=self.kind(),
             size=size,
         )
+        hosted = self.hosted_mcp()
+        return said if hosted is None else Msg("{block} ({mcp})", block=said, mcp=hosted)
+
+    def hosted_mcp(self) -> Msg | None:
+        """Say which MCP server and tool a provider-hosted MCP item names (Responses'
+        `mcp_call`, `mcp_list_tools`, `mcp_approval_request`; Anthropic's MCP connector
+        `mcp_tool_use`); None for any other block."""
+        if not self.kind().startswith("mcp_"):
+            return None
+        server = self.block.get("server_label", self.block.get("server_name"))
+        tools = self.block.get("tools")
+        if isinstance(tools, list):
+            return Msg("MCP server {server}: {n} tool(s) listed", server=str(server), n=len(tools))
+        name = self.block.get("name")
+        if name is None:  # Anthropic's mcp_tool_result: the call it answers, by id
+            return Msg("MCP result for {id}", id=str(self.block.get("tool_use_id")))
+        return Msg("MCP server {server}, tool {name}", server=str(server), name=str(name))
 
 
 Block = Annotated[
@@ -227,6 +244,9 @@ class Usage(_Model):
     cache_write_tokens: int | None = None
     """Of the input, the tokens written to the cache, where the provider says (Anthropic's
     `cache_creation_input_tokens`)."""
+    cache_write_1h_tokens: int | None = None
+    """Of those written, the ones kept an hour, billed above the 5-minute ones, where the
+    provider says there were some (Anthropic's `cache_creation.ephemeral_1h_input_tokens`)."""
 
     def cache_line(self) -> str | None:
         """`64 of 100 input tokens from the cache`, when the provider reported its cache."""

@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
 MIN_SECRET = 8
@@ -54,6 +54,23 @@ def url_secrets(url: str | None) -> list[str]:
         if value and unquote(name).lower() not in PUBLIC_QUERY_NAMES:
             found.append(value)  # as written, percent-escapes and all
     return found
+
+
+def credential_forms(value: str) -> list[str]:
+    """Return the forms a credential may be echoed in: as it is, each word of it (the token of
+    `Bearer <token>`), for `Basic <base64>` the `user:password` it holds and the password, and
+    each of these percent-encoded."""
+    words = value.split()
+    forms = [value, *words]
+    if len(words) == 2 and words[0].lower() == "basic":
+        try:
+            pair = base64.b64decode(words[1], validate=True).decode("utf-8")
+        except ValueError:
+            pair = ""
+        if ":" in pair:
+            forms += [pair, pair.partition(":")[2]]
+    encoded = [way(form, safe="") for form in forms for way in (quote, quote_plus)]
+    return list(dict.fromkeys(forms + encoded))
 
 
 def _char_pattern(char: str) -> bytes:
@@ -223,8 +240,7 @@ def secret_values(headers: list[tuple[bytes, bytes]], query_values: list[str]) -
     values = list(query_values)
     for name, value in headers:
         if name.decode("latin-1").lower() in KEY_HEADERS:
-            text = value.decode("latin-1")
-            values += [text, text.partition(" ")[2]]
+            values += credential_forms(value.decode("latin-1"))
     return tuple(values)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -30,8 +31,6 @@ class StepCost:
     """The model's id in genai-prices' table (`deepseek-flash`, `claude-haiku-4-5`)."""
     provider: str
     """The provider's id in the table (`deepseek`, `google`)."""
-    rates: str
-    """The prices applied, as genai-prices says them (`$0.3/input MTok, ...`)."""
     hours: str | None = None
     """The hours (UTC) of a time-of-day price that applied (`01:00-04:00`); None otherwise."""
 
@@ -70,12 +69,15 @@ def price_usage(usage: Usage | None, target: Target | NoTarget, at: datetime | N
     when = at if at is None or at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
     counts = _counts(usage)
     try:
-        paid = genai_prices.calc_price(
-            genai_prices.Usage(**counts),
-            target.model,
-            provider_id=target.provider_id,
-            genai_request_timestamp=when,
-        )
+        # a warning of the table's about its own data is no line for fc's reader
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            paid = genai_prices.calc_price(
+                genai_prices.Usage(**counts),
+                target.model,
+                provider_id=target.provider_id,
+                genai_request_timestamp=when,
+            )
     except LookupError:
         return unknown(target.model)
     except ValueError as e:  # counts that do not add up (more cached tokens than input)
@@ -96,7 +98,6 @@ def price_usage(usage: Usage | None, target: Target | NoTarget, at: datetime | N
         saved_usd=saved,
         model=paid.model.id,
         provider=paid.provider.id,
-        rates=str(paid.model_price),
         hours=_hours(paid.model, when),
     )
 
@@ -108,6 +109,7 @@ def _counts(usage: Usage) -> dict[str, int]:
         "output_tokens": usage.output_tokens,
         "cache_read_tokens": usage.cache_read_tokens,
         "cache_write_tokens": usage.cache_write_tokens,
+        "cache_write_1h_tokens": usage.cache_write_1h_tokens,
         "output_reasoning_tokens": usage.reasoning_tokens,
     }
     return {k: v for k, v in named.items() if v is not None}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fccli.i18n import Msg
-from fccli.providers.profiles import DEMO_STANDS_IN_FOR, PROFILES
 
 DEMO = "demo"
 """The offline demo provider's name, as a manifest records it."""
@@ -35,6 +34,10 @@ def price_target(
     provider: str | None, model: str | None, price_model: str | None = None
 ) -> Target | NoTarget:
     """Return the model and provider a step of `provider`'s `model` is priced as."""
+    # The profiles are read once a step is priced: importing a renderer loads no provider
+    # (render shows what it is given; tests/render/test_show.py).
+    from fccli.providers.profiles import DEMO_STANDS_IN_FOR, PROFILES
+
     if price_model:
         return Target(
             price_model,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from fccli.core.errors import ProviderError, UsageError
+from fccli.core.secrets import credential_forms
 from fccli.i18n import Msg, localized
 from fccli.providers.transport import Delivered, Transport, TransportSettings, mask
 from fccli.providers.urls import shown_url
@@ -44,8 +45,8 @@ class Destination:
         return shown_url(self.url)
 
     def secrets(self) -> list[str]:
-        """Return what to mask in anything shown: each header value, and each word of it (a server
-        may echo the token of `Basic <token>` alone)."""
+        """Return what to mask in anything shown: each header value in every form a server may
+        echo it (core/secrets.py, `credential_forms`)."""
         out = []
         try:
             password = urlsplit(self.url).password
@@ -54,8 +55,7 @@ class Destination:
         if password:
             out.append(password)
         for value in self.headers.values():
-            out.append(value)
-            out.extend(value.split())
+            out.extend(credential_forms(value))
         return out
 
 

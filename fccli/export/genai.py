@@ -30,6 +30,18 @@ SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 
 AGENT_NAME = "fc"
 
+# What a step and the run cost: fc's own attributes, as the conventions (to v1.41.1) have no
+# cost attribute; the one proposed (semantic-conventions-genai #443: gen_ai.usage.cost.amount
+# with its currency) is not merged. US dollars, as genai-prices prices them (fccli/cost).
+COST = "fc.cost.usd"
+COST_SAVED = "fc.cost.cache_saved_usd"
+COST_MODEL = "fc.cost.model"
+"""The model priced as: its id in genai-prices' table (a step), the name looked up (the run)."""
+COST_BASIS = "fc.cost.basis"
+"""Why the run is priced as another model (the demo, --price-model)."""
+COST_UNKNOWN = "fc.cost.unknown"
+"""Why a step has no price: never a cost of 0."""
+
 # The offline demo model's `gen_ai.provider.name`; a real provider's is its own name (deepseek,
 # openai and anthropic are the well-known values already) unless its profile names another.
 DEMO_NAME = "fc.demo"

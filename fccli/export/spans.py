@@ -4,6 +4,9 @@
     ├── chat {model}                   CLIENT    step 1: model, tokens, finish reason, stream
     ├── execute_tool {name}            INTERNAL  each call of step 1, by its call id, linked
     ├── execute_tool {name}                      to the chat span that asked for it
+    │   └── tools/call {name}          CLIENT    an MCP server ran it (fc run --mcp): the
+    │                                            JSON-RPC request, per the conventions' MCP spans
+    ├── initialize, tools/list         CLIENT    each MCP server's handshake, before step 1
     └── chat {model}                   CLIENT    step 2 ...
 
 Tool spans are siblings of the chat spans under the agent span, as the conventions' agent
@@ -27,12 +30,17 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from fccli.core.controls import well_formed
 from fccli.core.errors import FcError
 from fccli.core.jsonio import read_json
 from fccli.core.manifest import ErrorRecord
 from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
+from fccli.cost.money import as_number
+from fccli.cost.price import StepCost
+from fccli.cost.trace import price_trace
 from fccli.export import genai
 from fccli.i18n import Msg
+from fccli.trace.mcp_log import Exchange, message
 from fccli.trace.reader import Step, Trace
 from fccli.wire.registry import FORMATS, get_format
 
@@ -73,11 +81,26 @@ def build(trace: Trace, *, content: bool) -> TraceRecord:
 
 def trace_id_of(manifest: dict[str, Any]) -> bytes:
     canonical = json.dumps(manifest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return _nonzero(hashlib.sha256(b"fc-trace\0" + canonical.encode("utf-8")).digest()[:16])
+    digest = hashlib.sha256(b"fc-trace\0" + canonical.encode("utf-8", "surrogatepass"))
+    return _nonzero(digest.digest()[:16])
 
 
 def span_id_of(trace_id: bytes, place: str) -> bytes:
-    return _nonzero(hashlib.sha256(trace_id + b"\0" + place.encode("utf-8")).digest()[:8])
+    digest = hashlib.sha256(trace_id + b"\0" + place.encode("utf-8", "surrogatepass"))
+    return _nonzero(digest.digest()[:8])
+
+
+def _well_formed(span: SpanRecord) -> SpanRecord:
+    """Make every text of `span` one UTF-8 can carry (a lone surrogate becomes U+FFFD)."""
+    span.name = well_formed(span.name)
+    if span.error is not None:
+        span.error = well_formed(span.error)
+    for key, value in span.attributes.items():
+        if isinstance(value, str):
+            span.attributes[key] = well_formed(value)
+        elif isinstance(value, list):
+            span.attributes[key] = [well_formed(v) for v in value]
+    return span
 
 
 def _nonzero(digest: bytes) -> bytes:
@@ -124,6 +147,7 @@ class _Builder:
         self.notes: list[str] = []
         self.error = trace.record.error or ErrorRecord()
         self.provider = genai.provider_name(self.manifest.provider)
+        self.cost = price_trace(self.manifest)
 
     def build(self) -> TraceRecord:
         start = iso_ns(self.manifest.started_at)
@@ -133,6 +157,7 @@ class _Builder:
         cursor = start
         spans: list[SpanRecord] = []
         results = self.trace.results()
+        served = self.trace.mcp_exchanges()
         for step in self.trace.steps:
             chat = self._chat_span(step, cursor)
             spans.append(chat)
@@ -142,10 +167,17 @@ class _Builder:
                 if tool is not None:
                     spans.append(tool)
                     cursor = max(cursor, tool.end_ns)
+                    exchange = served.get(str(run.get("id")))
+                    if exchange is not None:
+                        spans.append(self._mcp_span(exchange, tool))
             for note in step.notes:
                 self.notes.append(Msg("step {step}: {message}", step=step.number, message=note))
-        spans.insert(0, self._root_span(start, cursor))
-        return TraceRecord(self.trace_id, spans, self.notes)
+        # The servers' handshake came before the first step: the run's span begins with it.
+        handshakes = self._mcp_session_spans()
+        spans += handshakes
+        first = min([start, *(span.start_ns for span in handshakes if span.start_ns)])
+        spans.insert(0, self._root_span(first, cursor))
+        return TraceRecord(self.trace_id, [_well_formed(span) for span in spans], self.notes)
 
     # -- the run --------------------------------------------------------------------------
 
@@ -163,6 +195,12 @@ class _Builder:
         _put(attributes, "fc.trace.status", m.status)
         _put(attributes, "fc.wire_format", self.trace.wire_format)
         _put(attributes, "fc.version", m.fc_version)
+        if self.cost.priced:
+            attributes[genai.COST] = as_number(self.cost.usd)
+            if self.cost.saved_usd is not None:
+                attributes[genai.COST_SAVED] = as_number(self.cost.saved_usd)
+            _put(attributes, genai.COST_BASIS, self.cost.basis)
+        _put(attributes, genai.COST_MODEL, self.cost.priced_as if self.cost.steps else None)
         if self.content:
             first = self._first_request()
             if first is not None:
@@ -225,6 +263,7 @@ class _Builder:
             reason = _str(record.get("wire_stop_reason")) or response.stop_reason
             attributes["gen_ai.response.finish_reasons"] = [reason]
             self._usage(attributes, step, response)
+            self._cost(attributes, step)
         attributes["fc.step"] = step.number
         if self.content:
             self._chat_content(attributes, request, response)
@@ -274,6 +313,17 @@ class _Builder:
         _put(attributes, "gen_ai.usage.reasoning.output_tokens", usage.reasoning_tokens)
         _put(attributes, "gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens)
         _put(attributes, "gen_ai.usage.cache_creation.input_tokens", usage.cache_write_tokens)
+
+    def _cost(self, attributes: dict[str, AttrValue], step: Step) -> None:
+        """Put what the step cost (fc's own attributes: the conventions have none yet)."""
+        price = self.cost.steps.get(step.number)
+        if isinstance(price, StepCost):
+            attributes[genai.COST] = as_number(price.usd)
+            if price.saved_usd is not None:
+                attributes[genai.COST_SAVED] = as_number(price.saved_usd)
+            attributes[genai.COST_MODEL] = price.model
+        elif price is not None:
+            attributes[genai.COST_UNKNOWN] = str(price.why)
 
     def _with_wire_cache(self, usage: Usage, step: Step) -> Usage:
         """Return `usage` with the cache counts of the step's wire answer, read by its format (a
@@ -359,6 +409,93 @@ class _Builder:
                 run.get("error") if run.get("error") is not None else (result and result.content)
             )
             span.error = self._status_message(kind, message)
+        return span
+
+    def _mcp_session_spans(self) -> list[SpanRecord]:
+        """The requests of each MCP session that served no model's call (`initialize`,
+        `tools/list`; every request of `fc mcp record`), under the run's span, timed by the
+        log."""
+        out = []
+        for log in self.trace.mcp_logs():
+            answers = {
+                json.dumps(message(e).get("id")): e
+                for e in log.entries
+                if e.get("dir") == "received"
+            }
+            for entry in log.entries:
+                body = message(entry)
+                method = body.get("method")
+                if entry.get("dir") != "sent" or "id" not in body:
+                    continue
+                if method == "tools/call" and entry.get("call") is not None:
+                    continue  # inside the execute_tool span of its call (_mcp_span)
+                params = body.get("params")
+                tool = params.get("name") if isinstance(params, dict) else None
+                answer = answers.get(json.dumps(body["id"]))
+                start = iso_ns(entry.get("at")) or 0
+                end = iso_ns(answer.get("at")) if answer is not None else None
+                attributes: dict[str, AttrValue] = {
+                    "mcp.method.name": str(method),
+                    "jsonrpc.request.id": str(body["id"]),
+                    "fc.mcp.server": log.server,
+                }
+                if isinstance(tool, str):
+                    attributes["gen_ai.tool.name"] = tool
+                span = SpanRecord(
+                    span_id_of(self.trace_id, f"mcp:{log.server}:{entry.get('n')}"),
+                    self.root_id,
+                    f"{method} {tool}" if isinstance(tool, str) else str(method),
+                    "client",
+                    start,
+                    max(start, end or start),
+                    attributes,
+                )
+                if answer is None or "error" in message(answer):
+                    kind = "no_answer" if answer is None else "jsonrpc_error"
+                    attributes["error.type"] = span.error = kind
+                out.append(span)
+        return out
+
+    def _mcp_span(self, exchange: Exchange, tool: SpanRecord) -> SpanRecord:
+        """The tools/call that ran a call on an MCP server, inside its execute_tool span: the
+        conventions' MCP client span (`{mcp.method.name} {target}`)."""
+        server = next(
+            (s for s in self.manifest.mcp_servers or [] if s.get("name") == exchange.server), {}
+        )
+        attributes: dict[str, AttrValue] = {
+            "mcp.method.name": "tools/call",
+            "jsonrpc.request.id": str(exchange.request_id),
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": exchange.tool or "",
+            "network.transport": "pipe" if server.get("transport") == "stdio" else "tcp",
+            "fc.mcp.server": exchange.server,
+        }
+        _put(attributes, "mcp.session.id", _str(server.get("session_id")))
+        _put(attributes, "mcp.protocol.version", _str(server.get("protocol_version")))
+        sent = iso_ns(exchange.request.get("at"))
+        came = iso_ns(exchange.response.get("at")) if exchange.response is not None else None
+        start = max(tool.start_ns, sent) if sent is not None else tool.start_ns
+        end = min(tool.end_ns, came) if came is not None else tool.end_ns
+        span = SpanRecord(
+            span_id_of(self.trace_id, f"mcp:{exchange.server}:{exchange.call}"),
+            tool.span_id,
+            f"tools/call {exchange.tool}",
+            "client",
+            start,
+            max(start, end),
+        )
+        span.attributes = attributes
+        error = exchange.error()
+        if exchange.response is None:
+            attributes["error.type"] = "no_answer"
+            span.error = "no_answer"
+        elif error is not None:
+            attributes["error.type"] = str(error.get("code"))
+            attributes["rpc.response.status_code"] = str(error.get("code"))
+            span.error = self._status_message(str(error.get("code")), error.get("message"))
+        elif exchange.is_error:
+            attributes["error.type"] = "tool_error"
+            span.error = "tool_error"
         return span
 
     def _status_message(self, kind: str, message: Any) -> str:

@@ -157,12 +157,24 @@ OPTIONS: tuple[Option, ...] = (
         commands=(RUN, REPLAY),
         variants={REPLAY: dict(help=N_(
             "Endpoint root (default: $FC_BASE_URL, else the trace's)."))}),
+    Option("region", ("--region",), str, None, N_(
+        "The AWS region of -p bedrock (default: $AWS_REGION, else us-east-1)."), metavar="R"),
     Option("tools", ("--tools",), str, "weather", N_(
         "A built-in tool set (weather), none (a plain question), a .py file of tool functions, "
         "or a .json file of tool definitions (internal, chat or Anthropic form)."),
         commands=(RUN, REPLAY), kept=Keep("tools", always=True), replay=CARRIED,
         variants={REPLAY: dict(default=None, help=N_(
             "The tools that run the model's further calls (default: the trace's set)."))}),
+    Option("mcp", ("--mcp",), list[str], [], N_(
+        "An MCP server whose tools the model is offered: a command line (stdio, started and "
+        "stopped by fc, e.g. \"fc mcp demo\") or an http(s):// URL (streamable HTTP). "
+        "Repeatable. Its JSON-RPC is kept in the trace (mcp-<server>.jsonl). With --mcp, "
+        "--tools adds a file's tools beside the servers' (the weather set is left out)."),
+        metavar="SERVER", shown=None),
+    Option("live_mcp", ("--live-mcp",), bool, False, N_(
+        "Call the trace's MCP servers again (started as the manifest names them) for the "
+        "model's further calls; default: answer each from the trace's recorded result for the "
+        "same tool and arguments."), commands=(REPLAY,)),
     Option("ask", ("--ask",), bool, False, N_(
         "You are the tool: a JSON-defined tool with no result in its file shows the call and "
         "reads the result you type (start with 'error:' for an error result)."), shown=None,
@@ -242,6 +254,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("pace", ("--pace",), int, None, N_(
         "Milliseconds between the fragments of a streamed answer in the live view (the demo's "
         "stream; slows it for eyes)."), min=0, max=5000, kept=Keep("pace_ms"), shown=None),
+    Option("price_model", ("--price-model",), str, None, N_(
+        "Price the run as model NAME would cost (a name genai-prices knows: claude-haiku-4-5, "
+        "gpt-5-mini...); default: the model asked, the demo as deepseek-flash."),
+        commands=(RUN, REPLAY), metavar="NAME", kept=Keep("price_model"), replay=CARRIED),
     Option("json_output", ("--json",), bool, False, N_(
         "Print the run summary as JSON instead of the transcript."), commands=(RUN, REPLAY),
         variants={REPLAY: dict(help=N_(

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from fccli.providers.aws import Signer
 from fccli.providers.base import ProviderInfo, Reply
 from fccli.providers.profiles import Profile
 from fccli.providers.transport import HttpFailure, Transport, as_provider_error
@@ -27,6 +28,8 @@ class HttpProvider:
     """The key's value: kept out of repr, never written, masked if a server echoes it."""
     model: str | None = None
     """The model asked, for a provider that names it in the URL (Gemini); None: its default."""
+    signer: Signer | None = field(default=None, repr=False)
+    """Signs each request (SigV4 for AWS, without a key); None: the key's header says who."""
 
     @property
     def info(self) -> ProviderInfo:
@@ -59,7 +62,7 @@ class HttpProvider:
         headers.update(self.profile.extra_headers)
         if self.strict:
             headers.update(self.profile.strict_headers)
-        if self.key is not None and self.profile.auth == "bearer":
+        if self.key is not None and self.profile.auth in ("bearer", "aws"):
             headers["authorization"] = f"Bearer {self.key}"
         elif self.key is not None and self.profile.auth in ("x-api-key", "x-goog-api-key"):
             headers[self.profile.auth] = self.key
@@ -72,11 +75,16 @@ class HttpProvider:
         return self._post(body, step, self.headers(), None)
 
     def send_stream(self, body: Body, *, step: int, on_bytes: Callable[[bytes], None]) -> Reply:
+        headers = self.headers()
+        headers["accept"] = self.stream_accept()
+        return self._post(body, step, headers, on_bytes)
+
+    def stream_accept(self) -> str:
+        """Return the content type a stream comes in (NDJSON for Ollama's own API, AWS's event
+        stream for Bedrock)."""
         from fccli.wire.registry import get_format
 
-        headers = self.headers()
-        headers["accept"] = get_format(self.profile.wire_format).stream_media_type
-        return self._post(body, step, headers, on_bytes)
+        return get_format(self.profile.wire_format).stream_media_type
 
     def _post(
         self,
@@ -86,6 +94,8 @@ class HttpProvider:
         on_bytes: Callable[[bytes], None] | None,
     ) -> Reply:
         url = self.endpoint_url(stream=on_bytes is not None)
+        if self.signer is not None:
+            headers = self.signer.sign(url, bytes(body), headers)
         outcome = self.transport.post(url, body, headers, on_bytes=on_bytes)
         if isinstance(outcome, HttpFailure):
             raise as_provider_error(

@@ -24,7 +24,8 @@ class Profile(NamedTuple):
     """Appended to the base URL: the endpoint that takes the request body."""
     key_env: str | None
     auth: str | None
-    """How the key travels: `bearer` (Authorization header), `x-api-key`, or None (no key)."""
+    """How the key travels: `bearer` (Authorization header), `x-api-key`, `aws` (a bearer key
+    when its variable is set, else AWS credentials signed with SigV4), or None (no key)."""
     thinking: str
     """What `--thinking / --no-thinking` does, in words; empty when the provider has no switch."""
     tool_choices: tuple[str, ...]
@@ -62,6 +63,8 @@ class Profile(NamedTuple):
     (`--no-parallel`); Gemini has neither, and fc refuses them rather than drop them."""
     otel_name: str = ""
     """The provider's `gen_ai.provider.name` in OpenTelemetry, where it is not its own name."""
+    signing_name: str = ""
+    """With `auth` `aws`: the service a SigV4 signature is for (providers/aws.py)."""
     price_id: str | None = ""
     """The provider's id in genai-prices' table (fc's cost), where it is not its own name; None
     where its models have no price (Ollama runs them on your own machine)."""
@@ -199,13 +202,48 @@ PROFILES: dict[str, Profile] = {
         otel_name="gcp.gemini",
         price_id="google",
     ),
+    "bedrock": Profile(
+        name="bedrock",
+        wire_format="bedrock",
+        # docs.aws.amazon.com/bedrock, "Supported foundation models": a small model that calls
+        # tools, served on demand in most regions.
+        default_model="amazon.nova-lite-v1:0",
+        # The region from $AWS_REGION (or $AWS_DEFAULT_REGION), as the AWS SDKs read it.
+        base_url="https://bedrock-runtime.{region}.amazonaws.com",
+        path="/model/{model}/converse",
+        stream_path="/model/{model}/converse-stream",
+        model_in_url=True,
+        # A Bedrock API key, sent as a bearer token; without it, SigV4 (providers/aws.py).
+        key_env="AWS_BEARER_TOKEN_BEDROCK",
+        auth="aws",
+        signing_name="bedrock",
+        thinking="",
+        tool_choices=("auto", "required (any)", "NAME (tool)"),
+        strict=Msg("toolSpec.strict, where the model takes it (fc refuses --strict)"),
+        parallel_control=Msg(
+            "none: Bedrock has no switch for parallel calls (fc refuses --no-parallel)"
+        ),
+        streaming=Msg(
+            "AWS event stream (binary frames with CRCs): contentBlockDelta (toolUse.input in "
+            "pieces), messageStop, metadata"
+        ),
+        other_models=("anthropic.claude-3-5-haiku-20241022-v1:0", "deepseek.r1-v1:0"),
+        # ConverseRequest.outputConfig.effort (botocore's service model).
+        efforts=("low", "high"),
+        effort_field="outputConfig.effort",
+        api="bedrock",
+        has_strict=False,
+        otel_name="aws.bedrock",
+        # genai-prices names Bedrock's table `aws`.
+        price_id="aws",
+    ),
 }
 
 DEMO_STANDS_IN_FOR = "deepseek"
 """The provider whose default model the offline demo stands in for (it writes DeepSeek's format):
 fc's cost prices a demo trace as that model."""
 
-API_NAMES = ("chat", "anthropic", "responses", "gemini", "native")
+API_NAMES = ("chat", "anthropic", "responses", "gemini", "bedrock", "native")
 """The values of `--api`: the wire format a provider is spoken to in."""
 
 DEEPSEEK_ANTHROPIC = PROFILES["anthropic"]._replace(

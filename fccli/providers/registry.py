@@ -13,12 +13,14 @@ from typing import NamedTuple
 from fccli.core.errors import UsageError
 from fccli.core.secrets import url_secrets
 from fccli.i18n import Joined, Msg
+from fccli.providers.aws import AUTH as AWS
+from fccli.providers.aws import Signer, region, with_region
 from fccli.providers.base import Provider
 from fccli.providers.demo.model import INFO, DemoProvider
 from fccli.providers.profiles import PROFILES, apis_of, profile_for
 from fccli.providers.urls import http_url, shown_url
 
-_LISTED = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini")
+_LISTED = ("demo", "deepseek", "openai", "anthropic", "ollama", "gemini", "bedrock")
 
 
 class _Known:
@@ -52,6 +54,8 @@ class Connection(NamedTuple):
     """--api: the format to speak (DeepSeek: chat or anthropic); None: the provider's own."""
     model: str | None = None
     """The model, for a provider that names it in the URL (Gemini); None: its default."""
+    region: str | None = None
+    """--region: where an AWS provider is reached (Bedrock); None: $AWS_REGION, else us-east-1."""
 
 
 def default_provider_name() -> str:
@@ -73,7 +77,12 @@ def wire_format_of(name: str) -> str:
 
 
 def resolve_base_url(
-    name: str, explicit: str | None, *, strict: bool = False, api: str | None = None
+    name: str,
+    explicit: str | None,
+    *,
+    strict: bool = False,
+    api: str | None = None,
+    region: str | None = None,
 ) -> str:
     profile = profile_for(name, api)
     if explicit is not None and not explicit.strip():
@@ -86,7 +95,7 @@ def resolve_base_url(
         return chosen
     if strict and profile.strict_base_url:
         return profile.strict_base_url
-    return profile.base_url
+    return with_region(profile.base_url, region)
 
 
 def _check_url(url: str, name: str) -> None:
@@ -109,6 +118,8 @@ def read_key(name: str) -> str | None:
     if env is None:
         return None
     key = os.environ.get(env, "").strip()
+    if not key and PROFILES[name].auth == AWS:
+        return None  # the request is signed with AWS credentials instead (providers/aws.py)
     if not key:
         raise UsageError(
             Msg("{name} needs a key in ${env}, which is empty", name=name, env=env)
@@ -151,11 +162,18 @@ def get_provider(
     profile = profile_for(name, connection.api)
     key = read_key(name)
     base_url = resolve_base_url(
-        name, connection.base_url, strict=connection.strict, api=connection.api
+        name,
+        connection.base_url,
+        strict=connection.strict,
+        api=connection.api,
+        region=connection.region,
     )
     # httpx is imported only here: `fc --help` and the offline demo never pay for it.
     from fccli.providers.http import HttpProvider
     from fccli.providers.transport import Transport, TransportSettings
+
+    where = connection.region or region()
+    signer = Signer(profile.signing_name, where) if profile.auth == AWS and not key else None
 
     # A password in the URL (http://user:secret@host, also as the Basic auth it becomes) and a
     # key in its query string are secrets too: masked like a key.
@@ -165,10 +183,18 @@ def get_provider(
             read_timeout=connection.timeout,
             max_response_bytes=connection.max_response_bytes,
         ),
-        secrets=[s for s in (key, *url_secrets(base_url)) if s],
+        secrets=[
+            s for s in (key, *url_secrets(base_url), *(signer.secrets() if signer else ())) if s
+        ],
     )
     return HttpProvider(
-        profile, base_url, transport, strict=connection.strict, key=key, model=connection.model
+        profile,
+        base_url,
+        transport,
+        strict=connection.strict,
+        key=key,
+        model=connection.model,
+        signer=signer,
     )
 
 
@@ -212,7 +238,7 @@ def describe_providers() -> list[dict[str, str | bool | list[str] | None]]:
                 "default_model": profile.default_model,
                 "base_url": Msg("{url} (from $FC_BASE_URL)", url=shown_url(env_url))
                 if env_url
-                else profile.base_url,
+                else with_region(profile.base_url),
                 "key_env": profile.key_env,
                 "key_set": bool(os.environ.get(profile.key_env, "").strip())
                 if profile.key_env
@@ -237,8 +263,10 @@ def _api_text(name: str, api: str) -> str:
     model = spoken.default_model
     own = PROFILES[name].default_model
     if model == own:
-        return Msg("{api} ({url})", api=api, url=spoken.base_url)
-    return Msg("{api} ({url}, model {model})", api=api, url=spoken.base_url, model=model)
+        return Msg("{api} ({url})", api=api, url=with_region(spoken.base_url))
+    return Msg(
+        "{api} ({url}, model {model})", api=api, url=with_region(spoken.base_url), model=model
+    )
 
 
 def _effort_text(name: str) -> str:

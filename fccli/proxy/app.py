@@ -29,7 +29,7 @@ import httpx
 from fccli.core.controls import escape_controls
 from fccli.core.secrets import Secrets, header_secrets, secret_values
 from fccli.i18n import Msg
-from fccli.proxy.facts import Asked, Ended, Notice
+from fccli.proxy.facts import Asked, Ended, Notice, Tick
 from fccli.proxy.handler import strict_findings, too_big
 from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.settings import Settings
@@ -67,6 +67,8 @@ MAX_REQUEST_BYTES = 64 * 1024 * 1024
 """A request body above this gets HTTP 413, not forwarded (--max-request-mb)."""
 
 STOPPED = Msg("fc proxy stopped before the answer ended")
+TICK_SECONDS = 30.0
+"""How often the journal is told to look for conversations gone idle (Settings.idle_seconds)."""
 
 
 class ProxyApp:
@@ -132,14 +134,23 @@ class ProxyApp:
             self._forwarding -= 1
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
+        ticks: asyncio.Task[None] | None = None
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                ticks = asyncio.create_task(self._tick())
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                if ticks is not None:
+                    ticks.cancel()
                 await self.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(max(1.0, min(TICK_SECONDS, self.settings.idle_seconds / 4)))
+            self.journal(Tick())
 
     def close(self) -> None:
         """Stop (Ctrl-C): the journal closes every trace still open as `interrupted`, says so
@@ -265,7 +276,6 @@ class ProxyApp:
         scope, receive, send = asgi
         method: str = scope["method"]
         path: str = scope["path"]
-        query: bytes = scope.get("query_string", b"")
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in NOT_FORWARDED]
         try:
             # Built as it is, not by the client, which would add its own Accept,
@@ -278,17 +288,20 @@ class ProxyApp:
                 content=body,
                 extensions={"timeout": self.upstreams.timeout},
             )
-            upstream = await client.handle_async_request(request)
-        except httpx.HTTPError as e:
-            secrets = header_secrets(scope["headers"], _query_values(query))
-            why = _unanswered(secrets.text(self.target.shown), e, secrets)
-            self.journal(Notice("refused", method, path, 502, why, about=rid))
-            if rid is not None:
-                self.ended(rid, Ended(rid, "unreachable", end=time.perf_counter(), why=why))
-            shape = fmt.error_body if fmt is not None else openai_error_body
-            await _answer(send, 502, shape(502, f"fc proxy: {why}"))
+            deadline = asyncio.get_running_loop().time() + self.settings.timeout
+            # --timeout is a total, as fc run's: headers that trickle in count too
+            upstream = await asyncio.wait_for(
+                client.handle_async_request(request), self.settings.timeout
+            )
+        except asyncio.TimeoutError:
+            e = httpx.ReadTimeout(f"no answer within --timeout ({self.settings.timeout:g} s)")
+            await self._unanswered(send, scope, e, fmt, rid)
             return
-        relay = _Relay(upstream, send, self.settings.max_record_bytes if rid is not None else -1)
+        except httpx.HTTPError as e:
+            await self._unanswered(send, scope, e, fmt, rid)
+            return
+        keep = self.settings.max_record_bytes if rid is not None else -1
+        relay = _Relay(upstream, send, keep, (deadline, self.settings.timeout))
         if rid is not None:
             self._open[rid] = relay
         try:
@@ -304,6 +317,24 @@ class ProxyApp:
             self.journal(
                 Notice("passed", method, path, upstream.status_code, Msg("not a model request"))
             )
+
+    async def _unanswered(
+        self,
+        send: Any,
+        scope: dict[str, Any],
+        error: Exception,
+        fmt: WireFormat | None,
+        rid: int | None,
+    ) -> None:
+        """Answer 502 for a request the upstream did not answer, and tell the journal why."""
+        query: bytes = scope.get("query_string", b"")
+        secrets = header_secrets(scope["headers"], _query_values(query))
+        why = _unanswered(secrets.text(self.target.shown), error, secrets)
+        self.journal(Notice("refused", scope["method"], scope["path"], 502, why, about=rid))
+        if rid is not None:
+            self.ended(rid, Ended(rid, "unreachable", end=time.perf_counter(), why=why))
+        shape = fmt.error_body if fmt is not None else openai_error_body
+        await _answer(send, 502, shape(502, f"fc proxy: {why}"))
 
     def ended(self, rid: int, ended: Ended) -> None:
         """Hand the journal the end of request `rid`, once."""
@@ -324,10 +355,15 @@ class _Relay:
     goes to the client first; all the relay does besides is keep it for the journal (up to
     `keep` bytes in all; -1: nothing kept)."""
 
-    def __init__(self, upstream: httpx.Response, send: Any, keep: int) -> None:
+    def __init__(
+        self, upstream: httpx.Response, send: Any, keep: int, deadline: tuple[float, float]
+    ) -> None:
+        """`deadline`: the loop's time by which the answer must have ended, and the --timeout
+        it comes from."""
         self.upstream = upstream
         self.send = send
         self.keep = keep
+        self.deadline = deadline
         self.pieces: list[bytes] = []
         self.size = 0
         """The answer's bytes so far, decompressed as the record holds them (past `keep`: stops)."""
@@ -361,7 +397,7 @@ class _Relay:
         task cancels the relay when the client goes away."""
         relaying = asyncio.current_task()
         assert relaying is not None
-        left = False
+        left = expired = False
 
         async def watch() -> None:
             nonlocal left
@@ -370,20 +406,31 @@ class _Relay:
                 left = True
                 relaying.cancel()
 
+        def expire() -> None:
+            nonlocal expired
+            if not self.finished and not left:
+                expired = True
+                relaying.cancel()
+
         watcher = asyncio.ensure_future(watch())
+        timer = asyncio.get_running_loop().call_at(self.deadline[0], expire)
         try:
             return await self._relay()
         except asyncio.CancelledError:
-            if left:  # the client's own leaving, not fc proxy stopping: handled here
+            if left or expired:  # the client's leaving, or --timeout: not fc proxy stopping
                 uncancel = getattr(relaying, "uncancel", None)  # Python 3.11+
                 if uncancel is not None:
                     uncancel()
+                if expired:
+                    self.broken = f"no whole answer within --timeout ({self.deadline[1]:g} s)"
+                    return "broken"
                 return "left"
             # fc proxy stops: the step is cut, the task goes on ending
             if rid is not None:
                 app.ended(rid, self.ended(rid, "cut", STOPPED))
             raise
         finally:
+            timer.cancel()
             watcher.cancel()
             await self.upstream.aclose()
 

@@ -21,6 +21,7 @@ one (a chain hash per message: each message's text is hashed once per request).
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +80,9 @@ class Conversation:
     calls: dict[str, ToolUseBlock] = field(default_factory=dict)
     """The last answer's tool calls by id: the next request's results are paired with them."""
     finished: bool = False
+    waiting_since: float = 0.0
+    """When its last answer was recorded (time.monotonic): how long it has waited for the
+    agent's next request."""
 
     @property
     def path(self) -> Path:
@@ -104,6 +108,8 @@ class Conversations:
         """By their history's hash: those whose answer came, waiting for the next step."""
         self._flying: dict[int, list[Conversation]] = {}
         """By their last request's hash: those whose answer is in flight."""
+        self.waiting: dict[Conversation, None] = {}
+        """Those waiting for their next request, the longest waiting first."""
 
     def blocker(self, fmt: str, keys: list[str]) -> Conversation | None:
         """Find a conversation whose step in flight a request of history `keys` may continue (it
@@ -138,6 +144,7 @@ class Conversations:
         """Claim the next step of `c` for a request of history `keys`."""
         if c.history_keys is not None:
             _drop(self._waiting, c.history_hash, c)
+        self.waiting.pop(c, None)
         c.steps += 1
         c.request_keys, c.request_hash = keys, request_hash
         c.history_keys = None
@@ -156,7 +163,24 @@ class Conversations:
             c.history_keys = [*c.request_keys, key]
             c.history_hash = hash((c.request_hash, key))
             self._waiting.setdefault(c.history_hash, []).append(c)
+            c.waiting_since = time.monotonic()
+            self.waiting[c] = None
         c.in_flight = False
+
+    def idle(self, seconds: float) -> list[Conversation]:
+        """Close and return the conversations that have waited longer than `seconds`."""
+        cutoff = time.monotonic() - seconds
+        gone = []
+        for c in self.waiting:
+            if c.waiting_since > cutoff:
+                break
+            gone.append(c)
+        for c in gone:
+            del self.waiting[c]
+            _drop(self._waiting, c.history_hash, c)
+            self.open.pop(c, None)
+            c.closed = True
+        return gone
 
 
 def _drop(index: dict[int, list[Conversation]], key: int, c: Conversation) -> None:

@@ -87,6 +87,11 @@ class Close:
 
 
 @dataclass(frozen=True)
+class Tick:
+    """Time passed: conversations whose agent sent no next request for a while are closed."""
+
+
+@dataclass(frozen=True)
 class Pause:
     """(To the journal in a child process) a burst of requests began: record nothing until
     `Resume` (bursts.py)."""

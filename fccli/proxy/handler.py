@@ -22,7 +22,7 @@ from fccli.core.models import Message, Request
 from fccli.core.secrets import maskers
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
-from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Unrecorded
+from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Tick, Unrecorded
 from fccli.proxy.settings import Settings
 from fccli.proxy.step import Step, checks_of, error_message, question_of
 from fccli.trace.slug import slugify
@@ -81,6 +81,8 @@ class FactHandler:
             self.view.unrecorded(fact.count)
         elif isinstance(fact, Close):
             self.close()
+        elif isinstance(fact, Tick):
+            self.idle()
         elif isinstance(fact, Flush):
             fact.done.set()
 
@@ -101,9 +103,21 @@ class FactHandler:
         closed = [c for c in self.conversations.open if c.finish("interrupted", stopped)]
         self.view.stopped(closed)
 
+    def idle(self) -> None:
+        """Close the conversations whose agent sent no next request for the idle time."""
+        seconds = self.settings.idle_seconds
+        for c in self.conversations.idle(seconds):
+            why = Msg(
+                "no next request came for {seconds} s: fc proxy closed the conversation",
+                seconds=format(round(seconds), ","),
+            )
+            if c.finish("interrupted", Interrupted(why)):
+                self.view.idle(c, why)
+
     # a request
 
     def _asked(self, fact: Asked) -> None:
+        self.idle()
         fmt = FORMATS[fact.fmt]
         read = self._read(fmt, fact.path, fact.body)
         if read is None:
@@ -116,6 +130,8 @@ class FactHandler:
             self._waiting.setdefault(busy, []).append(fact.rid)
             return
         conversation = self.conversations.continued(fmt.name, keys)
+        if conversation is not None and not self._woken(conversation):
+            conversation = None
         if conversation is None:
             conversation = Conversation(fmt.name, (fmt.results_layout, fmt.stop_field))
             self.conversations.start(conversation, keys)
@@ -155,9 +171,26 @@ class FactHandler:
         return read
 
     def _settle(self, conversation: Conversation, answer: Message | None, closed: bool) -> None:
-        """Settle a recorded step: the requests it held back go on."""
+        """Settle a recorded step: the requests it held back go on; a conversation waiting for
+        its next request lets go of its trace's lock meanwhile."""
         self.conversations.settle(conversation, answer, closed)
         self._released += self._waiting.pop(conversation, [])
+        if not conversation.closed and conversation.writer is not None:
+            conversation.writer.rest()
+
+    def _woken(self, conversation: Conversation) -> bool:
+        """Claim a waiting conversation's trace again for its next step; False (said) when
+        that cannot be: the request starts a trace of its own."""
+        if conversation.writer is None:
+            return True
+        try:
+            conversation.writer.wake()
+        except FcError as e:
+            self._unwritable(e)
+            conversation.closed = True
+            self.conversations.open.pop(conversation, None)
+            return False
+        return True
 
     def _ended(self, fact: Ended) -> None:
         step = self._steps.pop(fact.rid, None)
@@ -220,14 +253,13 @@ class FactHandler:
             path = prepare_dir(default_dir(self.settings.out, slug), force=False)
             conversation.writer = TraceWriter(path, header)
         except FcError as e:
-            self.view.passed(
-                "POST",
-                "",
-                None,
-                Msg("the trace cannot be written: {error}", error=error_message(e)),
-            )
+            self._unwritable(e)
             return
         self.view.opened(conversation)
+
+    def _unwritable(self, error: FcError) -> None:
+        message = Msg("the trace cannot be written: {error}", error=error_message(error))
+        self.view.passed("POST", "", None, message)
 
 
 def read_request(

@@ -14,4 +14,7 @@ class Settings:
     max_record_bytes: int = 16 * 1024 * 1024
     """A request or answer body above this is forwarded and not recorded."""
     timeout: float = 600.0
-    """Seconds an answer may go silent before fc gives up on it."""
+    """Seconds an answer may take before fc gives up on it."""
+    idle_seconds: float = 900.0
+    """A conversation whose agent sends no next request for this long is closed (an agent
+    that stopped, a tool call never answered); a request after that starts a new trace."""

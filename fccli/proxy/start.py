@@ -38,6 +38,7 @@ class ProxyOptions:
     max_request_bytes: int = MAX_REQUEST_BYTES
     allow_origins: tuple[str, ...] = ()
     timeout: float = 600.0
+    idle_seconds: float = 900.0
 
 
 def default_out(now: datetime | None = None) -> Path:
@@ -70,6 +71,7 @@ def _parts(options: ProxyOptions, console: Console | None) -> tuple[Target, Sett
         strict_check=options.strict_check,
         max_record_bytes=options.max_record_bytes,
         timeout=options.timeout,
+        idle_seconds=options.idle_seconds,
     )
     return target, settings, view
 
@@ -78,9 +80,10 @@ def serve(options: ProxyOptions) -> None:
     """Run `fc proxy`, its journal in a child process (journal.py) started once the port is
     bound."""
     target, settings, view = _parts(options, None)
+    limits = _limits(options)
     bound = launch.bind(options.host, options.port)
     journal = ChildJournal(target, settings, view.journal_lost)
-    app = ProxyApp(target, settings, view, journal, **_limits(options))
+    app = ProxyApp(target, settings, view, journal, **limits)
     view.banner(bound.url, target.agent_lines(bound.url), target.shown, str(settings.out))
     warning = launch.exposure_warning(options.host)
     if warning is not None:

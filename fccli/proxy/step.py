@@ -20,6 +20,7 @@ from fccli.core.jsonio import parse_json
 from fccli.core.manifest import StreamRecord, ToolRunRecord
 from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
+from fccli.cost.record import record_cost
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation
 from fccli.run.events import Note, ResponseReceived, StepStarted
@@ -195,6 +196,7 @@ class Step:
             return
         files.response(response, self.fmt.wire_stop_reason(wire))
         record = files.record
+        cost = record_cost(c.writer.manifest, record)
         if response.stop_reason == "tool_use":  # otherwise finish() below saves it
             c.writer.save_manifest()
         view.event(
@@ -206,6 +208,7 @@ class Step:
                 record.wire_stop_reason,
                 [],
                 record.stream.to_json_dict() if record.stream else None,
+                cost,
             ),
         )
         answer = response.as_message()

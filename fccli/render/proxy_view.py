@@ -101,6 +101,16 @@ class ProxyView:
             f"[red]{escape(method)} {escape(path)} → {status}:[/] {escape(localized(why))}"
         )
 
+    def idle(self, conversation: Any, why: str) -> None:
+        self._runs.pop(id(conversation), None)
+        self.console.print(
+            _(
+                "[dim]trace {path}: interrupted, {why}[/]",
+                path=escape(str(conversation.path)),
+                why=escape(localized(why)),
+            )
+        )
+
     def stopped(self, closed: list[Any]) -> None:
         c = self.console
         c.print()

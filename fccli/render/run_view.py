@@ -23,6 +23,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized, tidy
+from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
 from fccli.render.stream_view import LiveStream
 from fccli.run.events import (
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
     from rich.status import Status  # a spinner is made only on a terminal (Console.status)
 
+    from fccli.cost.trace import TraceCost
     from fccli.tools.execute import ToolRun
 
 THINKING_PREVIEW = 160
@@ -120,6 +122,11 @@ def _executed(runs: list[ToolRun], bug: str | None) -> str:
             ran=ran,
             total=len(runs),
         )
+    if ran == 0 and all(run.error_kind == "unknown_tool" for run in runs):
+        return _(
+            "the model only asked, for a tool not offered; fc has nothing to validate against "
+            "and executed nothing:"
+        )
     if ran == 0:
         return _("the model only asked; fc validated the arguments and executed nothing:")
     if ran == len(runs):
@@ -131,10 +138,38 @@ def _executed(runs: list[ToolRun], bug: str | None) -> str:
     )
 
 
-def _results_back(n: int, bug: str | None, wire_format: str, layout: str) -> str:
+def _results_back(runs: list[ToolRun], bug: str | None, wire_format: str, layout: str) -> str:
     """How the results of a step go back, as the harness (buggy or not) hands them."""
+    n = len(runs)
+    failed = sum(1 for run in runs if run.result.is_error)
     if bug == "drop-results":
         return _("the results are NOT handed back (--harness-bug drop-results)")
+    if bug == "raise-on-error" and failed:
+        return _(
+            "the harness raises on the tool error (--harness-bug raise-on-error): the loop "
+            "stops here, NO result goes back and the model never answers"
+        )
+    if bug == "report-success" and failed:
+        return _(
+            "the results go back paired with their calls by id, but {failed} failed call(s) "
+            "reported as a success (--harness-bug report-success): the model is not told of "
+            "the error",
+            failed=failed,
+        )
+    if bug == "text-only-turn":
+        return _(
+            "the results go back by id, but the turn that made the calls goes back as its "
+            "text only (--harness-bug text-only-turn): the results answer calls the history "
+            "no longer holds"
+        )
+    if bug == "pack-results" and 'role:"tool"' in layout:
+        return _(
+            "the results go back internally in ONE user message, and in the {wire_format} "
+            "format packed into ONE role:tool message as a list (--harness-bug pack-results), "
+            "not {layout}",
+            wire_format=wire_format,
+            layout=layout,
+        )
     if bug == "split-results" and n > 1:
         return _(
             "the results go back paired with their calls by id, but internally in {n} user "
@@ -240,9 +275,10 @@ class RunView:
         c = self.console
         if isinstance(event, StepStarted):
             req = event.request
-            last = req.messages[-1]
             results, held = handed_back(req.messages)
-            if held > 1:
+            if not req.messages:
+                what = _("no message at all")
+            elif held > 1:
                 what = _(
                     "{n} tool result(s) handed back in {messages} user messages",
                     n=len(results),
@@ -253,7 +289,7 @@ class RunView:
             elif len(req.messages) == 1:
                 what = _("the question")
             else:  # a history that does not end on results (--harness-bug drop-results)
-                what = _("the last message from the {role}", role=last.role)
+                what = _("the last message from the {role}", role=req.messages[-1].role)
             tools = ", ".join(t.name for t in req.tools) or _("none")
             c.print()
             origin = (
@@ -304,7 +340,7 @@ class RunView:
                     )
                 c.print(f"  {line}")
             said_back = _results_back(
-                len(event.runs), event.harness_bug, self.wire_format, self.results_layout
+                event.runs, event.harness_bug, self.wire_format, self.results_layout
             )
             c.print(f"  [dim]{said_back}[/]")
         elif isinstance(event, Note):
@@ -324,6 +360,9 @@ class RunView:
                 input=resp.usage.input_tokens,
                 output=resp.usage.output_tokens,
             )
+        cost = step_cost_text(event.cost)
+        if cost is not None:
+            usage += _(", ") + cost
         colour = "yellow" if resp.stop_reason == "tool_use" else "green"
         wire = ""
         if event.wire_stop_reason and event.wire_stop_reason != resp.stop_reason:
@@ -342,9 +381,9 @@ class RunView:
                 usage=usage,
             )
         )
-        cache = resp.usage.cache_line() if resp.usage else None
+        cache = cache_text(resp.usage, event.cost)
         if cache is not None:
-            c.print("  " + _("[dim]prompt cache: {cache}[/]", cache=escape(localized(cache))))
+            c.print("  " + _("[dim]prompt cache: {cache}[/]", cache=escape(cache)))
         if len(event.attempts) > 1:
             attempts = escape(_attempts(event.attempts))
             c.print("  " + _("[yellow]retried:[/] {attempts}", attempts=attempts))
@@ -393,12 +432,18 @@ class RunView:
         for note in notes:
             self.console.print(_("[yellow]note:[/] {note}", note=escape(localized(note))))
 
-    def finished(self, result: RunResult, trace: Path) -> None:
+    def finished(self, result: RunResult, trace: Path, cost: TraceCost | None = None) -> None:
         c = self.console
         c.print()
+        parts = trace_cost_parts(cost) if cost is not None else []
+        if parts:
+            # no emoji codes in prices and hours (`06:00-10:00` is not one)
+            c.print(_("[bold]cost:[/] {cost}", cost=escape(_("; ").join(parts))), emoji=False)
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(localized(result.notes[-1]))}[/]")
-        if result.notes and result.notes[-1].startswith("ignore-stop-reason"):
+        if result.notes and result.notes[-1].startswith(
+            ("ignore-stop-reason", "tool-request-as-reply")
+        ):
             c.print(
                 _(
                     "[red]answer, as the buggy harness took it:[/] {answer} "

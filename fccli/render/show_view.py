@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.core.errors import UsageError, os_reason
 from fccli.core.jsonio import dumps
+from fccli.cost.record import step_record, trace_cost_record
+from fccli.cost.trace import price_trace
 from fccli.i18n import Msg, _
 from fccli.render import transcript
 from fccli.render.console import make_console
@@ -39,6 +41,7 @@ class ShowAsked:
     html: Path | None = None
     check: bool = False
     json_output: bool = False
+    price_model: str | None = None
 
 
 def show_document(data: Any, name: str, asked: ShowAsked) -> None:
@@ -93,7 +96,10 @@ def show_path(path: Path, asked: ShowAsked) -> None:
     if asked.step is not None:
         trace.step(asked.step)  # an unknown asked.step is exit 2, before anything is printed
     if asked.json_output:
-        data = wire_json(trace, asked.step) if asked.wire else trace_json(trace, asked.step)
+        if asked.wire:
+            data = wire_json(trace, asked.step)
+        else:
+            data = with_cost(trace_json(trace, asked.step), trace, asked.price_model)
         sys.stdout.write(dumps(data))
     elif asked.wire:
         heading = _(
@@ -110,19 +116,35 @@ def show_path(path: Path, asked: ShowAsked) -> None:
             step=asked.step,
             thinking=asked.thinking,
             full=asked.full,
+            price_model=asked.price_model,
         )
         return
     else:
         transcript.render_trace(
-            console, trace, step=asked.step, thinking=asked.thinking, full=asked.full
+            console,
+            trace,
+            step=asked.step,
+            thinking=asked.thinking,
+            full=asked.full,
+            price_model=asked.price_model,
         )
     _save_html(console, asked.html)
+
+
+def with_cost(data: dict[str, Any], trace: Trace, price_model: str | None) -> dict[str, Any]:
+    """Add what the trace and each step cost to `fc show --json`'s data, priced now (as
+    `price_model`, if given), in the manifest's shape."""
+    cost = price_trace(trace.record, price_model)
+    for step in data["steps"]:
+        price = cost.steps.get(step["step"])
+        step["cost"] = None if price is None else step_record(price).to_json_dict()
+    return {**data, "cost": trace_cost_record(cost).to_json_dict()}
 
 
 def _save_html(console: Console, html: Path | None) -> None:
     """Save the terminal transcript as a page (a single file, a folder of traces, --wire)."""
     if html is not None:
-        _write(html, console.export_html(), _("transcript written to {file}", file=str(html)))
+        save_page(html, console.export_html(), _("transcript written to {file}", file=str(html)))
 
 
 def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> None:
@@ -132,10 +154,10 @@ def _write_page(trace: Trace, html: Path, *, check: bool, **options: Any) -> Non
     from fccli.render.html.trace_page import gather
 
     data = gather(trace, check=check, page=None if str(html) == "-" else html)
-    _write(html, trace_page(data, **options), _("page written to {file}", file=str(html)))
+    save_page(html, trace_page(data, **options), _("page written to {file}", file=str(html)))
 
 
-def _write(html: Path, page: str, written: str) -> None:
+def save_page(html: Path, page: str, written: str) -> None:
     """Write a page to `html` (`-`: stdout) and say so."""
     if str(html) == "-":
         sys.stdout.buffer.write(page.encode("utf-8"))

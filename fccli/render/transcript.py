@@ -33,14 +33,21 @@ from fccli.core.models import (
     ToolSpec,
     ToolUseBlock,
 )
+from fccli.cost.money import usd
+from fccli.cost.trace import decimal_of, price_trace
 from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
 from fccli.render.console import SafeConsole, print_hanging
+from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
+from fccli.trace.mcp_log import Exchange
+from fccli.trace.mcp_log import message as mcp_message
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
     from fccli.core.manifest import Options
+    from fccli.cost.price import StepPrice
+    from fccli.cost.trace import TraceCost
     from fccli.trace.reader import Document, Step, Trace
 
 THINKING_PREVIEW = 120
@@ -101,6 +108,8 @@ class _View:
         self.thinking = thinking
         self.full = full
         self.ids = _Ids()
+        self.mcp: dict[str, Exchange] = {}
+        """The calls MCP servers ran, by call id: their chain is shown under each."""
 
     def line(self, *parts: str | Text | tuple[str, str], indent: int = 0) -> None:
         self.c.print(Text.assemble(" " * indent, *parts))
@@ -206,13 +215,24 @@ class _View:
         kind = kind if isinstance(kind, str) else None  # a hand-edited manifest may hold anything
         detail = _(", ").join(x for x in (kind, took) if x)
         detail = _(" ({detail})", detail=detail) if detail else ""
+        exchange = self.mcp.get(call.id)
+        if exchange is not None:
+            self._mcp(exchange)
         if result is not None:
             if result.is_error:
                 head = Text(_("✗ error result"), style="bold red")
+            elif run.get("is_error") is True:  # the tool failed; the harness said otherwise
+                head = Text(_("✗ failed, handed back as a success"), style="bold red")
             else:
                 head = Text(_("✓ result"), style="green")
             self.line(head, _(" for "), self.ids.text(call.id), (detail + _(":"), "dim"), indent=4)
             self.block(self.fold(result.content), 6, "red" if result.is_error else "")
+            if (
+                run.get("is_error") is True
+                and not result.is_error
+                and isinstance(run.get("error"), str)
+            ):
+                self.line((_("the tool's error: "), "red"), self.fold(run["error"]), indent=6)
             return
         if run:
             # Executed, but no later request handed the result back (the run stopped first).
@@ -239,6 +259,45 @@ class _View:
         else:
             self.line((_("no result for this id in the next request"), "bold red"), indent=4)
 
+    def _mcp(self, exchange: Exchange) -> None:
+        """Show the JSON-RPC that served a call: its tools/call and what the server answered."""
+        self.line(
+            (_("⇄ MCP {server}: ", server=exchange.server), "cyan"),
+            _("tools/call id {id}", id=json.dumps(exchange.request_id)),
+            (_(" ({file} #{n})", file=exchange.file, n=exchange.request.get("n")), "dim"),
+            indent=4,
+        )
+        error, result = exchange.error(), exchange.result()
+        if exchange.response is None:
+            said = Text(_("← no answer"), style="red")
+        elif error is not None:
+            said = Text(
+                _(
+                    "← JSON-RPC error {code}: {message}",
+                    code=error.get("code"),
+                    message=str(error.get("message")),
+                ),
+                style="red",
+            )
+        elif result is not None:
+            kinds = [b.get("type") for b in result.get("content") or [] if isinstance(b, dict)]
+            parts = _(", ").join(str(k) for k in kinds) or _("no content")
+            said = Text.assemble(
+                (
+                    _(
+                        "← CallToolResult isError {flag}",
+                        flag=json.dumps(result.get("isError", False)),
+                    ),
+                    "red" if exchange.is_error else "green",
+                ),
+                (_(", content: {parts}", parts=parts), ""),
+                (_(", structuredContent") if "structuredContent" in result else "", ""),
+            )
+        else:
+            said = Text(_("← an answer that is neither a result nor an error"), style="red")
+        n = exchange.response.get("n") if exchange.response is not None else None
+        self.line(said, (_(" (#{n})", n=n), "dim") if n is not None else "", indent=6)
+
     def fold(self, text: str) -> str:
         lines = text.split("\n")
         if self.full or (len(text) <= FOLD_CHARS and len(lines) <= FOLD_LINES):
@@ -257,7 +316,9 @@ class _View:
             )
         return f"{kept}…\n{said}"
 
-    def stop(self, response: Response, wire_stop: Any, extra: list[str]) -> None:
+    def stop(
+        self, response: Response, wire_stop: Any, extra: list[str], price: StepPrice | None = None
+    ) -> None:
         style = STOP_STYLES.get(response.stop_reason, "black on red")
         parts: list[str | Text | tuple[str, str]] = [
             (_("← response "), "cyan"),
@@ -275,9 +336,12 @@ class _View:
             if usage.reasoning_tokens:
                 tokens += _(" ({n} reasoning)", n=usage.reasoning_tokens)
             extra = [*extra, tokens]
-        cache = usage.cache_line() if usage is not None else None
+        cost = step_cost_text(price)
+        if cost is not None:
+            extra = [*extra, cost]
+        cache = cache_text(usage, price)
         if cache is not None:
-            extra = [*extra, localized(cache)]
+            extra = [*extra, _("prompt cache: {cache}", cache=cache)]
         if extra:
             parts.append((" · " + " · ".join(extra), "dim"))
         self.line(*parts)
@@ -324,9 +388,12 @@ def render_trace(
     step: int | None = None,
     thinking: bool = False,
     full: bool = False,
+    price_model: str | None = None,
 ) -> None:
     view = _View(console, thinking=thinking, full=full)
+    view.mcp = trace.mcp_exchanges()
     _trace_header(view, trace)
+    cost = price_trace(trace.record, price_model)
     results, runs = trace.results(), trace.runs()
     error = trace.record.error.to_json_dict() if trace.record.error is not None else None
     said_where = False  # the reason the run stopped, said under its step (then not again)
@@ -346,12 +413,43 @@ def render_trace(
         if step is not None:
             same_as = None
         answered_later = last_asked > s.number  # a later step's request carries the results
-        _step(view, s, same_as, results, runs, answered_later)
+        _step(view, s, same_as, results, runs, answered_later, cost.steps.get(s.number))
         if error is not None and error.get("step") == s.number:
             _stopped_here(view, error, s, interrupted=trace.record.status == "interrupted")
             said_where = True
-    if step is None:
-        _trace_footer(view, trace, said_where)
+    if not trace.steps and trace.mcp_logs():
+        _mcp_traffic(view, trace)  # fc mcp record: no model, only the servers' JSON-RPC
+    elif step is None:
+        _trace_footer(view, trace, said_where, cost)
+
+
+def _mcp_traffic(view: _View, trace: Trace) -> None:
+    """List each JSON-RPC message of a trace with no steps, one line each, in order."""
+    for log in trace.mcp_logs():
+        view.c.print()
+        view.c.rule(Text(log.file, style="bold"), align="left", style="dim")
+        for entry in log.entries:
+            n = _("#{n} ", n=entry.get("n"))
+            if "event" in entry:
+                details = {k: v for k, v in entry.items() if k not in ("n", "at", "event")}
+                view.line((n, "dim"), (str(entry["event"]), "yellow"), " ", json.dumps(details))
+                continue
+            body = mcp_message(entry)
+            arrow = "→ " if entry.get("dir") == "sent" else "← "
+            if not body:
+                view.line((n, "dim"), arrow, (_("not JSON-RPC: "), "red"), repr(entry.get("raw")))
+                continue
+            method = body.get("method")
+            what = str(method) if method else ("error" if "error" in body else "result")
+            params = body.get("params")
+            params = params if isinstance(params, dict) else {}
+            if method == "tools/call":
+                what += f" {params.get('name')} {json.dumps(params.get('arguments'), ensure_ascii=False)}"
+            result = body.get("result")
+            if isinstance(result, dict) and "isError" in result:
+                what += f" isError {json.dumps(result['isError'])}"
+            ident = _(" (id {id})", id=json.dumps(body["id"])) if "id" in body else ""
+            view.line((n, "dim"), (arrow, "cyan"), (what, "bold"), (ident, "dim"))
 
 
 def _trace_header(view: _View, trace: Trace) -> None:
@@ -375,6 +473,24 @@ def _trace_header(view: _View, trace: Trace) -> None:
     options = _options(m.options)
     if options:
         view.line((_("options: ") + " ".join(options), "dim"))
+    for server in m.mcp_servers or []:
+        info = server.get("server_info")
+        info = info if isinstance(info, dict) else {}
+        view.line(
+            (_("MCP server "), "cyan"),
+            (str(server.get("name")), "bold"),
+            (
+                _(
+                    ": {given} ({transport}, protocol {version}, {info}); its JSON-RPC: {log}",
+                    given=str(server.get("server")),
+                    transport=str(server.get("transport")),
+                    version=str(server.get("protocol_version")),
+                    info=" ".join(str(v) for v in (info.get("name"), info.get("version")) if v),
+                    log=str(server.get("log")),
+                ),
+                "dim",
+            ),
+        )
 
 
 def steps_text(n: int) -> str:
@@ -396,6 +512,7 @@ def _step(
     results: dict[str, ToolResultBlock],
     runs: dict[str, dict[str, Any]],
     answered_later: bool,
+    price: StepPrice | None = None,
 ) -> None:
     record = s.record or {}
     view.c.print()
@@ -423,7 +540,7 @@ def _step(
     if response is None:
         view.line((_("← no response"), "red"), (" · " + " · ".join(extra), "dim") if extra else "")
         return
-    view.stop(response, record.get("wire_stop_reason"), extra)
+    view.stop(response, record.get("wire_stop_reason"), extra, price)
     tools = request.tools if request else None  # unknown: no call is said to be "not offered"
     view.assistant(
         response.content,
@@ -558,7 +675,7 @@ def _stopped_here(view: _View, error: dict[str, Any], s: Step, *, interrupted: b
         view.line((_("the provider sent: "), "dim"), one_line(excerpt, 200), indent=2)
 
 
-def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
+def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) -> None:
     m = trace.record
     status = m.status
     error = m.error.to_json_dict() if m.error is not None else {}
@@ -567,6 +684,9 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
     where = error["step"] if isinstance(error.get("step"), int) else last
     reason = translated(stop_reason(error))
     response = trace.steps[-1].response if trace.steps else None
+    parts = trace_cost_parts(cost)
+    if parts:
+        view.line((_("cost: "), "bold"), _("; ").join(parts))
     if status == "ok" and response is not None and response.stop_reason == "tool_use":
         view.line(
             (_("done: "), "bold red"),
@@ -575,6 +695,15 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool) -> None:
                 "its {n} call(s) were never executed",
                 step=last,
                 n=len(response.tool_uses()),
+            ),
+        )
+    elif status == "ok" and "tool-request-as-reply" in m.harness_bugs().values():
+        view.line(
+            (_("done: "), "bold red"),
+            _(
+                "the model answered at step {step}, but no tool ran: the harness carried the "
+                "tool request on as a reply, so nothing in the answer was looked up",
+                step=last,
             ),
         )
     elif status == "ok":
@@ -749,9 +878,16 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
                 (f"{s['status']:<12}", style),
                 (f"{counted} {s['provider'] or '?':<10}", "dim"),
                 " ",
+                (_cost_column(s.get("cost_usd")), "dim"),
                 one_line(s["question"] or "", 60),
             )
         )
+
+
+def _cost_column(amount: Any) -> str:
+    """The listing's cost column: what the manifest records, or blank."""
+    said = usd(decimal_of(amount)) if isinstance(amount, float | int) else ""
+    return f"{said:<10}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from fccli.convert.translate import convert
 from fccli.core.errors import FindingsError, UsageError
 from fccli.core.manifest import Manifest, Options, ReplayedFrom
 from fccli.core.models import Message, ProviderBlock, Request, ThinkingBlock, ToolChoice
+from fccli.core.secrets import MASK
 from fccli.i18n import Msg
 from fccli.options.declared import Settings
 from fccli.options.manifest import kept_options, replayed_settings
@@ -33,6 +34,7 @@ from fccli.run.engine import RunOptions
 from fccli.run.events import Event, RunResult
 from fccli.run.prepare import (
     PreparedRun,
+    attach_mcp,
     close_provider,
     connection,
     connection_notes,
@@ -43,11 +45,14 @@ from fccli.run.prepare import (
     refuse_effort,
     request_problem,
     spoken_profile,
+    start_mcp,
     trace_manifest,
 )
-from fccli.tools.loader import load_toolset, tools_file_entry, tools_file_in
+from fccli.tools.loader import NO_TOOLS, load_toolset, tools_file_entry, tools_file_in
 from fccli.tools.registry import ToolSet
+from fccli.trace.mcp_log import read_mcp_logs
 from fccli.trace.reader import Document, Trace, read_trace
+from fccli.trace.writer import TraceWriter
 from fccli.wire.registry import WireFormat, get_format
 
 
@@ -135,6 +140,57 @@ def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedR
         )
     refuse_demo_base_url(name, settings.base_url)
     tools = _load_tools(origin.tools, from_trace=settings.tools is None)
+    opened: list[TraceWriter] = []
+    if manifest.mcp_servers:
+        tools = _mcp_tools(settings, trace.path, manifest.mcp_servers, tools, opened)
+    try:
+        return _opened(settings, trace, origin, carried, name, tools, source, opened, editor)
+    except BaseException:
+        tools.close()
+        raise
+
+
+def _mcp_tools(
+    settings: Settings,
+    path: Path,
+    servers: list[dict[str, Any]],
+    tools: ToolSet,
+    opened: list[TraceWriter],
+) -> ToolSet:
+    """Offer the trace's MCP tools: answered from its recorded results, or (--live-mcp) by its
+    servers, started again."""
+    base = ToolSet(NO_TOOLS, []) if tools.name == "weather" else tools
+    if not settings.live_mcp:
+        from fccli.mcp.recorded import recorded_tools
+
+        return recorded_tools(path, read_mcp_logs(path), base)
+    given = [str(s.get("server")) for s in servers]
+    masked = [g for g in given if MASK in g]
+    if masked:
+        raise UsageError(
+            Msg(
+                "--live-mcp: the trace keeps {server!r} with its secret masked, so fc cannot "
+                "start it again",
+                server=masked[0],
+            ),
+            hint=Msg("run it again with fc run --mcp"),
+        )
+    return start_mcp(given, base, settings, opened)
+
+
+def _opened(
+    settings: Settings,
+    trace: Trace,
+    origin: _Origin,
+    carried: Settings,
+    name: str,
+    tools: ToolSet,
+    source: Any,
+    opened: list[TraceWriter],
+    editor: Editor,
+) -> PreparedReplay:
+    """Open the replay's provider and prepare it, once its tools are there."""
+    manifest = trace.record
     strict = any(spec.strict for spec in source.request.tools)
     notes: list[str] = [n for n in (source.note, *source.notes) if n]
     base_url = settings.base_url or _trace_url(name, origin.provider, manifest, strict, notes)
@@ -156,10 +212,15 @@ def prepare_replay(settings: Settings, editor: Editor = run_editor) -> PreparedR
         demo_skill="weak" if carried.demo_skill == "weak" else "strong",
     )
     try:
-        return _prepare(settings, carried, origin, name, tools, provider, wire, editor, notes)
+        prepared = _prepare(settings, carried, origin, name, tools, provider, wire, editor, notes)
     except BaseException:
         close_provider(provider)
         raise
+    for note in attach_mcp(tools, prepared.run.trace, opened):
+        prepared.run.notes.append(note)
+        prepared.run.trace.note(note)
+    prepared.run.trace.save_manifest()
+    return prepared
 
 
 def _prepare(

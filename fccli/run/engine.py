@@ -41,9 +41,18 @@ from fccli.core.models import (
     ToolChoice,
     ToolSpec,
 )
+from fccli.cost.record import record_cost
 from fccli.i18n import Joined, Msg
 from fccli.providers.base import Provider, Reply
-from fccli.run.buggy_harness import drop_wire_reasoning, hand_back, without_reasoning
+from fccli.run.buggy_harness import (
+    drop_wire_reasoning,
+    hand_back,
+    identity_from_model,
+    pack_wire_results,
+    raise_on_error,
+    text_only,
+    without_reasoning,
+)
 from fccli.run.events import (
     Event,
     Note,
@@ -54,6 +63,7 @@ from fccli.run.events import (
     ToolsExecuted,
 )
 from fccli.tools.execute import run_calls
+from fccli.tools.json_tools import JsonTool
 from fccli.tools.registry import ToolSet
 from fccli.trace.recorder import StepRecorder
 from fccli.trace.writer import TraceWriter
@@ -118,6 +128,8 @@ class RoundTrip:
         self._bug_notes: list[Msg] = []
         """What --harness-bug changed in the request about to go out: recorded on its step."""
         self._checks = OutgoingChecks()
+        self._unread_stop = False
+        """tool-request-as-reply carried a tool request on as a reply: no tool ran for the answer."""
 
     def run(self, options: RunOptions) -> RunResult:
         """Ask, execute the calls and ask again until an answer, --max-steps or an error; close
@@ -160,6 +172,9 @@ class RoundTrip:
                         )
                     if self.bug == "ignore-stop-reason":
                         return self._taken_as_final(step, response, record)
+                    if self.bug == "tool-request-as-reply":
+                        messages[-1] = self._carried_on(step, response, record)
+                        continue
                     # The model only asked. Here the program decides, validates and executes.
                     self._phase = Msg("while the tools ran")
                     # A tool's print() goes to stderr: stdout is fc's (the transcript, --json).
@@ -187,8 +202,23 @@ class RoundTrip:
                                 problems=Joined(unchecked),
                             ),
                         )
+                    if self.bug == "identity-from-args":
+                        said = identity_from_model(runs, self._sessions())
+                        if said is not None:
+                            self._bug_on_step(step, record, said)
                     self.trace.save_manifest()
                     self.emit(ToolsExecuted(step, runs, self.bug))
+                    if self.bug == "raise-on-error" and any(r.result.is_error for r in runs):
+                        self._bug_on_step(
+                            step,
+                            record,
+                            Msg(
+                                "raise-on-error: a tool error was raised instead of handed "
+                                "back; the loop stopped at step {step}",
+                                step=step,
+                            ),
+                        )
+                        raise_on_error(step, runs)
                     # ALL results of the turn in ONE user message, in call order, paired by id
                     # (unless --harness-bug says otherwise).
                     handed, bug_note = hand_back(self.bug, runs)
@@ -207,6 +237,14 @@ class RoundTrip:
                     return RunResult("ok", step, answer, [note])
                 if response.stop_reason in FINAL_STOPS:
                     notes = self._unexecuted_calls(step, response)
+                    if self._unread_stop:  # said with the answer: nothing in it was looked up
+                        notes.append(
+                            Msg(
+                                "tool-request-as-reply: the answer of step {step} came after "
+                                "calls that never ran",
+                                step=step,
+                            )
+                        )
                     answer = response.text()
                     self.trace.manifest.final_answer = answer
                     self.trace.finish("ok")
@@ -260,11 +298,24 @@ class RoundTrip:
         """Return the turn as it goes into the history: unchanged, unless the harness drops
         its reasoning."""
         message = response.as_message()
-        if self.bug != "drop-reasoning" or response.stop_reason != "tool_use":
+        if response.stop_reason != "tool_use":
             return message
-        carried, note = without_reasoning(step, message)
+        if self.bug == "drop-reasoning":
+            carried, note = without_reasoning(step, message)
+        elif self.bug == "text-only-turn":
+            carried, note = text_only(step, message)
+        else:
+            return message
         self._bug_notes.append(note)
         return carried
+
+    def _sessions(self) -> dict[str, dict[str, Any]]:
+        """Each tool's session values (a JSON tools file's `session`), by tool name."""
+        return {
+            name: tool.session
+            for name, tool in self.tools.tools.items()
+            if isinstance(tool, JsonTool) and tool.session
+        }
 
     def _taken_as_final(self, step: int, response: Response, record: StepRecord) -> RunResult:
         """Take a tool request as the answer (ignore-stop-reason, the course's opening story):
@@ -284,6 +335,22 @@ class RoundTrip:
         self.trace.finish("ok")
         return RunResult("ok", step, answer, [text for text in [record.harness_bug] if text])
 
+    def _carried_on(self, step: int, response: Response, record: StepRecord) -> Message:
+        """Carry a tool request on as an ordinary reply (tool-request-as-reply, the course's
+        opening story): its calls are never executed, the turn goes back as its text, and the
+        loop asks again, where the model, believing it looked, makes the result up."""
+        self._unread_stop = True
+        self._bug_on_step(
+            step,
+            record,
+            Msg(
+                "tool-request-as-reply: stop_reason tool_use was not read: the turn was taken as "
+                "an ordinary reply, its {n} tool call(s) never executed, and the loop asked again",
+                n=len(response.tool_uses()),
+            ),
+        )
+        return text_only(step, response.as_message())[0]
+
     def _bug_on_step(self, step: int, record: StepRecord, text: str) -> None:
         """Put what --harness-bug did on the step's record, and say it."""
         record.harness_bug = text
@@ -297,6 +364,21 @@ class RoundTrip:
         wire_request = self.wire.to_wire_request(request)
         if self.bug == "drop-reasoning":
             drop_wire_reasoning(wire_request)
+        if self.bug == "pack-results" and request.messages[-1].tool_results():
+            packed = pack_wire_results(wire_request)
+            self._bug_notes.append(
+                Msg(
+                    "pack-results: {n} result(s) packed into ONE role:tool message, its content "
+                    "a list of tool_result blocks",
+                    n=packed,
+                )
+                if packed
+                else Msg(
+                    "pack-results: the {format} format holds a turn's results in one message "
+                    "already; nothing was packed",
+                    format=self.wire.name,
+                )
+            )
         internal = files.internal(request)
         body = files.request(request, wire_request, internal)
         self._refuse_broken(step, internal, wire_request)
@@ -352,8 +434,9 @@ class RoundTrip:
         if self._bug_notes:
             record.harness_bug = "; ".join(self._bug_notes)
             self._bug_notes = []
-        # On record before it is read: an answer that cannot be read still shows its attempts.
-        files.add()
+        # On record before it is read: an answer that cannot be read still shows its attempts
+        # (saved once it is read, or by the run's end, whichever stops it).
+        files.add(save=False)
         if reply.interrupted:  # Ctrl-C mid-stream: the bytes that came are written above
             self._phase = Msg(
                 "while the answer streamed in ({size} bytes kept)", size=format(len(raw), ",")
@@ -387,10 +470,11 @@ class RoundTrip:
                 Msg("the provider's answer cannot be read: {error}", error=_inner(e)), step=step
             ) from None
         files.response(response, self.wire.wire_stop_reason(wire_response))
+        cost = record_cost(self.trace.manifest, record)
         _refuse_shared_ids(step, response)
-        # Saved before anyone is told: a run stopped while the tools run, or a display that
-        # fails (a closed pipe), still leaves this step on record.
-        self.trace.save_manifest()
+        # Not saved here: the tools' runs are (after they ran), and a run stopped before that
+        # (Ctrl-C while the tools run, a display that fails on a closed pipe) is saved by its
+        # end; one killed outright leaves the step's files, which readers read.
         self.emit(
             ResponseReceived(
                 step,
@@ -399,6 +483,7 @@ class RoundTrip:
                 record.wire_stop_reason,
                 reply.attempts,
                 record.stream.to_json_dict() if record.stream is not None else None,
+                cost,
             )
         )
         return response, record

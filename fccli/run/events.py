@@ -6,11 +6,14 @@ providers or wire formats (ARCHITECTURE.md: render never imports wire, providers
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fccli.core.models import Request, Response
 from fccli.core.stream import StreamDelta
 from fccli.tools.execute import ToolRun
+
+if TYPE_CHECKING:
+    from fccli.cost.price import StepPrice
 
 # Events, in the order they happen. A renderer may ignore any of them.
 # Plain classes, not dataclasses: start-up of `fc run` (docs/performance.md).
@@ -45,6 +48,7 @@ class ResponseReceived:
         wire_stop_reason: str | None = None,
         attempts: list[dict[str, Any]] | None = None,
         stream: dict[str, Any] | None = None,
+        cost: StepPrice | None = None,
     ) -> None:
         self.step = step
         self.response = response
@@ -55,6 +59,8 @@ class ResponseReceived:
         """The HTTP attempts it took (a retry after 429 or 5xx shows here); empty offline."""
         self.stream = stream
         """For a streamed answer: bytes, pieces and time to the first byte, as in the manifest."""
+        self.cost = cost
+        """What the step cost (or why it has no price); None when it reported no token counts."""
 
 
 class ToolsExecuted:

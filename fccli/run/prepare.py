@@ -8,7 +8,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from fccli.core.cities import cities
 from fccli.core.errors import UsageError
@@ -32,8 +32,8 @@ from fccli.providers.registry import Connection, default_provider_name, get_prov
 from fccli.run.engine import RoundTrip, RunOptions
 from fccli.run.events import Event, RunResult, StreamProgress
 from fccli.run.json_mode import parse_response_format
-from fccli.tools.json_tools import Asker
-from fccli.tools.loader import load_toolset, tools_file_entry
+from fccli.tools.json_tools import Asker, JsonTool
+from fccli.tools.loader import NO_TOOLS, load_toolset, tools_file_entry
 from fccli.tools.registry import ToolSet
 from fccli.tools.strict import strict_specs
 from fccli.trace.names import TRACES_ROOT
@@ -81,6 +81,7 @@ class PreparedRun(NamedTuple):
             return engine.run(self.options)
         finally:
             close_provider(self.provider)
+            self.tools.close()
 
 
 def _paced(emit: Callable[[Event], None], seconds: float) -> Callable[[Event], None]:
@@ -177,6 +178,86 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
     _refuse_meaningless(settings, name)
     response_format = parse_response_format(settings.response_format)
     tools = load_toolset(settings.tools, asker)
+    if settings.harness_bug == "identity-from-args":
+        for tool in tools.tools.values():
+            if isinstance(tool, JsonTool):
+                tool.identity_from_args = True
+    opened: list[TraceWriter] = []
+    if settings.mcp:
+        tools = _with_mcp(settings, tools, opened)
+    try:
+        return _prepared(settings, name, tools, response_format, asker, opened)
+    except BaseException:
+        tools.close()
+        raise
+
+
+def _with_mcp(settings: Settings, tools: ToolSet, opened: list[TraceWriter]) -> ToolSet:
+    """Start the --mcp servers and offer their tools (beside a --tools file's)."""
+    base = ToolSet(NO_TOOLS, []) if settings.tools == declared("tools").default else tools
+    return start_mcp(settings.mcp, base, settings, opened)
+
+
+def start_mcp(
+    servers: list[str], base: ToolSet, settings: Settings, opened: list[TraceWriter]
+) -> ToolSet:
+    """Start MCP `servers` and offer their tools beside `base`'s; the calls of a step are
+    numbered with the step of the trace `opened` will hold."""
+    from fccli.mcp.errors import require_sdk
+
+    require_sdk()
+    from fccli.mcp.tools import with_mcp
+
+    def step_of() -> int | None:
+        # The calls of a step run once its answer is on record: the last step is theirs.
+        steps = opened[0].manifest.steps if opened else []
+        return steps[-1].step if steps else None
+
+    served, client = with_mcp(
+        base,
+        servers,
+        timeout=settings.tool_timeout,
+        max_bytes=megabytes(settings.max_response_mb),
+        step_of=step_of,
+    )
+    served.closing.append(client.close)
+    served.mcp = client
+    return served
+
+
+def attach_mcp(tools: ToolSet, trace: TraceWriter, opened: list[TraceWriter]) -> list[str]:
+    """Write the MCP servers' traffic into `trace` from now on, and name them in its manifest;
+    return what a learner is told of them before the run starts."""
+    opened.append(trace)
+    client = tools.mcp
+    if client is None:
+        return []
+    client.attach(trace.path)
+    trace.manifest.mcp_servers = client.records()
+    trace.save_manifest()
+    return [
+        Msg(
+            "MCP server {name} ({transport}, protocol {version}) offers {tools}; its JSON-RPC "
+            "goes to {log}",
+            name=record["name"],
+            transport=record["transport"],
+            version=str(record["protocol_version"]),
+            tools=", ".join(record["tools"]) or "-",
+            log=record["log"],
+        )
+        for record in trace.manifest.mcp_servers
+    ]
+
+
+def _prepared(
+    settings: Settings,
+    name: str,
+    tools: ToolSet,
+    response_format: dict[str, Any] | None,
+    asker: Asker | None,
+    opened: list[TraceWriter],
+) -> PreparedRun:
+    """Prepare the run once its tools are there (prepare_run's second half)."""
     specs = _tool_specs(tools, strict=settings.strict)
     provider, wire = open_provider(
         name,
@@ -214,6 +295,8 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
         )
         raise UsageError(problem, hint=hint)
     out = settings.out or default_dir(TRACES_ROOT, slugify(settings.question, _city_names()))
+    if tools.mcp is not None and settings.tools == declared("tools").default:
+        settings = settings.but(tools=NO_TOOLS)  # the servers' tools took the weather set's place
     tools_file = tools_file_entry(settings.tools, out)
     trace = open_trace(
         provider,
@@ -226,7 +309,8 @@ def prepare_run(settings: Settings, asker: Asker | None = None) -> PreparedRun:
             kept_options(settings, tools_offered=tools.names(), tools_file=tools_file),
         ),
     )
-    notes: list[str] = [
+    notes: list[str] = attach_mcp(tools, trace, opened)
+    notes += [
         Msg(
             "tool {name} has no description: the model sees only its name and parameters",
             name=spec.name,
@@ -301,6 +385,13 @@ def _refuse_meaningless(settings: Settings, name: str) -> None:
                 name=name,
             ),
             hint=Msg("run without {flag}", flag=flag),
+        )
+    if getattr(settings, "region", None) and (profile is None or not profile.signing_name):
+        raise UsageError(
+            Msg(
+                "--region has no meaning for {name}: it is not reached in an AWS region", name=name
+            ),
+            hint=Msg("run without --region"),
         )
     forced = settings.tool_choice not in (None, "auto", "none")
     thinking_on = settings.thinking is not False
@@ -407,6 +498,7 @@ def connection(settings: Settings) -> Connection:
         api=settings.api,
         max_response_bytes=megabytes(settings.max_response_mb),
         model=settings.model,
+        region=getattr(settings, "region", None),  # fc run's (replay keeps the trace's URL)
     )
 
 

@@ -12,12 +12,13 @@ from urllib.parse import urlsplit
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
+from fccli.providers.aws import AUTH as AWS
+from fccli.providers.aws import curl_signing, region
 from fccli.providers.http import HttpProvider
 from fccli.providers.profiles import profile_for
 from fccli.providers.registry import resolve_base_url
 from fccli.providers.urls import shown_url
 from fccli.send.post import RequestFile, api_for, model_swap
-from fccli.wire.registry import get_format
 
 if TYPE_CHECKING:
     from fccli.providers.transport import Transport
@@ -54,6 +55,14 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
             hint=Msg("remove it from the URL and add it to the printed command yourself"),
         )
     variable = f"${profile.key_env}" if profile.key_env else None
+    # AWS without its key variable: curl signs the request itself, from the credentials' variables.
+    signing = (
+        curl_signing(profile.signing_name, region())
+        if profile.auth == AWS and not os.environ.get(profile.key_env or "", "").strip()
+        else []
+    )
+    if signing:
+        variable = None
     # The provider's own headers, built by the code that sends them, with the variable's name
     # where the key goes: what curl sends is what fc sends. headers() never uses the transport.
     provider = HttpProvider(
@@ -61,11 +70,10 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
     )
     headers = provider.headers()
     if file.stream:
-        # as HttpProvider.send_stream asks
-        headers["accept"] = get_format(provider.profile.wire_format).stream_media_type
+        headers["accept"] = provider.stream_accept()  # as HttpProvider.send_stream asks
     swap = model_swap(file, name)
     target = provider.endpoint_url(stream=file.stream)
-    parts = [f"curl {'-N ' if file.stream else ''}{shlex.quote(target)}"]
+    parts = [f"curl {'-N ' if file.stream else ''}{shlex.quote(target)}", *signing]
     for header, value in headers.items():
         if variable is not None and variable in value:
             # Double quotes, so bash puts the key in; the rest of the header is plain.
@@ -83,7 +91,17 @@ def curl_command(file: RequestFile, name: str, base_url: str | None) -> CurlComm
         sed = f"s/{swap.matched.decode()}/{swap.replacement.decode()}/"
         parts[0] = f"sed {shlex.quote(sed)} {shlex.quote(file.name)} |\n{parts[0]}"
         notes.append(swap.note(file.name, name))
-    if profile.key_env and not os.environ.get(profile.key_env, "").strip():
+    if signing and "%" in urlsplit(target).path:
+        notes.append(
+            Msg(
+                "curl's --aws-sigv4 signs the path as written ({path}), where AWS encodes it once "
+                "more before signing: with the model's `:` the signature may not hold; the bearer "
+                "form (${variable} set) always does",
+                path=urlsplit(target).path,
+                variable=profile.key_env,
+            )
+        )
+    if profile.key_env and not os.environ.get(profile.key_env, "").strip() and not signing:
         notes.append(
             Msg(
                 "${variable} is not set in this shell: export it before running this",

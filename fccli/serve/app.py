@@ -178,9 +178,7 @@ class Player:
             self.say(_("{request}: {step}, streamed as recorded", request=shown, step=step.label))
             return StreamingResponse(
                 _events(step.stream.pieces()),
-                media_type=SSE_TYPE
-                if fmt.stream_media_type == "text/event-stream"
-                else fmt.stream_media_type,
+                media_type=_media_type(fmt),
                 headers={"Cache-Control": "no-cache"},
             )
         if stream:
@@ -228,6 +226,12 @@ class Player:
 
         self.say(f"{shown}: HTTP {status}: {mask(localized(message))}")
         return JSONResponse(fmt.error_body(status, f"fc serve: {mask(message)}"), status)
+
+
+def _media_type(fmt: Any) -> str:
+    """Return the content type of a format's stream (SSE's with its charset, where it is SSE)."""
+    kind = str(fmt.stream_media_type)
+    return SSE_TYPE if kind == "text/event-stream" else kind
 
 
 def _file(played: Played, status: int) -> Response:

@@ -8,13 +8,17 @@ to or the `--host` name, with the server's port; an `Origin` must be one `--allo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from fccli.core.controls import escape_controls
+from fccli.core.errors import UsageError
 from fccli.i18n import Msg, localized
 
 LOCAL_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://(?:[a-z0-9._~-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?")
+"""An origin as a browser sends it: scheme, host and port, nothing else."""
 
 
 class Guard:
@@ -22,7 +26,7 @@ class Guard:
 
     def __init__(self, host: str = "", origins: Iterable[str] = ()) -> None:
         self.names = LOCAL_NAMES | ({_bracketed(host.lower())} if host else set())
-        self.origins = frozenset(o.rstrip("/").lower() for o in origins)
+        self.origins = frozenset(map(_origin, origins))
 
     def refusal(self, scope: dict[str, Any]) -> tuple[int, Msg] | None:
         """Say the status and why a request is refused (None: it is answered)."""
@@ -47,6 +51,20 @@ class Guard:
                     origin=repr(said),
                 )
         return None
+
+
+def _origin(given: str) -> str:
+    """Return an --allow-origin as a browser would send it; exit 2 for one that is not an
+    origin (a path, a wildcard, `null`: it would let no page in, or the wrong ones)."""
+    origin = given.strip().rstrip("/").lower()
+    if not ORIGIN.fullmatch(origin):
+        raise UsageError(
+            Msg("--allow-origin {origin}: not an origin", origin=escape_controls(repr(given))),
+            hint=Msg(
+                "give scheme://host[:port], as the page's address begins: e.g. http://localhost:3000"
+            ),
+        )
+    return origin
 
 
 def _bracketed(host: str) -> str:

@@ -42,7 +42,10 @@ own data, where an `id` is an order number or the like, compared as it is."""
 HISTORY_KEYS = ("messages", "contents", "input")
 """Where a format keeps the conversation (chat and Anthropic, Gemini, Responses)."""
 SHOWN = 60
-"""How many characters of a value a difference shows."""
+"""How many characters of the request's value a difference shows."""
+RECORDED_SHOWN = 24
+"""How many characters of a recorded value a difference shows, from its start: enough to tell
+which value it is, too few to read a trace out through misses, one request after another."""
 
 
 def normalised(body: dict[str, Any]) -> dict[str, Any]:
@@ -242,18 +245,23 @@ def _either(names: list[str]) -> str:
 
 
 def _said(change: Change, recorded: Any, received: Any) -> Msg:
-    """One difference in words: its path and both values, shortened and escaped."""
+    """One difference in words: its path, the start of the recorded value and the request's
+    value (from a little before where a long text parts from the recorded one), shortened and
+    escaped."""
     path = change.path.removeprefix("$.").removeprefix("$")
     old = _at(recorded, change.loc, change.old)
     new = _at(received, change.b_loc or change.loc, change.new)
     if change.kind == "removed":
-        return Msg("{path} is missing: recorded {old}", path=path, old=shown(old))
+        return Msg("{path} is missing: recorded {old}", path=path, old=shown(old, RECORDED_SHOWN))
     if change.kind == "added":
         return Msg("{path} was not recorded: got {new}", path=path, new=shown(new))
     if isinstance(old, str) and isinstance(new, str):
-        old, new = _around_difference(old, new)
+        new = _around_difference(old, new)
     return Msg(
-        "{path} differs: recorded {old}, got {new}", path=path, old=shown(old), new=shown(new)
+        "{path} differs: recorded {old}, got {new}",
+        path=path,
+        old=shown(old, RECORDED_SHOWN),
+        new=shown(new),
     )
 
 
@@ -264,26 +272,25 @@ def _at(doc: Any, loc: tuple[str | int, ...], normal: Any) -> Any:
     return value if found else normal
 
 
-def _around_difference(old: str, new: str) -> tuple[str, str]:
-    """Two long strings cut to start a little before where they part."""
-    if max(len(old), len(new)) <= SHOWN:
-        return old, new
+def _around_difference(old: str, new: str) -> str:
+    """The request's long string cut to start a little before where it parts from the
+    recorded one."""
+    if len(new) <= SHOWN:
+        return new
     start = 0
     while start < min(len(old), len(new)) and old[start] == new[start]:
         start += 1
     start = max(0, start - SHOWN // 3)
-    if start < 10:
-        return old, new
-    return "…" + old[start:], "…" + new[start:]
+    return new if start < 10 else "…" + new[start:]
 
 
-def shown(value: Any) -> str:
+def shown(value: Any, most: int = SHOWN) -> str:
     """A value on one line for a message: a string in quotes, anything else as JSON; control
-    characters escaped, cut to SHOWN characters."""
+    characters escaped, cut to `most` characters."""
     if isinstance(value, str):
         text = escape_controls(value).replace("\n", "\\n").replace("\t", "\\t")
     else:
         text = escape_controls(json.dumps(value, ensure_ascii=False))
-    if len(text) > SHOWN:
-        text = text[: SHOWN - 1] + "…"
+    if len(text) > most:
+        text = text[: most - 1] + "…"
     return f"'{text}'" if isinstance(value, str) else text

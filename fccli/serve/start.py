@@ -26,11 +26,12 @@ def serve_traces(
     allow_origins: Sequence[str] = (),
     max_response_bytes: int = MAX_RESPONSE_BYTES,
 ) -> None:
+    guard = Guard(host, allow_origins)
     recordings = load_recordings(paths, max_response_bytes)
     bound = bind(host, port)
     for line in opening(recordings, paths, bound.url, host):
         say(line)
-    run(make_app(recordings, say, Guard(host, allow_origins)), bound)
+    run(make_app(recordings, say, guard), bound)
 
 
 def opening(recordings: list[Recorded], paths: list[Path], url: str, host: str) -> list[str]:

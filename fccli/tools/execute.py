@@ -7,6 +7,7 @@ with `is_error: true` and a message the model can act on; the loop goes on and t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -19,7 +20,7 @@ from pydantic_core import to_jsonable_python
 
 from fccli.core.models import ToolResultBlock, ToolUseBlock
 from fccli.i18n import N_, Joined, Msg, _, gettext, language, localized
-from fccli.tools.json_tools import JsonTool
+from fccli.tools.json_tools import SchemaTool
 from fccli.tools.registry import Offered, Tool, ToolError, ToolSet
 
 
@@ -39,10 +40,13 @@ class ToolRun:
         self.duration_ms = duration_ms
         self.error_kind = error_kind
         """None, or unknown_tool | invalid_json | invalid_arguments | tool_error | tool_raised |
-        tool_timeout | no_implementation (a JSON tool with no result for the call)."""
+        tool_timeout | no_implementation (a JSON tool with no result for the call) | server_gone |
+        mcp_error (an MCP server that broke down or answered a JSON-RPC error)."""
         self.unchecked: str | None = None
         """What validation would have said, when the harness ran the call without it
         (--harness-bug no-validation)."""
+        self.served: dict[str, Any] | None = None
+        """The MCP server that ran the call, and the JSON-RPC id of its tools/call."""
 
     def manifest_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -58,6 +62,8 @@ class ToolRun:
         entry["error_kind"] = self.error_kind
         if self.unchecked is not None:
             entry["unchecked"] = self.unchecked
+        if self.served is not None:
+            entry["mcp"] = self.served
         return entry
 
 
@@ -201,7 +207,7 @@ def run_call(
     given = without_strict_nulls(tool, call.input) if strict else call.input
     if not validate:
         return _run_unchecked(tool, call, given, done)
-    if isinstance(tool, JsonTool):
+    if isinstance(tool, SchemaTool):
         return _run_json_tool(tool, call, given, prefix, broken, done)
     assert isinstance(tool, Tool)
     try:
@@ -252,15 +258,15 @@ def _raised(name: str, error: BaseException) -> str:
 
 
 def _run_json_tool(
-    tool: JsonTool,
+    tool: SchemaTool,
     call: ToolUseBlock,
     given: dict[str, Any],
     prefix: str,
     broken: bool,
     done: Callable[[str, str | None], ToolRun],
 ) -> ToolRun:
-    """Run a tool defined in JSON: validate against its schema, answer from its file (or ask the
-    person at the terminal, --ask)."""
+    """Run a tool known by its JSON Schema: validate against it, then answer (from its file, the
+    person at the terminal with --ask, its MCP server)."""
     problems = tool.problems(given)
     if problems:
         return done(
@@ -269,9 +275,21 @@ def _run_json_tool(
         )
     if broken:
         return done(prefix + _not_run(tool.name), "invalid_json")
-    with _ASKING:  # parallel calls ask one at a time
+    return _answered(tool, call, given, done)
+
+
+def _answered(
+    tool: SchemaTool,
+    call: ToolUseBlock,
+    given: dict[str, Any],
+    done: Callable[[str, str | None], ToolRun],
+) -> ToolRun:
+    """Ask a tool known by its schema for its answer: parallel calls ask a person one at a time."""
+    with _ASKING if tool.asker is not None else contextlib.nullcontext():
         answer = tool.answer(call, given)
-    return done(answer.content, answer.kind if answer.is_error else None)
+    run = done(answer.content, answer.kind if answer.is_error else None)
+    run.served = answer.served
+    return run
 
 
 def _run_unchecked(
@@ -282,12 +300,10 @@ def _run_unchecked(
 ) -> ToolRun:
     """--harness-bug no-validation: the arguments go to the tool as the model sent them. What
     validation would have said is kept on the run, for the trace to show."""
-    if isinstance(tool, JsonTool):
+    if isinstance(tool, SchemaTool):
         problems = tool.problems(given)
         unchecked = Joined(problems) if problems else None
-        with _ASKING:
-            answer = tool.answer(call, given)
-        run = done(answer.content, answer.kind if answer.is_error else None)
+        run = _answered(tool, call, given, done)
     else:
         assert isinstance(tool, Tool)
         try:

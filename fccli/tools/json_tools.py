@@ -17,6 +17,12 @@ one (a definition copied from a request file's `tools` has none).
 
 Arguments are validated against the definition's JSON Schema before any of that, as a harness
 must: an invalid call gets an error result, never a table entry.
+
+`{"session": {"user_id": "U1001"}, "tools": [...]}` says who is logged in. A parameter named in
+the session is the harness's to fill, never the model's (the course's second text: identity
+comes from the session): it is left out of the definition the model sees, and the session's
+value is what the tool gets, whatever the call says. `--harness-bug identity-from-args` offers
+it to the model and runs with what the model wrote.
 """
 
 from __future__ import annotations
@@ -45,10 +51,38 @@ class Answer(NamedTuple):
     content: str
     is_error: bool = False
     kind: str | None = None
-    """None, or tool_error (the file says so) | no_implementation."""
+    """None, or tool_error (the file says so) | no_implementation; an MCP tool's: tool_error
+    (isError) | tool_timeout | server_gone | mcp_error (a JSON-RPC error, an unreadable answer)."""
+    served: dict[str, Any] | None = None
+    """Which MCP server ran the call, and its JSON-RPC id (the manifest's `mcp`)."""
 
 
-class JsonTool:
+class SchemaTool:
+    """A tool known by its JSON Schema alone: its arguments are validated against the schema,
+    then it answers (from a file, the person at the terminal, an MCP server)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    strict: bool | None = None
+    asker: Asker | None = None
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            input_schema=self.input_schema,
+            strict=self.strict,
+        )
+
+    def problems(self, arguments: dict[str, Any]) -> list[str]:
+        return validate(arguments, self.input_schema).errors
+
+    def answer(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Answer:
+        raise NotImplementedError
+
+
+class JsonTool(SchemaTool):
     def __init__(
         self,
         name: str,
@@ -70,19 +104,45 @@ class JsonTool:
         self.has_default = has_default
         self.source = source
         self.asker: Asker | None = None
+        self.session: dict[str, Any] = {}
+        """The session's values of this tool's parameters (the file's `session`), by name."""
+        self.identity_from_args = False
+        """--harness-bug identity-from-args: the session's parameters offered to the model and
+        taken from its arguments."""
 
     def spec(self) -> ToolSpec:
         return ToolSpec(
             name=self.name,
             description=self.description,
-            input_schema=self.input_schema,
+            input_schema=self.offered_schema(),
             strict=self.strict,
         )
 
+    def offered_schema(self) -> dict[str, Any]:
+        """Return the schema the model sees: without the session's parameters, unless the
+        harness takes identity from the model."""
+        if not self.session or self.identity_from_args:
+            return self.input_schema
+        properties = self.input_schema.get("properties")
+        required = self.input_schema.get("required")
+        schema = dict(self.input_schema)
+        if isinstance(properties, dict):
+            schema["properties"] = {k: v for k, v in properties.items() if k not in self.session}
+        if isinstance(required, list):
+            schema["required"] = [k for k in required if k not in self.session]
+        return schema
+
+    def with_session(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Return the arguments the tool runs with: the session's values over the model's."""
+        if not self.session or self.identity_from_args:
+            return arguments
+        return {**arguments, **self.session}
+
     def problems(self, arguments: dict[str, Any]) -> list[str]:
-        return validate(arguments, self.input_schema).errors
+        return validate(self.with_session(arguments), self.input_schema).errors
 
     def answer(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Answer:
+        arguments = self.with_session(arguments)
         for entry in self.results:
             wanted = entry.get("arguments") or {}
             if all(k in arguments and arguments[k] == v for k, v in wanted.items()):
@@ -142,8 +202,16 @@ def load_json_tools(path: Path, asker: Asker | None = None) -> ToolSet:
             hint=Msg('e.g. [{"name": "get_order", "description": "...", "input_schema": {...}}]'),
         )
     tools = [_tool(item, f"{path}[{i}]", str(path)) for i, item in enumerate(items)]
+    session = doc.get("session", {}) if isinstance(doc, dict) else {}
+    if not isinstance(session, dict):
+        raise UsageError(
+            Msg('{path}: `session` is an object: {{"user_id": "..."}}', path=str(path))
+        )
     for tool in tools:
         tool.asker = asker
+        properties = tool.input_schema.get("properties")
+        if isinstance(properties, dict):
+            tool.session = {k: v for k, v in session.items() if k in properties}
     return ToolSet(str(path), tools)
 
 

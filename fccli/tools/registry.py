@@ -228,6 +228,10 @@ class ToolSet:
         self.name = name
         self.tools: dict[str, Offered] = {}
         self._specs: list[ToolSpec] | None = None
+        self.closing: list[Callable[[], None]] = []
+        """What `close()` does when the run is over (stop MCP servers)."""
+        self.mcp: Any = None
+        """The MCP client whose servers run some of these tools (fc run --mcp), if any."""
         for tool in tools:
             if tool.name in self.tools:
                 raise UsageError(
@@ -246,3 +250,9 @@ class ToolSet:
 
     def names(self) -> list[str]:
         return list(self.tools)
+
+    def close(self) -> None:
+        """Release what the tools hold (an MCP server's process): once, whatever happens."""
+        closing, self.closing = self.closing, []
+        for close in closing:
+            close()

@@ -28,7 +28,7 @@ def _state_file() -> Path:
 def _read(file: Path) -> dict[str, str]:
     try:
         data = json.loads(file.read_bytes()[: 1 << 20])
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}

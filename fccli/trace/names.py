@@ -6,6 +6,8 @@ N-request.<format>.json        ... as it went on the wire (<format>: wire/regist
 N-response.json                the answer, internal
 N-response.<format>.json       ... as it came (a stream: assembled)
 N-response.<format>.sse        a stream's raw bytes
+mcp-<server>.jsonl             an MCP server's JSON-RPC, one message a line (fccli/mcp/wiretap.py)
+mcp-<server>.stderr            a stdio MCP server's stderr, as it wrote it
 """
 
 from __future__ import annotations
@@ -19,9 +21,14 @@ TRACES_ROOT = Path("traces")
 
 STEP_FILE = re.compile(r"(\d+)-(request|response)(?:\.([a-z][a-z-]*))?\.(json|sse)")
 """A step's file: (number, role, format or None for internal, extension)."""
+MCP_LOG = re.compile(r"mcp-([a-z0-9_-]+)\.jsonl")
+"""An MCP server's traffic: (its name in the trace)."""
 LOCK = ".fc-writing"
 """The lock a run holds on its trace directory while it writes."""
-_FC_FILE = r"manifest\.json|\d+-(?:request|response)(?:\.[a-z][a-z-]*)?\.(?:json|sse)"
+_FC_FILE = (
+    r"manifest\.json|\d+-(?:request|response)(?:\.[a-z][a-z-]*)?\.(?:json|sse)"
+    r"|mcp-[a-z0-9_-]+\.(?:jsonl|stderr)"
+)
 TRACE_FILE = rf"(?:{_FC_FILE})|\.(?:{_FC_FILE})\.[A-Za-z0-9_]+\.tmp|{re.escape(LOCK)}"
 """What fc writes into a trace directory, its temporary files (`.NAME.PID_N.tmp`, or
 `.NAME.RANDOM.tmp`) and its lock included: --force replaces these, and only these. Kept as text:

@@ -16,12 +16,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError, os_reason
+from fccli.core.errors import ConversionError, FcError, InputFileError, UsageError
 from fccli.core.jsonio import (
+    READ_LIMIT,
     check_depth,
     dumps,
     parse_json,
     read_bytes,
+    read_head,
     read_json,
     too_deep,
     validate,
@@ -31,6 +33,7 @@ from fccli.core.models import Message, Request, Response, ToolResultBlock, ToolS
 from fccli.core.request_files import RequestFiles, quiet_collector, validate_request
 from fccli.i18n import Msg, _
 from fccli.trace.last import recalled
+from fccli.trace.mcp_log import Exchange, McpLog, exchanges, read_mcp_logs
 from fccli.trace.names import MANIFEST, STEP_FILE, TRACES_ROOT, step_file
 from fccli.wire.registry import FORMATS, format_names, get_format
 
@@ -99,23 +102,39 @@ class Document:
 def read_source(name: str) -> tuple[Any, str]:
     """Read the JSON of a file, or of stdin for `-`; return it and the name to show for it."""
     if name == "-":
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(READ_LIMIT + 1)
+        if len(data) > READ_LIMIT:
+            raise InputFileError(
+                "<stdin>",
+                Msg("holds more than the {limit} bytes fc reads", limit=format(READ_LIMIT, ",")),
+            )
         return _parse(data, "<stdin>"), "<stdin>"
     path = Path(name)
     if path.is_dir():
         raise InputFileError(name, Msg("is a directory; give a JSON file (fc show reads traces)"))
     if path.is_file():
-        return _parse(_read_bytes(path), name), name
+        return _parse(read_bytes(path), name), name
     return read_json(path), name  # the missing-file error, worded as everywhere else
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        raise InputFileError(
-            str(path), Msg("cannot be read ({reason})", reason=os_reason(e))
-        ) from None
+SHOWN_BYTES = 1 << 20
+"""A stored file past this is shown folded (fc show --wire, the HTML page): its beginning as
+text, and how much more there is."""
+
+
+def _shown(path: Path) -> str | None:
+    """Return a stored file past SHOWN_BYTES folded, its beginning as text; None for one
+    shown whole."""
+    head, size = read_head(path, SHOWN_BYTES + 1)
+    if size <= SHOWN_BYTES:
+        return None
+    more = Msg(
+        "… {more} more bytes not shown (the file is {size} bytes): {path}",
+        more=format(size - SHOWN_BYTES, ","),
+        size=format(size, ","),
+        path=str(path),
+    )
+    return head[:SHOWN_BYTES].decode("utf-8", errors="replace") + "\n" + more
 
 
 def _parse(data: bytes, source: str) -> Any:
@@ -311,6 +330,7 @@ class Trace:
         self.wire_format = wire_format
         self.steps = steps
         self._record: Manifest | None = None
+        self._mcp: list[McpLog] | None = None
 
     @property
     def record(self) -> Manifest:
@@ -353,6 +373,16 @@ class Trace:
         return {
             r["id"]: r for s in self.steps for r in s.tool_runs() if isinstance(r.get("id"), str)
         }
+
+    def mcp_logs(self) -> list[McpLog]:
+        """The MCP servers' traffic (`mcp-<server>.jsonl`), read once."""
+        if self._mcp is None:
+            self._mcp = read_mcp_logs(self.path)
+        return self._mcp
+
+    def mcp_exchanges(self) -> dict[str, Exchange]:
+        """Each call an MCP server ran: its tools/call and answer, by the model's call id."""
+        return exchanges(self.mcp_logs())
 
     def tools(self, number: int) -> list[ToolSpec]:
         """Return the tools offered at step `number`, as its request says."""
@@ -406,7 +436,16 @@ def trace_summary(path: Path) -> dict[str, Any]:
         "provider": m.get("provider") if isinstance(m.get("provider"), str) else None,
         "question": m.get("question") if isinstance(m.get("question"), str) else None,
         "started_at": m.get("started_at") if isinstance(m.get("started_at"), str) else None,
+        "cost_usd": _recorded_cost(m.get("cost")),
     }
+
+
+def _recorded_cost(cost: Any) -> float | None:
+    """Return the trace's cost in US dollars as its manifest records it, or None."""
+    usd = cost.get("usd") if isinstance(cost, dict) else None
+    if not isinstance(usd, int | float) or isinstance(usd, bool):
+        return None
+    return float(usd) if 0 <= usd < float("inf") else None  # NaN fails both
 
 
 def _started(path: Path) -> tuple[str, float, str]:
@@ -430,6 +469,9 @@ def read_trace(path: Path) -> Trace:
         raise InputFileError(
             str(path), Msg("is not an fc trace: it has no {manifest}", manifest=MANIFEST)
         )
+    root = path.resolve()
+    if not _inside(root, path / MANIFEST):
+        raise InputFileError(str(path / MANIFEST), Msg("links outside the trace: not read"))
     manifest = read_json(path / MANIFEST)
     if not isinstance(manifest, dict) or not isinstance(manifest.get("steps", []), list):
         raise InputFileError(
@@ -451,7 +493,9 @@ def read_trace(path: Path) -> Trace:
     for n, role, fmt, ext in files:
         step = by_number[n]
         name = step_file(n, role, fmt, ext)
-        if fmt is None:
+        if not _inside(root, path / name):
+            step.notes.append(Msg("{file} links outside the trace: not read", file=name))
+        elif fmt is None:
             step.files[role] = path / name
         elif fmt == wire_format or wire_format is None:
             step.files[("wire_stream" if ext == "sse" else f"wire_{role}")] = path / name
@@ -471,6 +515,12 @@ def read_trace(path: Path) -> Trace:
             status = error.get("http_status") if error.get("step") == step.number else None
             _read_step(step, wire_format, status if isinstance(status, int) else None, series)
     return Trace(path, manifest, wire_format, steps)
+
+
+def _inside(root: Path, file: Path) -> bool:
+    """Tell whether `file`, its links followed, is inside the trace directory `root`: a trace
+    shared with a link to a file elsewhere would show that file (and put it in an HTML page)."""
+    return not file.is_symlink() or file.resolve().is_relative_to(root)
 
 
 def _step_files(path: Path) -> list[tuple[int, str, str | None, str]]:
@@ -658,12 +708,27 @@ def wire_sections(trace: Trace, step: int | None = None) -> list[tuple[str, list
         if step is not None and s.number != step:
             continue
         files = [
-            (s.files[role].name, pretty(_read_bytes(s.files[role])))
-            for role in ("wire_request", "wire_response", "wire_stream")
+            (s.files[role].name, _shown(s.files[role]) or pretty(read_bytes(s.files[role])))
+            for role in ("wire_request", "wire_response")
             if role in s.files
         ]
+        if "wire_stream" in s.files:
+            stream = s.files["wire_stream"]
+            files.append((stream.name, _shown(stream) or _stream_text(trace, stream)))
         out.append((_("step {step}", step=s.number), files))
     return out
+
+
+def _stream_text(trace: Trace, path: Path) -> str:
+    """Show a raw stream as its format lays it out for reading (AWS's binary frames, one line
+    each), else as the text it is."""
+    shown = _format_stream_text(trace, path)
+    return shown if shown is not None else pretty(read_bytes(path))
+
+
+def _format_stream_text(trace: Trace, path: Path) -> str | None:
+    fmt = FORMATS.get(trace.wire_format) if trace.wire_format else None
+    return fmt.stream_text(read_bytes(path)) if fmt is not None else None
 
 
 def wire_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
@@ -674,16 +739,25 @@ def wire_json(trace: Trace, step: int | None = None) -> dict[str, Any]:
         if step is None or s.number == step:
             files = [
                 stored_file(s.files[role])
-                for role in ("wire_request", "wire_response", "wire_stream")
+                for role in ("wire_request", "wire_response")
                 if role in s.files
             ]
+            stream = s.files.get("wire_stream")
+            if stream is not None:
+                shown = _format_stream_text(trace, stream)
+                files.append(
+                    stored_file(stream) if shown is None else {"file": stream.name, "text": shown}
+                )
             steps.append({"step": s.number, "files": files})
     return {"trace": str(trace.path), "wire_format": trace.wire_format, "steps": steps}
 
 
-def stored_file(path: Path) -> dict[str, Any]:
-    """Give a stored file as JSON, or as text when it is not JSON."""
-    data = _read_bytes(path)
+def stored_file(path: Path, fold: bool = False) -> dict[str, Any]:
+    """Give a stored file as JSON, or as text when it is not JSON (`fold`: or past SHOWN_BYTES)."""
+    folded = _shown(path) if fold else None
+    if folded is not None:
+        return {"file": path.name, "text": folded}
+    data = read_bytes(path)
     try:
         return {"file": path.name, "json": parse_json(data, path.name)}
     except FcError:

@@ -52,16 +52,16 @@ def _translation(text: str, depth: int) -> tuple[str, int]:
         return text, 0
     best: tuple[str, int] = (text, 0)
     soft = text  # a short message opening with a word (`call {who} ({name})`), as a parameter
-    for needles, letters, weight, pattern, names, msgstr, word_first in _patterns():
+    for needles, letters, weight, pieces, slots, msgstr, word_first in _patterns():
         if not all(n in text for n in needles):
             continue
-        found = pattern.fullmatch(text)
+        found = _fullmatch(text, pieces, slots)
         if found is None:
             continue
         values = {}
         inner = 0
-        for name in names:
-            value, known = _translation(found.group(name), depth - 1)
+        for name, group in found.items():
+            value, known = _translation(group, depth - 1)
             values[name] = value
             inner += known
         if letters < STRONG and not inner:
@@ -97,41 +97,60 @@ def _catalog() -> dict[str, str]:
     return {k: v for k, v in messages.items() if isinstance(k, str) and k and v}
 
 
+def _fullmatch(text: str, pieces: list[str], slots: list[str]) -> dict[str, str] | None:
+    """Match `text` against a msgid cut at its placeholders: `pieces[0]`, a value of `slots[0]`,
+    `pieces[1]`... to the end; return the values, or None. Each value is the shortest that lets
+    the next piece follow (what a lazy regular expression finds), found by scanning once: a
+    crafted text cannot make it backtrack."""
+    if not text.startswith(pieces[0]):
+        return None
+    at = len(pieces[0])
+    values: dict[str, str] = {}
+    for number, name in enumerate(slots):
+        piece = pieces[number + 1]
+        if number == len(slots) - 1:
+            end = len(text) - len(piece)
+            if end <= at or not text.endswith(piece):
+                return None
+        else:
+            end = text.find(piece, at + 1) if piece else at + 1
+            if end < 0 or end > len(text):
+                return None
+        value = text[at:end]
+        if values.setdefault(name, value) != value:  # a placeholder said twice says one thing
+            return None
+        at = end + len(piece)
+    return values
+
+
 @cache
-def _patterns() -> list[tuple[list[str], int, int, re.Pattern[str], list[str], str, bool]]:
-    """Compile each msgid with placeholders into a pattern, those with the most words first.
+def _patterns() -> list[tuple[list[str], int, int, list[str], list[str], str, bool]]:
+    """Cut each msgid with placeholders at them, those with the most words first.
 
     Each comes with the pieces of it a text must hold to be tried against it, its own letters
-    and weight, its placeholders, its translation, and whether it opens with a word (`call
-    {who} ({name})`, not `{where}: {problem}`)."""
+    and weight, its literal pieces and placeholders in order, its translation, and whether it
+    opens with a word (`call {who} ({name})`, not `{where}: {problem}`)."""
     found = []
     for msgid, msgstr in _catalog().items():
-        names: list[str] = []
-        parts = []
-        literal = []
+        slots: list[str] = []
+        pieces = [""]
         at = 0
         for m in re.finditer(FIELD, msgid):
-            parts.append(re.escape(msgid[at : m.start()]))
-            literal.append(msgid[at : m.start()])
+            pieces[-1] += msgid[at : m.start()]
             at = m.end()
             if m.group(0) in ("{{", "}}"):
-                parts.append(re.escape(m.group(0)[0]))
-                literal.append(m.group(0)[0])
-            elif m.group(1) in names:
-                parts.append(f"(?P={m.group(1)})")
+                pieces[-1] += m.group(0)[0]
             else:
-                names.append(m.group(1))
-                parts.append(f"(?P<{m.group(1)}>.+?)")
-        if not names:
+                slots.append(m.group(1))
+                pieces.append("")
+        if not slots:
             continue
-        parts.append(re.escape(msgid[at:]))
-        literal.append(msgid[at:])
-        if not "".join(literal).strip():
+        pieces[-1] += msgid[at:]
+        if not "".join(pieces).strip():
             continue  # `{a}{b}`: nothing to recognise it by
-        needles = [piece for piece in literal if len(piece.strip()) > 1]
-        own = "".join(literal)
-        pattern = re.compile("".join(parts), re.DOTALL)
-        word_first = bool(re.match(r"[A-Za-z]{3,} ", literal[0]))
-        found.append((needles, _letters(own), _weight(own), pattern, names, msgstr, word_first))
+        needles = [piece for piece in pieces if len(piece.strip()) > 1]
+        own = "".join(pieces)
+        word_first = bool(re.match(r"[A-Za-z]{3,} ", pieces[0]))
+        found.append((needles, _letters(own), _weight(own), pieces, slots, msgstr, word_first))
     found.sort(key=lambda f: -f[2])
     return found

@@ -276,6 +276,16 @@ class TraceWriter:
             )
         return target
 
+    def rest(self) -> None:
+        """Let go of the trace's lock while nothing is written (fc proxy: a conversation waiting
+        for its agent's next request holds no open file); `wake` claims it again."""
+        release(self.path)
+
+    def wake(self) -> None:
+        """Claim the trace again before writing more, after `rest`."""
+        if self.path.resolve() not in _HELD:
+            claim(self.path)
+
     def note(self, text: str) -> None:
         """Note something a learner should know about the run (saved with the next save)."""
         self.manifest.note(text)
@@ -347,12 +357,15 @@ class TraceWriter:
 
 
 TIME_KEYS = frozenset({"started_at", "finished_at", "duration_ms", "first_byte_ms"})
+PRICE_KEYS = frozenset({"usd", "input_usd", "output_usd", "cache_saved_usd", "hours"})
+"""A cost record's amounts and hours: some providers' prices change with the time of day."""
 
 
 def without_times(obj: Any) -> Any:
-    """Take out of a manifest what differs between two identical runs: its times."""
+    """Take out of a manifest what differs between two identical runs: its times, and the
+    prices that follow them."""
     if isinstance(obj, dict):
-        return {k: without_times(v) for k, v in obj.items() if k not in TIME_KEYS}
+        return {k: without_times(v) for k, v in obj.items() if k not in TIME_KEYS | PRICE_KEYS}
     if isinstance(obj, list):
         return [without_times(v) for v in obj]
     return obj

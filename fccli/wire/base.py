@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple, Protocol
+from urllib.parse import unquote
 
 from fccli.core.errors import ProtocolError, ProviderError
 from fccli.core.models import Request, Response
@@ -41,7 +42,7 @@ class Route(NamedTuple):
 
     pattern: str
     """The path, `{name}` standing for one path segment (`/v1beta/models/{model}:generateContent`:
-    the model's name, up to the next `/` or `:`)."""
+    the model's name, up to the next `/`, or `:` where the pattern has one next)."""
     streams: bool | None = None
     """Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`); None: the
     body's `stream` field says."""
@@ -51,9 +52,9 @@ class Route(NamedTuple):
 
     def captured(self, path: str) -> dict[str, str]:
         """Return what `path` has where the pattern names a segment (`{"model":
-        "gemini-2.5-flash"}`)."""
+        "gemini-2.5-flash"}`), percent-decoded (Bedrock's `anthropic.claude-…-v1%3A0`)."""
         found = _route_regex(self.pattern).fullmatch(path)
-        return found.groupdict() if found else {}
+        return {k: unquote(v) for k, v in found.groupdict().items()} if found else {}
 
 
 @functools.lru_cache(maxsize=64)
@@ -62,7 +63,11 @@ def _route_regex(pattern: str) -> re.Pattern[str]:
     parts = re.split(r"\{[a-z_]+\}", pattern)
     regex = re.escape(parts[0])
     for name, part in zip(names, parts[1:], strict=True):
-        regex += f"(?P<{name}>[^/:]+)" + re.escape(part)
+        # A segment ends at the next `/`, or at a `:` where the pattern goes on with one
+        # (Gemini's `{model}:generateContent`); elsewhere a `:` is part of it (Bedrock's
+        # `anthropic.claude-…-v1:0`, as a server gives the path decoded).
+        stop = "/:" if part.startswith(":") else "/"
+        regex += f"(?P<{name}>[^{stop}]+)" + re.escape(part)
     return re.compile(regex)
 
 
@@ -268,12 +273,13 @@ class WireFormat(BlocksLayout):
     """The request paths this format's providers answer at (`fc proxy`, `fc serve`); a path two
     formats share (chat dialects) goes to the one the server is told to speak; none: no local
     server answers in the format."""
+    stream_media_type = "text/event-stream"
+    """The content type of a streamed answer (Ollama's NDJSON: `application/x-ndjson`;
+    Bedrock's: AWS's binary event stream): what fc asks for in `accept`, and what `fc serve`
+    answers a stream with."""
     sdk_base_url: tuple[str, str] | None = None
     """How the format's official SDK is pointed elsewhere: (its environment variable, the path
     to add to a server's root), e.g. `("OPENAI_BASE_URL", "/v1")`."""
-    stream_media_type = "text/event-stream"
-    """The content type of a streamed answer (Ollama's NDJSON: `application/x-ndjson`): what a
-    client asks for in `accept`, and `fc serve` answers with."""
     setting_names: Mapping[str, str] = {}
     """The internal request's settings the format keeps at its top level under another name
     (Ollama: `{"thinking": "think"}`), for `fc diff`'s mapping."""
@@ -309,6 +315,11 @@ class WireFormat(BlocksLayout):
 
     def stream_folder(self, on_delta: OnDelta | None = None) -> StreamFolder:
         raise NotImplementedError
+
+    def stream_text(self, raw: bytes) -> str | None:
+        """Return a raw stream as text a reader can follow (`fc show --wire`); None: it is text
+        already (server-sent events), shown as it came."""
+        return None
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """Return an error as this format's providers answer one (HTTP `status`), so that a

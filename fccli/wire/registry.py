@@ -1,21 +1,22 @@
 """The wire formats by name, as trace files are suffixed: the one list every reader takes.
 
-A format is one package under wire/ declaring a WireFormat (wire/base.py), listed by name in
-wire/catalog.py; DeepSeek is the chat format with a dialect. Convert, diff, check, replay, send
-and the engine find their translator here, and `internal` (fc's own format, which needs no
-translation) beside them.
+A format is one package under wire/ declaring a WireFormat (wire/base.py), and one line in
+wire/listing.py naming it; DeepSeek is the chat format with a dialect. Convert, diff, check,
+replay, send and the engine find their translator here, and `internal` (fc's own format, which
+needs no translation) beside them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from functools import cache
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.wire.anthropic import ID_PATTERN
 from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
-from fccli.wire.catalog import FORMATS
+from fccli.wire.listing import INTERNAL, MAKERS
 from fccli.wire.view import BlocksLayout, InternalLayout
 
 __all__ = [
@@ -28,8 +29,57 @@ __all__ = [
     "layout",
 ]
 
-INTERNAL = "internal"
-"""fc's own format: the blocks of core/models.py, read and written as they are."""
+
+def _maker(where: str) -> Callable[[], WireFormat]:
+    """Return the function `module:name` names, imported when first called."""
+
+    def make() -> WireFormat:
+        module, name = where.split(":")
+        made: WireFormat = getattr(importlib.import_module(module), name)()
+        return made
+
+    return make
+
+
+class _Formats(MutableMapping[str, WireFormat]):
+    """The formats by name, each package imported when its format is first asked for (a
+    command reading a DeepSeek trace needs neither Gemini's codec nor Anthropic's: start-up).
+    Names and order are known without importing any. A format object can be registered as it
+    is, too (tests/wire/test_toy_format.py)."""
+
+    def __init__(self, makers: dict[str, Callable[[], WireFormat]]) -> None:
+        self._makers = makers
+        self._made: dict[str, WireFormat] = {}
+
+    def __getitem__(self, name: str) -> WireFormat:
+        made = self._made.get(name)
+        if made is None:
+            made = self._made[name] = self._makers[name]()  # KeyError for an unknown name
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._makers
+
+    def __setitem__(self, name: str, fmt: WireFormat) -> None:
+        self._makers[name] = lambda: fmt
+        self._made[name] = fmt
+
+    def __delitem__(self, name: str) -> None:
+        del self._makers[name]
+        self._made.pop(name, None)
+
+
+FORMATS: MutableMapping[str, WireFormat] = _Formats(
+    {name: _maker(where) for name, where in MAKERS.items()}
+)
+"""The formats of wire/listing.py, in its order. Each key is its format's `name`
+(tests/wire/test_format_contract.py)."""
 
 
 # The internal format lays calls and results out as Anthropic does: those of Anthropic's

@@ -77,9 +77,9 @@ def test_errors_name_the_provider_message_they_predict() -> None:
         assert all("{" not in q for q in quoted), quoted
 
 
-def test_the_check_page_lists_every_rule_with_its_severity() -> None:
-    page = (Path(__file__).parent.parent.parent / "docs" / "reference" / "check.md").read_text(
-        "utf-8"
-    )
+@pytest.mark.parametrize("name", ["check.md", "check.zh.md"])
+def test_the_check_page_lists_every_rule_with_its_severity(name: str) -> None:
+    pages = Path(__file__).parent.parent.parent / "docs" / "reference"
+    page = (pages / name).read_text("utf-8")
     for rule in RULES.values():
-        assert f"| {rule.id} | {rule.severity} |" in page, rule.id
+        assert f"| {rule.id} | {rule.severity} |" in page, f"{name}: {rule.id}"

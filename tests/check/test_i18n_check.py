@@ -60,7 +60,12 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     edited by hand."""
     root = tmp_path_factory.mktemp("traces")
     made: dict[str, Path] = {}
-    for bug in ("ignore-stop-reason", "drop-reasoning", "split-results", "pair-by-order"):
+    runs = [
+        *((bug, "杭州和北京天气？") for bug in ("ignore-stop-reason", "drop-reasoning")),
+        *((bug, "杭州和北京天气？") for bug in ("split-results", "pair-by-order")),
+        ("report-success", "巴黎天气？"),  # the weather tool fails for 巴黎
+    ]
+    for bug, question in runs:
         out = root / bug
         ran = run_in_process(
             [
@@ -72,7 +77,7 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 "-o",
                 str(out),
                 "--json",
-                "杭州和北京天气？",
+                question,
             ],
             cwd=root,
             env=clean_env(),
@@ -87,7 +92,24 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     request.write_text(json.dumps(doc, ensure_ascii=False, indent=2), "utf-8")
     shutil.copy(edited / "1-request.deepseek.json", edited / "1-request.cohere.json")
     made["edited"] = edited
+    made["mcp"] = _mcp_mistakes(root / "mcp")
     return made
+
+
+def _mcp_mistakes(trace: Path) -> Path:
+    """An example whose call an MCP server answered with isError, handed back as a success
+    (FC135), the server never having listed the tool (FC136): its log written by hand."""
+    shutil.copytree(REPO / "traces" / "examples" / "hangzhou", trace)
+    response = json.loads((trace / "1-response.json").read_text("utf-8"))
+    call = next(b for b in response["content"] if b["type"] == "tool_use")
+    lines = [
+        {"n": 1, "dir": "sent", "id": 1, "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}},
+        {"n": 2, "dir": "received", "id": 1, "message": {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "get_forecast", "inputSchema": {"type": "object"}}]}}},
+        {"n": 3, "dir": "sent", "step": 1, "call": call["id"], "id": 2, "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": call["name"], "arguments": call["input"]}}},
+        {"n": 4, "dir": "received", "step": 1, "call": call["id"], "id": 2, "message": {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": True}}},
+    ]  # fmt: skip
+    (trace / "mcp-weather.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines), "utf-8")
+    return trace
 
 
 def _every_finding(traces: dict[str, Path]) -> list[Finding]:
@@ -178,6 +200,8 @@ def test_every_provider_sentence_is_quoted_as_it_is_and_said_what_it_means(zh) -
             sentence,
             n=1,
             k=0,
+            j=0,
+            value="call_1",
             ids="call_1",
             first=0,
             found="map",

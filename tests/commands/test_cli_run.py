@@ -284,9 +284,10 @@ def test_ctrl_c_exits_130_at_once_and_the_trace_keeps_what_it_had(
     from tests.conftest import clean_env
 
     (tmp_path / "slow.py").write_text(
-        "import time\n\n"
+        "import pathlib, time\n\n"
         "def get_weather(city: str) -> str:\n"
         '    """Slow weather."""\n'
+        "    pathlib.Path('running').touch()\n"
         "    time.sleep(30)\n"
         "    return 'late'\n"
     )
@@ -299,9 +300,11 @@ def test_ctrl_c_exits_130_at_once_and_the_trace_keeps_what_it_had(
         text=True,
     )
     deadline = time.monotonic() + 20
-    while not (tmp_path / "t/1-response.json").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)  # into the tool's sleep
+    while not (tmp_path / "running").exists() and time.monotonic() < deadline:
+        time.sleep(
+            0.05
+        )  # until a tool runs (the step is priced before: a moment on a busy machine)
+    time.sleep(0.1)  # into the tool's sleep
     proc.send_signal(signal.SIGINT)
     # the tools sleep 30 s: finishing well before means nothing waited for them
     _, stderr = proc.communicate(timeout=15)

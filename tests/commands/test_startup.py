@@ -37,6 +37,10 @@ FLOOR = TYPER | {
     "typing_inspection",
 }
 """typer, Rich and pydantic (the internal format's models): the floor of a command that works."""
+PRICES = frozenset({"genai_prices", "httpx2", "idna"})
+"""genai-prices and what its package imports (the HTTP client of its price updater, which fc
+never starts; asyncio and importlib.metadata too): `fc run` prices each step as it records it
+(fccli/cost); `fc show` reads the prices on record and loads it only to price anew."""
 HEAVY = ("pydantic", "httpx", "rich.console", "fccli.core.models", "fccli.run.engine")
 COMMAND_MODULES = tuple(module for module, _attribute, _help in COMMANDS.values())
 """Every command's module: `fc --help` lists them by name and short help, and a command builds
@@ -82,24 +86,23 @@ BUDGETS = {
     "usage-error-zh": Budget(("--lang", "zh", "run"), TYPER, HEAVY),
     "providers": Budget(("providers",), FLOOR, NETWORK),
     "tools": Budget(("tools",), FLOOR, NETWORK),
-    # asyncio only runs async tools; importlib.metadata: pydantic's plugin loader looks for
-    # plugins with it (commands/entry.py); a spinner (rich.status) only on a terminal; emoji
-    # names only where a code can stand; fc's own check of each request needs the linter, not
-    # the trace checker
+    # a spinner (rich.status) only on a terminal; emoji names only where a code can stand;
+    # fc's own check of each request needs the linter, not the trace checker; asyncio (async
+    # tools) and importlib.metadata (pydantic's plugin loader, commands/entry.py) come with
+    # the prices
     "offline-run": Budget(
         ("run", "杭州今天适合跑步吗？", "-o", "t"),
-        FLOOR,
+        FLOOR | PRICES,
         (
             *NETWORK,
-            "asyncio",
-            "importlib.metadata",
             "rich.status",
             "rich._emoji_codes",
             "fccli.check.traces",
         ),
     ),
     # a transcript needs neither the linter nor the network nor asyncio, and reads only the
-    # trace's own format (the example is DeepSeek's: the other formats' packages stay unread)
+    # trace's own format (the example is DeepSeek's: the other formats' packages stay unread);
+    # its steps' prices are on record: the price table stays unread
     "show": Budget(
         ("show", str(EXAMPLE)),
         FLOOR,
@@ -109,6 +112,7 @@ BUDGETS = {
             "fccli.check",
             "fccli.run.engine",
             "importlib.metadata",
+            "genai_prices",
             *(m for m in COMMAND_MODULES if m != "fccli.commands.show"),
             "fccli.wire.anthropic.format",
             "fccli.wire.gemini.format",

@@ -1,5 +1,5 @@
-"""docs/course.md and docs/course.zh.md: every command runs, in a fresh directory, and shows
-what the page says.
+"""docs/course.md and docs/course.zh.md: every command runs, each page top to bottom in one
+fresh directory, and shows what the page says.
 
 The claims are written under each command in the page itself (tests/support/doc_claims.py has the
 syntax), so a command changed without its claim, or a claim without its command, fails here.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, clean_env
-from tests.support.doc_claims import Example, Outcome, examples, failures, run
+from tests.support.doc_claims import Example, Outcome, examples, failures, walk
 
 PAGE = REPO / "docs" / "course.md"
 EXAMPLES = examples(PAGE.read_text("utf-8"))
@@ -23,24 +23,19 @@ PAGE_ZH = REPO / "docs" / "course.zh.md"
 EXAMPLES_ZH = examples(PAGE_ZH.read_text("utf-8"))
 # Each page with the environment its reader has: the Chinese one, a Chinese locale.
 PAGES = {"docs/course.md": {}, "docs/course.zh.md": {"LANG": "zh_CN.UTF-8"}}
-ALL = [("docs/course.md", e) for e in EXAMPLES] + [("docs/course.zh.md", e) for e in EXAMPLES_ZH]
 
 
-@pytest.mark.parametrize(
-    ("page", "example"),
-    ALL,
-    ids=[f"{page.split('/')[-1][:-3]}-line{e.line}-{e.heading[:40]}" for page, e in ALL],
-)
-def test_each_command_shows_what_the_page_says(page: str, example: Example, tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", list(PAGES))
+def test_the_page_runs_top_to_bottom_and_shows_what_it_says(page: str, tmp_path: Path) -> None:
+    """Every block in order, in one fresh directory, as a reader goes down the page: a block
+    sees what the blocks above it made (`fc show` with no argument, the last trace), and a
+    name used twice would fail (a trace directory fc refuses to overwrite)."""
     # The page's files sit where its commands name them, as in a checkout of the project.
     shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
-    outcome = run(example, tmp_path, clean_env(**PAGES[page]))
-    wrong = failures(example, outcome, tmp_path)
-    assert not wrong, (
-        f"{page} line {example.line} ({example.heading}):\n  "
-        + "\n  ".join(wrong)
-        + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
+    wrong = walk(
+        page, examples((REPO / page).read_text("utf-8")), tmp_path, clean_env(**PAGES[page])
     )
+    assert not wrong, "\n".join(wrong)
 
 
 def test_the_page_covers_every_experiment_and_pitfall_and_each_text() -> None:
@@ -56,6 +51,48 @@ def test_the_page_covers_every_experiment_and_pitfall_and_each_text() -> None:
     ]:
         assert any(wanted in h for h in headings), wanted
     assert len(EXAMPLES) >= 20
+
+
+def _table(text: str, heading: str) -> list[list[str]]:
+    """The rows of the first table under `heading`, as lists of cells (the header left out)."""
+    after = text.split(f"\n## {heading}\n", 1)[1]
+    lines = after.split("\n\n| ", 1)[1].split("\n\n", 1)[0].splitlines()
+    return [[c.strip() for c in row.strip("|").split("|")] for row in lines[2:]]
+
+
+@pytest.mark.parametrize(
+    ("page", "heading"),
+    [(PAGE, "The texts, point by point"), (PAGE_ZH, "四篇文章，逐条对照")],
+    ids=["course", "course.zh"],
+)
+def test_every_point_of_the_texts_is_one_offline_lesson(page: Path, heading: str) -> None:
+    text = page.read_text("utf-8")
+    rows = _table(text, heading)
+    # 000: four experiments and six pitfalls; then 001, 003 and 004's points.
+    assert [r[0] for r in rows].count("000") >= 10
+    assert {"001", "003", "004"} <= {r[0] for r in rows}
+    found = examples(text)
+    for _text, point, lesson, offline in rows:
+        assert offline == "Y", point
+        # The lesson is a heading of the page, and plays with blocks of commands with claims.
+        start = text.find(f"### {lesson}\n")
+        assert start >= 0, lesson
+        ends = [text.find(mark, start + 4) for mark in ("\n### ", "\n## ")]
+        end = min(e for e in ends if e >= 0)
+        blocks = [e for e in found if start < _offset(text, e.line) < end]
+        assert blocks, lesson
+        assert all(b.claims for b in blocks), lesson
+
+
+def _offset(text: str, line: int) -> int:
+    """The character offset where 1-based `line` of `text` starts."""
+    return sum(len(part) + 1 for part in text.split("\n")[: line - 1])
+
+
+def test_both_pages_hold_the_same_points() -> None:
+    english = _table(PAGE.read_text("utf-8"), "The texts, point by point")
+    chinese = _table(PAGE_ZH.read_text("utf-8"), "四篇文章，逐条对照")
+    assert [r[0] for r in english] == [r[0] for r in chinese]
 
 
 def test_the_readme_links_the_page() -> None:

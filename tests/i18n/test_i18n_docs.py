@@ -11,7 +11,11 @@ import pytest
 
 from tests.conftest import REPO
 
-PAGES = ["README.zh.md", "docs/course.zh.md"]
+PAGES = [
+    "README.zh.md",
+    "docs/course.zh.md",
+    *sorted(f"docs/reference/{p.name}" for p in (REPO / "docs" / "reference").glob("*.zh.md")),
+]
 CJK = r"[\u3400-\u4dbf\u4e00-\u9fff]"
 
 
@@ -55,7 +59,8 @@ def test_the_chinese_pages_use_the_glossary_words() -> None:
     for page in PAGES:
         text = (REPO / page).read_text("utf-8")
         for word in ["调用意图", "回填", "校验", "harness（执行框架）", "演示模型", "轨迹"]:
-            assert word in text, f"{page}: {word}"
+            # every word on each page a learner starts from; a reference page uses those it needs
+            assert word in text or page.startswith("docs/reference/"), f"{page}: {word}"
         for avoided in ["函数调用意图", "回传", "验证参数", "严格模式", "用户消息"]:
             assert avoided not in text, f"{page}: {avoided}"
 

@@ -60,6 +60,12 @@ GET_ORDER = function(
     },
     ["order_id"],
 )
+LIST = function(
+    "list_recent_orders",
+    "列出用户最近的订单。用户问「我的订单」时使用。",
+    {"limit": {"type": "integer", "description": "最多列几个"}},
+    [],
+)
 REFUND_QUESTION = "帮我把订单 ORD-2024-000123 退款 4999 元"
 
 
@@ -218,9 +224,31 @@ def test_an_umbrella_question_gets_an_answer_about_umbrellas_not_running() -> No
 
 def test_a_result_of_any_tool_is_answered_from_its_fields_in_the_questions_language() -> None:
     text = _answer(REFUND_QUESTION, '{"status": "refunded", "amount": 4999}', [REFUND])
-    assert '"refunded"' in text and "4999" in text and "°C" not in text
+    assert "refunded" in text and "4999" in text and "°C" not in text
     english = _answer("Please refund order ORD-2024-000123, 4999 yuan", "done", [REFUND])
-    assert "done" in english and "returned" in english
+    assert "refund went through" in english
+
+
+def test_results_are_said_as_sentences_from_their_fields() -> None:
+    order = _answer(
+        "我那个 ORD-2024-000123 到哪了？",
+        '{"status": "运输中", "logistics": "已到上海转运中心，预计明天送达"}',
+        [GET_ORDER],
+    )
+    assert order.startswith("您的订单 ORD-2024-000123 目前运输中，已到上海转运中心，预计明天送达。")
+    accepted = _answer(REFUND_QUESTION, '{"status": "refund_accepted", "amount": 4999}', [REFUND])
+    assert "退款 4999 元已受理" in accepted
+    failed = _answer(REFUND_QUESTION, "[tool error] 订单不存在", [REFUND])
+    assert "没办成" in failed and "订单不存在" in failed and "没查到" not in failed
+    listed = _answer("我最近的订单有哪些？", '[{"order_id": "ORD-1", "status": "运输中"}]', [LIST])
+    assert "找到 1 条：ORD-1（运输中）" in listed
+    ticket = function(
+        "create_ticket", "创建客服工单。用户投诉时使用。", {"title": {"type": "string"}}, ["title"]
+    )
+    filed = _answer(
+        "我要投诉，快递一直没到", '{"ticket_id": "T-1001", "status": "created"}', [ticket]
+    )
+    assert "已创建，编号 T-1001。" in filed and "ticket_id 为" not in filed
 
 
 def test_json_mode_answers_a_json_object_and_fits_a_schema() -> None:
@@ -241,8 +269,19 @@ def test_json_mode_answers_a_json_object_and_fits_a_schema() -> None:
         "required": ["city", "temp_c", "advice"],
     }
     fmt = {"type": "json_schema", "json_schema": {"name": "weather", "schema": schema}}
-    fitted = json.loads(_answer("北京今天要带伞吗？", weather, response_format=fmt))
+    fitted = json.loads(_answer("北京今天要带伞吗？用 JSON 回答", weather, response_format=fmt))
     assert set(fitted) == {"city", "temp_c", "advice"} and fitted["temp_c"] == 12
+
+
+@pytest.mark.parametrize("kind", ["json_object", "json_schema"])
+def test_json_mode_without_the_word_json_answers_spaces(kind: str) -> None:
+    # DeepSeek's JSON Output guide: output not recognised as JSON is replaced with spaces.
+    weather = '{"city": "北京", "temp_c": 12, "condition": "晴", "aqi": 85}'
+    fmt: dict[str, Any] = {"type": kind}
+    if kind == "json_schema":
+        fmt["json_schema"] = {"name": "w", "schema": {"type": "object", "properties": {}}}
+    text = _answer("北京今天要带伞吗？", weather, response_format=fmt)
+    assert text and not text.strip()
 
 
 def test_reading_numbers() -> None:
@@ -280,3 +319,82 @@ def test_a_schema_that_refers_to_itself_is_filled_to_a_depth() -> None:
     tool = function("tree", "树", {"root": node, "loop": loop}, ["root", "loop"])
     ((_, arguments),) = calls(ask("「x」", [tool], tool_choice="required"))
     assert arguments["root"]["name"] == "x"
+
+
+CONVERT = function(
+    "convert_currency",
+    "Convert an amount of money from one currency to another.",
+    {
+        "amount": {"type": "number"},
+        "from": {"type": "string", "enum": ["USD", "CNY", "EUR", "JPY"]},
+        "to": {"type": "string", "enum": ["USD", "CNY", "EUR", "JPY"]},
+    },
+    ["amount", "from", "to"],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "pair"),
+    [
+        ("Convert 100 USD to CNY please", ("USD", "CNY")),
+        ("100 美元换成人民币是多少", ("USD", "CNY")),
+        ("把 100 块人民币换成美元", ("CNY", "USD")),
+    ],
+)
+def test_enum_values_are_chosen_by_meaning(question: str, pair: tuple[str, str]) -> None:
+    ((_, arguments),) = calls(ask(question, [CONVERT]))
+    assert (arguments["from"], arguments["to"]) == pair
+    assert arguments["amount"] == 100
+
+
+@pytest.mark.parametrize(
+    ("question", "cities"),
+    [
+        ("杭州和苏州哪个更适合跑步", ["杭州", "苏州"]),
+        ("Hangzhou or Suzhou for a run?", ["Hangzhou", "Suzhou"]),
+    ],
+)
+def test_a_city_the_table_does_not_know_is_called_too(question: str, cities: list[str]) -> None:
+    assert [a["city"] for _, a in calls(ask(question, WEATHER))] == cities
+
+
+def test_the_reasoning_quotes_words_not_pieces_of_them() -> None:
+    thinking = ask("我那个 ORD-2024-000123 到哪了？", [GET_ORDER])["message"]["reasoning_content"]
+    assert "「ORD-2024-000123" in thinking and "ORD-、" not in thinking
+
+
+def test_a_fault_says_in_the_reasoning_the_call_as_it_went_out() -> None:
+    body = {
+        "model": "fc-demo",
+        "messages": [{"role": "user", "content": "我那个 ORD-2024-000123 到哪了？"}],
+        "tools": [GET_ORDER],
+    }
+    reply = json.loads(DemoProvider(fault="wrong-type").send(encode(body), step=1).body)
+    message = reply["choices"][0]["message"]
+    sent = message["tool_calls"][0]["function"]["arguments"]
+    assert '["ORD-2024-000123"]' in sent
+    assert sent in message["reasoning_content"]
+
+
+def test_which_of_two_places_is_better_for_a_run_is_answered() -> None:
+    question = "北京和上海哪个更适合跑步"
+    first = ask(question, WEATHER)
+    table = {
+        "北京": '{"city": "北京", "temp_c": 12, "condition": "晴", "aqi": 85}',
+        "上海": '{"city": "上海", "temp_c": 17, "condition": "多云", "aqi": 52}',
+    }
+    results = [
+        {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "content": table[json.loads(call["function"]["arguments"])["city"]],
+        }
+        for call in first["message"]["tool_calls"]
+    ]
+    body = {
+        "model": "fc-demo",
+        "messages": [{"role": "user", "content": question}, first["message"], *results],
+        "tools": WEATHER,
+    }
+    reply = json.loads(DemoProvider().send(encode(body), step=2).body)["choices"][0]
+    assert "上海更适合跑步" in reply["message"]["content"]  # the cleaner air, both fine

@@ -7,12 +7,14 @@ import json
 import shutil
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fccli.core.jsonio import dumps
+from fccli.cost.money import usd
 from fccli.render.transcript import render_document, render_trace
 from fccli.trace.reader import read_document, read_trace, resolve_trace
 from tests.conftest import REPO, clean_env
@@ -120,7 +122,10 @@ def test_the_newest_trace_under_traces_is_shown_by_default(fc, tmp_path: Path) -
         manifest = load(path / "manifest.json")
         manifest["started_at"] = started
         save(path / "manifest.json", manifest)
-    copy_example(root / "examples", "three-cities")  # one level down counts too, and is older
+    lower = copy_example(root / "examples", "three-cities")  # one level down counts too
+    manifest = load(lower / "manifest.json")
+    manifest["started_at"] = "2026-11-29T10:15:00.000+00:00"  # and is older
+    save(lower / "manifest.json", manifest)
     assert resolve_trace(None, root) == newer
     result = fc("show")
     assert result.returncode == 0, result.stderr
@@ -593,10 +598,11 @@ def test_a_folder_of_traces_lists_them(fc, tmp_path: Path) -> None:
     assert sorted(line.split()[0] for line in lines[1:]) == [
         f"traces/examples/{name}" for name in NAMES
     ]
-    # columns as wide as the longest name
+    # columns as wide as the longest name; the cost as the manifest records it
+    cost = usd(Decimal(repr(load(EXAMPLES / "hangzhou" / "manifest.json")["cost"]["usd"])))
     assert (
-        "  traces/examples/hangzhou            ok          2 steps   demo       杭州今天适合跑步吗？"
-        in lines
+        "  traces/examples/hangzhou            ok          2 steps   demo       "
+        f"{cost:<10}杭州今天适合跑步吗？" in lines
     )
     data = json.loads(fc("show", "traces", "--json").stdout)
     assert sorted(t["trace"] for t in data["traces"]) == [f"traces/examples/{n}" for n in NAMES]

@@ -378,7 +378,8 @@ def test_the_show_page_s_commands_do_what_the_page_says(fc, tmp_path: Path) -> N
         assert result.returncode == 0, result.stderr
         if out is not None:
             (tmp_path / out).write_text(result.stdout, "utf-8")
-        parsed = Parsed((tmp_path / "page.html").read_text("utf-8"))
+        written = out or args[args.index("--html") + 1]
+        parsed = Parsed((tmp_path / written).read_text("utf-8"))
         # the timeline, three calls linked to their three results, four files a step
         assert [a["href"] for t, a in parsed.elements if t == "a" and "id" in a.get("class", "")][
             :6

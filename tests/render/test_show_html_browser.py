@@ -22,7 +22,7 @@ from fccli.render.html.page import trace_page
 from fccli.render.html.trace_page import gather
 from fccli.trace.reader import read_trace
 from tests.conftest import REPO
-from tests.support.browser import Browser, Page, find_chromium
+from tests.support.browser import Browser, Page, started_or_skipped
 from tests.support.hostile import hostile_trace
 
 EXAMPLES = REPO / "traces" / "examples"
@@ -30,15 +30,7 @@ EXAMPLES = REPO / "traces" / "examples"
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip(
-            "no Chromium on this machine (chromium, chromium-browser or google-chrome on PATH); "
-            ".ci/run installs Debian's chromium package"
-        )
-    b = Browser(executable)
-    yield b
-    b.close()
+    yield from started_or_skipped()
 
 
 @pytest.fixture(scope="module")

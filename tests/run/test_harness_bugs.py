@@ -245,3 +245,85 @@ def test_drop_reasoning_without_thinking_does_not_say_reasoning_was_dropped(fc) 
     # with thinking on, the reasoning is dropped and said so
     done = _lines(fc("run", TWO_CITIES, "--harness-bug", "drop-reasoning", "-o", "u").stdout)
     assert "step 1's reasoning was not carried back" in done, done
+
+
+COURSE = Path(__file__).parent.parent.parent / "docs" / "course"
+
+
+def test_a_rule_about_what_every_request_repeats_is_said_once_per_trace(tmp_path: Path) -> None:
+    _, out = run(tmp_path, "北京今天要带伞吗？", response_format="json_object")
+    assert [f.rule for f in check_trace(out)] == ["FC132"]
+    _, out = run(
+        tmp_path / "u",
+        "帮我查一下用户 U2002 最近的订单",
+        tools=str(COURSE / "account.json"),
+        harness_bug="identity-from-args",
+    )
+    assert [f.rule for f in check_trace(out)] == ["FC134"]
+
+
+def test_the_session_fills_the_identity_unless_the_harness_trusts_the_model(
+    tmp_path: Path,
+) -> None:
+    manifest, out = run(
+        tmp_path, "帮我查一下用户 U2002 最近的订单", tools=str(COURSE / "account.json")
+    )
+    request = json.loads((out / "1-request.json").read_text("utf-8"))
+    assert "user_id" not in request["tools"][0]["input_schema"]["properties"]
+    assert "user_id" not in request["tools"][0]["input_schema"]["required"]
+    assert "ORD-2024-000123" in manifest["final_answer"]  # U1001's own order
+    assert check_trace(out) == []
+
+
+def test_report_success_is_found_from_the_manifest(tmp_path: Path) -> None:
+    manifest, out = run(tmp_path, "北京和巴黎今天适合跑步吗？", harness_bug="report-success")
+    failed = [r for r in manifest["steps"][0]["tool_runs"] if r["is_error"]]
+    assert len(failed) == 1  # 巴黎
+    assert "report-success" in manifest["steps"][1]["harness_bug"]
+    found = check_trace(out)
+    assert [f.rule for f in found] == ["FC133"]
+    assert failed[0]["id"] in found[0].message
+    # without a failure, nothing is changed or said
+    manifest, out = run(tmp_path / "ok", "北京今天适合跑步吗？", harness_bug="report-success")
+    assert not any("harness_bug" in s for s in manifest["steps"])
+    assert check_trace(out) == []
+
+
+def test_raise_on_error_stops_only_on_an_error(tmp_path: Path) -> None:
+    manifest, _ = run(tmp_path, "北京今天适合跑步吗？", harness_bug="raise-on-error")
+    assert manifest["status"] == "ok"
+    manifest, _ = run(tmp_path / "e", "北京和巴黎今天适合跑步吗？", harness_bug="raise-on-error")
+    assert manifest["status"] == "error"
+    assert manifest["error"]["kind"] == "HarnessAborted"
+    assert len(manifest["steps"]) == 1
+
+
+def test_pack_results_puts_every_result_of_a_turn_in_one_tool_message(tmp_path: Path) -> None:
+    manifest, out = run(tmp_path, "北京和上海今天适合跑步吗？", harness_bug="pack-results")
+    assert manifest["status"] == "error"  # DeepSeek's 400: content a list, a call unanswered
+    assert "2 result(s) packed into ONE role:tool message" in manifest["steps"][1]["harness_bug"]
+    wire = json.loads((out / "2-request.deepseek.json").read_text("utf-8"))
+    assert [m["role"] for m in wire["messages"]] == ["user", "assistant", "tool"]
+    assert {f.rule for f in check_trace(out)} >= {"FC113", "FC101"}
+
+
+def test_a_replay_of_pack_results_reads_the_request_fc_made(fc) -> None:
+    fc("run", "北京和上海今天适合跑步吗？", "--harness-bug", "pack-results", "-o", "t")
+    replayed = fc("replay", "t")
+    assert replayed.returncode == 0, replayed.stderr
+    assert "2-request.deepseek.json cannot be read; the request is read from 2-request.json" in (
+        _lines(replayed.stderr + replayed.stdout)
+    )
+
+
+def test_tool_request_as_reply_tells_the_opening_story(fc, tmp_path: Path) -> None:
+    fc("run", "杭州今天适合跑步吗？", "--harness-bug", "tool-request-as-reply", "-o", "t")
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text("utf-8"))
+    assert [s["tool_runs"] for s in manifest["steps"]] == [[], []]  # nothing ever ran
+    assert "22°C" in manifest["final_answer"]  # made up: the demo world's 杭州 has 21°C
+    found = check_trace(tmp_path / "t")
+    assert [(f.rule, f.file) for f in found if f.severity == "error"] == [
+        ("FC130", "1-response.json")
+    ]
+    shown = _lines(fc("show", "t").stdout)
+    assert "but no tool ran" in shown and "the model answered at step 2" in shown, shown

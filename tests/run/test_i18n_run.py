@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 
 from fccli import i18n
+from fccli.cost.record import record_cost
+from fccli.cost.trace import price_trace
 from fccli.render.console import make_console
 from fccli.render.run_view import RunView
 from fccli.run.events import Event, ResponseReceived, ToolsExecuted
@@ -323,11 +325,13 @@ def test_only_the_error_handed_to_the_model_differs(fc, tmp_path: Path, fault: s
         m = _without_times(m)
         for step in m["steps"]:
             step.pop("usage")
+            step.pop("cost")  # priced from the usage
             for run in step["tool_runs"]:
                 run.pop("error")
                 if step["step"] > 1:
                     run.pop("id")
         m.pop("final_answer")
+        m.pop("cost")
         shapes.append(m)
     assert shapes[0] == shapes[1]
 
@@ -355,14 +359,20 @@ def test_json_output_is_the_same_in_both_languages(
 
 def _events(tmp_path: Path, question: str, lang: str, **settings: Any):
     """A run's events made under `lang` (the errors handed to the model are said in it), with
-    every duration made the same, so that a transcript is the same at every run."""
+    every duration made the same, and every step priced at the same hour (DeepSeek's prices
+    change with the time of day), so that a transcript is the same at every run."""
     i18n.set_language(lang)
     prepared = prepare_run(RunSettings(question=question, out=Path("t"), **settings))
     events: list[Event] = []
     result = prepared.execute(events.append)
+    manifest = prepared.trace.manifest
+    for record in manifest.steps:
+        record.started_at = "2026-12-01T12:00:00.000+00:00"
+        record_cost(manifest, record)
     for event in events:
         if isinstance(event, ResponseReceived):
             event.duration_ms = 12.0
+            event.cost = price_trace(manifest).steps.get(event.step)
         elif isinstance(event, ToolsExecuted):
             for run in event.runs:
                 run.duration_ms = 0.5
@@ -383,7 +393,7 @@ def _transcript(events, prepared, result, *, width: int, terminal: bool) -> str:
     view.notes(prepared.notes)
     for event in events:
         view(event)
-    view.finished(result, prepared.trace.path)
+    view.finished(result, prepared.trace.path, price_trace(prepared.trace.manifest))
     return buffer.getvalue()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fccli.serve.match import Matcher, Miss, normalised, shown
+from fccli.serve.match import RECORDED_SHOWN, Matcher, Miss, normalised, shown
 from fccli.serve.recordings import Recorded
 
 RESULT = '{"city": "杭州", "temp_c": 21}'
@@ -107,14 +107,14 @@ def test_a_streaming_request_prefers_the_recording_with_the_stream() -> None:
     assert matcher.find(["openai"], first_request(), stream=False) is plain
 
 
-def test_a_changed_result_names_the_step_the_path_and_both_values() -> None:
+def test_a_changed_result_names_the_step_the_path_and_the_start_of_both_values() -> None:
     matcher = Matcher([recorded("step 1", first_request()), recorded("step 2", chat_request())])
     miss = matcher.find(["openai"], chat_request(result='{"city": "杭州", "temp_c": 35}'), False)
     assert isinstance(miss, Miss)
     assert miss.closest is not None and miss.closest.label == "step 2"
     assert miss.message == (
         "no recorded step matches this request; step 2 came closest: messages[2].content "
-        """differs: recorded '{"city": "杭州", "temp_c": 21}', got '{"city": "杭州", "temp_c": 35}'"""
+        """differs: recorded '{"city": "杭州", "temp_c"…', got '{"city": "杭州", "temp_c": 35}'"""
     )
 
 
@@ -170,8 +170,23 @@ def test_values_are_shortened_and_their_control_characters_escaped() -> None:
     assert shown("a\x1b[2Jb\nc") == "'a\\x1b[2Jb\\nc'"
     assert shown("x" * 100) == "'" + "x" * 59 + "…'"
     assert shown({"a": 1}) == '{"a": 1}'
-    # Long strings are shown from a little before where they part, not from their start.
+    # The request's long string is shown from a little before where it parts from the recorded
+    # one; of the recorded one only its start: a client cannot read a trace out through misses.
     matcher = Matcher([recorded("step 2", chat_request(result="word " * 40 + "end"))])
     miss = matcher.find(["openai"], chat_request(result="word " * 40 + "END"), False)
     assert isinstance(miss, Miss)
-    assert "recorded '…word word word word end', got '…word word word word END'" in miss.message
+    assert "recorded 'word word word word wor…', got '…word word word word END'" in miss.message
+
+
+def test_misses_never_read_a_recorded_text_out_beyond_its_start() -> None:
+    """A client that sends what it learnt of a recorded text, again and again, learns nothing
+    past its first characters."""
+    secret = "Is it good to run today? my password is hunter2-correct-horse-battery"
+    matcher = Matcher([recorded("step 2", chat_request(result=secret))])
+    learnt = ""
+    for _ in range(10):
+        miss = matcher.find(["openai"], chat_request(result=learnt + "?"), False)
+        assert isinstance(miss, Miss)
+        said = miss.message.split("recorded '", 1)[1].split("'", 1)[0].rstrip("…")
+        learnt = max(learnt, said, key=len)
+    assert len(learnt) <= RECORDED_SHOWN and "hunter2" not in learnt

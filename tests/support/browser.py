@@ -17,8 +17,11 @@ import select
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 TIMEOUT = 20.0
@@ -29,6 +32,20 @@ document.addEventListener("securitypolicyviolation", function (e) {
   window.__violations.push(e.violatedDirective + " " + (e.blockedURI || "inline"));
 });
 """
+
+
+def started_or_skipped() -> Iterator[Browser]:
+    """A browser for a module's tests, closed after them (a fixture's body), or the tests
+    skipped where no Chromium can be found."""
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip(
+            "no Chromium on this machine (chromium, chromium-browser or google-chrome on PATH); "
+            ".ci/run installs Debian's chromium package"
+        )
+    browser = Browser(executable)
+    yield browser
+    browser.close()
 
 
 def find_chromium() -> str | None:

@@ -28,6 +28,11 @@ and end with a `# comment`. Each line of the comment is one claim:
 
 JSONPATH is `$` followed by `.key` and `[index]` steps. A block without a claim comment, or a
 comment with no claim beyond `exit`, is itself a failure: a command must say what it shows.
+
+A block that only a process, a server or another program can run says which test runs it, in
+a comment under it instead: `<!-- run by tests/serve/test_serve.py -->` (that test reads the
+page). A file the page asks the reader to save is the code block right above
+`<!-- save as my_tools.py -->`: it is written into the directory before the next command runs.
 """
 
 from __future__ import annotations
@@ -41,7 +46,10 @@ from typing import Any
 
 from tests.support.inprocess import run_in_process
 
-_BLOCK = re.compile(r"```bash\n(.*?)```\n(?:\s*\n)*(<!-- check\n(.*?)-->)?", re.S)
+_BLOCK = re.compile(
+    r"```bash\n(.*?)```\n(?:\s*\n)*(?:(<!-- check\n(.*?)-->)|<!-- run by ([^>]*?) -->)?", re.S
+)
+_SAVED = re.compile(r"```\w*\n(.*?)```\n<!-- save as (\S+) -->", re.S)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 _ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=")
 
@@ -53,6 +61,10 @@ class Example:
     commands: list[str]
     claims: list[str]
     heading: str = ""
+    run_by: list[str] = field(default_factory=list)
+    """The tests that run this block instead (`<!-- run by A, B -->`), if any."""
+    saved: dict[str, str] = field(default_factory=dict)
+    """The files the page asks to save since the block before: name -> text."""
 
 
 @dataclass
@@ -64,6 +76,7 @@ class Outcome:
 
 def examples(page: str) -> list[Example]:
     found = []
+    since = 0
     for m in _BLOCK.finditer(page):
         before = page[: m.start()]
         heading = next((line for line in reversed(before.splitlines()) if line.startswith("#")), "")
@@ -71,7 +84,12 @@ def examples(page: str) -> list[Example]:
             c for c in m.group(1).splitlines() if c.strip() and not c.lstrip().startswith("#")
         ]
         claims = [c.strip() for c in (m.group(3) or "").splitlines() if c.strip()]
-        found.append(Example(before.count("\n") + 1, commands, claims, heading.lstrip("# ")))
+        run_by = [name.strip() for name in (m.group(4) or "").split(",") if name.strip()]
+        saved = {s.group(2): s.group(1) for s in _SAVED.finditer(page, since, m.start())}
+        since = m.end()
+        example = Example(before.count("\n") + 1, commands, claims, heading.lstrip("# "))
+        example.run_by, example.saved = run_by, saved
+        found.append(example)
     return found
 
 
@@ -81,12 +99,39 @@ def run(example: Example, cwd: Path, env: dict[str, str]) -> Outcome:
     `echo TEXT | fc ARGS...` (TEXT is what is typed at the terminal), either one after
     `NAME=VALUE` assignments that add to `env` for that command."""
     outcome = Outcome()
+    for name, text in example.saved.items():
+        (cwd / name).write_text(text, "utf-8")
     for command in example.commands:
         code, out, err = _run_fc(command, cwd, env)
         outcome.codes.append(code)
         outcome.stdout += out
         outcome.stderr += err
     return outcome
+
+
+def walk(page: str, blocks: list[Example], cwd: Path, env: dict[str, str]) -> list[str]:
+    """Run `blocks` of `page` in order in `cwd`, as a reader goes down it; what each block did
+    not show, in words, with its output ([] when every claim holds)."""
+    wrong = []
+    for example in blocks:
+        outcome = run(example, cwd, env)
+        wrong += [
+            f"{page} line {example.line} ({example.heading}): {problem}"
+            + f"\n--- stdout\n{outcome.stdout[-1500:]}\n--- stderr\n{outcome.stderr[-1500:]}"
+            for problem in failures(example, outcome, cwd)
+        ]
+    return wrong
+
+
+def assert_shows(page: str, example: Example, cwd: Path, env: dict[str, str]) -> None:
+    """Run `example` of `page` in `cwd` and fail with what it did not show, and its output."""
+    outcome = run(example, cwd, env)
+    wrong = failures(example, outcome, cwd)
+    assert not wrong, (
+        f"{page} line {example.line} ({example.heading}):\n  "
+        + "\n  ".join(wrong)
+        + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
+    )
 
 
 def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
@@ -106,6 +151,17 @@ def _run_fc(command: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str
         raise ValueError(f"{command!r}: the page's commands are fc commands")
     ran = run_in_process(args[1:], cwd=cwd, env=env, input=typed)
     return ran.returncode, ran.stdout, ran.stderr
+
+
+def assert_holds(page: str, example: Example, cwd: Path, env: dict[str, str]) -> None:
+    """Run the example's commands in `cwd` and fail, saying which, unless every claim holds."""
+    outcome = run(example, cwd, env)
+    wrong = failures(example, outcome, cwd)
+    assert not wrong, (
+        f"{page} line {example.line} ({example.heading}):\n  "
+        + "\n  ".join(wrong)
+        + f"\n--- stdout\n{outcome.stdout[-2000:]}\n--- stderr\n{outcome.stderr[-2000:]}"
+    )
 
 
 def failures(example: Example, outcome: Outcome, cwd: Path) -> list[str]:

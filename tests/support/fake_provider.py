@@ -11,6 +11,8 @@ talks to it exactly as it would to the real service:
 - OpenAI Responses: `POST /responses`, `/v1/responses`, OpenAI's auth and errors, reasoning items
   that must come back (tests/support/fake_responses.py);
 - Ollama's native API: `POST /api/chat`, NDJSON streams (tests/support/fake_ollama.py).
+- AWS Bedrock Converse: `POST /model/{modelId}/converse` and `/converse-stream`, AWS's binary
+  event stream (tests/support/fake_bedrock.py).
 
 Each as a JSON answer or, with `stream: true`, as a server-sent event stream whose assembled
 content is identical to the JSON answer.
@@ -227,6 +229,12 @@ class FakeProvider:
         route = h.path.split("?", 1)[0]
         # OpenAI's Responses API (tests/support/fake_responses.py): OpenAI's auth and error bodies.
         h.responses_api = route in RESPONSES_PATHS
+        bedrock = _bedrock_route(route)
+        if bedrock is not None and h.command == "POST":
+            from tests.support import fake_bedrock  # AWS Bedrock's Converse
+
+            fake_bedrock.serve(self, h, bedrock, headers, parsed if is_json else None)
+            return
         gemini = GEMINI_ROUTE.match(route)
         if gemini is not None and h.command == "POST":
             self._serve_gemini_safely(h, gemini, headers, parsed if is_json else _NOT_JSON)
@@ -706,7 +714,10 @@ def _send_json(
 ) -> None:
     if getattr(h, "duplicate_ids", False):
         body = _duplicate_ids(body)
-    data = json.dumps(body, ensure_ascii=False).encode()
+    try:
+        data = json.dumps(body, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate: written as JSON escapes, as a provider does
+        data = json.dumps(body).encode()
     escape = getattr(h, "escape", None) or (
         getattr(h.server, "provider", None) and h.server.provider.escape_401 and status == 401
     )
@@ -1364,7 +1375,7 @@ def _seed(request: dict[str, Any]) -> str:
     """A hash of the request without its stream switches: same question, same ids."""
     rest = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
     canon = json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canon.encode()).hexdigest()
+    return hashlib.sha256(canon.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _hid(seed: str, label: str, n: int = 24) -> str:
@@ -1731,9 +1742,10 @@ FAKE_KEY_VARIABLES = (
     "GEMINI_API_KEY",
     "ANTHROPIC_API_KEY",
     "MISTRAL_API_KEY",
+    "AWS_BEARER_TOKEN_BEDROCK",
 )
 """The keys the banner exports: one export line serves -p deepseek, -p openai (--api
-responses too), -p gemini, -p anthropic and -p mistral."""
+responses too), -p gemini, -p anthropic, -p mistral and -p bedrock."""
 
 
 def main() -> None:
@@ -2023,6 +2035,13 @@ def gemini_events(response: dict[str, Any], fp: FakeProvider) -> list[Any]:
     if len(chunks) == 1:
         events.append(_CUT)
     return _keep_alive(events, fp.stream_quirks)
+
+
+def _bedrock_route(route: str) -> re.Match[str] | None:
+    """`/model/{modelId}/converse[-stream]` (tests/support/fake_bedrock.py)."""
+    from tests.support.fake_bedrock import ROUTE
+
+    return ROUTE.match(route) if route.startswith("/model/") else None
 
 
 if __name__ == "__main__":

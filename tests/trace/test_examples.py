@@ -6,16 +6,13 @@ manifest): `FC_UPDATE_EXAMPLES=1 python -m pytest tests/trace/test_examples.py`,
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from fccli.trace.writer import without_times
 from tests.conftest import REPO, clean_env
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
+from tests.support.rebuilt import assert_rebuilt_identically
 
 EXAMPLES = {
     "hangzhou": ("杭州今天适合跑步吗？",),
@@ -70,33 +67,4 @@ def test_example_trace_against_the_fake_provider_rebuilds_identically(
 
 
 def _compare(rebuilt: Path, name: str) -> None:
-    committed = EXAMPLES_DIR / name
-    differences = _differences(rebuilt, committed)
-    if differences and os.environ.get("FC_UPDATE_EXAMPLES") == "1":
-        # Only on a real difference, so that a rebuild does not churn the times in git.
-        shutil.rmtree(committed, ignore_errors=True)
-        shutil.copytree(rebuilt, committed)
-        differences = _differences(rebuilt, committed)
-    assert not differences, f"{name}: {differences}; rebuild with FC_UPDATE_EXAMPLES=1 if intended"
-
-
-def _differences(rebuilt: Path, committed: Path) -> list[str]:
-    if not committed.is_dir():
-        return [f"{committed} is missing"]
-    names = sorted(p.name for p in rebuilt.iterdir())
-    if names != sorted(p.name for p in committed.iterdir()):
-        return [f"the files differ: {names}"]
-    differences = []
-    for name in names:
-        new, old = rebuilt / name, committed / name
-        if name == "manifest.json":
-            same = without_times(json.loads(new.read_text("utf-8"))) == without_times(
-                json.loads(old.read_text("utf-8"))
-            )
-        else:
-            same = new.read_bytes() == old.read_bytes()
-        if not same:
-            differences.append(
-                f"{name} differs" + (" beyond times" if name == "manifest.json" else "")
-            )
-    return differences
+    assert_rebuilt_identically(rebuilt, EXAMPLES_DIR / name)

@@ -175,12 +175,22 @@ def test_an_older_or_unfinished_manifest_still_reads() -> None:
     assert manifest.to_json_dict() == old
 
 
-def test_without_times_drops_only_times() -> None:
+def test_without_times_drops_only_times_and_the_prices_that_follow_them() -> None:
     manifest = {
         "started_at": "t",
-        "steps": [{"duration_ms": 1, "tool_runs": [{"duration_ms": 2, "id": "c"}]}],
+        "steps": [
+            {
+                "duration_ms": 1,
+                "tool_runs": [{"duration_ms": 2, "id": "c"}],
+                "cost": {"usd": 0.1, "hours": "01:00-04:00", "model": "m"},
+            }
+        ],
+        "cost": {"usd": 0.1, "cache_saved_usd": 0.01, "priced_as": "m"},
     }
-    assert without_times(manifest) == {"steps": [{"tool_runs": [{"id": "c"}]}]}
+    assert without_times(manifest) == {
+        "steps": [{"tool_runs": [{"id": "c"}], "cost": {"model": "m"}}],
+        "cost": {"priced_as": "m"},
+    }
 
 
 def test_a_write_that_fails_is_a_usage_error_not_a_crash(tmp_path: Path) -> None:

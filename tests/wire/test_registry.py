@@ -124,7 +124,9 @@ def test_the_demo_provider_needs_no_key_and_no_network() -> None:
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_with_nothing_given_the_base_url_is_the_profiles(name: str) -> None:
-    assert resolve_base_url(name, None) == PROFILES[name].base_url
+    # Bedrock's names its region: `{region}` filled in from $AWS_REGION (providers/aws.py).
+    expected = PROFILES[name].base_url.replace("{region}", "us-east-1")
+    assert resolve_base_url(name, None) == expected
 
 
 def test_fc_base_url_overrides_the_profile(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,7 @@
 
 FC106 the same id on two calls, or two results for one call · FC107 an id outside the format's
 `id_pattern` (Anthropic's `^[a-zA-Z0-9_-]+$`: ids made by another provider, like
-`functions.get_weather:0`, break there).
+`functions.get_weather:0`, break there; Bedrock's: at most 64 characters).
 """
 
 from __future__ import annotations
@@ -100,21 +100,23 @@ def anthropic_id_pattern(h: History) -> Iterator[Finding]:
 
 def _bad_id(h: History, value: str, path: str, n: int, k: int, field: str) -> Finding:
     if h.layout.id_rule:
-        who = refusals(h.format)["FC107"][0]
         message = Msg(
             "the id {value!r} is not what {who} accepts: {rule} (an id made by another "
             "provider must be rewritten, the same way in call and result)",
             value=value,
-            who=who,
+            who=refusals(h.format)["FC107"][0],
             rule=Msg.__new__(Msg, h.layout.id_rule),
         )
     else:
         message = Msg(
-            "the id {value!r} has characters Anthropic refuses: only letters, digits, _ and - "
-            "(an id made by another provider must be rewritten, the same way in call and result)",
+            "the id {value!r} is not one {format} takes ({pattern}): an id made by another "
+            "provider must be rewritten, the same way in call and result",
             value=value,
+            format=h.format,
+            pattern=h.layout.id_pattern,
         )
-    return finding("FC107", h.format, path, message, n=n, k=k, field=field, ids=value)
+    # The providers' sentences name the id as {value} (Bedrock) or {ids} (Mistral).
+    return finding("FC107", h.format, path, message, n=n, k=k, field=field, value=value, ids=value)
 
 
 RULES = (duplicate_ids, anthropic_id_pattern)

@@ -3,7 +3,8 @@
 FC115 `strict: true` on a schema not in strict form (every property required,
 `additionalProperties: false`, none of the refused keywords; fccli/tools/strict.py) · FC117 the
 same name offered twice (a warning; Anthropic refuses it) · FC118 more than 15 tools (a
-warning: models choose worse among many).
+warning: models choose worse among many) · FC134 a parameter that names the user (a warning: the
+model writes whatever id it likes; identity comes from the session, the course's second text).
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from fccli.i18n import Msg
 from fccli.tools.strict import StrictProblem, strict_violations
 
 MANY_TOOLS = 15
+IDENTITY = frozenset(
+    {"user_id", "userid", "uid", "account_id", "customer_id", "member_id", "tenant_id"}
+)
+"""Parameter names that say who the user is."""
 
 
 def strict_form(h: History) -> Iterator[Finding]:
@@ -102,4 +107,25 @@ def tool_names(h: History) -> Iterator[Finding]:
         )
 
 
-RULES = (strict_form, tool_names)
+def identity_argument(h: History) -> Iterator[Finding]:
+    for tool in h.tools:
+        properties = tool.schema.get("properties") if isinstance(tool.schema, dict) else None
+        if not isinstance(properties, dict):
+            continue
+        for param in properties:
+            if isinstance(param, str) and param.casefold() in IDENTITY:
+                yield finding(
+                    "FC134",
+                    h.format,
+                    f"{tool.schema_path}.properties.{param}",
+                    Msg(
+                        "tool {name} lets the model fill {param}: the model writes whatever id "
+                        "it reads or makes up, and the tool acts for that user. Take who the "
+                        "user is from the session, and leave it out of the schema",
+                        name=tool.name if isinstance(tool.name, str) else "?",
+                        param=param,
+                    ),
+                )
+
+
+RULES = (strict_form, tool_names, identity_argument)

@@ -95,6 +95,8 @@ class Filling:
         self.how: list[tuple[str, str, Any]] = []
         """(parameter, source, value): the notes the reasoning is made of."""
         self.used_numbers: set[int] = set()
+        self.used_enums: set[Any] = set()
+        """Enum values already given to a parameter: a second one (to, after from) takes another."""
 
 
 MISSING = object()
@@ -246,7 +248,7 @@ def string_values(
             lang = filling.language
             names = [c[lang] if lang else _as_written(c, q) for c in q.places]
             filling.how.append((where, "place", names[0]))
-            return names
+            return [*names, *q.more_places]
         if q.place_word:
             filling.how.append((where, "place", q.place_word))
             return [q.place_word]
@@ -303,13 +305,61 @@ def _shape(example: str) -> str:
     return r"(?<![A-Za-z0-9])" + "".join(out) + r"(?![A-Za-z0-9])"
 
 
+# What an enum value means, as a question may say it instead (美元 for USD).
+_MEANINGS = {
+    "usd": ("美元", "dollar", "dollars", "us$"),
+    "cny": ("人民币", "yuan", "rmb"),
+    "eur": ("欧元", "euro", "euros"),
+    "jpy": ("日元", "yen"),
+    "gbp": ("英镑", "pound", "pounds"),
+    "hkd": ("港币", "港元"),
+}
+_TARGET_NAMES = (
+    "to",
+    "target",
+    "dest",
+    "destination",
+    "into",
+    "目标",
+    "to_currency",
+    "target_currency",
+)
+
+
+def _named_at(text: str, value: Any) -> int | None:
+    """Where the question names an enum value (itself, or a word that means it), or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    folded = text.casefold()
+    found = [
+        m.start()
+        for word in (value, *_MEANINGS.get(value.casefold(), ()))
+        for m in re.finditer(_word_pattern(word.casefold()), folded)
+    ]
+    return min(found, default=None)
+
+
+def _word_pattern(word: str) -> str:
+    # A Latin word whole (USD, not the usd of "usda"); a Chinese one anywhere.
+    return re.escape(word) if not word.isascii() else rf"(?<![a-z]){re.escape(word)}(?![a-z])"
+
+
 def _enum(name: str, schema: dict[str, Any], filling: Filling, where: str) -> Any:
     values = schema["enum"]
     q = filling.question
-    for v in values:
-        if isinstance(v, str) and v and says(q.text, v):
-            filling.how.append((where, "enum_named", v))
-            return v
+    named = sorted(
+        (at, i, v) for i, v in enumerate(values) if (at := _named_at(q.text, v)) is not None
+    )
+    if named:
+        # In the order the question names them: the first for a source (from), the last for a
+        # target (to), each value once while another is left (USD to CNY: from USD, to CNY).
+        order = [v for _, _, v in named]
+        if name.casefold() in _TARGET_NAMES or name.casefold().startswith(("to_", "target")):
+            order.reverse()
+        fresh = [v for v in order if v not in filling.used_enums] or order
+        filling.used_enums.add(fresh[0])
+        filling.how.append((where, "enum_named", fresh[0]))
+        return fresh[0]
     best, best_score = None, 0
     for v in values:
         text = str(v)

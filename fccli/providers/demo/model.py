@@ -44,8 +44,16 @@ from fccli.providers.demo.fill import (
 )
 from fccli.providers.demo.json_mode import json_answer
 from fccli.providers.demo.phrases import PHRASES
-from fccli.providers.demo.reading import WET, Question, match, read_question, topics_of
+from fccli.providers.demo.reading import (
+    WET,
+    Question,
+    match,
+    read_question,
+    said_words,
+    topics_of,
+)
 from fccli.providers.demo.request import LongText, long_texts, read_request
+from fccli.providers.demo.sentences import DONE, FILED, is_lookup, said_of
 from fccli.providers.demo.stream import cut_inside_first_call, sse_events
 from fccli.wire.chat.codec import ERROR_MARKER
 from fccli.wire.registry import get_format
@@ -201,8 +209,10 @@ def respond(
         plan = _plan(choice, q, skill, asked, request.get("parallel_tool_calls") is False)
         if plan.calls:
             first_calls = not any(m.get("tool_calls") for m in messages)
-            if fault == "no-call" and first_calls:
-                return _made_up_response(request, plan.values, question, say)
+            if (fault == "no-call" and first_calls) or _carried_on(messages):
+                return _made_up_response(
+                    request, plan.values, question, say, carried=_carried_on(messages)
+                )
             return _tool_call_response(
                 request,
                 plan,
@@ -370,15 +380,28 @@ def _faulty(
 
 
 def _made_up_response(
-    request: dict[str, Any], values: list[Any], question: str, say: dict[str, str]
+    request: dict[str, Any],
+    values: list[Any],
+    question: str,
+    say: dict[str, str],
+    *,
+    carried: bool = False,
 ) -> dict[str, Any]:
     """no-call: a weather report from nowhere, and a stop as if it were the answer."""
     places = [v for v in values if isinstance(v, str) and v != question.strip()]
     text = "\n".join(say["made_up"].format(place=p) for p in places) or say["made_up_nowhere"]
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
-        message["reasoning_content"] = say["think_made_up"]
+        message["reasoning_content"] = say["think_made_up_carried" if carried else "think_made_up"]
     return _envelope(request, message, "stop")
+
+
+def _carried_on(messages: list[dict[str, Any]]) -> bool:
+    """Whether the history ends on its own turn, come back as plain text with no result after
+    it: a harness that took its call for a reply. It believes it looked already, and says what
+    it "found" (the course's opening story: a result made up in the next round)."""
+    last = messages[-1] if messages else {}
+    return last.get("role") == "assistant" and not last.get("tool_calls")
 
 
 def _offered(request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -548,6 +571,10 @@ def _tool_call_response(
         written = _faulty(fault, written, plan.key, offered)
     tool = written[0][0]
     reasoning, text = _why_these_calls(plan, q, say, choice, tool)
+    if fault in SCHEMA_FAULTS and not prevented:  # the reasoning says the call as it went out
+        reasoning += say["think_slipped"].format(
+            slip=say[f"slip_{fault}"].strip(), arguments=written[0][1]
+        )
     if correction is not None:
         reasoning = correction + reasoning
     # Content beside calls: with thinking on, the model says a line before calling (the text
@@ -581,11 +608,21 @@ def _why_these_calls(
     basis_key = choice.basis
     if basis_key == "description" and not plan.place:
         basis_key = "match"  # the built-in example's words say why; other tools need it said
+    words = said_words(q, choice.shared)[:3]
+    if basis_key == "match" and not words:
+        basis_key = "match_plain"  # nothing worth quoting: said without quotes
     basis = say.get(f"think_basis_{basis_key}", "").format(
-        tool=tool, words=say["list_sep"].join(choice.shared[:3]), what=_topic_name(q, say)
+        tool=tool, words=say["list_sep"].join(words), what=_topic_name(q, say)
     )
     if plan.filling.skill == "weak" and plan.key is not None:
-        return basis + say["think_weak"].format(param=plan.key), say["say_nothing"]
+        reasoning = basis + say["think_weak"].format(param=plan.key)
+        rest = {k: v for k, v in plan.calls[0].arguments.items() if k != plan.key}
+        if plan.filling.strict and rest:  # the shape strict mode holds even a weak model to
+            shown = say["reason_sep"].join(
+                f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in rest.items()
+            )
+            reasoning += say["think_weak_strict"].format(rest=shown)
+        return reasoning, say["say_nothing"]
     if plan.place:
         # The built-in example's words: a place, and what the question wants to know of it.
         if any(cities.lookup(v) is not None for v in values):
@@ -649,6 +686,7 @@ def _answer_response(
     lines: list[str] = []
     pairing: list[str] = []
     found: dict[str, Any] = {}
+    weathers: list[tuple[str, dict[str, Any]]] = []
     failed = False
     for call_id in order:
         if call_id not in results or (skip and call_id in skip):
@@ -656,10 +694,16 @@ def _answer_response(
         name, args = calls[call_id]
         subject = next((str(v) for v in args.values() if isinstance(v, str)), name)
         pairing.append(f"{call_id} → {subject}")
-        line, data = _describe_result(subject, name, results[call_id], q, say)
+        line, data = _describe_result(subject, name, args, results[call_id], q, say)
         failed = failed or data is None
         found.update(data or {})
         lines.append(line)
+        if data and {"temp_c", "condition"} <= data.keys():
+            weathers.append((subject, data))
+    if q.aspect == "run" and q.compares and len(weathers) > 1:
+        best = _best_for_a_run(weathers)
+        if best is not None:
+            lines.append(say["best_for_a_run"].format(place=best))
 
     weather = "weather" in q.topics
     if not lines:
@@ -682,7 +726,13 @@ def _answer_response(
         "json_schema",
     ):
         text, note = json_answer(response_format, q, found, text)
-        reasoning += say[note]
+        if not _says_json(messages):
+            # DeepSeek's JSON Output guide: the word "json" goes in the prompt; output it cannot
+            # recognise as JSON is replaced with spaces, so `content` may be only spaces. The
+            # guide names json_object only; fc check (FC132) holds json_schema to it too, and
+            # so does the demo.
+            text, note = " " * len(text), "think_json_unasked"
+        reasoning += say[note].format(kind=response_format.get("type"))
 
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if _thinking_on(request):
@@ -690,17 +740,37 @@ def _answer_response(
     return _envelope(request, message, "stop")
 
 
+def _says_json(messages: list[dict[str, Any]]) -> bool:
+    """Whether a system or user message says "json", as DeepSeek's JSON mode wants."""
+    return any(
+        "json" in texts(m.get("content")).casefold()
+        for m in messages
+        if m.get("role") in ("system", "user")
+    )
+
+
 def _describe_result(
-    subject: str, tool: str, content: str, q: Question, say: dict[str, str]
+    subject: str,
+    tool: str,
+    args: dict[str, Any],
+    content: str,
+    q: Question,
+    say: dict[str, str],
 ) -> tuple[str, dict[str, Any] | None]:
     """A line of the answer for one result, and the result's fields (None for an error)."""
     if content.startswith(ERROR_MARKER):
         short = _first_sentence(content[len(ERROR_MARKER) :])
-        return say["result_error"].format(subject=subject, error=short), None
+        # A lookup that failed found nothing; an action that failed did not happen.
+        key = "result_error" if is_lookup(tool) or "weather" in q.topics else "result_error_action"
+        return say[key].format(subject=subject, error=short, tool=tool), None
     try:
         data = json.loads(content)
     except ValueError:
         data = None
+    if isinstance(data, list) and not isinstance(content, LongText):
+        return said_of(subject, tool, args, data, say) or "", {}
+    if not isinstance(data, (dict, list)) and content.strip().casefold() in FILED | DONE:
+        return said_of(subject, tool, args, {"status": content.strip()}, say) or "", {}
     if not isinstance(data, dict):
         key = "result_opaque" if "weather" in q.topics else "result_text"
         n = content.chars if isinstance(content, LongText) else len(content)
@@ -708,6 +778,9 @@ def _describe_result(
             key, content = key + "_long", content[: QUOTED // 2]
         return say[key].format(subject=subject, tool=tool, content=content, n=n), {}
     if not {"temp_c", "condition"} <= data.keys():
+        sentence = said_of(subject, tool, args, data, say)
+        if sentence is not None:
+            return sentence, data
         fields = [
             say["field"].format(key=k, value=_clipped(json.dumps(v, ensure_ascii=False)))
             for k, v in list(data.items())[:FIELDS_SAID]
@@ -745,33 +818,58 @@ def _first_sentence(error: str) -> str:
     return short if len(short) <= 160 else short[:160] + "…"
 
 
+def _for_a_run(temp: Any, wet: bool, aqi: Any) -> tuple[list[str], list[str]]:
+    """What rules a run out and what calls for care, as phrase keys: rain or snow, AQI above
+    150, 33 °C and up, or -10 °C and below rule it out; AQI above 100, 28 °C and up, or 0 °C
+    and below call for care."""
+    bad: list[str] = []
+    caution: list[str] = []
+    if wet:
+        bad.append("wet")
+    if isinstance(aqi, (int, float)):
+        if aqi > 150:
+            bad.append("polluted")
+        elif aqi > 100:
+            caution.append("so_so_air")
+    if isinstance(temp, (int, float)):
+        if temp >= 33:
+            bad.append("too_hot")
+        elif temp <= -10:
+            bad.append("too_cold")
+        elif temp >= 28:
+            caution.append("warm")
+        elif temp <= 0:
+            caution.append("cold")
+    return bad, caution
+
+
+def _best_for_a_run(weathers: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """The place best for a run, of several (none ruled out first, then fewest cautions, then the
+    cleanest air); None when none fits or two tie."""
+
+    def rank(data: dict[str, Any]) -> tuple[int, int, float]:
+        wet = any(w in str(data["condition"]).lower() for w in WET)
+        bad, caution = _for_a_run(data["temp_c"], wet, data.get("aqi"))
+        aqi = data.get("aqi")
+        return (len(bad), len(caution), aqi if isinstance(aqi, (int, float)) else 500)
+
+    ranked = sorted(weathers, key=lambda cw: rank(cw[1]))
+    if rank(ranked[0][1])[0] or rank(ranked[0][1]) == rank(ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
 def _verdict(temp: Any, condition: str, aqi: Any, aspect: str, say: dict[str, str]) -> str:
     """What the question wants to know, by simple rules. An umbrella: rain, snow or a storm.
-    A run: rain or snow, AQI above 150, 33 °C and up, or -10 °C and below rule it out; AQI
-    above 100, 28 °C and up, or 0 °C and below call for care. Plain weather: no verdict."""
+    A run: as _for_a_run says. Plain weather: no verdict."""
     wet = any(w in condition.lower() for w in WET)
     if aspect == "umbrella":
         return say["umbrella_yes" if wet else "umbrella_no"].format(condition=condition)
     if aspect != "run":
         return ""
-    bad: list[str] = []
-    caution: list[str] = []
-    if wet:
-        bad.append(say["wet"])
-    if isinstance(aqi, (int, float)):
-        if aqi > 150:
-            bad.append(say["polluted"])
-        elif aqi > 100:
-            caution.append(say["so_so_air"])
-    if isinstance(temp, (int, float)):
-        if temp >= 33:
-            bad.append(say["too_hot"])
-        elif temp <= -10:
-            bad.append(say["too_cold"])
-        elif temp >= 28:
-            caution.append(say["warm"])
-        elif temp <= 0:
-            caution.append(say["cold"])
+    bad, caution = _for_a_run(temp, wet, aqi)
+    bad = [say[k] for k in bad]
+    caution = [say[k] for k in caution]
     if bad:
         return say["verdict_bad"].format(reasons=say["reason_sep"].join(bad))
     if caution:

@@ -69,6 +69,18 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "email": ("邮件", "email", "mail"),
     "time": ("几点", "时间", "time", "date", "日期"),
     "math": ("计算", "等于", "多少钱", "calculate", "sum", "plus"),
+    "currency": (
+        "汇率",
+        "换成",
+        "兑换",
+        "美元",
+        "人民币",
+        "欧元",
+        "日元",
+        "currency",
+        "exchange",
+        "convert",
+    ),
 }
 """Words that name a topic, in either language; matched case-insensitively."""
 
@@ -155,11 +167,16 @@ class Question:
         """Known cities, in order of appearance (table rows)."""
         self.place_word: str | None = None
         """A place-like word that is not a known city (巴黎)."""
+        self.more_places: list[str] = []
+        """Place-like words that are not known cities, listed with known ones (杭州和苏州: 苏州):
+        each gets its call too, and its honest error."""
         self.numbers: list[Number] = []
         self.quoted: list[str] = []
         self.ids: list[str] = []
         self.aspect = "weather"
         """What a weather question wants to know: run, umbrella, or just weather."""
+        self.compares = False
+        """Whether it asks which of several is better (哪个更适合, which is better)."""
 
     def mentions(self, word: str) -> bool:
         return says(self.text, word)
@@ -168,6 +185,7 @@ class Question:
 def read_question(text: str) -> Question:
     q = Question(text=text, language="zh" if has_cjk(text) else "en")
     q.places = _places(text)
+    q.more_places = _listed_with(text, q.places)
     if not q.places:
         stripped = text.strip()
         m = re.match(_ZH_PLACE, stripped) or re.search(_EN_PLACE, stripped)
@@ -178,6 +196,7 @@ def read_question(text: str) -> Question:
     q.ids = [m.group(0) for m in _ID_TOKEN.finditer(text) if not m.group(0).isdigit()]
     q.numbers = _numbers(text, q.ids)
     q.quoted = [m.group(1) for m in _QUOTED.finditer(text)]
+    q.compares = any(q.mentions(w) for w in _COMPARING)
     q.aspect = next(
         (a for a, words in WEATHER_ASPECTS if any(q.mentions(w) for w in words)), "weather"
     )
@@ -234,6 +253,32 @@ def _places(text: str) -> list[dict[str, Any]]:
         if seen:
             found.append((min(seen), city))
     return [city for _, city in sorted(found, key=lambda pc: pc[0])]
+
+
+_AND = r"(?:和|与|跟|还是|或者|或|、)"
+_COMPARING = ("哪个", "哪里", "哪儿", "哪座", "更适合", "which", "better")
+_NOT_PLACES = frozenset({"今天", "明天", "现在", "哪个", "天气", "哪里", "这里", "那里", "我们"})
+
+
+def _listed_with(text: str, places: list[dict[str, Any]]) -> list[str]:
+    """Words listed beside a known city by 和、与、or (苏州 in 杭州和苏州), that are not one."""
+    known = {c["zh"] for c in places} | {c["en"] for c in places}
+    found: list[tuple[int, str]] = []
+    for city in places:
+        zh, en = re.escape(city["zh"]), re.escape(city["en"])
+        patterns = (
+            rf"{zh}{_AND}([\u4e00-\u9fff]{{2,3}}?)(?=哪|今天|明天|现在|的|天气|适合|更|呢|吗|{_AND}|[，。？?]|$)",
+            rf"([\u4e00-\u9fff]{{2}}){_AND}(?={zh})",
+            rf"\b{en}\s*(?:,|and|or|vs\.?)\s*([A-Z][a-z]+)\b",
+            rf"\b([A-Z][a-z]+)\s*(?:,|and|or|vs\.?)\s*(?={en}\b)",
+        )
+        for pattern in patterns:
+            for m in re.finditer(pattern, text):
+                word = m.group(1)
+                named = any(k in word for k in known) or cities.lookup(word) is not None
+                if not named and word not in _NOT_PLACES:
+                    found.append((m.start(1), word))
+    return list(dict.fromkeys(word for _, word in sorted(found)))
 
 
 def _numbers(text: str, ids: list[str]) -> list[Number]:
@@ -311,6 +356,23 @@ def match(question: Question, text: str) -> Match:
     words = sorted(words_of(question.text) & words_of(text))
     shared_words = [w for w in _topic_words(question, topics)] + words
     return Match(3 * len(topics) + len(words), tuple(dict.fromkeys(shared_words)))
+
+
+def said_words(question: Question, shared: tuple[str, ...]) -> list[str]:
+    """The shared pieces worth saying in the reasoning: words of the vocabulary whole, a token
+    of the question whole (`ORD-` is said as `ORD-2024-000123`); a pair of characters cut out
+    of two words (一个文件 -> 个文) is not a word, and is left out."""
+    vocabulary = {w for words in TOPICS.values() for w in words}
+    said = []
+    for piece in shared:
+        if piece.isascii():
+            token = next(
+                (t for t in question.text.split() if piece.casefold() in t.casefold()), piece
+            )
+            said.append(token.strip("，。？！,.?!"))
+        elif piece in vocabulary:
+            said.append(piece)
+    return list(dict.fromkeys(said))
 
 
 def _topic_words(question: Question, topics: list[str]) -> list[str]:

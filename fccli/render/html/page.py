@@ -15,7 +15,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from fccli import __version__
+from fccli.cost.trace import price_trace
 from fccli.i18n import _, language, localized
+from fccli.render.cost_view import trace_cost_parts
 from fccli.render.html.markup import esc, tag
 from fccli.render.html.places import Places
 from fccli.render.html.steps import (
@@ -31,6 +33,7 @@ from fccli.render.transcript import _options, duration, stop_reason
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
+    from fccli.cost.trace import TraceCost
     from fccli.render.html.trace_page import PageData, Replayed
     from fccli.trace.reader import Trace
 
@@ -44,21 +47,29 @@ def _asset(name: str) -> str:
 
 
 def _csp(script: str) -> str:
+    """The page's policy: no request, no script but `script` (none when it is empty)."""
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    scripts = f"'sha256-{digest}'" if script else "'none'"
     return (
         "default-src 'none'; style-src 'unsafe-inline'; "
-        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+        f"script-src {scripts}; base-uri 'none'; form-action 'none'"
     )
 
 
 def trace_page(
-    data: PageData, *, step: int | None = None, thinking: bool = False, full: bool = False
+    data: PageData,
+    *,
+    step: int | None = None,
+    thinking: bool = False,
+    full: bool = False,
+    price_model: str | None = None,
 ) -> str:
     """The trace as one HTML page (a str; the caller writes it)."""
     trace = data.trace
     shown = {s.number for s in trace.steps if step is None or s.number == step}
     places = Places(data, shown).build()
-    view = StepView(places, thinking=thinking, full=full)
+    cost = price_trace(trace.record, price_model)
+    view = StepView(places, thinking=thinking, full=full, costs=cost.steps)
     sections = []
     previous_tools: tuple[int, list[Any]] | None = None
     for s in trace.steps:
@@ -69,23 +80,29 @@ def trace_page(
         if s.number in shown:
             sections.append(view.section(s, same_as if step is None else None))
     body = (
-        _header(trace)
+        _header(trace, cost)
         + _banners(data, places)
         + _timeline(trace, shown)
         + "".join(sections)
         + _footer(trace)
     )
-    script = _asset("page.js")
     title = trace.record.question or str(trace.path)
+    return html_document("fc · " + title, body, script=_asset("page.js"))
+
+
+def html_document(title: str, body: str, *, style: str = "", script: str = "") -> str:
+    """A self-contained page: its title, the page's style (and `style` after it), `body` (HTML)
+    in <main>, and `script`, the only one its policy lets run."""
+    script_tag = f"<script>{script}</script>" if script else ""
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{_HTML_LANG[language()]}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(_csp(script))}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="fc {esc(__version__)}">'
-        f"<title>{esc('fc · ' + title)}</title>"
-        f"<style>{_asset('page.css')}</style></head>\n"
-        f"<body>{tag('main', body)}<script>{script}</script></body></html>\n"
+        f"<title>{esc(title)}</title>"
+        f"<style>{_asset('page.css')}{style}</style></head>\n"
+        f"<body>{tag('main', body)}{script_tag}</body></html>\n"
     )
 
 
@@ -93,7 +110,7 @@ def trace_page(
 # the top of the page
 
 
-def _header(trace: Trace) -> str:
+def _header(trace: Trace, cost: TraceCost) -> str:
     m = trace.record
     h1 = tag("h1", esc(m.question or _("(no question)")))
     status = m.status or "?"
@@ -114,11 +131,24 @@ def _header(trace: Trace) -> str:
     tokens = _total_tokens(trace)
     if tokens:
         facts.append((_("tokens"), esc(tokens)))
+    said = trace_cost_parts(cost)
+    if said:
+        facts.append((_("cost"), esc(_("; ").join(said))))
     if m.started_at is not None:
         facts.append((_("started"), esc(m.started_at)))
     options = _options(m.options)
     if options:
         facts.append((_("options"), tag("code", esc(" ".join(options)))))
+    for server in m.mcp_servers or []:
+        named = _(
+            "{name}: {given} ({transport}, protocol {version}); its JSON-RPC: {log}",
+            name=str(server.get("name")),
+            given=str(server.get("server")),
+            transport=str(server.get("transport")),
+            version=str(server.get("protocol_version")),
+            log=str(server.get("log")),
+        )
+        facts.append((_("MCP server"), esc(named)))
     dl = "".join(tag("div", tag("dt", esc(k)) + tag("dd", v)) for k, v in facts)
     kicker = tag("p", esc(_("fc trace")), class_="kicker")
     return tag("header", kicker + h1 + tag("dl", dl, class_="facts"))

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.core.models import FINAL_STOPS, TextBlock, ThinkingBlock, ToolUseBlock
 from fccli.i18n import _, gettext, localized, tidy
+from fccli.render.cost_view import cache_text, step_cost_text
+from fccli.render.html.jsonview import Marks, render_json
 from fccli.render.html.markup import esc, tag
 from fccli.render.transcript import (
     _what_is_new,
@@ -25,11 +27,17 @@ from fccli.render.transcript import (
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from fccli.core.models import Request, Response, ToolResultBlock, ToolSpec
+    from fccli.cost.price import StepPrice
     from fccli.render.html.places import Placed, Places
     from fccli.trace.reader import Step
 
 FOLD_CHARS = 600
+PAGE_CHARS = 1 << 20
+"""The most characters of one text (an answer, thinking, a result) the page holds: a page is
+meant to be shared and opened in a browser; `fc show --json` has the whole text."""
 FOLD_LINES = 12
 TOOL_NAMES = 8
 """Tools named in the folded line of the offer; the rest are counted."""
@@ -59,14 +67,24 @@ def tokens_text(usage: Any) -> str | None:
 
 
 class StepView:
-    def __init__(self, places: Places, *, thinking: bool, full: bool) -> None:
+    def __init__(
+        self,
+        places: Places,
+        *,
+        thinking: bool,
+        full: bool,
+        costs: Mapping[int, StepPrice] | None = None,
+    ) -> None:
         self.places = places
+        self.costs = costs or {}
+        """Each step's price (or why it has none), by step number."""
         self.trace = places.data.trace
         self.thinking = thinking
         self.full = full
         self.results = self.trace.results()
         self.runs = self.trace.runs()
         self.harness = harness_steps(self.trace)
+        self.mcp = self.trace.mcp_exchanges()
 
     def section(self, step: Step, same_as: int | None) -> str:
         title = esc(_("step {step}", step=step.number))
@@ -173,6 +191,13 @@ class StepView:
         tokens = tokens_text(usage)
         if tokens:
             extra.append(tokens)
+        price = self.costs.get(step.number)
+        cost = step_cost_text(price)
+        if cost is not None:
+            extra.append(cost)
+        cache = cache_text(response.usage, price)
+        if cache is not None:
+            extra.append(_("prompt cache: {cache}", cache=cache))
         line = (
             tag("span", esc(_("← response")), class_="dir")
             + " "
@@ -196,7 +221,8 @@ class StepView:
                 out.append(
                     tag(
                         "div",
-                        tag("span", esc(label), class_="label") + tag("p", esc(block.text)),
+                        tag("span", esc(label), class_="label")
+                        + tag("p", esc(_capped(block.text))),
                         class_=kind,
                     )
                 )
@@ -207,7 +233,9 @@ class StepView:
 
     def _thinking(self, text: str) -> str:
         summary = tag("summary", esc(_("thinking ({n:,} characters)", n=len(text))))
-        return tag("details", summary + tag("p", esc(text)), class_="thinking", open=self.thinking)
+        return tag(
+            "details", summary + tag("p", esc(_capped(text))), class_="thinking", open=self.thinking
+        )
 
     def _call(
         self, step: Step, k: int, call: ToolUseBlock, tools: list[str] | None, stop: str
@@ -232,7 +260,7 @@ class StepView:
         )
         if call.raw_arguments is not None:
             args = tag("p", esc(_("arguments, not a JSON object:")), class_="bad") + tag(
-                "pre", esc(call.raw_arguments)
+                "pre", esc(_capped(call.raw_arguments))
             )
         else:
             args = tag("pre", esc(arguments_text(call.input)), class_="args")
@@ -242,7 +270,35 @@ class StepView:
             + self._findings(self.places.findings.get(("call", call.id), []))
         )
         call_html = tag("div", body, class_=f"call {colour}", id=f"call-{step.number}-{k}")
-        return call_html + self._result(step, k, call, stop)
+        return call_html + self._mcp(step, k, call) + self._result(step, k, call, stop)
+
+    def _mcp(self, step: Step, k: int, call: ToolUseBlock) -> str:
+        """The JSON-RPC that served a call on an MCP server: its tools/call and the answer,
+        side by side, as the log keeps them."""
+        exchange = self.mcp.get(call.id)
+        if exchange is None:
+            return ""
+        summary = esc(_("⇄ MCP {server}: ", server=exchange.server)) + esc(
+            _("tools/call id {id}", id=json.dumps(exchange.request_id))
+        )
+        figures = ""
+        for entry, what in ((exchange.request, _("sent")), (exchange.response, _("received"))):
+            if entry is None:
+                body = tag("p", esc(_("← no answer")), class_="missing")
+                name = "—"
+            else:
+                name = _("{file} #{n}", file=exchange.file, n=entry.get("n"))
+                shown = entry.get("message", entry.get("raw"))
+                marks = Marks(f"m{step.number}-{k}-{entry.get('n')}")
+                body = tag("pre", render_json(shown, marks), class_="json")
+            caption = tag("figcaption", tag("code", esc(name)) + " " + tag("small", esc(what)))
+            figures += tag("figure", caption + body, class_="file")
+        return tag(
+            "details",
+            tag("summary", summary) + tag("div", figures, class_="pair"),
+            class_="files mcp",
+            id=f"mcp-{step.number}-{k}",
+        )
 
     def _result(self, step: Step, k: int, call: ToolUseBlock, stop: str) -> str:
         colour = self.places.colour(call.id)
@@ -315,6 +371,7 @@ class StepView:
         return " " + tag("a", said, href=f"#{anchor}", class_="went")
 
     def _text(self, text: str) -> str:
+        text = _capped(text)
         lines = text.count("\n") + 1
         if self.full or (len(text) <= FOLD_CHARS and lines <= FOLD_LINES):
             return tag("pre", esc(text))
@@ -446,3 +503,14 @@ def harness_bug_of(value: Any) -> str | None:
 
 def _plain(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _capped(text: str) -> str:
+    """Return `text` cut to PAGE_CHARS, saying how much more there is."""
+    if len(text) <= PAGE_CHARS:
+        return text
+    more = _(
+        "… {more:,} more characters not shown (fc show --json has them)",
+        more=len(text) - PAGE_CHARS,
+    )
+    return text[:PAGE_CHARS] + "\n" + more

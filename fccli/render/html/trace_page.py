@@ -77,7 +77,7 @@ def gather(trace: Trace, *, check: bool, page: Path | None) -> PageData:
             path = step.files.get(role)
             if path is not None:
                 try:
-                    data.files[(step.number, role)] = stored_file(path)
+                    data.files[(step.number, role)] = stored_file(path, fold=True)
                 except FcError:
                     continue  # the step's notes say it could not be read
         for role in ("request", "response"):

@@ -220,6 +220,12 @@ def usage_to_wire(usage: Usage) -> dict[str, Any]:
         out["input_tokens"] = max(0, usage.input_tokens - cached)
     if usage.cache_write_tokens is not None:
         out["cache_creation_input_tokens"] = usage.cache_write_tokens
+    if usage.cache_write_1h_tokens:
+        hour = usage.cache_write_1h_tokens
+        out["cache_creation"] = {
+            "ephemeral_5m_input_tokens": max(0, (usage.cache_write_tokens or 0) - hour),
+            "ephemeral_1h_input_tokens": hour,
+        }
     if usage.cache_read_tokens is not None:
         out["cache_read_input_tokens"] = usage.cache_read_tokens
     if usage.output_tokens is not None:
@@ -414,9 +420,14 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
     read = count(usage.get("cache_read_input_tokens"))
     write = count(usage.get("cache_creation_input_tokens"))
     rest = count(usage.get("input_tokens"))
+    # The writes by how long they are kept (an hour costs more than five minutes): kept only
+    # when some were kept an hour, as the others are priced as writes of five minutes.
+    ttl = usage.get("cache_creation")
+    hour = count(ttl.get("ephemeral_1h_input_tokens")) if isinstance(ttl, dict) else None
     return Usage(
         input_tokens=None if rest is None else rest + (read or 0) + (write or 0),
         output_tokens=count(usage.get("output_tokens")),
         cache_read_tokens=read,
         cache_write_tokens=write,
+        cache_write_1h_tokens=hour or None,
     )

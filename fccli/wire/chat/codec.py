@@ -269,6 +269,8 @@ def usage_to_wire(usage: Usage, dialect: ChatDialect = OPENAI) -> dict[str, Any]
             out["prompt_cache_miss_tokens"] = max(0, usage.input_tokens - usage.cache_read_tokens)
     elif usage.cache_read_tokens is not None:
         out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
+    if usage.cache_write_tokens is not None and not dialect.cache_hit_fields:
+        out.setdefault("prompt_tokens_details", {})["cache_write_tokens"] = usage.cache_write_tokens
     return out
 
 
@@ -473,9 +475,16 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
     cached = count(usage.get("prompt_cache_hit_tokens"))
     if cached is None and isinstance(prompt_details, dict):
         cached = count(prompt_details.get("cached_tokens"))
+    # OpenAI's newer models say what they wrote to the cache (billed above the input price).
+    written = (
+        count(prompt_details.get("cache_write_tokens"))
+        if isinstance(prompt_details, dict)
+        else None
+    )
     return Usage(
         input_tokens=count(usage.get("prompt_tokens")),
         output_tokens=count(usage.get("completion_tokens")),
         reasoning_tokens=count(reasoning),
         cache_read_tokens=cached,
+        cache_write_tokens=written,
     )

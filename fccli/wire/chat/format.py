@@ -219,3 +219,24 @@ class ChatFormat(WireFormat):
                         )
                     )
         return out
+
+
+def deepseek_format() -> ChatFormat:
+    """DeepSeek's chat format: the chat codec with DeepSeek's dialect and 400 sentences."""
+    from fccli.wire.chat.dialects import DEEPSEEK
+
+    return ChatFormat(DEEPSEEK, DEEPSEEK_REFUSALS)
+
+
+def mistral_format() -> ChatFormat:
+    """Mistral's chat format: the chat codec with Mistral's dialect, 400 sentence and id rule."""
+    from fccli.wire.chat.dialects import MISTRAL
+
+    return ChatFormat(MISTRAL, MISTRAL_REFUSALS, MISTRAL_ID_RULE)
+
+
+def openai_format() -> ChatFormat:
+    """OpenAI's chat format, the plain dialect."""
+    from fccli.wire.chat.dialects import OPENAI
+
+    return ChatFormat(OPENAI)

@@ -490,8 +490,12 @@ def usage_from_wire(usage: dict[str, Any]) -> Usage:
     answer = count(usage.get("candidatesTokenCount"))
     thoughts = count(usage.get("thoughtsTokenCount"))
     output = None if answer is None and thoughts is None else (answer or 0) + (thoughts or 0)
+    # The prompts of Gemini's own tools (search, code execution) are input billed beside the
+    # prompt (toolUsePromptTokenCount), which promptTokenCount leaves out.
+    prompt = count(usage.get("promptTokenCount"))
+    tools = count(usage.get("toolUsePromptTokenCount"))
     return Usage(
-        input_tokens=count(usage.get("promptTokenCount")),
+        input_tokens=None if prompt is None else prompt + (tools or 0),
         output_tokens=output,
         reasoning_tokens=thoughts,
         cache_read_tokens=count(usage.get("cachedContentTokenCount")),

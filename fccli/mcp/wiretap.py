@@ -1,0 +1,162 @@
+"""Keep every JSON-RPC message fc and one MCP server exchange, exactly as it went, in order.
+
+One line of `mcp-<server>.jsonl` per message (trace/mcp_log.py reads it back):
+
+    {"n": 3, "at": "...", "dir": "sent", "step": 1, "call": "call_ab12", "id": 2,
+     "message": {...}}
+
+`message` is the JSON-RPC message when its compact JSON is exactly the text that went over the
+wire; otherwise `raw` holds that text as it was (a server's own spacing, a number written
+another way, a line that is not JSON at all). `step` and `call` say which step of the run and
+which tool call a `tools/call` request and its answer belong to (null for the handshake and
+`tools/list`); `id` is the JSON-RPC id. What is not a message (a line cut at
+--max-response-mb, the server's exit) is a line with `event` instead.
+
+Lines wait in memory until the trace directory exists (the handshake comes before it), then
+each is appended as it happens.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from fccli.core.secrets import Secrets
+
+SENT, RECEIVED = "sent", "received"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def compact(value: Any) -> str:
+    """Write `value` as the SDK writes a message: compact, UTF-8 as it is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class Wiretap:
+    """The ordered record of one server's JSON-RPC traffic; thread-safe."""
+
+    def __init__(self, secrets: Secrets, step_of: Callable[[], int | None]) -> None:
+        self._secrets = secrets
+        self._step_of = step_of
+        """The step whose calls are running now (None before the first step)."""
+        self._lock = threading.Lock()
+        self._lines: list[str] = []
+        self._path: Path | None = None
+        self._n = 0
+        self._pending: dict[str, list[str]] = {}
+        """tools/call requests about to go out, by their name and arguments: the call ids."""
+        self._calls: dict[str, tuple[int | None, str]] = {}
+        """JSON-RPC id (as JSON) → (step, call id) of each tools/call sent."""
+        self.request_ids: dict[str, Any] = {}
+        """call id → the JSON-RPC id of its tools/call."""
+        self.messages: list[dict[str, Any]] = []
+        """Every line as written, in order (for the run's own readers)."""
+        self.session_id: str | None = None
+        """The `Mcp-Session-Id` a streamable HTTP server gave."""
+
+    def expect_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
+        """Say that the next tools/call of `name` with `arguments` is call `call_id`."""
+        with self._lock:
+            self._pending.setdefault(compact([name, arguments]), []).append(call_id)
+
+    def attach(self, path: Path) -> None:
+        """Write the lines kept so far to `path`, and every later one as it comes."""
+        with self._lock:
+            self._path = path
+            with path.open("a", encoding="utf-8") as f:
+                f.writelines(self._lines)
+            self._lines = []
+
+    def sent(self, raw: str) -> None:
+        self._message(SENT, raw)
+
+    def received(self, raw: str) -> None:
+        self._message(RECEIVED, raw)
+
+    def event(self, event: str, **details: Any) -> None:
+        """Note something that is not a message (an exit, a line cut short)."""
+        with self._lock:
+            self._write({"event": event, **details})
+
+    def _message(self, direction: str, raw: str) -> None:
+        shown = self._secrets.text(raw) if self._secrets else raw
+        try:
+            message = json.loads(shown)
+        except ValueError:
+            message = None
+        with self._lock:
+            entry: dict[str, Any] = {"dir": direction, "step": None, "call": None}
+            if isinstance(message, dict):
+                self._tag(entry, direction, message)
+            if message is not None and compact(message) == shown:
+                entry["message"] = message
+            else:
+                entry["raw"] = shown
+            self._write(entry)
+
+    def _tag(self, entry: dict[str, Any], direction: str, message: dict[str, Any]) -> None:
+        """Fill in the step and call a tools/call request, or its answer, belongs to."""
+        if "id" in message:
+            entry["id"] = message["id"]
+        key = compact(message.get("id"))
+        if direction == SENT and message.get("method") == "tools/call":
+            params = message.get("params") or {}
+            waiting = self._pending.get(compact([params.get("name"), params.get("arguments")]))
+            if waiting:
+                call = waiting.pop(0)
+                self._calls[key] = (self._step_of(), call)
+                self.request_ids[call] = message.get("id")
+        tagged = self._calls.get(key) if "id" in message else None
+        if tagged is not None:
+            entry["step"], entry["call"] = tagged
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        self._n += 1
+        line = {"n": self._n, "at": _now(), **entry}
+        self.messages.append(line)
+        text = compact(line) + "\n"
+        if self._path is None:
+            self._lines.append(text)
+            return
+        with self._path.open("a", encoding="utf-8") as f:
+            f.write(text)
+
+
+class BodyTap:
+    """Keep the JSON-RPC messages of an HTTP body as it passes: a JSON body whole at its end,
+    each SSE event's `data` once the event is whole."""
+
+    def __init__(self, tap: Wiretap, sse: bool) -> None:
+        self.tap = tap
+        self.sse = sse
+        self.buffer = b""
+        self.size = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        self.buffer += chunk
+        if self.sse:
+            self._events()
+
+    def end(self) -> None:
+        if not self.sse and self.buffer.strip():
+            self.tap.received(self.buffer.decode("utf-8", errors="replace"))
+        self.buffer = b""
+
+    def _events(self) -> None:
+        normalized = self.buffer.replace(b"\r\n", b"\n")
+        *events, rest = normalized.split(b"\n\n")
+        self.buffer = rest
+        for event in events:
+            lines = event.decode("utf-8", errors="replace").split("\n")
+            data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
+            name = next((line[6:].strip() for line in lines if line.startswith("event:")), "")
+            if data and name in ("", "message"):
+                self.tap.received("\n".join(data))

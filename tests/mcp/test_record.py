@@ -1,0 +1,115 @@
+"""`fc mcp record -- COMMAND` between the SDK's own stdio client and the demo server (built on
+the SDK's server): the client gets what the server sent, the trace holds every message."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import clean_env
+
+pytest.importorskip("mcp")
+
+
+def test_the_sdk_client_through_fc_mcp_record_sees_the_server_and_the_trace_keeps_it(
+    fc, tmp_path: Path
+) -> None:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    trace = tmp_path / "rec"
+    argv = ["-m", "fccli", "mcp", "record", "-o", str(trace), "--"]
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=[*argv, sys.executable, "-m", "fccli", "mcp", "demo"],
+        env=clean_env(),
+        cwd=str(tmp_path),
+    )
+
+    async def client() -> tuple[object, object, object]:
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            listed = await session.list_tools()
+            called = await session.call_tool("get_weather", {"city": "杭州"})
+            return init, listed, called
+
+    init, listed, called = anyio.run(client)
+    lines = [
+        json.loads(line) for line in (trace / "mcp-fc-demo.jsonl").read_text("utf-8").splitlines()
+    ]
+    received = [e["message"] for e in lines if e.get("dir") == "received"]
+    sent = [e["message"] for e in lines if e.get("dir") == "sent"]
+    assert [m.get("method") for m in sent] == [
+        "initialize", "notifications/initialized", "tools/list", "tools/call"
+    ]  # fmt: skip
+    dump = {"mode": "json", "by_alias": True, "exclude_unset": True}
+    # What the client read is what the server wrote, message by message.
+    assert received[0]["result"] == init.model_dump(**dump)  # type: ignore[attr-defined]
+    assert received[1]["result"]["tools"] == listed.model_dump(**dump)["tools"]  # type: ignore[attr-defined]
+    assert received[2]["result"] == called.model_dump(**dump)  # type: ignore[attr-defined]
+    assert {"event": "exit", "code": 0}.items() <= lines[-1].items()
+    manifest = json.loads((trace / "manifest.json").read_text("utf-8"))
+    assert manifest["recorded_by"] == "fc mcp record" and manifest["status"] == "ok"
+    (record,) = manifest["mcp_servers"]
+    assert record["server_info"]["name"] == "fc-demo" and record["protocol_version"] == "2025-11-25"
+    assert record["tools"] == ["get_weather", "get_alerts"]
+    shown = fc("show", str(trace))
+    assert shown.returncode == 0, shown.stderr
+    assert '→ tools/call get_weather {"city": "杭州"} (id 3)' in shown.stdout
+    assert "← result isError false (id 3)" in shown.stdout
+    assert fc("check", str(trace)).returncode == 0
+
+
+def test_record_without_a_command_says_how(fc) -> None:
+    result = fc("mcp", "record")
+    assert result.returncode == 2 and "fc mcp record -- " in result.stderr
+
+
+def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
+    tmp_path: Path, mcp_http: str
+) -> None:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from fccli.mcp.record_http import HttpRecording
+    from fccli.serve.launch import InThread, bind
+
+    recording = HttpRecording(mcp_http, tmp_path / "rec", force=False)
+    relay = InThread(recording.app, bind("127.0.0.1", 0)).start()
+
+    async def client() -> tuple[object, object]:
+        async with (
+            streamable_http_client(relay.url + "/mcp") as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            called = await session.call_tool("get_weather", {"city": "杭州"})
+            failed = await session.call_tool("get_alerts", {"city": "杭州"})
+            return called, failed
+
+    try:
+        called, failed = anyio.run(client)
+    finally:
+        relay.stop()
+        recording.close()
+    trace = tmp_path / "rec"
+    (file,) = trace.glob("mcp-127-0-0-1-*.jsonl")  # named after the server's host and port
+    log = [json.loads(line) for line in file.read_text("utf-8").splitlines()]
+    received = {e["message"].get("id"): e["message"] for e in log if e["dir"] == "received"}
+    sent = [e["message"] for e in log if e["dir"] == "sent"]
+    # (the SDK's client lists the tools itself around its first call: their output schemas)
+    assert sorted(m["method"] for m in sent) == [
+        "initialize", "notifications/initialized", "tools/call", "tools/call", "tools/list"
+    ]  # fmt: skip
+    first, second = (received[m["id"]] for m in sent if m["method"] == "tools/call")
+    dump = {"mode": "json", "by_alias": True, "exclude_unset": True}
+    assert first["result"] == called.model_dump(**dump)  # type: ignore[attr-defined]
+    assert second["result"]["isError"] is True and failed.is_error is True  # type: ignore[attr-defined]
+    (record,) = json.loads((trace / "manifest.json").read_text("utf-8"))["mcp_servers"]
+    assert record["server_info"]["name"] == "weather-http" and record["session_id"]
+    assert record["transport"] == "streamable-http"

@@ -1,0 +1,51 @@
+"""An MCP server over stdio that misbehaves on `tools/call`, written by hand (stdlib only: a
+start costs no SDK import). `python mcp_misbehaving.py MODE`, MODE one of:
+
+crash    writes to stderr and exits mid-call
+hang     never answers the call (and exits when its stdin closes)
+garbage  writes a line that is not JSON, then answers
+invalid  answers with a message that is not JSON-RPC (neither result nor error)
+huge     answers with a text of 2 MB
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+MODE = sys.argv[1]
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    method, ident = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": ident, "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": f"bad-{MODE}", "version": "1"}}})  # fmt: skip
+    elif method == "tools/list":
+        # minLength: a keyword strict mode refuses (fc tools --strict reports it)
+        city = {"type": "string", "minLength": 1}
+        schema = {"type": "object", "properties": {"city": city}, "required": ["city"]}
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [
+            {"name": "get_weather", "description": "weather of a city", "inputSchema": schema}]}})  # fmt: skip
+    elif method == "tools/call":
+        print(f"tools/call in mode {MODE}", file=sys.stderr, flush=True)
+        if MODE == "crash":
+            sys.exit(1)
+        if MODE == "hang":
+            continue
+        if MODE == "garbage":
+            sys.stdout.write("Loading weather model... done\n")
+        if MODE == "invalid":
+            send({"jsonrpc": "2.0", "id": ident, "oops": True})
+            continue
+        text = "x" * 2_000_000 if MODE == "huge" else '{"temp_c": 21}'
+        send(
+            {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
+        )
