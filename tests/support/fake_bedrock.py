@@ -69,28 +69,29 @@ class _Error(Exception):
 
 
 def serve(
-    fp: fake.FakeProvider, h: Any, route: re.Match[str], headers: dict[str, str], request: Any
+    fp: fake.FakeProvider,
+    h: Any,
+    route: re.Match[str],
+    headers: dict[str, str],
+    request: Any,
+    entry: Any,
 ) -> None:
-    entry = fp._next_entry()
+    """Answer one Converse request (raises fake._HttpError for an error answer, as AWS sends
+    one)."""
     try:
         _serve(fp, h, route, headers, request, entry)
     except _Error as e:
-        _send_error(h, e.status, e.message)
-    except (BrokenPipeError, ConnectionResetError):
-        h.close_connection = True
-    except Exception:
-        import traceback
-
-        trace = traceback.format_exc()
-        with fp._lock:
-            fp.errors.append(trace)
-        _send_error(h, 500, f"fake provider crashed: {trace}")
+        raise _http_error(e.status, e.message) from None
 
 
-def _send_error(h: Any, status: int, message: str) -> None:
+def crashed(trace: str) -> dict[str, Any]:
+    """The body of the 500 a crash of the fake answers."""
+    return {"message": f"fake provider crashed: {trace}"}
+
+
+def _http_error(status: int, message: str) -> fake._HttpError:
     kind = TYPES.get(status, "InternalServerException" if status >= 500 else "ValidationException")
-    fake._send_json(
-        h,
+    return fake._HttpError(
         status,
         {"message": message},
         {"x-amzn-ErrorType": f"{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"},

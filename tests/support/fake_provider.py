@@ -233,7 +233,12 @@ class FakeProvider:
         if bedrock is not None and h.command == "POST":
             from tests.support import fake_bedrock  # AWS Bedrock's Converse
 
-            fake_bedrock.serve(self, h, bedrock, headers, parsed if is_json else None)
+            request = parsed if is_json else None
+            self._serve_own_module(
+                h,
+                lambda entry: fake_bedrock.serve(self, h, bedrock, headers, request, entry),
+                fake_bedrock.crashed,
+            )
             return
         gemini = GEMINI_ROUTE.match(route)
         if gemini is not None and h.command == "POST":
@@ -359,8 +364,13 @@ class FakeProvider:
         def crashed(trace: str) -> dict[str, Any]:
             return {"error": f"fake provider crashed: {trace}"}
 
+        self._serve_own_module(h, lambda entry: fake_ollama.serve(self, h, request, entry), crashed)
+
+    def _serve_own_module(self, h: _Handler, serve: Any, crashed: Any) -> None:
+        """Answer with a format served by its own module (tests/support/fake_<format>.py):
+        `serve(entry)` with the next scripted entry, its _HttpError or crash as `_safely` says."""
         entry = self._next_entry()
-        self._safely(h, lambda: fake_ollama.serve(self, h, request, entry), crashed)
+        self._safely(h, lambda: serve(entry), crashed)
 
     def _serve_gemini_safely(
         self, h: _Handler, route: re.Match[str], headers: dict[str, str], request: Any
