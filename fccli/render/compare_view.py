@@ -266,9 +266,9 @@ def _stacked(console: Console, title: Text, rows: list[Row]) -> None:
             continue
         style_a, style_b = ("red", "green") if r.differs else ("", "")
         _lines(console, start, Text.assemble(("A ", "bold"), (r.a, style_a)), indent + 2)
-        _lines(
-            console, Text(" " * indent), Text.assemble(("B ", "bold"), (r.b, style_b)), indent + 2
-        )
+        # B's tag in the start, not the body: a start of spaces alone would hang at the indent
+        b_start = Text.assemble(" " * indent, ("B ", "bold"))
+        _lines(console, b_start, Text(r.b, style_b), indent + 2)
 
 
 def _lines(console: Console, start: Text, body: Text, indent: int) -> None:

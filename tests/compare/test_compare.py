@@ -289,6 +289,12 @@ def test_side_by_side_on_a_wide_terminal_one_under_the_other_otherwise(runs: Pat
         assert "A  strong" not in narrow
         assert "≠   city         A 杭州\n" in narrow
     assert all(cell_len(line) <= 80 for line in shown(result, 80, terminal=True).splitlines())
+    # Wrapped at 60 columns, B's tag stands where A's does, its lines hanging under its text.
+    narrowest = shown(result, 60, terminal=True).splitlines()
+    error = next(i for i, line in enumerate(narrowest) if "B get_weather failed" in line)
+    a_line = next(line for line in reversed(narrowest[:error]) if " A " in line)
+    assert narrowest[error].index("B ") == a_line.index("A ")
+    assert narrowest[error + 1].startswith(" " * (a_line.index("A ") + 2))
     # A pipe: the stacked form, never cut.
     piped = fc(runs, "compare", "strong", "weak", COLUMNS="200").stdout
     assert "A  strong" not in piped and "≠   city" in piped
