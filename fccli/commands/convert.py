@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -9,6 +10,7 @@ import typer
 from fccli.commands.help_format import help_text
 from fccli.core.controls import escape_controls
 from fccli.i18n import N_, Msg, _, localized
+from fccli.render.linebreak import terminal_width, wrapped
 from fccli.wire.listing import said_formats
 
 HELP = N_(
@@ -47,7 +49,8 @@ def convert(
         (_("fc: warning: "), converted.warnings),
     ):
         for line in lines:
-            typer.echo(label + escape_controls(localized(line)), err=True)
+            said = label + escape_controls(localized(line))
+            typer.echo(wrapped(said, terminal_width(sys.stderr), 2), err=True)
     write_converted(converted, out)
     if out is not None:
         typer.echo(_("wrote {out} ({what})", out=str(out), what=converted.what()), err=True)

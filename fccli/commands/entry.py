@@ -156,12 +156,14 @@ def _(msgid: str, /, **params: object) -> str:
 
 def _print_error(text: str) -> None:
     from fccli.core.controls import escape_controls  # a provider's words may hold escapes
+    from fccli.render.linebreak import terminal_width, wrapped
 
     text = text.rstrip()  # an empty hint must not print a blank second line
     lines = escape_controls(text).split("\n") if text else [""]
+    width = terminal_width(sys.stderr)  # on a terminal, broken where the language allows
     try:
-        print(_("fc: error: {message}", message=lines[0]), file=sys.stderr)
+        print(wrapped(_("fc: error: {message}", message=lines[0]), width, 2), file=sys.stderr)
         for line in lines[1:]:
-            print(f"  {line}", file=sys.stderr)
+            print(wrapped(f"  {line}", width, 4), file=sys.stderr)
     except (BrokenPipeError, OSError):  # stderr gone too (a closed terminal): nothing to say
         pass

@@ -119,3 +119,39 @@ def _longest_start(text: str, width: int, measure: Callable[[str], int]) -> str:
         if used > width:
             return text[: max(index, 1)]
     return text
+
+
+def wrapped(line: str, width: int, indent: int) -> str:
+    """Return `line` broken to `width` cells where its language allows, each further line
+    `indent` spaces in (a line that fits comes back as it is)."""
+    if width <= 0 or cells(line) <= width:
+        return line
+    indent = max(min(indent, width // 2), 0)
+    first_breaks = break_offsets(line, width)
+    if not first_breaks:
+        return line
+    head, rest = line[: first_breaks[0]].rstrip(), line[first_breaks[0] :].lstrip()
+    out = [head]
+    room = width - indent
+    while rest:
+        breaks = break_offsets(rest, room)
+        piece, rest = (rest[: breaks[0]], rest[breaks[0] :].lstrip()) if breaks else (rest, "")
+        out.append(" " * indent + piece.rstrip())
+    return "\n".join(out)
+
+
+def terminal_width(stream: object) -> int:
+    """Return the width of the terminal `stream` writes to, or 0 when it is not one (a pipe or
+    a file keeps its lines whole)."""
+    import os
+
+    isatty = getattr(stream, "isatty", None)
+    if isatty is None or not isatty():
+        return 0
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return int(columns)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return 80
