@@ -4,11 +4,13 @@ Its label names it in the trace (`mcp-<label>.jsonl`) and on screen: the server'
 from its `initialize` answer when it gives one, else the program's name; a second server of
 one name gets `-2`. What is shown or written of it has its secrets masked: a URL's password and
 query values, and the value of a command-line flag or `NAME=VALUE` whose name says key, token,
-secret or password.
+secret or password, and the value of every provider's key variable set here (a server
+inherits the environment and may echo it).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sys
@@ -18,6 +20,7 @@ from typing import NamedTuple
 from fccli.core.errors import UsageError
 from fccli.core.secrets import Secrets, url_secrets
 from fccli.i18n import Msg
+from fccli.providers.profiles import PROFILES
 
 _SECRET_NAME = re.compile(r"(?i)(key|token|secret|password|passwd|auth)")
 _LABEL = re.compile(r"[^a-z0-9_-]+")
@@ -42,7 +45,7 @@ class ServerSpec(NamedTuple):
 def server_spec(given: str) -> ServerSpec:
     """Read one --mcp value."""
     if re.match(r"(?i)https?://", given):
-        return ServerSpec(given, given, [], Secrets(url_secrets(given)))
+        return ServerSpec(given, given, [], Secrets(url_secrets(given) + _environment_keys()))
     try:
         argv = shlex.split(given)
     except ValueError as e:
@@ -55,7 +58,16 @@ def server_spec(given: str) -> ServerSpec:
     if argv[0] == "fc":
         # fc's own servers (`fc mcp demo`) are started by this very fc, on PATH or not.
         argv = [sys.executable, "-m", "fccli", *argv[1:]]
-    return ServerSpec(given, None, argv, Secrets(_argv_secrets(argv)))
+    return ServerSpec(given, None, argv, Secrets(_argv_secrets(argv) + _environment_keys()))
+
+
+AWS_SECRETS = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+
+
+def _environment_keys() -> list[str]:
+    """Return the values of the providers' key variables that are set in this environment."""
+    names = {p.key_env for p in PROFILES.values() if p.key_env} | set(AWS_SECRETS)
+    return [value for name in sorted(names) if (value := os.environ.get(name))]
 
 
 def _argv_secrets(argv: list[str]) -> list[str]:

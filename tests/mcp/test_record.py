@@ -113,3 +113,36 @@ def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
     (record,) = json.loads((trace / "manifest.json").read_text("utf-8"))["mcp_servers"]
     assert record["server_info"]["name"] == "weather-http" and record["session_id"]
     assert record["transport"] == "streamable-http"
+
+
+ECHOING_SERVER = """
+import os, sys
+for line in sys.stdin:
+    print('{"jsonrpc": "2.0", "id": 1, "result": {"key": "%s"}}' % os.environ["DEEPSEEK_API_KEY"])
+    sys.stdout.flush()
+"""
+
+
+def test_a_server_that_echoes_a_key_from_the_environment_is_recorded_masked(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+
+    key = "sk-test-echoed-0123456789abcdef"
+    server = tmp_path / "echo.py"
+    server.write_text(ECHOING_SERVER, encoding="utf-8")
+    request = '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}\n'
+    done = subprocess.run(
+        [sys.executable, "-m", "fccli", "mcp", "record", "-o", str(tmp_path / "rec"), "--"]
+        + [sys.executable, str(server)],
+        input=request,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean_env(DEEPSEEK_API_KEY=key),
+    )
+    assert done.returncode == 0, done.stderr
+    assert key in done.stdout  # the client gets what the server sent, unchanged
+    written = b"".join(p.read_bytes() for p in (tmp_path / "rec").rglob("*") if p.is_file())
+    assert written
+    assert key.encode() not in written and key[-12:].encode() not in written
