@@ -115,6 +115,7 @@ def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
     assert record["transport"] == "streamable-http"
 
 
+RECORD = [sys.executable, "-m", "fccli", "mcp", "record", "-o"]
 ECHOING_SERVER = """
 import os, sys
 for line in sys.stdin:
@@ -133,8 +134,7 @@ def test_a_server_that_echoes_a_key_from_the_environment_is_recorded_masked(
     server.write_text(ECHOING_SERVER, encoding="utf-8")
     request = '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}\n'
     done = subprocess.run(
-        [sys.executable, "-m", "fccli", "mcp", "record", "-o", str(tmp_path / "rec"), "--"]
-        + [sys.executable, str(server)],
+        [*RECORD, str(tmp_path / "rec"), "--", sys.executable, str(server)],
         input=request,
         capture_output=True,
         text=True,
