@@ -255,6 +255,9 @@ class McpClient:
                 self._portal.call(self._closing.set)
                 with contextlib.suppress(BaseException):
                     self._held.result(timeout=10)
+            else:  # stopped while still connecting (a signal): cancel, never wait for it
+                with contextlib.suppress(BaseException):
+                    self._portal.call(self._portal.stop, True)
         finally:
             with contextlib.suppress(BaseException):
                 self._portal_cm.__exit__(None, None, None)

@@ -116,6 +116,7 @@ def test_record_to_an_http_server_relays_the_sdk_client_and_keeps_the_traffic(
 
 
 RECORD = [sys.executable, "-m", "fccli", "mcp", "record", "-o"]
+RUN = [sys.executable, "-m", "fccli", "run"]
 ECHOING_SERVER = """
 import os, sys
 for line in sys.stdin:
@@ -146,3 +147,39 @@ def test_a_server_that_echoes_a_key_from_the_environment_is_recorded_masked(
     written = b"".join(p.read_bytes() for p in (tmp_path / "rec").rglob("*") if p.is_file())
     assert written
     assert key.encode() not in written and key[-12:].encode() not in written
+
+
+def test_sigterm_while_an_mcp_server_starts_ends_fc_with_143_and_stops_the_server(
+    tmp_path: Path,
+) -> None:
+    import signal
+    import subprocess
+    import time
+
+    run = subprocess.Popen(
+        [*RUN, "北京今天适合跑步吗？", "--mcp", "fc mcp demo", "-o", str(tmp_path / "t")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(),
+        start_new_session=True,
+    )
+    children = ""
+    deadline = time.monotonic() + 20
+    while not children and time.monotonic() < deadline:  # the server started, not yet listed
+        time.sleep(0.05)
+        children = subprocess.run(
+            ["ps", "-o", "pid=", "--ppid", str(run.pid)], capture_output=True, text=True
+        ).stdout.strip()
+    assert children, "fc never started the server"
+    run.send_signal(signal.SIGTERM)
+    try:
+        _, stderr = run.communicate(timeout=20)
+    finally:
+        run.kill()
+    assert run.returncode == 143, stderr
+    assert "Traceback" not in stderr and "SIGTERM" in stderr
+    time.sleep(0.2)
+    for child in children.split():
+        state = subprocess.run(["ps", "-o", "stat=", "-p", child], capture_output=True, text=True)
+        assert state.stdout.strip() in ("", "Z"), f"the server {child} is still running"
