@@ -26,7 +26,7 @@ from fccli.i18n import Joined, _, localized
 from fccli.render.console import BrokenText, make_console, print_hanging
 from fccli.render.diff_view import render_diff
 from fccli.render.html.steps import tokens_text
-from fccli.render.transcript import duration
+from fccli.render.transcript import duration, status_text
 from fccli.trace.words import translated
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def side_said(side: Side) -> str:
             format=facts.get("format") or "?",
         ),
         _("model {model}", model=facts.get("model") or "?"),
-        str(facts.get("status") or "?"),
+        status_text(str(facts.get("status") or "?")),
         _("1 step") if facts["steps"] == 1 else _("{n} steps", n=facts["steps"]),
     ]
     if facts.get("duration_ms") is not None:

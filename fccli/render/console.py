@@ -113,13 +113,15 @@ class _Console(SafeConsole):
             super().print(text)
             return
         for line in text.split("\n", allow_blank=True):
-            indent = len(line.plain) - len(line.plain.lstrip(" "))
+            plain = line.plain
+            indent = len(plain) - len(plain.lstrip(" "))
             if indent >= self.width // 2:
                 indent = 0
-            body = line[indent:]
-            for piece in body.divide(break_offsets(body.plain, self.width - indent, cell_len)):
-                piece.rstrip()
-                super().print(Text.assemble(" " * indent, piece))
+            mark = _ITEM.match(plain, indent)
+            hang = indent + cell_len(mark.group()) if mark else indent
+            if hang >= self.width // 2:
+                hang = indent
+            _print_hung(self, line[:indent], line[indent:], self.width - indent, hang)
 
     def _as_plain(self, renderable: Any) -> str | None:
         """What Rich would write for one line of markup (or Text) when nothing is styled,
@@ -142,6 +144,10 @@ class _Console(SafeConsole):
 _TRAILING_BLANK = re.compile(r"\s(?:\n|\Z)")
 """Rich trims a blank at the end of a line longer than the console (`Text.rstrip_end`)."""
 
+_ITEM = re.compile(r"(?:[→←▶✓✗✎⇄!] |\d{1,3}\. )")
+"""The mark an item starts with (`→ request…`, `✗ error…`, `1. get_weather…`): its wrapped
+lines go on under its text, after the mark."""
+
 
 NARROWEST = 20
 """The fewest columns `print_hanging` gives a wrapped line, however deep its indent."""
@@ -162,13 +168,33 @@ def print_hanging(console: Console, start: Text, body: Text, indent: int) -> Non
     if room < NARROWEST:  # no room beside a long start: the body goes under it
         console.print(start)
         start, room = Text(" " * indent), width - indent
-    rest: Text | None = body
-    while rest is not None:
-        offsets = break_offsets(rest.plain, room, cell_len)
-        head, rest = rest.divide(offsets[:1]) if offsets else (rest, None)
-        head.rstrip()
-        console.print(Text.assemble(start, head))
-        start, room = Text(" " * indent), width - indent
+    _print_hung(console, start, body, room, indent)
+
+
+def print_labelled(console: Console, label: str | Text, body: Text) -> None:
+    """Print `label` then `body`, each line of the body, and each wrapped line, under the
+    body's beginning (an answer under `answer: `)."""
+    start = label if isinstance(label, Text) else Text(label)
+    indent = cell_len(start.plain)
+    for line in body.split("\n", allow_blank=True):
+        print_hanging(console, start, line, indent)
+        start = Text(" " * indent)
+
+
+def _print_hung(console: Console, start: Text, body: Text, room: int, indent: int) -> None:
+    """Print `start` and as much of `body` as fits in `room` cells, then the rest of the body
+    in lines `indent` columns in, all in one write (no other output comes between them)."""
+    offsets = break_offsets(body.plain, room, cell_len)
+    pieces = [body]
+    if offsets:
+        head, rest = body.divide(offsets[:1])
+        pieces = [head, *rest.divide(break_offsets(rest.plain, console.width - indent, cell_len))]
+    pad = Text(" " * indent)
+    with console:
+        for piece in pieces:
+            piece.rstrip()
+            Console.print(console, Text.assemble(start, piece))
+            start = pad
 
 
 def silence_stdout() -> None:

@@ -3,7 +3,8 @@
 Latin text breaks at spaces only, and a word is cut only when it is longer than a line. Chinese
 breaks between any two characters, and between a character and a Latin word beside it, except:
 no line starts with closing punctuation (`。，、；：？！）」』》…`), none ends with opening
-punctuation (`（「『《`), and a number stays with what it counts (`1 条`, `3 ms`, `3条`).
+punctuation (`（「『《`), and a number stays with what it counts (`1 条`, `3 ms`, `3条`,
+`06:00-10:00 时段`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ _BREAKS_AROUND = re.compile(_AROUND)
 _CANDIDATE = re.compile(rf"(?:(?<=\s)|(?<={_AROUND})|(?={_AROUND}))(?=\S)")
 """Where a break may be: before a word, or beside a character of `_AROUND`."""
 
-_NUMBER = re.compile(r"[-+]?[$¥€£]?\d[\d,.]*")
+_NUMBER = re.compile(r"[-+]?[$¥€£]?\d[\d,.]*(?::\d+)*(?:[-–~]\d[\d,.]*(?::\d+)*)?")
+"""A number, a time or a range of them (`158`, `¥4999`, `06:00-10:00`): kept with its word."""
 
 # East Asian Wide and Fullwidth characters (what `unicodedata.east_asian_width` calls W and F),
 # by block: a regular expression counts them at C speed, and a page has thousands to measure.

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
@@ -23,6 +22,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized, tidy
+from fccli.render.console import print_labelled
 from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
 from fccli.render.stream_view import LiveStream
@@ -396,8 +396,7 @@ class RunView:
             elif isinstance(block, TextBlock):
                 final = resp.stop_reason in FINAL_STOPS and not resp.tool_uses()
                 label = _("  answer: ") if final else _("  text: ")
-                indented = block.text.replace("\n", "\n" + " " * cell_len(label))
-                c.print(Text.assemble(label, (indented, "bold" if final else "")))
+                print_labelled(c, label, Text(block.text, "bold" if final else ""))
             elif isinstance(block, ProviderBlock):
                 summary = escape(localized(block.summary()))
                 c.print("  " + _("[magenta]provider block:[/] {summary}", summary=summary))
@@ -405,7 +404,9 @@ class RunView:
                 if block.raw_arguments is not None:
                     args = _("arguments (not a JSON object) {raw}", raw=repr(block.raw_arguments))
                 else:
-                    args = "input " + json.dumps(block.input, ensure_ascii=False)
+                    args = _(
+                        "input {arguments}", arguments=json.dumps(block.input, ensure_ascii=False)
+                    )
                 said = _(
                     "[yellow]▶ tool call[/] [bold]{name}[/] {arguments} [dim]id[/] [magenta]{id}[/]",
                     name=escape(block.name),

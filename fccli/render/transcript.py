@@ -37,7 +37,7 @@ from fccli.cost.money import usd
 from fccli.cost.trace import decimal_of, price_trace
 from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
-from fccli.render.console import SafeConsole, print_hanging
+from fccli.render.console import SafeConsole, print_hanging, print_labelled
 from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
 from fccli.trace.mcp_log import Exchange
@@ -157,8 +157,7 @@ class _View:
                 self._thinking(block.thinking)
             elif isinstance(block, TextBlock):
                 label = _("answer: ") if final else _("text: ")
-                text = block.text.replace("\n", "\n" + " " * (2 + cell_len(label)))
-                self.line(label, (text, "bold" if final else ""), indent=2)
+                print_labelled(self.c, "  " + label, Text(block.text, "bold" if final else ""))
             elif isinstance(block, ProviderBlock):
                 self.line((_("provider block: "), "magenta"), localized(block.summary()), indent=2)
             elif isinstance(block, ToolUseBlock):
@@ -462,7 +461,7 @@ def _trace_header(view: _View, trace: Trace) -> None:
             format=trace.wire_format or "?",
         ),
         _("model {model}", model=m.model or "?"),
-        _("status {status}", status=m.status or "?"),
+        _("status {status}", status=status_text(m.status)),
         steps_text(len(trace.steps)),
     ]
     if m.duration_ms is not None:
@@ -491,6 +490,19 @@ def _trace_header(view: _View, trace: Trace) -> None:
                 "dim",
             ),
         )
+
+
+def status_text(status: str | None) -> str:
+    """A run's status (the manifest's `status`) in the chosen language: `ok` is `ok` in English."""
+    if status == "ok":
+        return _("ok")
+    if status == "error":
+        return _("error")
+    if status == "interrupted":
+        return _("interrupted")
+    if status == "max_steps":
+        return _("max_steps")
+    return status or "?"
 
 
 def steps_text(n: int) -> str:

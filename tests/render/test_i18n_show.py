@@ -81,7 +81,7 @@ def test_the_key_lines_of_a_transcript_are_chinese(fc) -> None:
     out = ran.stdout
     for said in (
         "轨迹 traces/examples/unknown-city",
-        "demo（deepseek 格式） · 模型 fc-demo · 状态 ok · 2 步",
+        "demo（deepseek 格式） · 模型 fc-demo · 状态 正常结束 · 2 步",
         "问题：巴黎今天适合跑步吗？",
         "第 1 步 ─",
         "提供的工具（1 个）：",

@@ -5,17 +5,23 @@ and a wrapped line goes on at its own indentation."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
+import pkgutil
 import re
 import shutil
+import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.cells import cell_len
+from rich.text import Text
 
+from fccli import render
 from fccli.render import console as console_module
 from fccli.render.console import make_console
 from fccli.render.linebreak import break_offsets
@@ -59,7 +65,11 @@ def _broken_wrongly(text: str, width: int, at: int) -> str | None:
     if before[-1:] in OPENING:
         return f"a line ends with {before[-1]!r}"
     counted = re.match(r"[^\W\d_]", after)
-    number = re.search(r"(?:^|[\s\u3000-\u9fff\uff00-\uffef])([-+]?[$¥€£]?\d[\d,.]*)$", before)
+    number = re.search(
+        r"(?:^|[\s\u3000-\u9fff\uff00-\uffef])"
+        r"([-+]?[$¥€£]?\d[\d,.]*(?::\d+)*(?:[-–~]\d[\d,.]*(?::\d+)*)?)$",
+        before,
+    )
     if counted and number:
         return f"{number.group(1)!r} cut from what it counts ({after.split()[0]!r})"
     if (
@@ -162,6 +172,87 @@ def _wrong_breaks(wrapped: list[tuple[str, int, list[int]]]) -> list[str]:
     ]
 
 
+_ITEM = re.compile(r" *(?:[→←▶✓✗✎⇄!] |\d{1,3}\. |(?:answer|text): |(?:回答|文本)：)")
+"""The start of an item, up to its text: a mark (`→ `, `✗ `, `1. `) or an answer's label."""
+
+
+def _printing(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Each line fc prints to a terminal from now on, as it is (one line) and as the terminal
+    shows it (its wrapped lines): what one call of the console's `print`, or of
+    `print_hanging`, wrote."""
+    printed: list[tuple[str, str]] = []
+    depth = [0]
+
+    def recorder(function: Callable[..., None], plain: Callable[..., str | None]):
+        def recorded(console: Any, *args: Any, **kwargs: Any) -> None:
+            said = plain(console, *args, **kwargs) if depth[0] == 0 else None
+            stream = getattr(console.file, "buffer", None)
+            if said is None or console.soft_wrap or not isinstance(stream, io.BytesIO):
+                depth[0] += 1
+                try:
+                    return function(console, *args, **kwargs)
+                finally:
+                    depth[0] -= 1
+            console.file.flush()
+            start = len(stream.getvalue())
+            depth[0] += 1
+            try:
+                function(console, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+            console.file.flush()
+            printed.append((said, stream.getvalue()[start:].decode("utf-8")))
+            return None
+
+        return recorded
+
+    def text_of(console: Any, *objects: Any, **options: Any) -> str | None:
+        if len(objects) != 1 or options:
+            return None
+        text = console.render_str(objects[0]) if isinstance(objects[0], str) else objects[0]
+        return text.plain if isinstance(text, Text) else None
+
+    def hanging_of(console: Any, start: Text, body: Text, indent: int) -> str:
+        return start.plain + body.plain
+
+    hanging = recorder(console_module.print_hanging, hanging_of)
+    for found in pkgutil.iter_modules(render.__path__, "fccli.render."):
+        importlib.import_module(found.name)  # each renderer, with the name it imported
+    for name, module in list(sys.modules.items()):
+        if name.startswith("fccli.") and getattr(module, "print_hanging", None) is (
+            console_module.print_hanging
+        ):
+            monkeypatch.setattr(module, "print_hanging", hanging)
+    monkeypatch.setattr(
+        console_module._Console, "print", recorder(console_module._Console.print, text_of)
+    )
+    return printed
+
+
+def _not_hanging(printed: list[tuple[str, str]]) -> list[str]:
+    """The wrapped lines that do not go on under their item's text (or their own indentation)."""
+    wrong = []
+    for said, shown in printed:
+        lines = _CONTROL.sub("", shown).splitlines()
+        for line in said.split("\n"):
+            # The terminal lines that show this line: as many as hold its words.
+            words, taken = re.sub(r"\s", "", line), ""
+            start = len(lines)
+            for k, shown_line in enumerate(lines):
+                taken += re.sub(r"\s", "", shown_line)
+                if len(taken) >= len(words):
+                    start = k + 1
+                    break
+            wrapped, lines = lines[1:start], lines[start:]
+            indent = len(line) - len(line.lstrip(" "))
+            item = _ITEM.match(line)
+            for further in wrapped:
+                at = len(further) - len(further.lstrip(" "))
+                if (item and at != cell_len(item.group())) or at < indent:
+                    wrong.append(f"goes on at column {at}: {line[:60]}… ⏎ {further}")
+    return wrong
+
+
 def _wrong_lines(shown: str, width: int) -> list[str]:
     wrong = []
     for line in _CONTROL.sub("", shown).splitlines():
@@ -193,6 +284,7 @@ def test_every_screen_of_the_course_breaks_where_its_language_allows(
 ) -> None:
     shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
     wrapped = _recording(monkeypatch)
+    printed = _printing(monkeypatch)
     monkeypatch.setattr(doc_claims, "run_in_process", partial(run_in_process, terminal=True))
     env = clean_env(COLUMNS=str(width), **PAGES[page])
     shown = [
@@ -200,8 +292,9 @@ def test_every_screen_of_the_course_breaks_where_its_language_allows(
         for c in example.commands
         if not c.startswith("fc curl")  # a shell command to copy, as long as it is
     ]
-    wrong = _wrong_breaks(wrapped)
+    wrong = _wrong_breaks(wrapped) + _not_hanging(printed)
     for out in shown:
         if not _is_json(out):
             wrong += _wrong_lines(out, width)
+    assert printed
     assert not wrong, "\n".join(wrong)

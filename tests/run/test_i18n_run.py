@@ -48,7 +48,7 @@ RUN_LINES_ZH = (
     "第 1 步",
     "→ 请求（发往 demo，deepseek 格式）：1 条消息，用户的提问；提供的工具：get_weather",
     "← 响应：停止原因 stop_reason tool_use（厂商格式里：finish_reason tool_calls）",
-    '▶ 调用意图 get_weather input {"city": "杭州"} id call_',
+    '▶ 调用意图 get_weather 参数 {"city": "杭州"} id call_',
     "模型只是提出了调用意图；由 fc 校验参数并执行：",
     "✓ 结果（call_",
     "结果按 id 与调用配对后回填给模型：内部格式里全部放在同一条 user 消息中，deepseek 格式里则是",

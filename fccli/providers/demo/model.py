@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -719,6 +720,8 @@ def _answer_response(
     else:
         reasoning = say["think_pairing"].format(pairs=say["pair_sep"].join(pairing))
         text = "\n".join([*lines, say["footer_failed"] if failed else say["footer_ok"]])
+        if q.language == "zh":  # a subject that ends a question (`…吗？`) takes no mark after it
+            reasoning, text = _one_mark(reasoning), _one_mark(text)
 
     response_format = request.get("response_format")
     if isinstance(response_format, dict) and response_format.get("type") in (
@@ -738,6 +741,14 @@ def _answer_response(
     if _thinking_on(request):
         message["reasoning_content"] = reasoning
     return _envelope(request, message, "stop")
+
+
+_DOUBLED = re.compile("(?<=[。？！])[。：；，]")
+
+
+def _one_mark(text: str) -> str:
+    """Return Chinese `text` without a mark right after the end of a sentence (`吗？。`)."""
+    return _DOUBLED.sub("", text)
 
 
 def _says_json(messages: list[dict[str, Any]]) -> bool:
