@@ -181,6 +181,28 @@ def print_labelled(console: Console, label: str | Text, body: Text) -> None:
         start = Text(" " * indent)
 
 
+_LABEL = re.compile(r"[^:：]{1,40}?(?:: |：)")
+"""A line's label (`cost: `, `轨迹：`): what its wrapped lines go on after."""
+
+
+def print_after_label(console: Console, line: str | Text) -> None:
+    """Print one line (markup, or Text) of the form `label: text`, its wrapped lines under the
+    text after the label (two columns in after a long label); a line without a label wraps at
+    its own indentation."""
+    text = console.render_str(line, emoji=False) if isinstance(line, str) else line
+    label = _LABEL.match(text.plain)
+    if label is None or "\n" in text.plain:
+        console.print(text)
+        return
+    start, body = text.divide([label.end()])
+    indent = cell_len(start.plain)
+    indent = indent if indent <= console.width // 3 else 2
+    if max(map(cell_len, body.plain.split()), default=0) > console.width - indent:
+        console.print(text)  # a path that fits a whole line only: not cut to hang
+        return
+    print_hanging(console, start, body, indent)
+
+
 def _print_hung(console: Console, start: Text, body: Text, room: int, indent: int) -> None:
     """Print `start` and as much of `body` as fits in `room` cells, then the rest of the body
     in lines `indent` columns in, all in one write (no other output comes between them)."""

@@ -22,7 +22,7 @@ from fccli.core.models import (
     ToolUseBlock,
 )
 from fccli.i18n import _, localized, tidy
-from fccli.render.console import print_labelled
+from fccli.render.console import print_after_label, print_labelled
 from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
 from fccli.render.stream_view import LiveStream
@@ -431,7 +431,9 @@ class RunView:
 
     def notes(self, notes: list[str]) -> None:
         for note in notes:
-            self.console.print(_("[yellow]note:[/] {note}", note=escape(localized(note))))
+            print_after_label(
+                self.console, _("[yellow]note:[/] {note}", note=escape(localized(note)))
+            )
 
     def finished(self, result: RunResult, trace: Path, cost: TraceCost | None = None) -> None:
         c = self.console
@@ -439,34 +441,37 @@ class RunView:
         parts = trace_cost_parts(cost) if cost is not None else []
         if parts:
             # no emoji codes in prices and hours (`06:00-10:00` is not one)
-            c.print(_("[bold]cost:[/] {cost}", cost=escape(_("; ").join(parts))), emoji=False)
+            print_after_label(c, _("[bold]cost:[/] {cost}", cost=escape(_("; ").join(parts))))
         if result.status == "max_steps":
             c.print(f"[yellow]{escape(localized(result.notes[-1]))}[/]")
         if result.notes and result.notes[-1].startswith(
             ("ignore-stop-reason", "tool-request-as-reply")
         ):
-            c.print(
+            print_after_label(
+                c,
                 _(
                     "[red]answer, as the buggy harness took it:[/] {answer} "
                     "[dim](no tool ran: nothing in it was looked up)[/]",
                     answer=escape(result.final_answer or ""),
-                )
+                ),
             )
         files = len([p for p in trace.iterdir() if p.suffix in (".json", ".sse")])
-        c.print(
+        print_after_label(
+            c,
             _(
                 "[bold]trace:[/] {path} [dim]({files} files)[/]",
                 path=escape(str(trace)),
                 files=files,
-            )
+            ),
         )
         if (trace / "2-request.json").exists():
-            c.print(
+            print_after_label(
+                c,
                 _(
                     "[dim]open side by side: 1-request.json ↔ 1-request.{wire_format}.json, "
                     "then 2-request.json ↔ 2-request.{wire_format}.json[/]",
                     wire_format=self.wire_format,
-                )
+                ),
             )
 
 

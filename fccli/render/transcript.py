@@ -37,7 +37,12 @@ from fccli.cost.money import usd
 from fccli.cost.trace import decimal_of, price_trace
 from fccli.i18n import _, localized
 from fccli.options.manifest import as_typed
-from fccli.render.console import SafeConsole, print_hanging, print_labelled
+from fccli.render.console import (
+    SafeConsole,
+    print_after_label,
+    print_hanging,
+    print_labelled,
+)
 from fccli.render.cost_view import cache_text, step_cost_text, trace_cost_parts
 from fccli.render.history import handed_back
 from fccli.trace.mcp_log import Exchange
@@ -113,6 +118,10 @@ class _View:
 
     def line(self, *parts: str | Text | tuple[str, str], indent: int = 0) -> None:
         self.c.print(Text.assemble(" " * indent, *parts))
+
+    def labelled(self, *parts: str | Text | tuple[str, str]) -> None:
+        """A line that starts with a label (`cost: `), wrapped under what follows the label."""
+        print_after_label(self.c, Text.assemble(*parts))
 
     def block(self, text: str, indent: int, style: str = "") -> None:
         """Text that may run over several lines, each line indented."""
@@ -468,7 +477,7 @@ def _trace_header(view: _View, trace: Trace) -> None:
         facts.append(duration(m.duration_ms))
     view.line((" · ".join(facts), "dim"))
     if m.question is not None:
-        view.line(_("question: "), (m.question, "bold"))
+        view.labelled(_("question: "), (m.question, "bold"))
     options = _options(m.options)
     if options:
         view.line((_("options: ") + " ".join(options), "dim"))
@@ -698,9 +707,9 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) 
     response = trace.steps[-1].response if trace.steps else None
     parts = trace_cost_parts(cost)
     if parts:
-        view.line((_("cost: "), "bold"), _("; ").join(parts))
+        view.labelled((_("cost: "), "bold"), _("; ").join(parts))
     if status == "ok" and response is not None and response.stop_reason == "tool_use":
-        view.line(
+        view.labelled(
             (_("done: "), "bold red"),
             _(
                 "the harness took the tool request of step {step} as the answer; "
@@ -710,7 +719,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) 
             ),
         )
     elif status == "ok" and "tool-request-as-reply" in m.harness_bugs().values():
-        view.line(
+        view.labelled(
             (_("done: "), "bold red"),
             _(
                 "the model answered at step {step}, but no tool ran: the harness carried the "
@@ -719,10 +728,12 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) 
             ),
         )
     elif status == "ok":
-        view.line((_("done: "), "bold green"), _("the model answered at step {step}", step=last))
+        view.labelled(
+            (_("done: "), "bold green"), _("the model answered at step {step}", step=last)
+        )
     elif status == "max_steps":
         limit = m.options.max_steps if m.options and m.options.max_steps is not None else last
-        view.line(
+        view.labelled(
             (_("stopped: "), "bold yellow"),
             _(
                 "--max-steps {limit} reached before the model answered; "
@@ -732,7 +743,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) 
         )
     elif status == "interrupted":
         said = _("; the trace keeps what it had") if said_where or not reason else f" {reason}"
-        view.line(
+        view.labelled(
             (_("interrupted at step {step} ({how})", step=where, how=_how(error)), "bold red"), said
         )
     elif status == "error":
@@ -741,16 +752,16 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) 
             what = str(error.get("kind", "error"))
             if isinstance(error.get("http_status"), int):
                 what += _(", ") + f"HTTP {error['http_status']}"
-            view.line(
+            view.labelled(
                 (_("stopped at step {step}", step=where), "bold red"),
                 _(" ({what}): the reason is under step {step}", what=what, step=where),
             )
         else:
-            view.line(
+            view.labelled(
                 (_("stopped at step {step}: ", step=where), "bold red"), (reason or "?", "red")
             )
     else:
-        view.line(
+        view.labelled(
             (_("not finished: "), "bold yellow"),
             _(
                 "status {status}: fc was stopped without closing the trace, or is still running",
@@ -758,7 +769,7 @@ def _trace_footer(view: _View, trace: Trace, said_where: bool, cost: TraceCost) 
             ),
         )
     for note in m.notes or []:
-        view.line((_("note: "), "yellow"), translated(note))
+        view.labelled((_("note: "), "yellow"), translated(note))
 
 
 # ---------------------------------------------------------------------------------------------

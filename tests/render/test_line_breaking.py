@@ -102,6 +102,7 @@ def _broken_wrongly(text: str, width: int, at: int) -> str | None:
         ("杭州现在 21°C，多云。适合跑步", 16, ["杭州现在 21°C，", "多云。适合跑步"]),
         ("北京、上海、深圳：Shenzhen is sunny", 22, ["北京、上海、深圳：", "Shenzhen is sunny"]),
         ("共3条消息", 4, ["共", "3条", "消息"]),
+        ("按 UTC 06:00-10:00 时段的价格", 16, ["按 UTC", "06:00-10:00 时段", "的价格"]),
         ("她说：「好」。", 8, ["她说：", "「好」。"]),
         ("see https://api.deepseek.com/chat/completions now", 20, None),
         # help pages wrap with these rules too, as click wraps their Latin
