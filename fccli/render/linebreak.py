@@ -53,7 +53,10 @@ def cells(text: str) -> int:
 
 
 def _number_ends_at(text: str, end: int) -> bool:
-    """Say whether the Latin run that ends at `end` is a number (`158`, `3.5`, `¥4999`)."""
+    """Say whether the Latin run that ends at `end` is a number (`158`, `3.5`, `¥4999`); one
+    that ends a clause (`21,` in `"temp_c": 21, "aqi": 38`) counts nothing after it."""
+    if text[end - 1] in ",;":
+        return False
     start = end
     while start and not text[start - 1].isspace() and not _BREAKS_AROUND.match(text[start - 1]):
         start -= 1
@@ -79,8 +82,8 @@ def may_break_before(text: str, i: int) -> bool:
     wide_before, wide_after = _BREAKS_AROUND.match(before), _BREAKS_AROUND.match(after)
     if wide_before and wide_after:
         return True
-    if wide_before:
-        return after.isalnum() or after == "$"  # a word, or `$FC_LANG`
+    if wide_before:  # a word, `$FC_LANG`, or what a bracket opens (`：{"city": …}`)
+        return after.isalnum() or after == "$" or after in OPENING
     if wide_after:
         return before.isalnum() and (after in OPENING or not _number_ends_at(text, i))
     return False

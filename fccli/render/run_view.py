@@ -290,7 +290,7 @@ class RunView:
                 what = _("the question")
             else:  # a history that does not end on results (--harness-bug drop-results)
                 what = _("the last message from the {role}", role=req.messages[-1].role)
-            tools = ", ".join(t.name for t in req.tools) or _("none")
+            tools = _(", ").join(t.name for t in req.tools) or _("none")
             c.print()
             origin = (
                 _(" [dim]({origin})[/]", origin=escape(self.step_origin(event.step)))

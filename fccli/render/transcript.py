@@ -484,7 +484,7 @@ def _trace_header(view: _View, trace: Trace) -> None:
     for server in m.mcp_servers or []:
         info = server.get("server_info")
         info = info if isinstance(info, dict) else {}
-        view.line(
+        view.labelled(
             (_("MCP server "), "cyan"),
             (str(server.get("name")), "bold"),
             (

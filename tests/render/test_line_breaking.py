@@ -70,7 +70,7 @@ def _broken_wrongly(text: str, width: int, at: int) -> str | None:
         r"([-+]?[$¥€£]?\d[\d,.]*(?::\d+)*(?:[-–~]\d[\d,.]*(?::\d+)*)?)$",
         before,
     )
-    if counted and number:
+    if counted and number and not number.group(1).endswith((",", ";")):  # `21, "aqi"`
         return f"{number.group(1)!r} cut from what it counts ({after.split()[0]!r})"
     if (
         at
@@ -103,6 +103,9 @@ def _broken_wrongly(text: str, width: int, at: int) -> str | None:
         ("北京、上海、深圳：Shenzhen is sunny", 22, ["北京、上海、深圳：", "Shenzhen is sunny"]),
         ("共3条消息", 4, ["共", "3条", "消息"]),
         ("按 UTC 06:00-10:00 时段的价格", 16, ["按 UTC", "06:00-10:00 时段", "的价格"]),
+        # a JSON value after Chinese starts a line; a number that ends a clause holds nothing
+        ('结果（3 ms）：{"a": 1}', 14, ["结果（3 ms）：", '{"a": 1}']),
+        ('{"temp_c": 21, "aqi": 38}', 16, ['{"temp_c": 21,', '"aqi": 38}']),
         ("她说：「好」。", 8, ["她说：", "「好」。"]),
         ("see https://api.deepseek.com/chat/completions now", 20, None),
         # help pages wrap with these rules too, as click wraps their Latin
