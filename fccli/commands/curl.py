@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from fccli.commands.send import BASE_URL, FILE, PROVIDER
 from fccli.i18n import N_, _, localized
+from fccli.render.linebreak import terminal_width, wrapped
 
 HELP = N_(
     'Print a curl command that posts FILE as it is, with the key as "$ENV_VAR", never its value.'
@@ -24,6 +27,7 @@ def curl(
 
     file_ = read_request_file(file)
     command = curl_command(file_, provider_for(file_, provider), base_url)
-    for note in command.notes:
-        typer.echo(_("fc: note: ") + localized(note), err=True)
+    for note in command.notes:  # on a terminal, broken where the language allows
+        said = _("fc: note: ") + localized(note)
+        typer.echo(wrapped(said, terminal_width(sys.stderr), 2), err=True)
     typer.echo(command.text)

@@ -11,6 +11,7 @@ from fccli.commands.help_format import help_text
 from fccli.commands.limits import MAX_RESPONSE_MB, TIMEOUT, megabytes
 from fccli.core.errors import UsageError
 from fccli.i18n import N_, Msg, _, localized
+from fccli.render.linebreak import terminal_width, wrapped
 from fccli.send.output import check_writable, end_line, save, shown_on
 from fccli.wire.listing import said_formats
 
@@ -66,7 +67,8 @@ def send(
     name = provider_for(request, provider)
     request, swapped = with_provider_model(request, name)
     if swapped is not None:
-        typer.echo(_("fc: note: ") + localized(swapped), err=True)
+        said = _("fc: note: ") + localized(swapped)
+        typer.echo(wrapped(said, terminal_width(sys.stderr), 2), err=True)
     if out is not None:
         check_writable(out)  # before the call: a response sent for nothing is billed anyway
 

@@ -185,6 +185,10 @@ _LABEL = re.compile(r"[^:：]{1,40}?(?:: |：)")
 """A line's label (`cost: `, `轨迹：`): what its wrapped lines go on after."""
 
 
+_LATIN_WORD = re.compile(r"[^\s\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+")
+"""A run that breaks nowhere inside (Chinese breaks between any two characters)."""
+
+
 def print_after_label(console: Console, line: str | Text) -> None:
     """Print one line (markup, or Text) of the form `label: text`, its wrapped lines under the
     text after the label (two columns in after a long label); a line without a label wraps at
@@ -197,7 +201,7 @@ def print_after_label(console: Console, line: str | Text) -> None:
     start, body = text.divide([label.end()])
     indent = cell_len(start.plain)
     indent = indent if indent <= console.width // 3 else 2
-    if max(map(cell_len, body.plain.split()), default=0) > console.width - indent:
+    if max(map(len, _LATIN_WORD.findall(body.plain)), default=0) > console.width - indent:
         console.print(text)  # a path that fits a whole line only: not cut to hang
         return
     print_hanging(console, start, body, indent)
