@@ -2,7 +2,8 @@
 
 On a terminal, lines wrap at its width where Latin and Chinese allow (`linebreak`: a word
 longer than a line, a URL or a JSON string, is folded), and a wrapped line goes on at its own
-indentation, under its beginning.
+indentation, under its beginning; an item (`→ `, `✗ `, `▶ `, `1. `) goes on under its text, after
+its mark, and a labelled line (`print_after_label`, `print_labelled`) under what follows its label.
 In a pipe nothing is wrapped: a line is as long as it is, for grep and for files.
 
 Whatever it prints, control characters come out escaped (`\\x1b`): text from a server or a
