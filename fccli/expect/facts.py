@@ -77,6 +77,8 @@ class Facts:
     no_answer: str | None = None
     """Why there is no final answer (`answer` None): the last step asked for tools, or has no
     response."""
+    file: str | None = None
+    """The file read, when the facts are of one file (not a trace)."""
     notes: list[tuple[int, str]] = field(default_factory=list)
     """What could not be read, by step (the trace reader's notes: Msgs)."""
 
@@ -114,7 +116,7 @@ def from_steps(steps: Sequence[Step]) -> Facts:
 
 def from_response(response: Response, file: str) -> Facts:
     """Gather the facts of one response file: one step, its calls and its answer."""
-    facts = Facts(1)
+    facts = Facts(1, file=file)
     _calls(facts, response.content, None, file, "$.content")
     _last_answer(facts, response, None, file)
     return facts
@@ -125,7 +127,7 @@ def from_history(messages: list[Message], file: str, base: str) -> Facts:
     assistant turn a step, the request itself the step after them."""
     turns = [m for m in messages if m.role == "assistant"]
     last_is_answer = bool(messages) and messages[-1].role == "assistant"
-    facts = Facts(len(turns) + (0 if last_is_answer else 1))
+    facts = Facts(len(turns) + (0 if last_is_answer else 1), file=file)
     for i, message in enumerate(messages):
         if message.role == "assistant":
             _calls(facts, message.content, None, file, f"{base}[{i}].content")

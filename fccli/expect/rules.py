@@ -50,6 +50,13 @@ def shown(value: Any) -> str:
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
+def _pattern(pattern: re.Pattern[str]) -> str:
+    """Show a rule's regular expression as written (in single quotes, as TOML's literal
+    strings), shortened."""
+    text = pattern.pattern
+    return "'" + (text if len(text) <= SHOWN else text[: SHOWN - 1] + "…") + "'"
+
+
 def _at(rule: str, call: Call, message: str, tail: str = "") -> Broken:
     return Broken(rule, call.step, call.place + tail, message, call.file)
 
@@ -263,7 +270,7 @@ class Arguments(Rule):
                     "{path} is {found}, which does not match {pattern}",
                     path=self.path_text,
                     found=shown(value),
-                    pattern=shown(self.matches.pattern),
+                    pattern=_pattern(self.matches),
                 )
         if self.schema is not None:
             from fccli.tools.schema import validate
@@ -333,7 +340,7 @@ class Answer(Rule):
             reason = NO_ANSWER.get(facts.no_answer or "", NO_ANSWER["missing"])
             if facts.stop is not None:
                 return Broken(self.name, facts.stop.step, None, reason, facts.stop.file)
-            return Broken(self.name, None, None, reason)
+            return Broken(self.name, None, None, reason, facts.file)
         text = said.value.casefold() if self.ignore_case else said.value
         problems = [
             Msg("lacks {text}", text=shown(part))
@@ -346,7 +353,7 @@ class Answer(Rule):
             if (part.casefold() if self.ignore_case else part) in text
         ]
         if self.matches is not None and self.matches.search(said.value) is None:
-            problems.append(Msg("does not match {pattern}", pattern=shown(self.matches.pattern)))
+            problems.append(Msg("does not match {pattern}", pattern=_pattern(self.matches)))
         if not problems:
             return None
         message = Msg(
@@ -371,9 +378,15 @@ class StopReason(Rule):
                 None,
                 None,
                 Msg(
+                    "no stop reason: a request waits for its answer ({expected} expected)",
+                    expected=expected,
+                )
+                if facts.no_answer == "request"
+                else Msg(
                     "no stop reason: the last step has no response ({expected} expected)",
                     expected=expected,
                 ),
+                facts.file,
             )
         if stop.value in self.reasons:
             return None

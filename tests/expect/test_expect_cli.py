@@ -54,13 +54,16 @@ def test_json_is_the_broken_rules_in_english(fc, tmp_path) -> None:
     result = fc(
         "expect",
         str(EXAMPLES / "three-cities" / "2-request.deepseek.json"),
-        _rules(tmp_path, 'tools_not_used = "get_weather"\n[answer]\ncontains = "x"'),
+        _rules(
+            tmp_path,
+            'tools_not_used = "get_weather"\nstop_reason = "end_turn"\n[answer]\ncontains = "x"',
+        ),
         "--json",
         env=clean_env(FC_LANG="zh"),
     )
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    assert report["checked"] == 2
+    assert report["checked"] == 3
     assert report["broken"] == [
         {
             "rule": "tools_not_used",
@@ -70,9 +73,16 @@ def test_json_is_the_broken_rules_in_english(fc, tmp_path) -> None:
             "message": "get_weather is called 3 times",
         },
         {
+            "rule": "stop_reason",
+            "step": None,
+            "file": "2-request.deepseek.json",
+            "place": None,
+            "message": "no stop reason: a request waits for its answer (end_turn expected)",
+        },
+        {
             "rule": "answer",
             "step": None,
-            "file": None,
+            "file": "2-request.deepseek.json",
             "place": None,
             "message": "a request has no final answer (it waits for one)",
         },

@@ -171,7 +171,7 @@ CASES = [
         "hangzhou-responses",
         "no-city",
         ("answer", 2, "2-response.json", "$.content[1]"),
-        'does not match "HANGZHOU|杭州"',
+        "does not match 'HANGZHOU|杭州'",
     ),
 ]
 
