@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.errors import InputFileError, UsageError
-from fccli.expect.paths import MISSING, parse
+from fccli.expect.paths import MISSING, parse, written
 from fccli.expect.rules import (
     Answer,
     Arguments,
@@ -44,6 +44,8 @@ TABLES = {
     "arguments": ("name", "tool", "path", "equals", "matches", "schema", "for"),
     "answer": ("name", "contains", "not_contains", "matches", "ignore_case"),
 }
+MAX_NESTING = 64
+"""The deepest a value or a schema in a rules file may be nested."""
 SCHEMA_KEYWORDS = frozenset(
     {
         "type", "properties", "required", "additionalProperties", "enum", "const", "items",
@@ -102,6 +104,21 @@ class _Reader:
             raise self.fail(
                 where, Msg("not a regular expression: {problem}", problem=str(e))
             ) from None
+
+    def json_value(self, value: Any, where: tuple[str | int, ...], depth: int = 0) -> Any:
+        """Return a TOML value that JSON can hold; a usage error for a date or a time (TOML
+        has them, a call's arguments cannot), or one nested past MAX_NESTING."""
+        if depth > MAX_NESTING:
+            raise self.fail(where, Msg("nested deeper than {n} levels", n=MAX_NESTING))
+        if isinstance(value, dict):
+            return {k: self.json_value(v, where, depth + 1) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.json_value(v, where, depth + 1) for v in value]
+        if not isinstance(value, str | int | float | bool):
+            raise self.fail(
+                where, Msg("a TOML date or time is not a JSON value: write it as a string")
+            )
+        return value
 
     def tables(
         self, data: dict[str, Any], key: str
@@ -205,7 +222,8 @@ def _order(reader: _Reader, where: tuple[str | int, ...], table: dict[str, Any],
                     'each call is a tool name, or a table of tool and arguments: {tool = "get_weather", arguments = {city = "杭州"}}'
                 ),
             )
-        patterns.append(CallPattern(call["tool"], call.get("arguments", {})))
+        arguments = reader.json_value(call.get("arguments", {}), (*where, "calls"))
+        patterns.append(CallPattern(call["tool"], arguments))
     exact = table.get("exact", False)
     if not isinstance(exact, bool):
         raise reader.fail((*where, "exact"), Msg("exact takes true or false"))
@@ -234,6 +252,7 @@ def _arguments(
     if "schema" in table:
         if not isinstance(schema, dict):
             raise reader.fail((*where, "schema"), Msg("schema takes a table: a JSON Schema"))
+        schema = reader.json_value(schema, (*where, "schema"))
         unknown = _unchecked(schema)
         if unknown:
             raise reader.fail(
@@ -243,15 +262,11 @@ def _arguments(
     which = table.get("for", "every")
     if which not in ("every", "any"):
         raise reader.fail((*where, "for"), Msg('for takes "every" (the default) or "any"'))
-    shown = (
-        path_text
-        if path_text.startswith("$")
-        else "$." + path_text
-        if path_text[:1] != "["
-        else "$" + path_text
+    equals = (
+        reader.json_value(table["equals"], (*where, "equals")) if "equals" in table else MISSING
     )
     return Arguments(
-        name, tool, path, shown, table.get("equals", MISSING), matches, schema, which == "every"
+        name, tool, path, "$" + written(path), equals, matches, schema, which == "every"
     )
 
 

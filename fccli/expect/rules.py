@@ -50,6 +50,11 @@ def shown(value: Any) -> str:
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
+def named(text: str) -> str:
+    """Show a name from the trace (a tool's, a call's id), shortened."""
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+
+
 def _pattern(pattern: re.Pattern[str]) -> str:
     """Show a rule's regular expression as written (in single quotes, as TOML's literal
     strings), shortened."""
@@ -105,7 +110,8 @@ class ToolUsed(Rule):
             Msg(
                 "{tool} is never called (the calls: {tools})",
                 tool=self.tool,
-                tools=", ".join(called),
+                tools=", ".join(named(t) for t in called[:10])
+                + (", …" if len(called) > 10 else ""),
             ),
         )
 
@@ -143,7 +149,7 @@ class CallPattern:
 
 
 def _said(call: Call) -> str:
-    return call.name + " " + shown(call.arguments)
+    return named(call.name) + " " + shown(call.arguments)
 
 
 @dataclass
@@ -310,8 +316,8 @@ class NoErrorResults(Rule):
         tool = facts.tool_name(first.call_id) or "?"
         message = Msg(
             "the result of {tool} ({id}) is an error: {said}",
-            tool=tool,
-            id=first.call_id,
+            tool=named(tool),
+            id=named(first.call_id),
             said=shown(first.content),
         )
         return Broken(

@@ -233,6 +233,16 @@ BAD = [
     ("[arguments]\ntool = 'a'", 1, "arguments needs equals, matches or schema"),
     ("[order]\ncalls = [{tool = 'a', args = {}}]", 2, "each call is a tool name, or a table"),
     ("tools_used = [1]", 1, "tools_used takes a string or a list of strings"),
+    (
+        "[arguments]\ntool = 'a'\npath = 'when'\nequals = 2026-12-02",
+        4,
+        "a TOML date or time is not",
+    ),
+    (
+        "[arguments]\ntool = 'a'\nschema = " + "{a = " * 70 + "1" + "}" * 70,
+        3,
+        "nested deeper than 64",
+    ),
 ]
 
 
