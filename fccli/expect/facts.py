@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fccli.core.manifest import ToolRunRecord
 from fccli.core.models import (
     Message,
     Request,
@@ -30,8 +31,9 @@ class Step:
     number: int
     request: Request | None = None
     response: Response | None = None
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    """The tool runs fc's manifest records for the step (`tool_runs`), if any."""
+    runs: list[ToolRunRecord] = field(default_factory=list)
+    """The tool runs fc's manifest records for the step (`tool_runs`), if any: a call whose
+    error result no request hands back (the run's last step) is found there."""
     record_path: str | None = None
     """Where the step's record is in manifest.json (`$.steps[0]`), when there is one."""
 
@@ -89,7 +91,7 @@ class Facts:
 def from_steps(steps: Sequence[Step]) -> Facts:
     """Gather the facts of steps in the order given (their numbers name their files)."""
     facts = Facts(len(steps))
-    answered: set[str] = set()
+    answered: dict[str, Result] = {}
     for step in steps:
         n = step.number
         if step.request is not None:
@@ -100,14 +102,16 @@ def from_steps(steps: Sequence[Step]) -> Facts:
             _calls(facts, step.response.content, n, step_file(n, "response"), "$.content")
     for step in steps:
         for index, run in enumerate(step.runs):
-            call_id = run.get("id")
-            if not isinstance(call_id, str) or call_id in answered or not run.get("is_error"):
+            # a failed run handed back as a success (a harness's mistake) failed all the same
+            if run.id is None or not run.is_error:
                 continue
-            answered.add(call_id)
+            handed_back = answered.get(run.id)
+            if handed_back is not None and handed_back.is_error:
+                continue
             where = f"{step.record_path}.tool_runs[{index}]" if step.record_path else None
-            error = run.get("error")
-            text = error if isinstance(error, str) else ""
-            facts.results.append(Result(step.number, MANIFEST, where, call_id, True, text))
+            facts.results.append(
+                Result(step.number, MANIFEST, where, run.id, True, run.error or "")
+            )
     if steps:
         last = steps[-1]
         _last_answer(facts, last.response, last.number, step_file(last.number, "response"))
@@ -131,7 +135,7 @@ def from_history(messages: list[Message], file: str, base: str) -> Facts:
     for i, message in enumerate(messages):
         if message.role == "assistant":
             _calls(facts, message.content, None, file, f"{base}[{i}].content")
-    _results(facts, messages, None, file, base, set())
+    _results(facts, messages, None, file, base, {})
     if last_is_answer and not messages[-1].tool_uses():
         text, place = _text_of(messages[-1].content, f"{base}[{len(messages) - 1}].content")
         facts.answer = Said(None, file, place, text)
@@ -152,17 +156,16 @@ def _results(
     step: int | None,
     file: str,
     base: str,
-    answered: set[str],
+    answered: dict[str, Result],
 ) -> None:
     """Add the results first handed back in these messages (a later request repeats them)."""
     for i, message in enumerate(messages):
         for j, block in enumerate(message.content):
             if isinstance(block, ToolResultBlock) and block.tool_use_id not in answered:
-                answered.add(block.tool_use_id)
                 place = f"{base}[{i}].content[{j}]"
-                facts.results.append(
-                    Result(step, file, place, block.tool_use_id, block.is_error, block.content)
-                )
+                result = Result(step, file, place, block.tool_use_id, block.is_error, block.content)
+                answered[block.tool_use_id] = result
+                facts.results.append(result)
 
 
 def _text_of(content: list[Any], base: str) -> tuple[str, str]:

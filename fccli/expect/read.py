@@ -31,12 +31,20 @@ def _trace_facts(path: Path) -> Facts:
     from fccli.trace.reader import read_trace
 
     trace = read_trace(path)
-    records = {s.step: i for i, s in enumerate(trace.record.steps)}
+    records = {r.step: r for r in trace.record.steps}
+    raw = trace.manifest.get("steps")
+    # where each step's record is in the file (the typed manifest leaves out a broken one)
+    index = {
+        r.get("step"): i
+        for i, r in enumerate(raw if isinstance(raw, list) else [])
+        if isinstance(r, dict)
+    }
     steps = []
     for s in trace.steps:
-        index = records.get(s.number)
-        record_path = None if index is None else f"$.steps[{index}]"
-        steps.append(Step(s.number, s.request, s.response, s.tool_runs(), record_path))
+        record = records.get(s.number)
+        runs = record.tool_runs if record is not None else []
+        record_path = f"$.steps[{index[s.number]}]" if s.number in index else None
+        steps.append(Step(s.number, s.request, s.response, runs, record_path))
     facts = from_steps(steps)
     facts.notes = [(s.number, note) for s in trace.steps for note in s.notes]
     return facts

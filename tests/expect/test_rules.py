@@ -3,6 +3,9 @@ through the API the pytest plugin calls: `load_rules`, `evaluate`, `evaluate_ste
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 
 from fccli.core.errors import UsageError
@@ -210,6 +213,21 @@ def test_steps_in_memory_are_checked_as_a_trace_of_them_would_be() -> None:
         [steps[0], Step(2, steps[1].request)], load_rules('[answer]\ncontains = "巴黎"')
     )
     assert broken.message == "the run has no final answer: its last step has no response"
+
+
+def test_a_failed_run_handed_back_as_a_success_is_an_error_result(tmp_path) -> None:
+    trace = tmp_path / "as-success"
+    shutil.copytree(EXAMPLES / "unknown-city", trace)
+    request = json.loads((trace / "2-request.json").read_text("utf-8"))
+    assert request["messages"][2]["content"][0].pop("is_error") is True
+    (trace / "2-request.json").write_text(json.dumps(request), "utf-8")
+    [broken] = evaluate(trace, load_rules("no_error_results = true"))
+    assert (broken.step, broken.file, broken.place) == (
+        1,
+        "manifest.json",
+        "$.steps[0].tool_runs[0]",
+    )
+    assert "the result of get_weather (call_b9a07a70e3fb7c9d9b9e3516) is an error" in broken.message
 
 
 BAD = [
