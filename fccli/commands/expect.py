@@ -98,7 +98,7 @@ def _print(total: int, broken: list[Broken], notes: list[tuple[int, str]]) -> No
         console.print(Text(_("note: step {step}: {note}", step=step, note=localized(note)), "dim"))
     for b in broken:
         start = Text.assemble(("✗ ", "red"), (b.rule, "bold"))
-        body = Text.assemble((_where(b), "magenta"), _(": "), str(localized(b.message)))
+        body = Text.assemble((b.where(), "magenta"), _(": "), str(localized(b.message)))
         print_hanging(console, start, body, 4)
     if broken:
         console.print(
@@ -106,15 +106,3 @@ def _print(total: int, broken: list[Broken], notes: list[tuple[int, str]]) -> No
         )
     else:
         console.print(Text(_("all {total} rule(s) hold", total=total), "bold green"))
-
-
-def _where(b: Broken) -> str:
-    """Say where a rule breaks: ` at step 2, 2-response.json $.content[1]`, or nothing."""
-    from fccli.i18n import _
-
-    place = f"{b.file} {b.place}" if b.file and b.place else b.file or b.place or ""
-    if b.step is not None and place:
-        return _(" at step {step}, {place}", step=b.step, place=place)
-    if b.step is not None:
-        return _(" at step {step}", step=b.step)
-    return _(" at {place}", place=place) if place else ""

@@ -13,7 +13,7 @@ from typing import Any
 
 from fccli.expect.facts import Call, Facts
 from fccli.expect.paths import MISSING, lookup, written
-from fccli.i18n import Joined, Msg
+from fccli.i18n import Joined, Msg, _, localized
 
 SHOWN = 60
 """The most characters of a value from the trace a line shows (then `…`)."""
@@ -33,6 +33,21 @@ class Broken:
     """What is wrong (a Msg)."""
     file: str | None = None
     """The file `place` is in: `2-response.json`, `2-request.json`, `manifest.json`."""
+
+    def where(self) -> str:
+        """Say where the rule breaks, in the chosen language: ` at step 2, 2-response.json
+        $.content[1]`, or nothing for the trace as a whole."""
+        place = f"{self.file} {self.place}" if self.file and self.place else self.file or self.place
+        if self.step is not None and place:
+            return _(" at step {step}, {place}", step=self.step, place=place)
+        if self.step is not None:
+            return _(" at step {step}", step=self.step)
+        return _(" at {place}", place=place) if place else ""
+
+    def said(self) -> str:
+        """Say the broken rule on one line, in the chosen language, as `fc expect` prints it
+        (after its `✗ `): the rule, where, and what is wrong."""
+        return self.rule + self.where() + _(": ") + str(localized(self.message))
 
     def to_json_dict(self) -> dict[str, Any]:
         return {

@@ -213,6 +213,30 @@ def test_steps_in_memory_are_checked_as_a_trace_of_them_would_be() -> None:
         [steps[0], Step(2, steps[1].request)], load_rules('[answer]\ncontains = "巴黎"')
     )
     assert broken.message == "the run has no final answer: its last step has no response"
+    assert broken.said() == "answer: the run has no final answer: its last step has no response"
+    [broken] = evaluate_steps(steps, load_rules("max_steps = 1"))
+    assert broken.said() == "max_steps at step 2: 2 steps, at most 1 expected"
+
+
+def test_a_trace_with_only_its_wire_files_is_read_through_its_format(tmp_path) -> None:
+    rules = load_rules(
+        'tools_used = "get_weather"\nstop_reason = "tool_use"\n'
+        '[arguments]\ntool = "get_weather"\npath = "city"\nequals = "北京"'
+    )
+    for name in ("hangzhou-gemini", "hangzhou-responses"):
+        trace = tmp_path / name
+        shutil.copytree(EXAMPLES / name, trace)
+        for internal in trace.glob("?-*[a-z].json"):
+            if internal.name.count(".") == 1:
+                internal.unlink()
+        assert not (trace / "1-response.json").exists()
+        assert [b.to_json_dict() for b in evaluate(trace, rules)] == [
+            b.to_json_dict() for b in evaluate(EXAMPLES / name, rules)
+        ]
+        assert [(b.rule, b.place) for b in evaluate(trace, rules)] == [
+            ("stop_reason", "$.stop_reason"),
+            ("arguments", f"$.content[{2 if name.endswith('gemini') else 1}].input.city"),
+        ]
 
 
 def test_a_failed_run_handed_back_as_a_success_is_an_error_result(tmp_path) -> None:
