@@ -10,7 +10,7 @@ import typer
 from fccli.i18n import N_, _, localized
 
 HELP = N_("Read other tools' traces (OTLP GenAI spans, `llm logs --json`) into fc traces.")
-RANK = 135  # its place in `fc --help`
+RANK = 122  # its place in `fc --help`: a command lists before the groups (mcp, export)
 
 
 def import_(
