@@ -131,11 +131,18 @@ def _step(
 
 
 def _unwritable(number: int, role: str, fmt: str, error: FcError) -> str:
+    if role == "request":
+        return Msg(
+            "step {step}: the request cannot be written as {format} ({problem}): only fc's"
+            " internal file",
+            step=number,
+            format=fmt,
+            problem=error.said(),
+        )
     return Msg(
-        "step {step}: the {role} cannot be written as {format} ({problem}): only fc's internal"
+        "step {step}: the answer cannot be written as {format} ({problem}): only fc's internal"
         " file",
         step=number,
-        role=role,
         format=fmt,
         problem=error.said(),
     )
@@ -275,7 +282,7 @@ def _provider(conversation: Conversation) -> tuple[str | None, str]:
         return provider, known[1]
     conversation.notes.append(
         Msg(
-            "the spans name no provider fc knows ({name}): the wire files are written as {format}",
+            "the file names no provider fc knows ({name}): the wire files are written as {format}",
             name=name or "none",
             format=DEFAULT_FORMAT,
         )

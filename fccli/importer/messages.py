@@ -153,7 +153,8 @@ class Read:
 def internal_messages(items: Any, where: str) -> Read:
     """Read messages in the parts shape into fc's messages: a `system` one becomes the system
     text; `tool` results join the user message they open (fc keeps a turn's results in one user
-    message); parts fc has no block for are said in `notes`."""
+    message), and an assistant message the one right before it; parts fc has no block for are
+    said in `notes`."""
     out = Read()
     systems: list[str] = []
     for item in items if isinstance(items, list) else []:
@@ -171,6 +172,9 @@ def internal_messages(items: Any, where: str) -> Read:
         holder: Literal["user", "assistant"] = "assistant" if role == "assistant" else "user"
         last = out.messages[-1] if out.messages else None
         if last is not None and last.role == holder == "user" and _merges(last, blocks):
+            last.content.extend(blocks)
+        elif last is not None and last.role == holder == "assistant":
+            # one turn recorded as several messages (Responses: a message, then each call)
             last.content.extend(blocks)
         elif blocks or holder == "assistant":
             out.messages.append(Message(role=holder, content=blocks))

@@ -65,6 +65,7 @@ def test_odd_values_are_read_as_far_as_they_go(fc, tmp_path: Path) -> None:
             [
                 {"role": "user", "parts": [{"type": "text", "content": "hi"}, 7, None]},
                 {"role": "user", "parts": [{"type": "blob", "modality": "image"}]},
+                {"role": "user", "parts": [{"type": "tool_call", "id": "c", "name": "f"}]},
                 "not a message",
             ]
         ),
@@ -77,7 +78,14 @@ def test_odd_values_are_read_as_far_as_they_go(fc, tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert "a user part of type 'blob' has no place" in ran.stderr
     assert "the span carries no answer" in ran.stderr
-    assert "name no provider fc knows (someone.new)" in ran.stderr
+    assert "names no provider fc knows (someone.new)" in ran.stderr
+    # a call in a user message: chat has no place for it, the internal file keeps it
+    assert (
+        "the request cannot be written as openai ($.messages[1].content[0]: a tool_use"
+        in ran.stderr
+    )
+    assert not (tmp_path / "odd" / "1-request.openai.json").exists()
+    assert (tmp_path / "odd" / "1-request.json").is_file()
     manifest = json.loads((tmp_path / "odd" / "manifest.json").read_text())
     assert manifest["wire_format"] == "openai"
     assert len(manifest["notes"]) == len(ran.stderr.strip().splitlines())
