@@ -20,34 +20,15 @@ from fccli.cost.record import record_cost
 from fccli.i18n import Msg
 from fccli.importer.model import Call, Conversation, Run
 from fccli.importer.spans import fill_ids
+from fccli.providers.otel_names import plain_chat, profile_of
 from fccli.trace.names import TRACES_ROOT
 from fccli.trace.recorder import StepRecorder
 from fccli.trace.slug import slugify
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir, release
 from fccli.wire.registry import FORMATS
 
-DEFAULT_FORMAT = "openai"
-"""The chat format, for spans that name no provider fc knows."""
-
-# gen_ai.provider.name (and the older gen_ai.system) as fc's providers and wire formats.
-_PROVIDERS = {
-    "openai": ("openai", "openai"),
-    "azure.ai.openai": ("openai", "openai"),
-    "az.ai.openai": ("openai", "openai"),
-    "anthropic": ("anthropic", "anthropic"),
-    "deepseek": ("deepseek", "deepseek"),
-    "mistral_ai": ("mistral", "mistral"),
-    "mistralai": ("mistral", "mistral"),
-    "gcp.gemini": ("gemini", "gemini"),
-    "gcp.vertex_ai": ("gemini", "gemini"),
-    "gcp.gen_ai": ("gemini", "gemini"),
-    "gemini": ("gemini", "gemini"),
-    "vertex_ai": ("gemini", "gemini"),
-    "google": ("gemini", "gemini"),
-    "aws.bedrock": ("bedrock", "bedrock"),
-    "ollama": ("ollama", "openai"),
-    "fc.demo": ("demo", "deepseek"),
-}
+DEMO = "fc.demo"
+"""fc's offline demo model, as fc's export names its provider."""
 
 
 @dataclass
@@ -271,23 +252,24 @@ def _close(
 
 
 def _provider(conversation: Conversation) -> tuple[str | None, str]:
-    """Return fc's provider and the wire format: what fc's own export says, else by the
-    provider's OpenTelemetry name, else chat."""
+    """Return fc's provider and the wire format: what fc's own export says, else the format of
+    the provider the spans name, else chat's."""
     name = conversation.provider
-    known = _PROVIDERS.get(name or "")
-    provider = known[0] if known else name
+    profile = profile_of(name)
+    provider = "demo" if name == DEMO else profile.name if profile is not None else name
     if conversation.wire_format in FORMATS:
         return provider, str(conversation.wire_format)
-    if known is not None:
-        return provider, known[1]
+    if profile is not None:
+        return provider, profile.wire_format
+    chat = plain_chat().wire_format
     conversation.notes.append(
         Msg(
             "the file names no provider fc knows ({name}): the wire files are written as {format}",
             name=name or "none",
-            format=DEFAULT_FORMAT,
+            format=chat,
         )
     )
-    return provider, DEFAULT_FORMAT
+    return provider, chat
 
 
 def _question(conversation: Conversation) -> str | None:

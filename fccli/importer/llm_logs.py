@@ -27,6 +27,7 @@ from fccli.core.models import (
 from fccli.i18n import Msg
 from fccli.importer.messages import STOP_REASONS, loads, tool_specs
 from fccli.importer.model import Call, Conversation, Run
+from fccli.providers.otel_names import profile_of_model
 
 SOURCE = "llm logs --json"
 _KEYS = frozenset({"conversation_id", "prompt", "response", "model"})
@@ -157,11 +158,8 @@ def _result_of(runs: list[Run], result: dict[str, Any]) -> None:
 
 def _provider(rows: list[dict[str, Any]]) -> str | None:
     """Guess the provider from the model's name: llm's logs do not say which plugin served it."""
-    model = str(rows[0].get("resolved_model") or rows[0].get("model") or "")
-    for prefix, provider in (("claude", "anthropic"), ("gemini", "gcp.gemini")):
-        if model.startswith(prefix) or f"/{prefix}" in model:
-            return provider
-    return None
+    profile = profile_of_model(str(rows[0].get("resolved_model") or rows[0].get("model") or ""))
+    return (profile.otel_name or profile.name) if profile is not None else None
 
 
 def _usage(row: dict[str, Any]) -> Usage | None:
