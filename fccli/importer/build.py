@@ -67,6 +67,9 @@ def write(
         for number, call in enumerate(conversation.calls, start=1):
             following = conversation.calls[number] if number < len(conversation.calls) else None
             _step(writer, number, fmt_name, call, following, conversation.runs, notes)
+        runs = [r for s in writer.manifest.steps for r in s.tool_runs]
+        if runs and all(r.duration_ms is None for r in runs):
+            notes.append(Msg("the file does not say how long the tools ran"))
         _close(writer.manifest, conversation, origin, notes)
         writer.save_manifest()
     finally:

@@ -135,7 +135,6 @@ def _conversation(key: str, rows: list[dict[str, Any]]) -> Conversation:
             "llm keeps no request body: each step's history is rebuilt from the responses before it"
         )
     )
-    out.notes.append(Msg("llm does not say how long a tool ran"))
     if "tools" in notes:
         out.notes.append(
             Msg("these logs have no tool_calls or tool_results (llm before 0.26): no tool runs")

@@ -63,6 +63,7 @@ def test_openllmetry_spans_read_in(fc, fake_provider, tmp_path: Path, monkeypatc
     assert [t["name"] for t in tools] == ["get_weather", "get_time"]
     # what the spans lack is said, on stderr and in the notes
     assert "no run or result" not in ran.stderr
+    assert ran.stderr == "fc: note: the file does not say how long the tools ran\n"
     assert manifest["steps"][0]["tool_runs"][0]["duration_ms"] is None
 
 
