@@ -51,8 +51,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "fc_traces(path=None, provider=None, edited=(), ignore=(), all_played=True): where "
-        "the test's traces are and what does not count when the agent's requests are matched",
+        "fc_traces(path=None, provider=None, edited=(), ignore=(), all_played=True, expect=()): "
+        "where the test's traces are, what does not count when the agent's requests are "
+        "matched, the fc expect rules checked once it has run",
     )
     config.addinivalue_line(
         "markers", "fc_allow_providers: the test may reach the real providers' hosts"
@@ -74,6 +75,7 @@ def fc_traces(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     given = (marker.args[0] if marker and marker.args else None) or options.pop("path", None)
     config = request.config
     setup = setup_from(
+        Path(str(node.path)).parent,
         _where(node, given, config.getini("fc_traces_dir")),
         bool(config.getoption("fc_record")),
         options,

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fccli.core.controls import escape_controls
@@ -27,6 +27,9 @@ from fccli.testing.meaning import Edits, Mismatch, meaning, report
 from fccli.testing.network import Guard, provider_hosts
 from fccli.trace.names import MANIFEST
 from fccli.wire.registry import get_format
+
+if TYPE_CHECKING:
+    from fccli.expect import Step
 
 PLACEHOLDER_KEY = "fc-traces-no-key"
 """The key set for an SDK that wants one while traces are played (none is needed)."""
@@ -48,6 +51,10 @@ class Setup:
     """Fail a test whose agent did not ask for every recorded step."""
     hosts: list[str] = field(default_factory=list)
     """More hosts the guard refuses (`fc_provider_hosts`)."""
+    here: Path = Path()
+    """The test file's folder: relative paths of rules files start there."""
+    expect: list[str] = field(default_factory=list)
+    """`fc expect` rules files checked once the test has run (the marker's `expect`)."""
 
 
 @dataclass
@@ -60,6 +67,8 @@ class Sent:
     body: Any
     step: str | None = None
     """The label of the step that answered (a Msg); None when none did."""
+    recorded: Recorded | None = None
+    """The step that answered."""
 
 
 class SetupError(Exception):
@@ -231,6 +240,78 @@ class FcTraces:
                     sent.append(Sent(len(sent) + 1, "", body, label))
         return sent
 
+    def expect(self, rules: str | Path) -> None:
+        """Check `fc expect` rules (a TOML file, beside the test file when relative, or the
+        rules' text) against what the agent did; broken rules fail the test, one line each.
+
+        Played: the steps in the order the agent asked for them, each the request it sent and
+        the answer it got. Recorded: each trace written so far."""
+        broken = self.broken(rules)
+        if broken:
+            import pytest
+
+            pytest.fail("\n".join(broken), pytrace=False)
+
+    def broken(self, rules: str | Path) -> list[str]:
+        """Say each broken rule of `rules` in one line (`fc expect`'s), after a first line."""
+        from fccli.core.errors import FcError
+        from fccli.expect import evaluate, evaluate_steps, load_rules
+
+        if isinstance(rules, str) and "\n" in rules:
+            text, source = rules, "<rules>"
+        else:
+            path = self.setup.here / Path(rules)
+            text, source = path.read_text("utf-8"), str(rules)
+        try:
+            loaded = load_rules(text, source=source)
+            if self._out is not None:
+                self.flush()
+                found = [b for trace in trace_dirs(self._out) for b in evaluate(trace, loaded)]
+            else:
+                found = evaluate_steps(self._steps(), loaded)
+        except FcError as e:
+            return [_("fc expect: {error}", error=localized(e.message))]
+        if not found:
+            return []
+        lines = [
+            _(
+                "fc expect: {n} of {total} rule(s) broken in {source}",
+                n=len(found),
+                total=len(loaded),
+                source=source,
+            )
+        ]
+        for b in found:
+            place = f"{b.file} {b.place}" if b.file and b.place else b.file or b.place or ""
+            if b.step is not None and place:
+                where = _(" at step {step}, {place}", step=b.step, place=place)
+            elif b.step is not None:
+                where = _(" at step {step}", step=b.step)
+            else:
+                where = _(" at {place}", place=place) if place else ""
+            lines.append(escape_controls(f"✗ {b.rule}{where}: {localized(b.message)}"))
+        return lines
+
+    def _steps(self) -> list[Step]:
+        """What was played, as steps: the request the agent sent, the answer it got."""
+        from fccli.expect import Step
+
+        steps: list[Step] = []
+        for sent in self.requests:
+            recorded = sent.recorded
+            if recorded is None or not isinstance(sent.body, dict):
+                continue
+            codec = get_format(recorded.format)
+            request = response = None
+            try:
+                request = codec.from_wire_request(sent.body)
+                if recorded.response is not None and recorded.status == 200:
+                    response = codec.from_wire_response(json.loads(recorded.response.read()))
+            except Exception:  # a step fc cannot read is one without it, as fc show reads it
+                pass
+            steps.append(Step(len(steps) + 1, request, response))
+        return steps
+
     def flush(self) -> None:
         """Wait until everything recorded so far is written (recording)."""
         if self._proxy is not None:
@@ -264,10 +345,10 @@ class FcTraces:
                         names=", ".join(self.env) or "-",
                     )
                 )
-            return found
+            return found or self._expected()
         player = self._player
         if player is None:
-            return found
+            return found + self._expected()
         found += [report(miss) for miss in player.mismatches]
         found += [escape_controls(line) for line in player.refusals]
         if not found and self.setup.all_played:
@@ -280,7 +361,10 @@ class FcTraces:
                         steps=", ".join(localized(r.label) for r in never),
                     )
                 )
-        return found
+        return found or self._expected()
+
+    def _expected(self) -> list[str]:
+        return ["\n".join(lines) for rules in self.setup.expect if (lines := self.broken(rules))]
 
 
 class WatchingPlayer(Player):
@@ -322,7 +406,7 @@ class WatchingPlayer(Player):
             else:
                 with self._lock:
                     self.played.add(id(step))
-                self.traces.note(Sent(number, shown, body, step.label))
+                self.traces.note(Sent(number, shown, body, step.label, step))
         return found
 
     def _mismatch(self, number: int, shown: str, fmt: str, body: Any, miss: Miss) -> Mismatch:
@@ -368,6 +452,7 @@ def opened(setup: Setup) -> FcTraces:
 
 
 def setup_from(
+    here: Path,
     where: Path,
     record: bool,
     options: dict[str, Any],
@@ -384,6 +469,8 @@ def setup_from(
         edits=edits,
         all_played=bool(options.get("all_played", True)),
         hosts=list(ini("fc_provider_hosts") or []),
+        here=here,
+        expect=_names(options.get("expect", ())),
     )
 
 

@@ -81,14 +81,26 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
     assert '{\\"temp_c\\": 12' in out and '{\\"temp_c\\": 31' in out
     assert "direct cause" not in out  # the report, not the SDK's traceback
 
-    # the test says the result was changed on purpose: it passes again
+    # the test says the result was changed on purpose: it passes again, and fc expect's rules
+    # hold for what the agent did
+    rules = project.path / "rules.toml"
+    rules.write_text(RULES, "utf-8")
     test = project.path / "test_agent.py"
     test.write_text(
-        "import pytest\n\npytestmark = pytest.mark.fc_traces(edited=['get_weather'])\n"
-        + test.read_text("utf-8"),
+        "import pytest\n\npytestmark = pytest.mark.fc_traces(edited=['get_weather'], "
+        "expect='rules.toml')\n" + test.read_text("utf-8"),
         "utf-8",
     )
     project.runpytest_inprocess().assert_outcomes(passed=1)
+    rules.write_text(RULES.replace("max_steps = 3", "max_steps = 2"), "utf-8")
+    ran = project.runpytest_inprocess()
+    ran.assert_outcomes(failed=1)
+    ran.stdout.fnmatch_lines(
+        [
+            "*fc expect: 1 of 4 rule(s) broken in rules.toml",
+            "✗ max_steps at step 3: 3 steps, at most 2*",
+        ]
+    )
 
     # an agent that stops early; one that sends another setting
     agent.write_text(original.replace("max_steps: int = 5", "max_steps: int = 2"), "utf-8")
@@ -106,6 +118,14 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
         ]
     )
 
+
+RULES = """max_steps = 3
+tools_not_used = ["pack_for"]
+[order]
+calls = [{tool = "get_weather", arguments = {city = "Beijing"}}, "get_weather"]
+[answer]
+contains = "Shanghai"
+"""
 
 GUARDED = """
 import socket
