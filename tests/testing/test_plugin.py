@@ -1,23 +1,31 @@
 """fc's pytest plugin end to end: a sample agent project (tests/testing/sample_agent: the openai
 SDK, two tools, three steps) recorded once with `--fc-record` from the fake provider, then
-tested offline; a change to the agent's code fails its test with a readable report. Agents
+tested offline; a change to the agent's code fails its test with a readable report. The
+project's files and commands are docs/testing.md's, and its report is the page's. Agents
 written with the anthropic and google-genai SDKs, and the Responses API, the same way. Each
 inner pytest session runs in this process (pytester)."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
+from tests.support.doc_claims import examples
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.server
 
 SAMPLE = Path(__file__).parent / "sample_agent"
+PAGE = (REPO / "docs" / "testing.md").read_text("utf-8")
+BLOCK = r"```\w*\n((?:(?!```).)*)```\n<!-- save as (\S+) -->"
+SAVED = {name: text for text, name in re.findall(BLOCK, PAGE, re.S)}
+REPORT = re.search(r"```text\n(.*?)```", PAGE, re.S)[1]  # type: ignore[index]
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
 BASE_URLS = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL")
 
@@ -51,17 +59,24 @@ def record(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str
     assert ran.ret == 0, ran.stdout.str()
 
 
+def test_the_page_shows_the_sample_projects_files_and_the_commands_run_here() -> None:
+    for name in ("test_agent.py", "pytest.ini"):
+        assert SAVED[name] == (SAMPLE / name).read_text("utf-8"), name
+    commands = [c for example in examples(PAGE) for c in example.commands]
+    assert commands == ["OPENAI_API_KEY=sk-... pytest --fc-record", "pytest"]
+
+
 def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with_a_report(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    record(project, monkeypatch)
+    record(project, monkeypatch)  # docs/testing.md: `pytest --fc-record`, the fake's URL given
     traces = project.path / "traces" / "test_agent" / "test_the_agent_looks_up_both_cities"
     [trace] = list(traces.iterdir())
     assert len(list(trace.glob("*-request.openai.json"))) == 3
     manifest = json.loads((trace / "manifest.json").read_text("utf-8"))
     assert manifest["recorded_by"] == "fc proxy"
 
-    # offline: no provider runs, no key is set
+    # offline: no provider runs, no key is set (the page's `pytest`)
     project.runpytest_inprocess().assert_outcomes(passed=1)
 
     # the agent's code changes what it sends back: Beijing's weather
@@ -80,6 +95,8 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
     assert "(message 2 (user) › result for #1 › content)" in out
     assert '{\\"temp_c\\": 12' in out and '{\\"temp_c\\": 31' in out
     assert "direct cause" not in out  # the report, not the SDK's traceback
+    for line in REPORT.splitlines():
+        assert line in out, line
 
     # the test says the result was changed on purpose: it passes again, and fc expect's rules
     # hold for what the agent did
@@ -119,13 +136,7 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
     )
 
 
-RULES = """max_steps = 3
-tools_not_used = ["pack_for"]
-[order]
-calls = [{tool = "get_weather", arguments = {city = "Beijing"}}, "get_weather"]
-[answer]
-contains = "Shanghai"
-"""
+RULES = SAVED["rules.toml"]
 
 GUARDED = """
 import socket
