@@ -67,8 +67,14 @@ def pytest_configure(config: pytest.Config) -> None:
 def fc_traces(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Serve the test's recorded traces (fc serve, in this process, on a free port), or with
     `--fc-record` record them through fc proxy; the SDKs' base URL variables point at it."""
+    import os
+
+    from fccli.i18n import language, language_from_environment, set_language
     from fccli.testing.session import SetupError, opened, setup_from
 
+    spoken = language()  # fc's words in the test's report: FC_LANG, else the locale
+    set_language(language_from_environment(os.environ))
+    request.addfinalizer(lambda: set_language(spoken))
     node = request.node
     marker = node.get_closest_marker("fc_traces")
     options: dict[str, Any] = dict(marker.kwargs) if marker else {}
