@@ -114,7 +114,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
     """Fail a test whose agent sent what the traces do not hold, or reached a real provider."""
     guard = None
     traces = item.stash.get(_TRACES, None)
-    if traces is None and _guarded(item):
+    if traces is None and not _guarded(item):
+        item.stash[_CALL_PASSED] = True  # as far as fc is concerned
+        return (yield)
+    if traces is None:
         from fccli.testing.network import Guard, provider_hosts
 
         hosts = item.config.getini("fc_provider_hosts") or []

@@ -210,7 +210,7 @@ class FcTraces:
 
     # what the test uses
 
-    def base_url(self, fmt: str = "openai") -> str:
+    def base_url(self, fmt: str) -> str:
         """The base URL an SDK of wire format `fmt` takes (its path after the server's root)."""
         sdk = get_format(fmt).sdk_base_url
         return self.url + (sdk[1] if sdk else "")

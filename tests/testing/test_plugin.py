@@ -121,9 +121,11 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
 
     # an agent that stops early; one that sends another setting
     agent.write_text(original.replace("max_steps: int = 5", "max_steps: int = 2"), "utf-8")
+    monkeypatch.setenv("FC_LANG", "zh")  # said in the language fc is asked to speak
     ran = project.runpytest_inprocess()
+    monkeypatch.delenv("FC_LANG")
     ran.assert_outcomes(failed=1)
-    assert "fc: the agent did not ask for step 3 of the traces" in ran.stdout.str()
+    assert "fc：agent 没有请求轨迹里的第 3 步" in ran.stdout.str()
     agent.write_text(original.replace("parallel_tool_calls=False", "temperature=0.5"), "utf-8")
     ran = project.runpytest_inprocess()
     ran.assert_outcomes(failed=1)
