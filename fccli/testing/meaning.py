@@ -57,7 +57,11 @@ def meaning(fmt: str, body: dict[str, Any], edits: Edits) -> dict[str, Any]:
     for message in out.get("messages", []):
         for block in message.get("content", []):
             _block(block, ids, names, edits)
-    only = {k: v for k, v in wire.items() if k not in rebuilt and k not in out}
+    only = {
+        k: v
+        for k, v in wire.items()
+        if k not in rebuilt and k not in out and k not in edits.ignored
+    }
     if only:
         out["wire_only"] = only
     return {k: v for k, v in out.items() if k not in edits.ignored}

@@ -67,7 +67,8 @@ def test_fields_only_the_wire_has_count_unless_ignored() -> None:
     sent = meaning("openai", tagged, Edits())
     assert sent["wire_only"] == {"metadata": {"run": "7f3a"}, "temperature": 0.5}
     assert not same(chat(temperature=0.5), tagged)
-    assert same(chat(temperature=0.5), tagged, edits=Edits(ignored={"wire_only"}))
+    assert same(chat(temperature=0.5), tagged, edits=Edits(ignored={"metadata"}))
+    assert same(chat(), chat(user="u1", max_tokens=9), edits=Edits(ignored={"user", "max_tokens"}))
     assert not same(chat(), chat(temperature=0.5))
 
 
