@@ -69,7 +69,8 @@ def fc_traces(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     `--fc-record` record them through fc proxy; the SDKs' base URL variables point at it."""
     import os
 
-    from fccli.i18n import language, language_from_environment, set_language
+    from fccli.core.errors import FcError
+    from fccli.i18n import language, language_from_environment, localized, set_language
     from fccli.testing.session import SetupError, opened, setup_from
 
     spoken = language()  # fc's words in the test's report: FC_LANG, else the locale
@@ -94,6 +95,8 @@ def fc_traces(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
         traces = opened(setup)
     except SetupError as e:
         cannot = str(e)
+    except FcError as e:  # a trace fc cannot play, a URL it cannot use: fc's own line
+        cannot = f"fc: {localized(e.message)}"
     else:
         cannot = ""
     if cannot:

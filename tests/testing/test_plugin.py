@@ -155,6 +155,11 @@ def test_reaches_a_provider():
         pass  # an agent that swallows the error still fails
 
 
+@pytest.mark.fc_traces(provider="nowhere")
+def test_no_such_provider(fc_traces):
+    pass
+
+
 @pytest.mark.fc_offline
 @pytest.mark.fc_allow_providers
 def test_allowed():
@@ -167,11 +172,12 @@ def test_the_guard_and_record_mode_without_a_key_fail_in_one_line(
 ) -> None:
     project.makepyfile(test_guarded=GUARDED)
     ran = project.runpytest_inprocess("--fc-record")
-    ran.assert_outcomes(passed=1, failed=1, errors=1)  # the fixture cannot start: an error
+    ran.assert_outcomes(passed=1, failed=1, errors=2)  # the fixture cannot start: an error
     ran.stdout.fnmatch_lines_random(
         [
             "*fc: --fc-record records from openai, which needs OPENAI_API_KEY; it is not set",
             "*fc: the test reached for a real provider (api.openai.com)*",
+            "*fc: --fc-record needs the provider to record from: *(one of deepseek, openai, *",
         ]
     )
     assert "During handling" not in ran.stdout.str()
