@@ -89,8 +89,6 @@ def fc_traces(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
         config.getini,
         config.getoption("fc_base_url"),
     )
-    if node.get_closest_marker("fc_allow_providers"):
-        setup.hosts = []
     try:
         traces = opened(setup)
     except SetupError as e:
@@ -118,7 +116,6 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
     guard = None
     traces = item.stash.get(_TRACES, None)
     if traces is None and not _guarded(item):
-        item.stash[_CALL_PASSED] = True  # as far as fc is concerned
         return (yield)
     if traces is None:
         from fccli.testing.network import Guard, provider_hosts
