@@ -79,6 +79,12 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
     # offline: no provider runs, no key is set (the page's `pytest`)
     project.runpytest_inprocess().assert_outcomes(passed=1)
 
+    # recorded again: the new trace takes the old one's place
+    (trace / "old").write_text("", "utf-8")
+    record(project, monkeypatch)
+    [again] = list(traces.iterdir())
+    assert not (again / "old").exists()
+
     # the agent's code changes what it sends back: Beijing's weather
     agent = project.path / "agent.py"
     original = agent.read_text("utf-8")
