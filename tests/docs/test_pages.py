@@ -24,7 +24,11 @@ from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 
 PAGES = sorted(
     str(p.relative_to(REPO))
-    for p in [*(REPO / "docs" / "reference").glob("*.md"), REPO / "docs" / "development.md"]
+    for p in [
+        *(REPO / "docs" / "reference").glob("*.md"),
+        REPO / "docs" / "development.md",
+        REPO / "docs" / "testing.md",
+    ]
 )
 WITH_THE_FAKE_PROVIDER = {"docs/reference/providers.md", "docs/reference/providers.zh.md"}
 KEYS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
