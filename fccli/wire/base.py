@@ -321,6 +321,11 @@ class WireFormat(BlocksLayout):
         already (server-sent events), shown as it came."""
         return None
 
+    def is_own_stream(self, raw: bytes) -> bool:
+        """Tell whether raw bytes are a stream framed as only this format frames one (AWS's
+        binary event stream); False for server-sent events, which formats share."""
+        return False
+
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """Return an error as this format's providers answer one (HTTP `status`), so that a
         client's SDK reads fc's own errors (`fc proxy`'s 502, `fc serve`'s 4xx) as the

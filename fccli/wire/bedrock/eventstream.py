@@ -170,20 +170,42 @@ def _headers(data: bytes, number: int) -> dict[str, Any]:
     return headers
 
 
+def is_event_stream(raw: bytes) -> bool:
+    """Tell whether bytes begin as an event-stream message: a prelude whose checksum holds."""
+    if len(raw) < PRELUDE:
+        return False
+    (prelude_crc,) = struct.unpack_from(">I", raw, 8)
+    return bool(zlib.crc32(raw[:8]) == prelude_crc)
+
+
 def frames_text(raw: bytes) -> str | None:
     """Return a stream's messages as lines of text, `:event-type` (or `:exception-type`) then
     the payload; None when the bytes are no event stream. Bytes after the last whole message
-    are said, not shown."""
-    decoder = EventStreamDecoder()
-    try:
-        frames = decoder.feed(raw)
-    except ProtocolError:
+    are said, not shown: a message cut off, or one that is corrupt (a checksum that fails, a
+    length no message can have), named at its place."""
+    if not is_event_stream(raw):
         return None
-    lines = []
-    for frame in frames:
+    decoder = EventStreamDecoder()
+    decoder._buffer += raw  # message by message: those before a corrupt one are shown
+    lines: list[str] = []
+    while True:
+        left = decoder.pending
+        try:
+            frame = decoder._next()
+        except ProtocolError as e:
+            lines.append(
+                Msg(
+                    "(corrupt: {problem}; the {count} bytes from there are not shown)",
+                    problem=e.message,
+                    count=format(left, ","),
+                )
+            )
+            break
+        if frame is None:
+            if decoder.pending:
+                lines.append(Msg("({count} bytes of a message cut off)", count=decoder.pending))
+            break
         kind = frame.headers.get(":event-type") or frame.headers.get(":exception-type", "?")
         payload = frame.payload.decode("utf-8", errors="replace")
         lines.append(f"{kind} {payload}")
-    if decoder.pending:
-        lines.append(Msg("({count} bytes of a message cut off)", count=decoder.pending))
     return "\n".join(lines)
