@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from fccli.core.controls import escape_controls
 from fccli.core.errors import FcError, ProviderError, UsageError
 from fccli.core.models import ToolUseBlock
 from fccli.i18n import Msg, _
@@ -23,7 +25,8 @@ from fccli.mcp.wiretap import Wiretap
 from fccli.tools.json_tools import Answer
 
 CONNECT_TIMEOUT = 30.0
-"""Seconds a server has to start and answer `initialize` and `tools/list`."""
+"""Seconds a server has to start and answer `initialize` (and each `tools/list`) by default:
+`--mcp-timeout`."""
 STDERR_TAIL = 600
 """How much of a server's stderr a failure to start quotes."""
 
@@ -74,10 +77,12 @@ class McpClient:
         *,
         max_bytes: int,
         step_of: Callable[[], int | None],
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         from anyio.from_thread import start_blocking_portal
 
         self.max_bytes = max_bytes
+        self.connect_timeout = connect_timeout
         self._scratch = Path(tempfile.mkdtemp(prefix="fc-mcp-"))
         self.servers = [
             Server(
@@ -102,7 +107,9 @@ class McpClient:
             error = _unwrapped(e)  # out of the task group's exception group
             if isinstance(error, (FcError, KeyboardInterrupt)):
                 raise error from None
-            raise ProviderError(Msg("an MCP server failed: {error}", error=_said(e))) from None
+            raise ProviderError(
+                Msg("an MCP server failed: {error}", error=_said(e, self.connect_timeout))
+            ) from None
         taken: set[str] = set()
         for server in self.servers:
             name = (server.server_info or {}).get("name")
@@ -125,6 +132,14 @@ class McpClient:
             await self._closing.wait()
 
     async def _connect(self, stack: contextlib.AsyncExitStack, server: Server) -> None:
+        waiting = _Waiting(server.spec.shown(), self.connect_timeout)
+        try:
+            await self._handshake(stack, server)
+        finally:
+            waiting.done()
+
+    async def _handshake(self, stack: contextlib.AsyncExitStack, server: Server) -> None:
+        """Start the server, `initialize`, and list its tools."""
         from fccli import __version__
 
         try:
@@ -147,7 +162,7 @@ class McpClient:
             ClientSession(
                 read,
                 write,
-                read_timeout_seconds=CONNECT_TIMEOUT,
+                read_timeout_seconds=self.connect_timeout,
                 client_info=Implementation(name="fc", version=__version__),
             )
         )
@@ -178,7 +193,7 @@ class McpClient:
         if server.spec.url is not None:
             from fccli.mcp.http import http_transport
 
-            return http_transport(server.spec.url, server.tap, self.max_bytes, CONNECT_TIMEOUT)
+            return http_transport(server.spec.url, server.tap, self.max_bytes, self.connect_timeout)
         from fccli.mcp.stdio import stdio_transport
 
         stderr = stack.enter_context(server.stderr.open("wb"))
@@ -193,7 +208,7 @@ class McpClient:
         with contextlib.suppress(OSError):
             tail = server.stderr.read_bytes()[-STDERR_TAIL:].decode("utf-8", errors="replace")
         tail = server.spec.secrets.text(tail) if server.spec.secrets else tail
-        said = _said(error)
+        said = _said(error, self.connect_timeout)
         return ProviderError(
             Msg(
                 "--mcp {server!r} did not start as an MCP server: {error}",
@@ -276,6 +291,29 @@ class McpClient:
                 server.stderr.unlink()
         with contextlib.suppress(OSError):
             self._scratch.rmdir()
+
+
+class _Waiting:
+    """Say at once on stderr that fc waits for a server's answer to `initialize`: a server that
+    never answers is otherwise a silent wait. On a terminal the line is erased once it answers."""
+
+    def __init__(self, server: str, seconds: float) -> None:
+        self.terminal = sys.stderr.isatty()
+        line = _(
+            "fc: waiting for MCP server {server!r} to answer initialize (at most {seconds} s: "
+            "--mcp-timeout)",
+            server=server,
+            seconds=format(seconds, "g"),
+        )
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(escape_controls(line) + ("" if self.terminal else "\n"))
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.terminal:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write("\r\x1b[2K")
+                sys.stderr.flush()
 
 
 def answer_from(name: str, result: dict[str, Any]) -> Answer:
@@ -362,9 +400,9 @@ def _unwrapped(error: BaseException) -> BaseException:
     return error
 
 
-def _said(error: BaseException) -> str:
+def _said(error: BaseException, timeout: float = CONNECT_TIMEOUT) -> str:
     error = _unwrapped(error)
-    if isinstance(error, TimeoutError):
-        return _("no answer within {seconds} s", seconds=format(CONNECT_TIMEOUT, "g"))
+    if isinstance(error, TimeoutError) or "timed out" in str(getattr(error, "message", "")):
+        return _("no answer within {seconds} s (--mcp-timeout)", seconds=format(timeout, "g"))
     text = str(error).splitlines()[0] if str(error) else ""
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,8 +151,22 @@ def test_two_servers_sharing_a_tool_name_are_refused_naming_both(fc, mcp_http: s
     result = fc("run", "杭州？", "--mcp", mcp_http, "--mcp", mcp_http, "-o", "t")
     assert result.returncode == 2
     clean(result)
-    first = result.stderr.splitlines()[0]
+    first = next(line for line in result.stderr.splitlines() if "waiting for" not in line)
     assert "'get_weather'" in first and "weather-http" in first and "weather-http-2" in first
+
+
+def test_a_server_that_never_answers_is_said_at_once_and_waited_on_no_longer_than_asked(
+    fc,
+) -> None:
+    silent = f"{sys.executable} {MISBEHAVING} silent"
+    started = time.monotonic()
+    result = fc("run", "杭州？", "--mcp", silent, "--mcp-timeout", "0.3", "-o", "t")
+    assert time.monotonic() - started < 10
+    assert result.returncode == 3
+    clean(result)
+    waiting, error = result.stderr.splitlines()
+    assert waiting.startswith("fc: waiting for MCP server") and "at most 0.3 s" in waiting
+    assert "did not start as an MCP server: no answer within 0.3 s (--mcp-timeout)" in error
 
 
 def test_a_server_that_does_not_start_is_a_clear_exit(fc) -> None:

@@ -6,6 +6,7 @@ hang     never answers the call (and exits when its stdin closes)
 garbage  writes a line that is not JSON, then answers
 invalid  answers with a message that is not JSON-RPC (neither result nor error)
 huge     answers with a text of 2 MB
+silent   never answers at all, not even `initialize` (and exits when its stdin closes)
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ def send(message: dict) -> None:
 for line in sys.stdin:
     message = json.loads(line)
     method, ident = message.get("method"), message.get("id")
+    if MODE == "silent":
+        continue
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": ident, "result": {
             "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
