@@ -245,6 +245,8 @@ class McpClient:
             answer = answer_from(
                 name, result.model_dump(mode="json", by_alias=True, exclude_none=True)
             )
+        if server.spec.secrets:  # a server may echo its own token: never to the model or the trace
+            answer = answer._replace(content=server.spec.secrets.text(answer.content))
         served: dict[str, Any] = {
             "server": label,
             "request_id": server.tap.request_ids.get(call.id),

@@ -147,6 +147,20 @@ def test_a_misbehaving_server_gives_an_error_result_and_the_trace_keeps_it(
         assert any(e.get("event") == "line_cut" and e["bytes"] > 2_000_000 for e in log)
 
 
+def test_a_token_the_server_echoes_is_masked_in_what_the_model_is_handed(
+    fc, tmp_path: Path
+) -> None:
+    token = "ghp_0123456789abcdefABCDEF0123456789abcd"
+    given = f"{sys.executable} {MISBEHAVING} echo --token {token}"
+    result = fc("run", "杭州今天适合跑步吗？", "--mcp", given, "-o", "t")
+    assert result.returncode == 0, result.stderr
+    assert token not in result.stdout + result.stderr
+    handed = json.loads((tmp_path / "t" / "2-request.json").read_text("utf-8"))["messages"]
+    assert handed[-1]["content"][0]["content"] == "***\n***"  # the escaped one, the raw one
+    for file in (tmp_path / "t").iterdir():
+        assert token.encode() not in file.read_bytes(), file.name
+
+
 def test_two_servers_sharing_a_tool_name_are_refused_naming_both(fc, mcp_http: str) -> None:
     result = fc("run", "杭州？", "--mcp", mcp_http, "--mcp", mcp_http, "-o", "t")
     assert result.returncode == 2

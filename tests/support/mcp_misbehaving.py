@@ -6,6 +6,7 @@ hang     never answers the call (and exits when its stdin closes)
 garbage  writes a line that is not JSON, then answers
 invalid  answers with a message that is not JSON-RPC (neither result nor error)
 huge     answers with a text of 2 MB
+echo     answers with the token it was given (`echo --token T`), raw and JSON-escaped
 silent   never answers at all, not even `initialize` (and exits when its stdin closes)
 """
 
@@ -47,6 +48,15 @@ for line in sys.stdin:
             sys.stdout.write("Loading weather model... done\n")
         if MODE == "invalid":
             send({"jsonrpc": "2.0", "id": ident, "oops": True})
+            continue
+        if MODE == "echo":
+            token = sys.argv[-1]
+            escaped = "".join(f"\\u{ord(c):04x}" for c in token)
+            sys.stdout.write(
+                f'{{"jsonrpc": "2.0", "id": {json.dumps(ident)}, "result": {{"content": '
+                f'[{{"type": "text", "text": "{escaped}"}}, {{"type": "text", "text": "{token}"}}]}}}}\n'
+            )
+            sys.stdout.flush()
             continue
         text = "x" * 2_000_000 if MODE == "huge" else '{"temp_c": 21}'
         send(
