@@ -33,14 +33,14 @@ class Row(NamedTuple):
     output_mtok: Decimal
 
 
-MODELS: dict[tuple[str, str], list[Row]] = {
-    ("deepseek", "deepseek-flash"): [
+MODELS: dict[str, list[Row]] = {
+    "deepseek/deepseek-flash": [
         Row(None, Decimal("0.15"), Decimal("0.003"), Decimal("0.6")),
         Row((time(1), time(4)), Decimal("0.3"), Decimal("0.006"), Decimal("1.2")),
         Row((time(6), time(10)), Decimal("0.3"), Decimal("0.006"), Decimal("1.2")),
     ],
 }
-"""(provider id, model id) → its price rows, as genai-prices' table holds them."""
+"""`provider id/model id` → its price rows, as genai-prices' table holds them."""
 
 COUNTED = frozenset(
     {"input_tokens", "output_tokens", "cache_read_tokens", "output_reasoning_tokens"}
@@ -78,7 +78,7 @@ def price(
 ) -> Priced | None:
     """Price `counts` (genai-prices' names) of `model` at time `at` (None: now) as genai-prices
     would; None when the rows here do not cover it (genai-prices prices it then)."""
-    rows = MODELS.get((provider_id or "", model))
+    rows = MODELS.get(f"{provider_id}/{model}")
     if rows is None or not set(counts) <= COUNTED or installed_version() is None:
         return None
     inputs, outputs = counts.get("input_tokens"), counts.get("output_tokens")
