@@ -26,7 +26,7 @@ from fccli.core.manifest import Manifest
 from fccli.i18n import Msg
 from fccli.mcp.servers import label_for, server_spec
 from fccli.mcp.wiretap import Wiretap
-from fccli.trace.mcp_log import McpLog
+from fccli.trace.mcp_log import McpLog, message
 from fccli.trace.names import TRACES_ROOT
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
 
@@ -119,19 +119,14 @@ def _server_name(tap: Wiretap) -> str | None:
 
 
 def initialized(messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """The result of the `initialize` that passed (empty if none did)."""
+    """The result of the `initialize` that passed (empty if none did); a line kept as raw text
+    (JSON not written compact, as Python's `json.dumps` writes it) is read too."""
     asked = {
-        str(e["message"].get("id"))
-        for e in messages
-        if isinstance(e.get("message"), dict) and e["message"].get("method") == "initialize"
+        str(message(e).get("id")) for e in messages if message(e).get("method") == "initialize"
     }
     for entry in messages:
-        body = entry.get("message")
-        if (
-            entry.get("dir") == "received"
-            and isinstance(body, dict)
-            and str(body.get("id")) in asked
-        ):
+        body = message(entry)
+        if entry.get("dir") == "received" and str(body.get("id")) in asked:
             result = body.get("result")
             if isinstance(result, dict):
                 return result
