@@ -27,6 +27,9 @@ from fccli.tools.json_tools import Answer
 CONNECT_TIMEOUT = 30.0
 """Seconds a server has to start and answer `initialize` (and each `tools/list`) by default:
 `--mcp-timeout`."""
+MAX_PAGES = 100
+"""Pages of `tools/list` fc asks for at most: a server whose every page names a next one would
+be asked for ever."""
 STDERR_TAIL = 600
 """How much of a server's stderr a failure to start quotes."""
 
@@ -171,6 +174,7 @@ class McpClient:
         server.server_info = result.server_info.model_dump(mode="json", exclude_none=True)
         listed = []
         cursor = None
+        asked: set[str] = set()
         while True:
             from mcp_types import PaginatedRequestParams
 
@@ -181,6 +185,16 @@ class McpClient:
             cursor = page.next_cursor
             if not cursor:
                 break
+            if cursor in asked or len(asked) >= MAX_PAGES:
+                raise ProviderError(
+                    Msg(
+                        "--mcp {server!r}: its tools/list did not end after {n} pages (each "
+                        "names a next one); fc stopped asking",
+                        server=server.spec.shown(),
+                        n=len(asked) + 1,
+                    )
+                )
+            asked.add(cursor)
         server.tools = [
             Listed("", t.name, t.description or "", dict(t.input_schema)) for t in listed
         ]

@@ -183,6 +183,14 @@ def test_a_server_that_never_answers_is_said_at_once_and_waited_on_no_longer_tha
     assert "did not start as an MCP server: no answer within 0.3 s (--mcp-timeout)" in error
 
 
+def test_a_tools_list_without_end_is_a_clear_exit(fc) -> None:
+    endless = f"{sys.executable} {MISBEHAVING} pages"
+    result = fc("run", "杭州？", "--mcp", endless, "-o", "t")
+    assert result.returncode == 3
+    clean(result)
+    assert "its tools/list did not end after 101 pages" in result.stderr.splitlines()[-1]
+
+
 def test_a_server_that_does_not_start_is_a_clear_exit(fc) -> None:
     failing = (
         f"{sys.executable} -c \"import sys; print('no config file', file=sys.stderr); sys.exit(3)\""

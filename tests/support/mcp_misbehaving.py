@@ -7,6 +7,7 @@ garbage  writes a line that is not JSON, then answers
 invalid  answers with a message that is not JSON-RPC (neither result nor error)
 huge     answers with a text of 2 MB
 echo     answers with the token it was given (`echo --token T`), raw and JSON-escaped
+pages    answers every `tools/list` with one more page (a `nextCursor` without end)
 silent   never answers at all, not even `initialize` (and exits when its stdin closes)
 """
 
@@ -36,8 +37,11 @@ for line in sys.stdin:
         # minLength: a keyword strict mode refuses (fc tools --strict reports it)
         city = {"type": "string", "minLength": 1}
         schema = {"type": "object", "properties": {"city": city}, "required": ["city"]}
-        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [
-            {"name": "get_weather", "description": "weather of a city", "inputSchema": schema}]}})  # fmt: skip
+        page = {"tools": [
+            {"name": "get_weather", "description": "weather of a city", "inputSchema": schema}]}  # fmt: skip
+        if MODE == "pages":
+            page["nextCursor"] = f"page-{ident}"
+        send({"jsonrpc": "2.0", "id": ident, "result": page})
     elif method == "tools/call":
         print(f"tools/call in mode {MODE}", file=sys.stderr, flush=True)
         if MODE == "crash":
