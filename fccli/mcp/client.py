@@ -408,12 +408,17 @@ def _failed_call(name: str, error: BaseException) -> Answer:
 
 
 def _unwrapped(error: BaseException) -> BaseException:
-    """Find the one error inside task groups' exception groups."""
+    """Find the error inside task groups' exception groups: fc's own where one is there, else
+    the first (a failing task's siblings fail after it)."""
+    leaves = _leaves(error)
+    return next((e for e in leaves if isinstance(e, FcError)), leaves[0])
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
     inner = getattr(error, "exceptions", None)  # a BaseExceptionGroup (3.11, or anyio's backport)
-    while isinstance(inner, tuple) and len(inner) == 1:
-        error = inner[0]
-        inner = getattr(error, "exceptions", None)
-    return error
+    if not isinstance(inner, tuple) or not inner:
+        return [error]
+    return [leaf for e in inner for leaf in _leaves(e)]
 
 
 def _said(error: BaseException, timeout: float = CONNECT_TIMEOUT) -> str:

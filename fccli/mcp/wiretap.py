@@ -89,7 +89,7 @@ class Wiretap:
         shown = self._secrets.text(raw) if self._secrets else raw
         try:
             message = json.loads(shown)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested too deep to read: kept as raw text
             message = None
         with self._lock:
             entry: dict[str, Any] = {"dir": direction, "step": None, "call": None}

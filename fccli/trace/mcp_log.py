@@ -89,7 +89,7 @@ def message(entry: dict[str, Any]) -> dict[str, Any]:
     if body is None and isinstance(entry.get("raw"), str):
         try:
             body = json.loads(entry["raw"])
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
     return body if isinstance(body, dict) else {}
 
@@ -113,7 +113,7 @@ def read_mcp_logs(path: Path) -> list[McpLog]:
         for line in text.splitlines():
             try:
                 entry = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(entry, dict):
                 entries.append(entry)

@@ -115,6 +115,7 @@ def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
         ("garbage", None, None),
         ("invalid", "mcp_error", "not a JSON-RPC message"),
         ("huge", "mcp_error", "--max-response-mb"),
+        ("deep", "mcp_error", "not a JSON-RPC message"),  # not "the server has gone"
     ],
 )
 def test_a_misbehaving_server_gives_an_error_result_and_the_trace_keeps_it(

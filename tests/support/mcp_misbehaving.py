@@ -7,6 +7,7 @@ garbage  writes a line that is not JSON, then answers
 invalid  answers with a message that is not JSON-RPC (neither result nor error)
 huge     answers with a text of 2 MB
 echo     answers with the token it was given (`echo --token T`), raw and JSON-escaped
+deep     answers with a result nested 100,000 levels deep
 pages    answers every `tools/list` with one more page (a `nextCursor` without end)
 silent   never answers at all, not even `initialize` (and exits when its stdin closes)
 """
@@ -52,6 +53,14 @@ for line in sys.stdin:
             sys.stdout.write("Loading weather model... done\n")
         if MODE == "invalid":
             send({"jsonrpc": "2.0", "id": ident, "oops": True})
+            continue
+        if MODE == "deep":
+            nested = "[" * 100_000 + "]" * 100_000
+            sys.stdout.write(
+                f'{{"jsonrpc": "2.0", "id": {json.dumps(ident)}, "result": {{"content": [], '
+                f'"structuredContent": {{"a": {nested}}}}}}}\n'
+            )
+            sys.stdout.flush()
             continue
         if MODE == "echo":
             token = sys.argv[-1]
