@@ -48,3 +48,15 @@ def test_each_command_says_a_step_file_it_cannot_read(fc: Any, tmp_path: Path) -
         shown = fc("show", str(trace), "--json")
         step_notes = [n for s in json.loads(shown.stdout)["steps"] for n in s["notes"]]
         assert any(file in n and said in n for n in step_notes), (file, kind, step_notes)
+
+
+def test_an_mcp_log_past_the_limit_is_read_to_its_last_whole_line_within_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fccli.trace import mcp_log
+
+    line = json.dumps({"n": 1, "dir": "sent", "message": {"jsonrpc": "2.0", "id": 1}}) + "\n"
+    (tmp_path / "mcp-big.jsonl").write_text(line * 10, encoding="utf-8")
+    monkeypatch.setattr(mcp_log, "READ_LIMIT", len(line) * 3 + 5)  # 3 lines and a piece
+    (log,) = mcp_log.read_mcp_logs(tmp_path)
+    assert len(log.entries) == 3
