@@ -314,20 +314,21 @@ class _Waiting:
     never answers is otherwise a silent wait. On a terminal the line is erased once it answers."""
 
     def __init__(self, server: str, seconds: float) -> None:
-        self.terminal = sys.stderr.isatty()
+        self.terminal = False
         line = _(
             "fc: waiting for MCP server {server!r} to answer initialize (at most {seconds} s: "
             "--mcp-timeout)",
             server=server,
             seconds=format(seconds, "g"),
         )
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, or no stderr
+            self.terminal = sys.stderr.isatty()
             sys.stderr.write(escape_controls(line) + ("" if self.terminal else "\n"))
             sys.stderr.flush()
 
     def done(self) -> None:
         if self.terminal:
-            with contextlib.suppress(OSError, ValueError):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
                 sys.stderr.write("\r\x1b[2K")
                 sys.stderr.flush()
 
