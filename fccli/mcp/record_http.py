@@ -34,6 +34,11 @@ _HOP = {"host", "connection", "keep-alive", "transfer-encoding", "content-length
 """Headers of one hop, made again by each side (RFC 9110, 7.6.1), not relayed."""
 
 
+KEPT_BYTES = 64 << 20
+"""Bytes of one answer's body the log keeps at most (fc run's --max-response-mb default); a
+longer one still passes to the client whole, its cut noted in the log."""
+
+
 def recorder(target: str, tap: Wiretap) -> Starlette:
     """Make the ASGI app that relays to the server at `target` and keeps its traffic in `tap`."""
     parts = urlsplit(target)
@@ -54,7 +59,7 @@ def recorder(target: str, tap: Wiretap) -> Starlette:
             tap.session_id = session
         kind = upstream.headers.get("content-type", "")
         watched = upstream.status_code < 300 and ("json" in kind or "event-stream" in kind)
-        taken = BodyTap(tap, "event-stream" in kind) if watched else None
+        taken = BodyTap(tap, "event-stream" in kind, KEPT_BYTES) if watched else None
 
         async def passed() -> AsyncIterator[bytes]:
             try:
