@@ -25,18 +25,13 @@ from fccli.core.manifest import Manifest
 from fccli.i18n import Msg
 from fccli.mcp.record import RECORDED_BY, initialized
 from fccli.mcp.servers import label_for, server_spec
-from fccli.mcp.wiretap import BodyTap, Wiretap
+from fccli.mcp.wiretap import KEPT_BYTES, BodyTap, Wiretap
 from fccli.trace.mcp_log import McpLog
 from fccli.trace.names import TRACES_ROOT
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
 
 _HOP = {"host", "connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"}
 """Headers of one hop, made again by each side (RFC 9110, 7.6.1), not relayed."""
-
-
-KEPT_BYTES = 64 << 20
-"""Bytes of one answer's body the log keeps at most (fc run's --max-response-mb default); a
-longer one still passes to the client whole, its cut noted in the log."""
 
 
 def recorder(target: str, tap: Wiretap) -> Starlette:

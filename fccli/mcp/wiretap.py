@@ -129,6 +129,13 @@ class Wiretap:
             f.write(text)
 
 
+KEPT_BYTES = 64 << 20
+"""Bytes of one message (a line, an HTTP body) `fc mcp record` keeps at most in its log (fc
+run's --max-response-mb default); a longer one still passes on whole, its cut noted."""
+HEAD_KEPT = 200
+"""Bytes kept of the start of a message past KEPT_BYTES, to show what it was."""
+
+
 class BodyTap:
     """Keep the JSON-RPC messages of an HTTP body as it passes: a JSON body whole at its end,
     each SSE event's `data` once the event is whole."""

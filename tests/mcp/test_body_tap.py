@@ -1,10 +1,14 @@
 """What the MCP wiretap keeps of an HTTP answer's body (fc mcp record --to, fc run --mcp URL):
 each SSE event once whole, however the body is cut; of a body past the limit, nothing more, and
-the cut said in the log; a long body without an event's end is not scanned again and again."""
+the cut said in the log; a long body without an event's end is not scanned again and again. And
+what `fc mcp record` keeps of a stdio line past the limit: its start, its length."""
 
 from __future__ import annotations
 
+import io
 import time
+
+import pytest
 
 from fccli.core.secrets import Secrets
 from fccli.mcp.wiretap import BodyTap, Wiretap
@@ -42,3 +46,19 @@ def test_a_long_event_is_not_scanned_again_for_every_piece() -> None:
         taken.feed(b"data: " + b"x" * 65530)
     assert time.process_time() - started < 2  # scanned whole each time: ~8 GB of copying
     assert taken.size == 512 * 65536
+
+
+def test_fc_mcp_record_keeps_the_start_of_a_line_past_the_limit_and_passes_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fccli.mcp import record
+
+    monkeypatch.setattr(record, "KEPT_BYTES", 64)
+    tap, sink = _tap(), io.BytesIO()
+    lines = b'{"jsonrpc":"2.0","id":1}\n' + b"y" * 1000 + b"\n" + b'{"jsonrpc":"2.0","id":2}'
+    record._copy_lines(io.BytesIO(lines), sink, tap, tap.received)
+    assert sink.getvalue() == lines  # the client gets every byte
+    kept = [
+        (m.get("message", {}).get("id"), m.get("raw", "")[:3], m.get("bytes")) for m in tap.messages
+    ]
+    assert kept == [(1, "", None), (None, "yyy", None), (None, "", 1001), (2, "", None)]
