@@ -142,14 +142,20 @@ def result_row(fc: list[str], mb: int, text: str, work: Path) -> str:
     return f"{label:<34} peak {peak:6.0f} MB   ({cpu:.2f} s CPU; {peak / mb:.1f}x the result)"
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS", where: str = "status") -> float:
+    """`pid`'s resident memory (MB): VmRSS, or with ("Pss", "smaps_rollup") its share of it,
+    each page shared with other processes (the same libraries) counted once among them."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(f"/proc/{pid}/{where}").read_text().splitlines():
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
+
+
+def pss_mb(pid: int) -> float:
+    return rss_mb(pid, "Pss", "smaps_rollup")
 
 
 def children(pid: int) -> list[int]:
@@ -211,6 +217,7 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         url = banner.split(" on ", 1)[1].split()[0]
         time.sleep(1.0)  # the journal's process has started and read its settings
         base = rss_mb(proxy.pid), sum(rss_mb(c) for c in children(proxy.pid))
+        base_shares = pss_mb(proxy.pid) + sum(pss_mb(c) for c in children(proxy.pid))
         start = time.perf_counter()
         asyncio.run(send(url, count))
         sent = time.perf_counter() - start
@@ -218,6 +225,7 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         busy, theirs_busy = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
         idle = settled(journal)
         own, theirs = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
+        shares = pss_mb(proxy.pid) + sum(pss_mb(c) for c in journal)
         stopped = time.perf_counter()
         proxy.send_signal(signal.SIGINT)
         try:
@@ -232,11 +240,12 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         floor += floor_in_process(trace, work / "floor-proxy")
     return [
         f"{'fc proxy, before any request':<34} proxy {base[0]:5.0f} MB + journal "
-        f"{base[1]:5.0f} MB = {sum(base):5.0f} MB",
+        f"{base[1]:5.0f} MB = {sum(base):5.0f} MB   (PSS {base_shares:.0f} MB)",
         f"{'fc proxy, ' + str(count) + ' requests sent':<34} proxy {busy:5.0f} MB + journal "
         f"{theirs_busy:5.0f} MB = {busy + theirs_busy:5.0f} MB   (the journal holding them)",
         f"{'fc proxy, ' + str(count) + ' open conversations':<34} proxy {own:5.0f} MB + journal "
-        f"{theirs:5.0f} MB = {own + theirs:5.0f} MB   ({len(traces)} traces, {size:.0f} MB; "
+        f"{theirs:5.0f} MB = {own + theirs:5.0f} MB   (PSS {shares:.0f} MB; "
+        f"{len(traces)} traces, {size:.0f} MB; "
         f"sent in {sent:.0f} s, recorded {idle:.0f} s later)",
         f"{'fc proxy, Ctrl-C with that backlog':<34} {took:8.2f} s {floor:8.2f} s "
         f"{took / floor if floor else 0:6.2f}x   (wall time to exit; floor: CPU to re-write)",

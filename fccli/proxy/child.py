@@ -1,0 +1,183 @@
+"""The journal's child process (`python -m fccli.proxy.child`, started by journal.py's
+`ChildJournal`): the facts the proxy writes to its stdin, read as they come (`Inbox`) and
+handled (handler.py) until `Close` or the pipe's end.
+
+A lean entry: at import it loads only the pipe's framing and the facts, so that the proxy can
+import it too; `main` loads what recording needs (not asyncio, httpx, typer, nor the commands).
+Every module the child holds is memory it keeps for as long as fc proxy runs
+(tests/proxy/test_proxy_child.py lists what it must not load).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from fccli.proxy.bursts import LULL_SECONDS
+from fccli.proxy.facts import Close, Pause, Resume
+
+if sys.platform != "win32":
+    import resource
+
+NICENESS = 0
+"""The journal's priority beside the proxy's. Not lower: it waits for lulls, so it does not
+compete with a burst, and on a busy machine a lower priority left it so little CPU that an
+agent's last step was written after a `fc show` run right after the agent."""
+KEPT_BYTES = 128 << 20
+"""What the journal keeps read and not handled, at most, beside a burst's (`Inbox`)."""
+_LENGTH = 8
+"""Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
+pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
+
+
+def framed(fact: Any) -> bytes:
+    data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
+    return len(data).to_bytes(_LENGTH, "big") + data
+
+
+class Inbox:
+    """Hand out the facts from the proxy, in order, each once it is whole, unless the proxy
+    said `Pause` (a burst of requests is being forwarded) and not yet `Resume`; all of them once
+    it says `Close` or its pipe ends. While paused it is not woken by every write to the pipe:
+    it reads what came every `nap` seconds.
+
+    A journal that records slower than the proxy forwards (one client sending request after
+    request to an upstream that answers at once) keeps at most `limit` bytes of facts it has not
+    handled: past that it reads no more until it has handled some, the pipe fills, and the
+    proxy's own bound (`PENDING_BYTES`) forwards requests without recording them, and says so.
+
+    `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
+    `timeout` seconds (None: for ever) for something to read; `sleep(seconds)` naps. The tests
+    script all three."""
+
+    def __init__(
+        self,
+        read: Callable[[], bytes],
+        readable: Callable[[float | None], bool],
+        sleep: Callable[[float], None] = time.sleep,
+        nap: float = LULL_SECONDS,
+        limit: int = KEPT_BYTES,
+    ) -> None:
+        self._read, self._readable, self._sleep, self._nap = read, readable, sleep, nap
+        self._limit = limit
+        self._buffer = bytearray()
+        self._facts: deque[tuple[Any, int]] = deque()
+        self.kept = 0
+        """The bytes of the facts read and not handed out yet."""
+        self._paused = False
+        self._ended = False
+
+    def take(self) -> Any | None:
+        """Return the next fact, when it may be handled; None once the pipe has ended and every fact
+        before its end was handed out (part of a fact at the end is dropped: the proxy died
+        writing it). Between two facts it looks, without waiting, whether the proxy said
+        `Pause`: a burst stops the recording at once."""
+        while True:
+            if self._facts and (self._ended or not self._paused):
+                if self._ended or self.kept >= self._limit or not self._readable(0):
+                    fact, size = self._facts.popleft()
+                    self.kept -= size
+                    return fact
+            elif self._ended:
+                return None
+            elif self._paused:
+                self._sleep(self._nap)
+                if not self._readable(0):
+                    continue
+            elif not self._readable(None):
+                continue
+            self._receive()
+
+    def _receive(self) -> None:
+        data = self._read()
+        if not data:
+            self._ended = True
+            return
+        self._buffer += data
+        at = 0
+        while len(self._buffer) - at >= _LENGTH:
+            size = int.from_bytes(self._buffer[at : at + _LENGTH], "big")
+            if len(self._buffer) - at - _LENGTH < size:
+                break
+            start = at + _LENGTH
+            try:
+                fact = pickle.loads(self._buffer[start : start + size])
+            except Exception:  # not what the proxy writes: the pipe is read no further
+                self._ended = True
+                break
+            at = start + size
+            if isinstance(fact, (Pause, Resume)):
+                self._paused = isinstance(fact, Pause)
+                continue
+            self._facts.append((fact, size))
+            self.kept += size
+            if isinstance(fact, Close):
+                self._paused = False
+        del self._buffer[:at]
+
+
+def _pipe_inbox(fd: int) -> Inbox:
+    def read() -> bytes:
+        try:
+            return os.read(fd, 1 << 20)
+        except OSError:
+            return b""
+
+    def readable(timeout: float | None) -> bool:
+        return bool(select.select([fd], [], [], timeout)[0])
+
+    return Inbox(read, readable)
+
+
+def _more_open_files() -> None:
+    """Raise the journal's soft limit of open files to the hard one, where the system lets it.
+
+    Each open trace holds its lock file open until it ends (trace/writer.py, `claim`), and an
+    agent's conversations stay open until it stops asking: past the soft limit (256 on macOS,
+    1,024 on many Linux systems) the next trace could not be written."""
+    if sys.platform == "win32":
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    for wanted in (hard, 10240):  # macOS refuses more than its OPEN_MAX for an unlimited hard
+        if soft != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > soft):
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                return
+
+
+def main() -> None:
+    """Run the journal's child process: the facts from stdin, until `Close` or the pipe's end."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    _more_open_files()
+    inbox = _pipe_inbox(sys.stdin.fileno())
+    header = inbox.take()
+    if header is None:
+        return
+    from fccli.i18n import set_language
+    from fccli.proxy.handler import FactHandler
+    from fccli.render.console import make_console
+    from fccli.render.proxy_view import ProxyView
+
+    target, settings, lang = header
+    set_language(lang)
+    scribe = FactHandler(target, settings, ProxyView(make_console(), target.name))
+    while not scribe.closed:
+        fact = inbox.take()
+        if fact is None:  # the proxy is gone: its traces are closed
+            scribe(Close())
+            break
+        scribe(fact)
+
+
+if __name__ == "__main__":
+    main()
