@@ -34,12 +34,16 @@ agent's last step was written after a `fc show` run right after the agent."""
 KEPT_BYTES = 128 << 20
 """What the journal keeps read and not handled, at most, beside a burst's (`Inbox`)."""
 _LENGTH = 8
-"""Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
-pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
+"""Each fact goes through the pipe as its length (8 bytes, big-endian), then one byte that
+says what it is (`_TAGS`), then its pickle: the journal can tell a whole fact from part of one
+without blocking on the pipe, and keeps a fact as its pickle until it handles it."""
+_TAGS = {Pause: b"p", Resume: b"r", Close: b"c"}
+"""The facts the inbox itself acts on; any other is `_FACT`."""
+_FACT = b"f"
 
 
 def framed(fact: Any) -> bytes:
-    data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
+    data = _TAGS.get(type(fact), _FACT) + pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(_LENGTH, "big") + data
 
 
@@ -69,9 +73,12 @@ class Inbox:
         self._read, self._readable, self._sleep, self._nap = read, readable, sleep, nap
         self._limit = limit
         self._buffer = bytearray()
-        self._facts: deque[tuple[Any, int]] = deque()
+        self._facts: deque[bytes] = deque()
+        """The pickles of the facts read and not handed out yet: a burst of thousands of
+        requests waits for its lull as its bytes, not as objects (whose memory, freed among
+        the traces' own, the process would keep)."""
         self.kept = 0
-        """The bytes of the facts read and not handed out yet."""
+        """Their bytes."""
         self._paused = False
         self._ended = False
 
@@ -83,9 +90,14 @@ class Inbox:
         while True:
             if self._facts and (self._ended or not self._paused):
                 if self._ended or self.kept >= self._limit or not self._readable(0):
-                    fact, size = self._facts.popleft()
-                    self.kept -= size
-                    return fact
+                    data = self._facts.popleft()
+                    self.kept -= len(data)
+                    try:
+                        return pickle.loads(data)
+                    except Exception:  # not what the proxy writes: nothing after it is read
+                        self._facts.clear()
+                        self.kept, self._ended = 0, True
+                        return None
             elif self._ended:
                 return None
             elif self._paused:
@@ -108,18 +120,14 @@ class Inbox:
             if len(self._buffer) - at - _LENGTH < size:
                 break
             start = at + _LENGTH
-            try:
-                fact = pickle.loads(self._buffer[start : start + size])
-            except Exception:  # not what the proxy writes: the pipe is read no further
-                self._ended = True
-                break
             at = start + size
-            if isinstance(fact, (Pause, Resume)):
-                self._paused = isinstance(fact, Pause)
+            tag = self._buffer[start]
+            if tag in b"pr":
+                self._paused = tag == ord("p")
                 continue
-            self._facts.append((fact, size))
-            self.kept += size
-            if isinstance(fact, Close):
+            self._facts.append(bytes(self._buffer[start + 1 : at]))
+            self.kept += size - 1
+            if tag == ord("c"):
                 self._paused = False
         del self._buffer[:at]
 

@@ -117,12 +117,12 @@ class FactHandler:
                 self.view.idle(c, why)
 
     def _finished(self, c: Conversation, why: Interrupted) -> bool:
-        """Close `c`'s trace as interrupted; False when it was closed, or cannot be written
-        (said)."""
+        """Close `c`'s trace as interrupted; False when it was closed, or cannot be written:
+        changed while it waited (said)."""
         try:
             return c.finish("interrupted", why)
         except FcError as e:
-            self._unwritable(e)
+            self.view.warn(error_message(e))
             return False
 
     # a request
