@@ -17,6 +17,7 @@ import select
 import signal
 import sys
 import time
+import types
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -33,6 +34,9 @@ compete with a burst, and on a busy machine a lower priority left it so little C
 agent's last step was written after a `fc show` run right after the agent."""
 KEPT_BYTES = 128 << 20
 """What the journal keeps read and not handled, at most, beside a burst's (`Inbox`)."""
+TRIM_BYTES = 4 << 20
+"""Once the journal has handled this many bytes of facts since it last did, and has none left
+queued, it hands the memory they left free back to the system (`_trimmer`)."""
 _LENGTH = 8
 """Each fact goes through the pipe as its length (8 bytes, big-endian), then one byte that
 says what it is (`_TAGS`), then its pickle: the journal can tell a whole fact from part of one
@@ -79,6 +83,8 @@ class Inbox:
         the traces' own, the process would keep)."""
         self.kept = 0
         """Their bytes."""
+        self.taken = 0
+        """The bytes of the facts handed out so far."""
         self._paused = False
         self._ended = False
 
@@ -92,6 +98,7 @@ class Inbox:
                 if self._ended or self.kept >= self._limit or not self._readable(0):
                     data = self._facts.popleft()
                     self.kept -= len(data)
+                    self.taken += len(data)
                     try:
                         return pickle.loads(data)
                     except Exception:  # not what the proxy writes: nothing after it is read
@@ -161,9 +168,42 @@ def _more_open_files() -> None:
                 return
 
 
+def _trimmer() -> Callable[[], object]:
+    """Return what hands the free memory of the C library's heap back to the system (glibc's
+    `malloc_trim`; elsewhere nothing). A burst's pickles, and what recording it made and
+    dropped, are freed among the open traces' own objects: without it the process would keep
+    its largest backlog's memory for as long as it runs (docs/performance.md)."""
+    if sys.platform != "linux":
+        return lambda: None
+    try:
+        import ctypes
+
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return lambda: None
+    return lambda: trim(0)
+
+
+def _without_price_updates() -> None:
+    """Leave out genai-prices' price updater, which it imports with its table: an HTTP client
+    of its own and more (~6 MB), for prices fetched anew, where fc prices from the table the
+    package ships (fccli/cost). Any name taken from it is a function that says so if called."""
+
+    def absent(name: str) -> Any:
+        def updater(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError(f"fc proxy's journal prices from genai-prices' table: no {name}")
+
+        return updater
+
+    updates = types.ModuleType("genai_prices.update_prices", "fc proxy: no price updates")
+    updates.__getattr__ = absent  # type: ignore[method-assign]
+    sys.modules.setdefault(updates.__name__, updates)
+
+
 def main() -> None:
     """Run the journal's child process: the facts from stdin, until `Close` or the pipe's end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _without_price_updates()
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     _more_open_files()
@@ -179,12 +219,16 @@ def main() -> None:
     target, settings, lang = header
     set_language(lang)
     scribe = FactHandler(target, settings, ProxyView(make_console(), target.name))
+    trim, trimmed = _trimmer(), 0
     while not scribe.closed:
         fact = inbox.take()
         if fact is None:  # the proxy is gone: its traces are closed
             scribe(Close())
             break
         scribe(fact)
+        if not inbox.kept and inbox.taken - trimmed >= TRIM_BYTES:
+            trim()
+            trimmed = inbox.taken
 
 
 if __name__ == "__main__":
