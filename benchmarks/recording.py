@@ -1,7 +1,8 @@
 """What recording costs fc: long runs, a large tool result, and a busy proxy's open traces.
 
 Usage: python benchmarks/recording.py [--steps 150,300,1000] [--result-mb 20]
-                                      [--conversations 5000] [--only steps,result,proxy]
+                                      [--conversations 5000]
+                                      [--only steps,result,proxy,journal]
 
 Run it with the interpreter `fc` is installed in (.venv/bin/python benchmarks/recording.py).
 
@@ -16,8 +17,13 @@ Run it with the interpreter `fc` is installed in (.venv/bin/python benchmarks/re
 - proxy: `fc proxy` in front of the fake, --conversations step-1 requests, each answered with
   tool calls (a conversation left open, waiting for its next step); the memory (VmRSS) of the
   proxy and of its journal process before the first request, after the last and once the
-  journal has recorded them; then the seconds from Ctrl-C (SIGINT) to its exit, the journal
-  writing what it held back; against the floor of re-writing those traces' files.
+  journal has recorded them (VmRSS, and PSS: pages the two share, as the same libraries,
+  counted once); then the CPU seconds (and wall) from Ctrl-C (SIGINT) to its exit, the journal
+  closing every open trace; against the floor of re-writing those traces' files.
+- journal (only when asked): the journal's process alone (fccli/proxy/child.py), fed as many requests and answers
+  through its pipe as one burst, as the proxy hands them over (no server, no load from the
+  proxy or the clients): its memory before, holding them and once recorded, its CPU per
+  request, and the CPU of closing the open traces.
 
 A measurement, not a test: it always exits 0. Load average printed: other processes share the
 machine, and CPU time, not wall time, is what is compared.
@@ -29,6 +35,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -142,14 +149,20 @@ def result_row(fc: list[str], mb: int, text: str, work: Path) -> str:
     return f"{label:<34} peak {peak:6.0f} MB   ({cpu:.2f} s CPU; {peak / mb:.1f}x the result)"
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS", where: str = "status") -> float:
+    """`pid`'s resident memory (MB): VmRSS, or with ("Pss", "smaps_rollup") its share of it,
+    each page shared with other processes (the same libraries) counted once among them."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(f"/proc/{pid}/{where}").read_text().splitlines():
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
+
+
+def pss_mb(pid: int) -> float:
+    return rss_mb(pid, "Pss", "smaps_rollup")
 
 
 def children(pid: int) -> list[int]:
@@ -159,27 +172,31 @@ def children(pid: int) -> list[int]:
         return []
 
 
+REQUEST = {
+    "model": "deepseek-chat",
+    "messages": [{"role": "user", "content": "杭州今天适合跑步吗？"}],
+    "tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "查询某个城市当前的天气。",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            },
+        }
+    ],
+}
+"""A step-1 request with the weather tool, as the proxy rows send it."""
+
+
 async def send(url: str, count: int, clients: int = 8) -> None:
     import httpx
 
-    body = {
-        "model": "deepseek-chat",
-        "messages": [{"role": "user", "content": "杭州今天适合跑步吗？"}],
-        "tools": [
-            {
-                "type": "function",
-                "function": {
-                    "name": "get_weather",
-                    "description": "查询某个城市当前的天气。",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"city": {"type": "string"}},
-                        "required": ["city"],
-                    },
-                },
-            }
-        ],
-    }
+    body = REQUEST
     left = iter(range(count))
     async with httpx.AsyncClient(timeout=60) as client:
 
@@ -211,6 +228,7 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         url = banner.split(" on ", 1)[1].split()[0]
         time.sleep(1.0)  # the journal's process has started and read its settings
         base = rss_mb(proxy.pid), sum(rss_mb(c) for c in children(proxy.pid))
+        base_shares = pss_mb(proxy.pid) + sum(pss_mb(c) for c in children(proxy.pid))
         start = time.perf_counter()
         asyncio.run(send(url, count))
         sent = time.perf_counter() - start
@@ -218,6 +236,9 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         busy, theirs_busy = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
         idle = settled(journal)
         own, theirs = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
+        shares = pss_mb(proxy.pid) + sum(pss_mb(c) for c in journal)
+        before = cpu_seconds(proxy.pid) + sum(cpu_seconds(c) for c in journal)
+        spent = resource.getrusage(resource.RUSAGE_CHILDREN)
         stopped = time.perf_counter()
         proxy.send_signal(signal.SIGINT)
         try:
@@ -225,6 +246,9 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         except subprocess.TimeoutExpired:
             proxy.kill()
         took = time.perf_counter() - stopped
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # the proxy's and its journal's whole CPU (both waited for), less what they had used
+        closing = after.ru_utime + after.ru_stime - spent.ru_utime - spent.ru_stime - before
     traces = [p for p in out.iterdir() if p.is_dir()] if out.is_dir() else []
     size = sum(f.stat().st_size for t in traces for f in t.iterdir()) / 1e6
     floor = 0.0
@@ -232,14 +256,65 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         floor += floor_in_process(trace, work / "floor-proxy")
     return [
         f"{'fc proxy, before any request':<34} proxy {base[0]:5.0f} MB + journal "
-        f"{base[1]:5.0f} MB = {sum(base):5.0f} MB",
+        f"{base[1]:5.0f} MB = {sum(base):5.0f} MB   (PSS {base_shares:.0f} MB)",
         f"{'fc proxy, ' + str(count) + ' requests sent':<34} proxy {busy:5.0f} MB + journal "
         f"{theirs_busy:5.0f} MB = {busy + theirs_busy:5.0f} MB   (the journal holding them)",
         f"{'fc proxy, ' + str(count) + ' open conversations':<34} proxy {own:5.0f} MB + journal "
         f"{theirs:5.0f} MB = {own + theirs:5.0f} MB   ({len(traces)} traces, {size:.0f} MB; "
+        f"PSS {shares:.0f} MB; "
         f"sent in {sent:.0f} s, recorded {idle:.0f} s later)",
-        f"{'fc proxy, Ctrl-C with that backlog':<34} {took:8.2f} s {floor:8.2f} s "
-        f"{took / floor if floor else 0:6.2f}x   (wall time to exit; floor: CPU to re-write)",
+        f"{'fc proxy, Ctrl-C with that backlog':<34} {closing:8.2f} s {floor:8.2f} s "
+        f"{closing / floor if floor else 0:6.2f}x   (CPU from Ctrl-C to exit, {took:.2f} s wall; "
+        "floor: CPU to re-write)",
+    ]
+
+
+def journal_rows(count: int, work: Path) -> list[str]:
+    """The journal's process alone (fccli/proxy/child.py), fed `count` step-1 requests and their
+    answers as one burst through its pipe, as the proxy hands them over: its memory before,
+    holding them and once recorded, its CPU per request, and the CPU of closing them."""
+    from fccli.proxy.child import framed
+    from fccli.proxy.facts import Asked, Close, Ended, Pause, Resume
+    from fccli.proxy.settings import Settings
+    from fccli.proxy.target import resolve
+
+    journal = subprocess.Popen(
+        [sys.executable, "-m", "fccli.proxy.child"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        env=ENV,
+    )
+    assert journal.stdin is not None
+    pipe, pid = journal.stdin, journal.pid
+    pipe.write(framed((resolve("deepseek", None), Settings(out=work / "journal"), "en")))
+    pipe.flush()
+    time.sleep(1.0)
+    base = rss_mb(pid)
+    pipe.write(framed(Pause()))
+    for n in range(count):
+        asked = {**REQUEST, "messages": [{"role": "user", "content": f"杭州{n}号天气如何？"}]}
+        body, answer = json.dumps(asked).encode(), json.dumps(tool_call_answer(n)).encode()
+        now = time.perf_counter()
+        pipe.write(framed(Asked(n, "deepseek", "/chat/completions", body, (), now, time.time())))
+        pipe.write(framed(Ended(n, "done", status=200, pieces=[answer], size=len(answer))))
+    pipe.flush()
+    time.sleep(1.0)
+    held, before = rss_mb(pid), cpu_seconds(pid)
+    pipe.write(framed(Resume()))
+    pipe.flush()
+    settled([pid])
+    recorded, used = rss_mb(pid), cpu_seconds(pid)
+    spent = resource.getrusage(resource.RUSAGE_CHILDREN)
+    pipe.write(framed(Close()))
+    pipe.close()
+    journal.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    closing = after.ru_utime + after.ru_stime - spent.ru_utime - spent.ru_stime - used
+    label = f"journal alone, {count} requests"
+    return [
+        f"{label:<34} {base:5.0f} MB before, {held:5.0f} MB holding them, {recorded:5.0f} MB "
+        f"recorded; {(used - before) * 1000 / count:.2f} ms CPU a request; closing them "
+        f"{closing:.2f} s CPU"
     ]
 
 
@@ -281,7 +356,7 @@ def main() -> None:
     parser.add_argument("--steps", default="150,300,1000")
     parser.add_argument("--result-mb", type=int, default=20)
     parser.add_argument("--conversations", type=int, default=5000)
-    parser.add_argument("--only", default="steps,result,proxy")
+    parser.add_argument("--only", default="steps,result,proxy", help="and journal")
     parser.add_argument("--keep", type=Path, help="keep the traces here")
     args = parser.parse_args()
     parts = set(args.only.split(","))
@@ -300,6 +375,9 @@ def main() -> None:
                 print(result_row(fc, args.result_mb, text, work), flush=True)
         if "proxy" in parts:
             for line in proxy_rows(args.conversations, work):
+                print(line, flush=True)
+        if "journal" in parts:
+            for line in journal_rows(args.conversations, work):
                 print(line, flush=True)
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f}")

@@ -10,8 +10,8 @@ from fccli.check.findings import Finding, count
 from fccli.check.lint import inspect
 from fccli.check.traces import inspect_trace
 from fccli.core.errors import ConversionError, InputFileError, UsageError
-from fccli.core.jsonio import read_json
 from fccli.i18n import Msg
+from fccli.trace.reader import StreamAnswer, read_source
 from fccli.wire.detect import Unrecognised, detect
 from fccli.wire.registry import format_names
 
@@ -65,7 +65,7 @@ def check_path(path: Path, fmt: str | None = None) -> Report:
             )
         trace = inspect_trace(path)
         return Report(str(path), "trace", trace.findings, trace.files)
-    doc = read_json(path)
+    doc = read_source(str(path))[0]  # a raw stream file folded: said below to be a response
     if fmt is not None:
         if fmt not in format_names():
             raise UsageError(
@@ -78,6 +78,16 @@ def check_path(path: Path, fmt: str | None = None) -> Report:
             detected = detect(doc, name_hint=path.name)
         except Unrecognised as e:
             raise InputFileError(str(path), e.args[0] if e.args else str(e)) from None
+        if detected.kind == "response" and isinstance(doc, StreamAnswer):
+            raise InputFileError(
+                str(path),
+                Msg(
+                    "this is a streamed response ({format} format), not a request; fc check reads "
+                    "requests, messages arrays and trace directories (fc show {path} shows it)",
+                    format=detected.format,
+                    path=str(path),
+                ),
+            )
         if detected.kind == "response":
             raise InputFileError(
                 str(path),

@@ -42,6 +42,10 @@ class _Step:
     requests: dict[str, Path] = field(default_factory=dict)
     responses: dict[str, Path] = field(default_factory=dict)
     read: dict[str, tuple[Any, Checked]] = field(default_factory=dict)
+    answer: tuple[Response, str, str] | tuple[()] | None = None
+    """The answer as `_response` read it (`()`: none reads), once read."""
+    failed: bool = False
+    """The run stopped at this step: its wire response may be the provider's error page."""
     agreement: dict[str, Agreement] = field(default_factory=dict)
     """Per wire format: what the internal request translates to, and whether the file is it."""
 
@@ -68,6 +72,8 @@ def inspect_trace(path: str | Path) -> TraceCheck:
     steps: dict[int, _Step] = {}
     for entry in sorted(root.iterdir()):
         m = STEP_FILE.fullmatch(entry.name)
+        if m and m[4] == "json" and not entry.is_file() and entry.exists():
+            read_bytes(entry)  # a pipe, a device, a directory: said (exit 2), never read
         if m and m[4] == "json" and entry.is_file():
             step = steps.setdefault(int(m[1]), _Step())
             files = step.requests if m[2] == "request" else step.responses
@@ -81,6 +87,8 @@ def inspect_trace(path: str | Path) -> TraceCheck:
         )
     out = TraceCheck()
     manifest = _manifest(root)
+    if manifest.error is not None and manifest.error.step in steps:
+        steps[manifest.error.step].failed = True
     bugs = manifest.harness_bugs()
     # Each request is read against the one before in its format (fccli/core/request_files.py): the
     # messages it repeats are neither parsed nor read again. Only the step before is kept.
@@ -448,17 +456,36 @@ def _answer(step: _Step, files: list[str]) -> list[Finding]:
 
 def _response(step: _Step) -> tuple[Response, str, str] | None:
     """Return the step's answer, its format and file: from the internal file, else the wire one;
-    None when neither reads (a failed step keeps the provider's error body, or raw bytes, there)."""
+    None when neither reads (a failed step keeps the provider's error body, or raw bytes, there).
+
+    Every response file of a step that did not fail is read once: one that is no JSON (too
+    deep, binary) is said, exit 2, never skipped. The answer is kept on the step."""
+    if step.answer is not None:
+        return step.answer or None
+    found: tuple[Response, str, str] | None = None
+    # fc writes the internal answer only once it read the wire one: without it (or when the
+    # run stopped here), the wire file may be the provider's error page
+    failed = step.failed or INTERNAL not in step.responses
     for fmt, file in sorted(step.responses.items(), key=lambda kv: kv[0] != INTERNAL):
+        if found is not None and failed:
+            break
         try:
             doc = read_json(file)
+        except InputFileError:
+            if fmt == INTERNAL or not failed:
+                raise  # fc writes no such file: said (exit 2), not skipped
+            continue  # the provider's error page, kept as it came
+        if found is not None:
+            continue
+        try:
             if fmt == INTERNAL:
-                return Response.model_validate(doc), fmt, file.name
-            if fmt in format_names():
-                return get_format(fmt).from_wire_response(doc), fmt, file.name
+                found = Response.model_validate(doc), fmt, file.name
+            elif fmt in format_names():
+                found = get_format(fmt).from_wire_response(doc), fmt, file.name
         except (FcError, ValidationError):
             continue
-    return None
+    step.answer = found or ()
+    return found
 
 
 def _manifest(root: Path) -> Manifest:

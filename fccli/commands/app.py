@@ -39,8 +39,9 @@ def _declared() -> dict[str, tuple[str, str, str]]:
         rank_value = int(text[rank + 8 : text.index("\n", rank + 1)].partition("#")[0])
         # N_'s parenthesised string: `("...")`, or `(\n    "..." "..."\n)`
         help_value = ast.literal_eval(text[help + 10 : text.index(")\n", help) + 1])
-        name = path.stem
-        found.append((rank_value, name, (f"{__package__}.{name}", name, help_value)))
+        # `import` is a keyword: its module is import_.py, its function import_
+        name, module = path.stem.removesuffix("_"), path.stem
+        found.append((rank_value, name, (f"{__package__}.{module}", module, help_value)))
     return {name: declaration for _rank, name, declaration in sorted(found)}
 
 

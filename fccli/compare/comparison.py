@@ -161,8 +161,19 @@ def compare_sides(sides: Sides) -> Comparison:
     diff = None
     if sides.a.document is not None and sides.b.document is not None:
         diff = diff_documents(sides.a.document, sides.b.document)
-    notes = [*sides.notes, *_price_bases(sides.a, sides.b)]
+    notes = [
+        *sides.notes,
+        *_unread(sides.a, "A"),
+        *_unread(sides.b, "B"),
+        *_price_bases(sides.a, sides.b),
+    ]
     return Comparison(sides.a, sides.b, pairs, notes=notes, diff=diff)
+
+
+def _unread(side: Side, label: str) -> list[str]:
+    """Say each step file of a trace that could not be read (its step compared without it)."""
+    steps = side.trace.steps if side.trace is not None else []
+    return [Joined([label, note], ": ") for step in steps for note in step.unread]
 
 
 def _price_bases(a: Side, b: Side) -> list[str]:

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from fccli.cost import snapshot
 from fccli.cost.target import NoTarget, Target
 from fccli.i18n import Msg
 
@@ -60,14 +61,25 @@ def price_usage(usage: Usage | None, target: Target | NoTarget, at: datetime | N
         return Unpriced(target.model, target.why)
     if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
         return Unpriced(target.model, Msg("price unknown: the step reports no token counts"))
+    when = at if at is None or at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
+    counts = _counts(usage)
+    known = snapshot.price(target.provider_id, target.model, counts, when)
+    if known is not None:  # the demo's model, without importing the table (start-up)
+        return StepCost(
+            usd=known.usd,
+            input_usd=known.input_usd,
+            output_usd=known.output_usd,
+            saved_usd=known.saved_usd,
+            model=target.model,
+            provider=target.provider_id or "",
+            hours=known.hours,
+        )
     try:
         import genai_prices
     except ImportError:  # Python 3.10: genai-prices needs 3.11
         return Unpriced(
             target.model, Msg("price unknown: fc's prices need genai-prices (Python 3.11+)")
         )
-    when = at if at is None or at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
-    counts = _counts(usage)
     try:
         # a warning of the table's about its own data is no line for fc's reader
         with warnings.catch_warnings():

@@ -7,6 +7,7 @@ from decimal import Decimal
 from fccli.core.manifest import CostRecord, Manifest, StepRecord, TraceCostRecord
 from fccli.cost.money import as_number
 from fccli.cost.price import StepCost, StepPrice, price_usage
+from fccli.cost.snapshot import installed_version
 from fccli.cost.target import NoTarget, price_target
 from fccli.cost.trace import TraceCost, decimal_of, parse_time, usage_of
 
@@ -89,7 +90,10 @@ def _sum(amounts: list[float]) -> Decimal:
 
 
 def _table() -> str:
-    """Name the price table and its version."""
+    """Name the price table and its version (read without importing it when it can be)."""
+    version = installed_version()
+    if version is not None:
+        return f"genai-prices {version}"
     try:
         import genai_prices
     except ImportError:

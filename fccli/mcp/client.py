@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from fccli.core.controls import escape_controls
 from fccli.core.errors import FcError, ProviderError, UsageError
 from fccli.core.models import ToolUseBlock
 from fccli.i18n import Msg, _
@@ -23,7 +25,11 @@ from fccli.mcp.wiretap import Wiretap
 from fccli.tools.json_tools import Answer
 
 CONNECT_TIMEOUT = 30.0
-"""Seconds a server has to start and answer `initialize` and `tools/list`."""
+"""Seconds a server has to start and answer `initialize` (and each `tools/list`) by default:
+`--mcp-timeout`."""
+MAX_PAGES = 100
+"""Pages of `tools/list` fc asks for at most: a server whose every page names a next one would
+be asked for ever."""
 STDERR_TAIL = 600
 """How much of a server's stderr a failure to start quotes."""
 
@@ -74,10 +80,12 @@ class McpClient:
         *,
         max_bytes: int,
         step_of: Callable[[], int | None],
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         from anyio.from_thread import start_blocking_portal
 
         self.max_bytes = max_bytes
+        self.connect_timeout = connect_timeout
         self._scratch = Path(tempfile.mkdtemp(prefix="fc-mcp-"))
         self.servers = [
             Server(
@@ -102,7 +110,9 @@ class McpClient:
             error = _unwrapped(e)  # out of the task group's exception group
             if isinstance(error, (FcError, KeyboardInterrupt)):
                 raise error from None
-            raise ProviderError(Msg("an MCP server failed: {error}", error=_said(e))) from None
+            raise ProviderError(
+                Msg("an MCP server failed: {error}", error=_said(e, self.connect_timeout))
+            ) from None
         taken: set[str] = set()
         for server in self.servers:
             name = (server.server_info or {}).get("name")
@@ -125,6 +135,14 @@ class McpClient:
             await self._closing.wait()
 
     async def _connect(self, stack: contextlib.AsyncExitStack, server: Server) -> None:
+        waiting = _Waiting(server.spec.shown(), self.connect_timeout)
+        try:
+            await self._handshake(stack, server)
+        finally:
+            waiting.done()
+
+    async def _handshake(self, stack: contextlib.AsyncExitStack, server: Server) -> None:
+        """Start the server, `initialize`, and list its tools."""
         from fccli import __version__
 
         try:
@@ -147,7 +165,7 @@ class McpClient:
             ClientSession(
                 read,
                 write,
-                read_timeout_seconds=CONNECT_TIMEOUT,
+                read_timeout_seconds=self.connect_timeout,
                 client_info=Implementation(name="fc", version=__version__),
             )
         )
@@ -156,6 +174,7 @@ class McpClient:
         server.server_info = result.server_info.model_dump(mode="json", exclude_none=True)
         listed = []
         cursor = None
+        asked: set[str] = set()
         while True:
             from mcp_types import PaginatedRequestParams
 
@@ -166,6 +185,16 @@ class McpClient:
             cursor = page.next_cursor
             if not cursor:
                 break
+            if cursor in asked or len(asked) >= MAX_PAGES:
+                raise ProviderError(
+                    Msg(
+                        "--mcp {server!r}: its tools/list did not end after {n} pages (each "
+                        "names a next one); fc stopped asking",
+                        server=server.spec.shown(),
+                        n=len(asked) + 1,
+                    )
+                )
+            asked.add(cursor)
         server.tools = [
             Listed("", t.name, t.description or "", dict(t.input_schema)) for t in listed
         ]
@@ -178,7 +207,7 @@ class McpClient:
         if server.spec.url is not None:
             from fccli.mcp.http import http_transport
 
-            return http_transport(server.spec.url, server.tap, self.max_bytes, CONNECT_TIMEOUT)
+            return http_transport(server.spec.url, server.tap, self.max_bytes, self.connect_timeout)
         from fccli.mcp.stdio import stdio_transport
 
         stderr = stack.enter_context(server.stderr.open("wb"))
@@ -193,7 +222,7 @@ class McpClient:
         with contextlib.suppress(OSError):
             tail = server.stderr.read_bytes()[-STDERR_TAIL:].decode("utf-8", errors="replace")
         tail = server.spec.secrets.text(tail) if server.spec.secrets else tail
-        said = _said(error)
+        said = _said(error, self.connect_timeout)
         return ProviderError(
             Msg(
                 "--mcp {server!r} did not start as an MCP server: {error}",
@@ -230,6 +259,8 @@ class McpClient:
             answer = answer_from(
                 name, result.model_dump(mode="json", by_alias=True, exclude_none=True)
             )
+        if server.spec.secrets:  # a server may echo its own token: never to the model or the trace
+            answer = answer._replace(content=server.spec.secrets.text(answer.content))
         served: dict[str, Any] = {
             "server": label,
             "request_id": server.tap.request_ids.get(call.id),
@@ -276,6 +307,30 @@ class McpClient:
                 server.stderr.unlink()
         with contextlib.suppress(OSError):
             self._scratch.rmdir()
+
+
+class _Waiting:
+    """Say at once on stderr that fc waits for a server's answer to `initialize`: a server that
+    never answers is otherwise a silent wait. On a terminal the line is erased once it answers."""
+
+    def __init__(self, server: str, seconds: float) -> None:
+        self.terminal = False
+        line = _(
+            "fc: waiting for MCP server {server!r} to answer initialize (at most {seconds} s: "
+            "--mcp-timeout)",
+            server=server,
+            seconds=format(seconds, "g"),
+        )
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, or no stderr
+            self.terminal = sys.stderr.isatty()
+            sys.stderr.write(escape_controls(line) + ("" if self.terminal else "\n"))
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.terminal:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                sys.stderr.write("\r\x1b[2K")
+                sys.stderr.flush()
 
 
 def answer_from(name: str, result: dict[str, Any]) -> Answer:
@@ -354,17 +409,22 @@ def _failed_call(name: str, error: BaseException) -> Answer:
 
 
 def _unwrapped(error: BaseException) -> BaseException:
-    """Find the one error inside task groups' exception groups."""
+    """Find the error inside task groups' exception groups: fc's own where one is there, else
+    the first (a failing task's siblings fail after it)."""
+    leaves = _leaves(error)
+    return next((e for e in leaves if isinstance(e, FcError)), leaves[0])
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
     inner = getattr(error, "exceptions", None)  # a BaseExceptionGroup (3.11, or anyio's backport)
-    while isinstance(inner, tuple) and len(inner) == 1:
-        error = inner[0]
-        inner = getattr(error, "exceptions", None)
-    return error
+    if not isinstance(inner, tuple) or not inner:
+        return [error]
+    return [leaf for e in inner for leaf in _leaves(e)]
 
 
-def _said(error: BaseException) -> str:
+def _said(error: BaseException, timeout: float = CONNECT_TIMEOUT) -> str:
     error = _unwrapped(error)
-    if isinstance(error, TimeoutError):
-        return _("no answer within {seconds} s", seconds=format(CONNECT_TIMEOUT, "g"))
+    if isinstance(error, TimeoutError) or "timed out" in str(getattr(error, "message", "")):
+        return _("no answer within {seconds} s (--mcp-timeout)", seconds=format(timeout, "g"))
     text = str(error).splitlines()[0] if str(error) else ""
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,8 +26,8 @@ from fccli.core.errors import UsageError
 from fccli.core.manifest import Manifest
 from fccli.i18n import Msg
 from fccli.mcp.servers import label_for, server_spec
-from fccli.mcp.wiretap import Wiretap
-from fccli.trace.mcp_log import McpLog
+from fccli.mcp.wiretap import HEAD_KEPT, KEPT_BYTES, Wiretap
+from fccli.trace.mcp_log import McpLog, message
 from fccli.trace.names import TRACES_ROOT
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
 
@@ -91,21 +92,38 @@ def _relay(
 
     def upstream() -> None:
         with contextlib.suppress(OSError, ValueError):
-            for line in iter(inbound.readline, b""):
-                tap.sent(_text(line))
-                to_server.write(line)
-                to_server.flush()
+            _copy_lines(inbound, to_server, tap, tap.sent)
         with contextlib.suppress(OSError):
             to_server.close()  # the client is done: so is the server's stdin
 
     reader = threading.Thread(target=upstream, name="fc-mcp-record-in", daemon=True)
     reader.start()
     with contextlib.suppress(OSError, ValueError):
-        for line in iter(from_server.readline, b""):
-            tap.received(_text(line))
-            outbound.write(line)
-            outbound.flush()
+        _copy_lines(from_server, outbound, tap, tap.received)
     return server.wait()
+
+
+def _copy_lines(
+    source: IO[bytes], sink: IO[bytes], tap: Wiretap, keep: Callable[[str], None]
+) -> None:
+    """Copy `source` to `sink` line by line, each line kept as it passes; of a line past
+    KEPT_BYTES, its start kept and its length noted (`line_cut`), all of it passed on."""
+    cut = 0
+    for piece in iter(lambda: source.readline(KEPT_BYTES), b""):
+        sink.write(piece)
+        sink.flush()
+        whole = piece.endswith(b"\n") or len(piece) < KEPT_BYTES  # its end, or the stream's
+        if not cut and whole:
+            keep(_text(piece))
+            continue
+        if not cut:
+            keep(_text(piece[:HEAD_KEPT]) + "…")
+        cut += len(piece)
+        if whole:
+            tap.event("line_cut", bytes=cut, max_bytes=KEPT_BYTES)
+            cut = 0
+    if cut:
+        tap.event("line_cut", bytes=cut, max_bytes=KEPT_BYTES)
 
 
 def _text(line: bytes) -> str:
@@ -119,19 +137,14 @@ def _server_name(tap: Wiretap) -> str | None:
 
 
 def initialized(messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """The result of the `initialize` that passed (empty if none did)."""
+    """The result of the `initialize` that passed (empty if none did); a line kept as raw text
+    (JSON not written compact, as Python's `json.dumps` writes it) is read too."""
     asked = {
-        str(e["message"].get("id"))
-        for e in messages
-        if isinstance(e.get("message"), dict) and e["message"].get("method") == "initialize"
+        str(message(e).get("id")) for e in messages if message(e).get("method") == "initialize"
     }
     for entry in messages:
-        body = entry.get("message")
-        if (
-            entry.get("dir") == "received"
-            and isinstance(body, dict)
-            and str(body.get("id")) in asked
-        ):
+        body = message(entry)
+        if entry.get("dir") == "received" and str(body.get("id")) in asked:
             result = body.get("result")
             if isinstance(result, dict):
                 return result

@@ -25,7 +25,7 @@ from fccli.core.manifest import Manifest
 from fccli.i18n import Msg
 from fccli.mcp.record import RECORDED_BY, initialized
 from fccli.mcp.servers import label_for, server_spec
-from fccli.mcp.wiretap import BodyTap, Wiretap
+from fccli.mcp.wiretap import KEPT_BYTES, BodyTap, Wiretap
 from fccli.trace.mcp_log import McpLog
 from fccli.trace.names import TRACES_ROOT
 from fccli.trace.writer import TraceWriter, default_dir, prepare_dir
@@ -54,7 +54,7 @@ def recorder(target: str, tap: Wiretap) -> Starlette:
             tap.session_id = session
         kind = upstream.headers.get("content-type", "")
         watched = upstream.status_code < 300 and ("json" in kind or "event-stream" in kind)
-        taken = BodyTap(tap, "event-stream" in kind) if watched else None
+        taken = BodyTap(tap, "event-stream" in kind, KEPT_BYTES) if watched else None
 
         async def passed() -> AsyncIterator[bytes]:
             try:

@@ -14,7 +14,7 @@ from typing import Any
 from fccli.core.errors import UsageError
 from fccli.core.models import ToolUseBlock
 from fccli.i18n import Msg
-from fccli.mcp.client import Listed, McpClient
+from fccli.mcp.client import CONNECT_TIMEOUT, Listed, McpClient
 from fccli.mcp.servers import server_spec
 from fccli.tools.json_tools import Answer, SchemaTool
 from fccli.tools.registry import TOOL_NAME, Offered, ToolSet
@@ -41,9 +41,15 @@ def with_mcp(
     timeout: float | None,
     max_bytes: int,
     step_of: Any,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> tuple[ToolSet, McpClient]:
     """Start `servers` and add their tools to `tools`; the client stops them on `close()`."""
-    client = McpClient([server_spec(s) for s in servers], max_bytes=max_bytes, step_of=step_of)
+    client = McpClient(
+        [server_spec(s) for s in servers],
+        max_bytes=max_bytes,
+        step_of=step_of,
+        connect_timeout=connect_timeout,
+    )
     listed = client.start()
     try:
         offered: list[Offered] = list(tools.tools.values())

@@ -89,7 +89,7 @@ class Wiretap:
         shown = self._secrets.text(raw) if self._secrets else raw
         try:
             message = json.loads(shown)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested too deep to read: kept as raw text
             message = None
         with self._lock:
             entry: dict[str, Any] = {"dir": direction, "step": None, "call": None}
@@ -129,31 +129,49 @@ class Wiretap:
             f.write(text)
 
 
+KEPT_BYTES = 64 << 20
+"""Bytes of one message (a line, an HTTP body) `fc mcp record` keeps at most in its log (fc
+run's --max-response-mb default); a longer one still passes on whole, its cut noted."""
+HEAD_KEPT = 200
+"""Bytes kept of the start of a message past KEPT_BYTES, to show what it was."""
+
+
 class BodyTap:
     """Keep the JSON-RPC messages of an HTTP body as it passes: a JSON body whole at its end,
     each SSE event's `data` once the event is whole."""
 
-    def __init__(self, tap: Wiretap, sse: bool) -> None:
+    def __init__(self, tap: Wiretap, sse: bool, limit: int | None = None) -> None:
         self.tap = tap
         self.sse = sse
-        self.buffer = b""
+        self.buffer = bytearray()
         self.size = 0
+        self.limit = limit
+        """Bytes of one body kept at most (None: no bound); past it the rest passes unkept."""
+        self.cut = False
 
     def feed(self, chunk: bytes) -> None:
         self.size += len(chunk)
+        if self.cut:
+            return
+        if self.limit is not None and self.size > self.limit:
+            self.cut, self.buffer = True, bytearray()
+            self.tap.event("body_cut", bytes=self.size, max_bytes=self.limit)
+            return
+        start = max(0, len(self.buffer) - 3)
         self.buffer += chunk
-        if self.sse:
+        tail = self.buffer[start:]
+        if self.sse and (b"\n\n" in tail or b"\n\r\n" in tail):  # an event ends in it
             self._events()
 
     def end(self) -> None:
-        if not self.sse and self.buffer.strip():
+        if not self.sse and not self.cut and self.buffer.strip():
             self.tap.received(self.buffer.decode("utf-8", errors="replace"))
-        self.buffer = b""
+        self.buffer = bytearray()
 
     def _events(self) -> None:
-        normalized = self.buffer.replace(b"\r\n", b"\n")
+        normalized = bytes(self.buffer).replace(b"\r\n", b"\n")
         *events, rest = normalized.split(b"\n\n")
-        self.buffer = rest
+        self.buffer = bytearray(rest)
         for event in events:
             lines = event.decode("utf-8", errors="replace").split("\n")
             data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]

@@ -171,6 +171,10 @@ OPTIONS: tuple[Option, ...] = (
         "Repeatable. Its JSON-RPC is kept in the trace (mcp-<server>.jsonl). With --mcp, "
         "--tools adds a file's tools beside the servers' (the weather set is left out)."),
         metavar="SERVER", shown=None),
+    Option("mcp_timeout", ("--mcp-timeout",), float, 30.0, N_(
+        "Seconds an MCP server has to start and answer initialize (and each tools/list); "
+        "past it fc stops it, exit 3."), commands=(RUN, REPLAY), metavar="S", min=0.01,
+        shown=None),
     Option("live_mcp", ("--live-mcp",), bool, False, N_(
         "Call the trace's MCP servers again (started as the manifest names them) for the "
         "model's further calls; default: answer each from the trace's recorded result for the "

@@ -105,9 +105,16 @@ class HttpProvider:
                 key_env=self.profile.key_env,
                 url=shown_url(url),
             )
-        return Reply(
-            outcome.body, outcome.attempts, outcome.stored, outcome.cut, outcome.interrupted
-        )
+        stored = outcome.stored
+        if on_bytes is not None and self.transport.secrets:
+            from fccli.wire.registry import get_format
+
+            own = get_format(self.profile.wire_format).mask_stream(
+                outcome.body, self.transport.secrets
+            )
+            if own is not None:  # a stream framed its own way: masked by its format
+                stored = own if own != outcome.body else None
+        return Reply(outcome.body, outcome.attempts, stored, outcome.cut, outcome.interrupted)
 
     def close(self) -> None:
         self.transport.close()

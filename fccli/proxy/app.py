@@ -29,8 +29,7 @@ import httpx
 from fccli.core.controls import escape_controls
 from fccli.core.secrets import Secrets, header_secrets, secret_values
 from fccli.i18n import Msg
-from fccli.proxy.facts import Asked, Ended, Notice, Tick
-from fccli.proxy.handler import strict_findings, too_big
+from fccli.proxy.facts import Asked, Ended, Notice, Tick, too_big
 from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.settings import Settings
 from fccli.proxy.target import Target
@@ -240,7 +239,7 @@ class ProxyApp:
         path: str = scope["path"]
         limit = self.settings.max_record_bytes
         if len(body) > limit:
-            self.journal(Notice("passed", "POST", path, None, too_big(body, limit)))
+            self.journal(Notice("passed", "POST", path, None, too_big(len(body), limit)))
             return None
         self._asked += 1
         rid = self._asked
@@ -252,6 +251,8 @@ class ProxyApp:
             return rid
         # --strict-check: `fc check` before forwarding (otherwise in the journal), in a thread:
         # a large request takes a while, and other clients' requests go on meanwhile.
+        from fccli.proxy.handler import strict_findings  # the journal's reading: only then
+
         findings = await asyncio.to_thread(strict_findings, fmt, path, body, limit)
         errors = [text for severity, text in findings if severity == "error"]
         blocked: Msg | None = None

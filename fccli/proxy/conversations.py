@@ -13,17 +13,22 @@ learns how the step ended: a request that could continue a step still in flight 
 step to be recorded before it is matched (`blocker`; requests of other conversations do not
 wait; the journal holds it back, journal.py).
 
-Conversations are found by the hashes of their histories' prefixes, not by scanning them all:
-a proxy that has seen thousands of conversations matches a request as fast as one that has seen
-one (a chain hash per message: each message's text is hashed once per request).
+Conversations are found by digests of their histories' prefixes, not by scanning them all: a
+proxy that has seen thousands of conversations matches a request as fast as one that has seen
+one (a chain of digests, one per message: each message's text is hashed once per request). A
+digest of 16 bytes stands for the history it was made from: an open conversation keeps its
+digests, not its messages, and between two steps neither its trace's writer nor its manifest
+(trace/writer.py `rest`), so that thousands of them waiting cost a few hundred bytes each.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fccli.core.models import Message, ThinkingBlock, ToolUseBlock
 from fccli.trace.writer import TraceWriter
@@ -44,16 +49,31 @@ def keys_of(messages: list[Message]) -> list[str]:
     return [message_key(m) for m in messages]
 
 
-def prefix_hashes(keys: list[str]) -> list[int]:
-    """Hash every prefix: `out[n]` is the hash of `keys[:n]`, from `out[n-1]` and one key."""
-    out, h = [0], 0
+def prefix_hashes(keys: list[str]) -> list[bytes]:
+    """Digest every prefix: `out[n]` stands for `keys[:n]`, made from `out[n-1]` and one key."""
+    out = [b""]
     for key in keys:
-        h = hash((h, key))
-        out.append(h)
+        out.append(next_hash(out[-1], key))
     return out
 
 
-@dataclass(eq=False)
+def next_hash(h: bytes, key: str) -> bytes:
+    """Digest a history of digest `h` and one more message, of key `key`."""
+    return hashlib.blake2b(h + key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def calls_of(calls: list[ToolUseBlock]) -> bytes:
+    """Keep the last answer's tool calls as little as may be: their ids, names and inputs, as
+    JSON, to pair the next request's results with them (`paired`)."""
+    return json.dumps([[c.id, c.name, c.input] for c in calls], ensure_ascii=False).encode()
+
+
+def paired(calls: bytes) -> dict[str, tuple[str, Any]]:
+    """Map each kept call's id to its name and input."""
+    return {id_: (name, args) for id_, name, args in json.loads(calls)} if calls else {}
+
+
+@dataclass(eq=False, slots=True)
 class Conversation:
     """One agent's conversation, recorded as one trace.
 
@@ -63,22 +83,25 @@ class Conversation:
     layout: tuple[str, str] = ("", "")
     """The format's results layout and stop field, in its words (for the run view)."""
     steps: int = 0
-    request_keys: list[str] = field(default_factory=list)
-    """The last request's history."""
-    history_keys: list[str] | None = None
+    request_hash: bytes = b""
+    """The last request's history's digest."""
+    request_size: int = 0
+    """How many messages that history holds."""
+    history_hash: bytes = b""
     """What the next request must begin with: the last request's history and its answer;
-    None while that answer is in flight (or when it never came)."""
-    request_hash: int = 0
-    history_hash: int = 0
+    empty while that answer is in flight (or when it never came)."""
     in_flight: bool = False
     """A step was claimed and its answer is not recorded yet."""
     closed: bool = False
     """No further step: it ended (an answer without calls, an error), or fc proxy stopped."""
 
     writer: TraceWriter | None = None
-    """The trace, once its first step is written; None before, or when it cannot be."""
-    calls: dict[str, ToolUseBlock] = field(default_factory=dict)
-    """The last answer's tool calls by id: the next request's results are paired with them."""
+    """The trace while a step is written; None before its first step, while it waits for the
+    next (`rested`), or when it cannot be written."""
+    rested: tuple[str, float] | None = None
+    """The trace while it waits for the next step (TraceWriter.rest): `wake` claims it again."""
+    calls: bytes = b""
+    """The last answer's tool calls (`calls_of`): the next request's results are paired with them."""
     finished: bool = False
     waiting_since: float = 0.0
     """When its last answer was recorded (time.monotonic): how long it has waited for the
@@ -86,12 +109,33 @@ class Conversation:
 
     @property
     def path(self) -> Path:
-        return self.writer.path if self.writer is not None else Path("?")
+        if self.writer is not None:
+            return self.writer.path
+        return Path(self.rested[0]) if self.rested is not None else Path("?")
+
+    @property
+    def recorded(self) -> bool:
+        """Whether it has a trace (written now, or resting)."""
+        return self.writer is not None or self.rested is not None
+
+    def rest(self) -> None:
+        """Let go of the trace until the next step (`wake`)."""
+        if self.writer is not None:
+            self.rested, self.writer = self.writer.rest(), None
+
+    def wake(self) -> None:
+        """Claim the trace again for its next step (a FcError when it cannot be: gone, or
+        changed while it rested)."""
+        if self.rested is not None:
+            self.writer, self.rested = TraceWriter.woken(self.rested), None
 
     def finish(self, status: str, error: BaseException | None = None) -> bool:
-        """Close the trace with `status` (in the journal); False when it was already closed."""
-        if self.finished or self.writer is None:
+        """Close the trace with `status` (in the journal); False when it was already closed.
+        A FcError when a resting trace cannot be claimed again."""
+        if self.finished or not self.recorded:
             return False
+        self.wake()
+        assert self.writer is not None
         self.finished = True
         self.writer.finish(status, error=error, step=self.steps or None)
         return True
@@ -104,10 +148,10 @@ class Conversations:
     def __init__(self) -> None:
         self.open: dict[Conversation, None] = {}
         """In the order they began (a dict as an ordered set)."""
-        self._waiting: dict[int, list[Conversation]] = {}
-        """By their history's hash: those whose answer came, waiting for the next step."""
-        self._flying: dict[int, list[Conversation]] = {}
-        """By their last request's hash: those whose answer is in flight."""
+        self._waiting: dict[bytes, list[Conversation]] = {}
+        """By their history's digest: those whose answer came, waiting for the next step."""
+        self._flying: dict[bytes, list[Conversation]] = {}
+        """By their last request's digest: those whose answer is in flight."""
         self.waiting: dict[Conversation, None] = {}
         """Those waiting for their next request, the longest waiting first."""
 
@@ -118,7 +162,7 @@ class Conversations:
         hashes = prefix_hashes(keys)
         for n in range(len(keys) - 2, 0, -1):
             for c in self._flying.get(hashes[n], ()):
-                if c.fmt == fmt and c.in_flight and c.request_keys == keys[:n]:
+                if c.fmt == fmt and c.in_flight and c.request_size == n:
                     return c
         return None
 
@@ -130,24 +174,25 @@ class Conversations:
         # The longest history this request goes on from (more than an answer: results).
         for n in range(len(keys) - 1, 0, -1):
             for c in self._waiting.get(hashes[n], ()):
-                if c.fmt == fmt and not c.closed and c.history_keys == keys[:n]:
-                    self.begin(c, keys, hashes[-1])
+                if c.fmt == fmt and not c.closed and c.history_hash and c.request_size + 1 == n:
+                    self.begin(c, len(keys), hashes[-1])
                     return c
         return None
 
     def start(self, conversation: Conversation, keys: list[str]) -> None:
         """Open a new conversation, its first step in flight."""
         self.open[conversation] = None
-        self.begin(conversation, keys, prefix_hashes(keys)[-1])
+        self.begin(conversation, len(keys), prefix_hashes(keys)[-1])
 
-    def begin(self, c: Conversation, keys: list[str], request_hash: int) -> None:
-        """Claim the next step of `c` for a request of history `keys`."""
-        if c.history_keys is not None:
+    def begin(self, c: Conversation, size: int, request_hash: bytes) -> None:
+        """Claim the next step of `c` for a request whose history holds `size` messages, of
+        digest `request_hash`."""
+        if c.history_hash:
             _drop(self._waiting, c.history_hash, c)
         self.waiting.pop(c, None)
         c.steps += 1
-        c.request_keys, c.request_hash = keys, request_hash
-        c.history_keys = None
+        c.request_size, c.request_hash = size, request_hash
+        c.history_hash = b""
         c.in_flight = True
         self._flying.setdefault(request_hash, []).append(c)
 
@@ -159,9 +204,7 @@ class Conversations:
         if c.closed:
             self.open.pop(c, None)
         elif answer is not None:
-            key = message_key(answer)
-            c.history_keys = [*c.request_keys, key]
-            c.history_hash = hash((c.request_hash, key))
+            c.history_hash = next_hash(c.request_hash, message_key(answer))
             self._waiting.setdefault(c.history_hash, []).append(c)
             c.waiting_since = time.monotonic()
             self.waiting[c] = None
@@ -183,7 +226,7 @@ class Conversations:
         return gone
 
 
-def _drop(index: dict[int, list[Conversation]], key: int, c: Conversation) -> None:
+def _drop(index: dict[bytes, list[Conversation]], key: bytes, c: Conversation) -> None:
     found = index.get(key)
     if found and c in found:
         found.remove(c)

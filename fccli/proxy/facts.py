@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fccli.i18n import Msg
+
 
 @dataclass(frozen=True)
 class Asked:
@@ -107,3 +109,12 @@ class Flush:
     """(In-process journal) `done` is set once every fact before it is handled."""
 
     done: Any
+
+
+def too_big(size: int, limit: int) -> Msg:
+    """Say that a request's body of `size` bytes is above the limit of what is recorded."""
+    return Msg(
+        "its body is {size} bytes, above the limit of {limit}",
+        size=format(size, ","),
+        limit=format(limit, ","),
+    )

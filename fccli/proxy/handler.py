@@ -22,7 +22,7 @@ from fccli.core.models import Message, Request
 from fccli.core.secrets import maskers
 from fccli.i18n import Msg
 from fccli.proxy.conversations import Conversation, Conversations, keys_of
-from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Tick, Unrecorded
+from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Tick, Unrecorded, too_big
 from fccli.proxy.settings import Settings
 from fccli.proxy.step import Step, checks_of, error_message, question_of
 from fccli.trace.slug import slugify
@@ -51,6 +51,8 @@ class FactHandler:
         self._waiting: dict[Conversation, list[int]] = {}
         """The requests each conversation's step in flight holds back."""
         self._released: list[int] = []
+        self._layouts: dict[str, tuple[str, str]] = {}
+        """Each format's results layout and stop field, one tuple for all its conversations."""
         self.closed = False
 
     def __call__(self, fact: Any) -> None:
@@ -100,7 +102,7 @@ class FactHandler:
             return
         self.closed = True
         stopped = Interrupted(Msg("fc proxy stopped before the conversation ended"))
-        closed = [c for c in self.conversations.open if c.finish("interrupted", stopped)]
+        closed = [c for c in self.conversations.open if self._finished(c, stopped)]
         self.view.stopped(closed)
 
     def idle(self) -> None:
@@ -111,8 +113,17 @@ class FactHandler:
                 "no next request came for {seconds} s: fc proxy closed the conversation",
                 seconds=format(round(seconds), ","),
             )
-            if c.finish("interrupted", Interrupted(why)):
+            if self._finished(c, Interrupted(why)):
                 self.view.idle(c, why)
+
+    def _finished(self, c: Conversation, why: Interrupted) -> bool:
+        """Close `c`'s trace as interrupted; False when it was closed, or cannot be written:
+        changed while it waited (said)."""
+        try:
+            return c.finish("interrupted", why)
+        except FcError as e:
+            self.view.warn(error_message(e))
+            return False
 
     # a request
 
@@ -133,7 +144,8 @@ class FactHandler:
         if conversation is not None and not self._woken(conversation):
             conversation = None
         if conversation is None:
-            conversation = Conversation(fmt.name, (fmt.results_layout, fmt.stop_field))
+            layout = self._layouts.setdefault(fmt.name, (fmt.results_layout, fmt.stop_field))
+            conversation = Conversation(fmt.name, layout)
             self.conversations.start(conversation, keys)
             self._open(conversation, self._header(fmt, request, stream))
         findings = fact.findings
@@ -175,16 +187,14 @@ class FactHandler:
         its next request lets go of its trace's lock meanwhile."""
         self.conversations.settle(conversation, answer, closed)
         self._released += self._waiting.pop(conversation, [])
-        if not conversation.closed and conversation.writer is not None:
-            conversation.writer.rest()
+        if not conversation.closed:
+            conversation.rest()
 
     def _woken(self, conversation: Conversation) -> bool:
         """Claim a waiting conversation's trace again for its next step; False (said) when
         that cannot be: the request starts a trace of its own."""
-        if conversation.writer is None:
-            return True
         try:
-            conversation.writer.wake()
+            conversation.wake()
         except FcError as e:
             self._unwritable(e)
             conversation.closed = True
@@ -268,7 +278,7 @@ def read_request(
     """Read a model request's wire JSON, its internal form and whether it streams; or say why
     it is forwarded without a record. (In the journal; on the event loop with --strict-check.)"""
     if len(body) > limit:
-        return too_big(body, limit)
+        return too_big(len(body), limit)
     try:
         wire = parse_json(body, path)
     except InputFileError as e:  # said in fc's words (Python's are English only)
@@ -289,15 +299,6 @@ def read_request(
     from_path["stream"] = True if stream and not request.stream else None
     request = request.model_copy(update={k: v for k, v in from_path.items() if v})
     return wire, request, stream
-
-
-def too_big(body: bytes, limit: int) -> Msg:
-    """Say that a request's body is above the limit of what is recorded."""
-    return Msg(
-        "its body is {size} bytes, above the limit of {limit}",
-        size=format(len(body), ","),
-        limit=format(limit, ","),
-    )
 
 
 def strict_findings(fmt: WireFormat, path: str, body: bytes, limit: int) -> list[tuple[str, str]]:

@@ -5,7 +5,7 @@ matches and checks each model request, writes the traces and prints the transcri
 The event loop only forwards, and hands the journal plain facts (facts.py) through one of two
 transports, each running the same FactHandler over the facts in the order the loop saw them:
 
-- `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.journal`) fed pickled
+- `ChildJournal` (`fc proxy`): a child process (`python -m fccli.proxy.child`, child.py) fed pickled
   facts through a pipe. Its CPU time goes to the other core instead of holding the event loop's
   interpreter lock. It records one request at a time as it comes, and a burst of them in the
   lull after it (bursts.py): while the burst goes on it only keeps what comes, reading the pipe
@@ -28,50 +28,40 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import pickle
 import select
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from fccli.i18n import language, set_language
-from fccli.proxy.bursts import LULL_SECONDS, BurstGate
+from fccli.i18n import language
+from fccli.proxy.bursts import BurstGate
+from fccli.proxy.child import framed
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Pause, Resume, Unrecorded
-from fccli.proxy.handler import FactHandler
-from fccli.render.console import make_console
-from fccli.render.proxy_view import ProxyView
 
 if sys.platform != "win32":
     import fcntl
-    import resource
 
 if TYPE_CHECKING:
     from fccli.proxy.settings import Settings
     from fccli.proxy.target import Target
+    from fccli.render.proxy_view import ProxyView
 
 FINISH_SECONDS = 120.0
 """How long stopping waits for the journal to write what is queued before giving up on it:
 what a long burst left (the journal records in lulls) takes its time."""
 PATIENT_SECONDS = 1.0
 """After this, stopping says that it is waiting for the journal."""
-NICENESS = 0
-"""The journal's priority beside the proxy's. Not lower: it waits for lulls, so it does not
-compete with a burst, and on a busy machine a lower priority left it so little CPU that an
-agent's last step was written after a `fc show` run right after the agent."""
 BATCH_SECONDS = 0.005
 """The proxy writes the facts of this long at once: each write to the pipe costs a system call,
 and wakes a journal that is recording (docs/performance.md)."""
 PIPE_BYTES = 1 << 20
 """The pipe's size where the system lets it be set (Linux): a paused journal reads it only every
 LULL_SECONDS, and what a burst brings meanwhile waits there, not in the proxy's memory."""
-KEPT_BYTES = 128 << 20
-"""What the journal keeps read and not handled, at most, beside a burst's (`Inbox`)."""
 PENDING_BYTES = 256 << 20
 """What the pipe has not taken yet, at most, before requests go unrecorded. A journal that
 stops reading (its terminal paused with Ctrl-S, its output piped to a pager nobody scrolls)
@@ -80,14 +70,6 @@ as long as the agent runs. Past this the proxy forwards requests without handing
 whole (neither their request nor their answer), and says how many once the pipe has drained.
 Four times what a paused journal may keep (bursts.py, `BACKLOG_BYTES`): a journal that is only
 slow to catch up loses nothing."""
-_LENGTH = 8
-"""Each fact goes through the pipe as its pickle's length (8 bytes, big-endian), then the
-pickle: the journal can tell a whole fact from part of one without blocking on the pipe."""
-
-
-def framed(fact: Any) -> bytes:
-    data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)
-    return len(data).to_bytes(_LENGTH, "big") + data
 
 
 def body_size(fact: Any) -> int:
@@ -148,6 +130,8 @@ class ThreadJournal:
     """Run the journal in a thread of this process."""
 
     def __init__(self, target: Target, settings: Settings, view: ProxyView) -> None:
+        from fccli.proxy.handler import FactHandler  # the journal's work: not the proxy's imports
+
         self._scribe = FactHandler(target, settings, view)
         self._queue: SimpleQueue[Any] = SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="fc-proxy-journal", daemon=True)
@@ -195,7 +179,7 @@ class ChildJournal:
         `on_lost`: said once if the journal's process is found gone while the proxy runs
         (the proxy goes on forwarding, without recording). `limit`: `PENDING_BYTES` (tests)."""
         self._child = subprocess.Popen(
-            [sys.executable, "-m", "fccli.proxy.journal"],
+            [sys.executable, "-m", "fccli.proxy.child"],
             stdin=subprocess.PIPE,
             start_new_session=True,  # the terminal's Ctrl-C is the proxy's to handle
         )
@@ -380,138 +364,3 @@ class ChildJournal:
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-
-
-class Inbox:
-    """Hand out the facts from the proxy, in order, each once it is whole, unless the proxy
-    said `Pause` (a burst of requests is being forwarded) and not yet `Resume`; all of them once
-    it says `Close` or its pipe ends. While paused it is not woken by every write to the pipe:
-    it reads what came every `nap` seconds.
-
-    A journal that records slower than the proxy forwards (one client sending request after
-    request to an upstream that answers at once) keeps at most `limit` bytes of facts it has not
-    handled: past that it reads no more until it has handled some, the pipe fills, and the
-    proxy's own bound (`PENDING_BYTES`) forwards requests without recording them, and says so.
-
-    `read()` returns what the pipe has (b"" at its end); `readable(timeout)` waits at most
-    `timeout` seconds (None: for ever) for something to read; `sleep(seconds)` naps. The tests
-    script all three."""
-
-    def __init__(
-        self,
-        read: Callable[[], bytes],
-        readable: Callable[[float | None], bool],
-        sleep: Callable[[float], None] = time.sleep,
-        nap: float = LULL_SECONDS,
-        limit: int = KEPT_BYTES,
-    ) -> None:
-        self._read, self._readable, self._sleep, self._nap = read, readable, sleep, nap
-        self._limit = limit
-        self._buffer = bytearray()
-        self._facts: deque[tuple[Any, int]] = deque()
-        self.kept = 0
-        """The bytes of the facts read and not handed out yet."""
-        self._paused = False
-        self._ended = False
-
-    def take(self) -> Any | None:
-        """Return the next fact, when it may be handled; None once the pipe has ended and every fact
-        before its end was handed out (part of a fact at the end is dropped: the proxy died
-        writing it). Between two facts it looks, without waiting, whether the proxy said
-        `Pause`: a burst stops the recording at once."""
-        while True:
-            if self._facts and (self._ended or not self._paused):
-                if self._ended or self.kept >= self._limit or not self._readable(0):
-                    fact, size = self._facts.popleft()
-                    self.kept -= size
-                    return fact
-            elif self._ended:
-                return None
-            elif self._paused:
-                self._sleep(self._nap)
-                if not self._readable(0):
-                    continue
-            elif not self._readable(None):
-                continue
-            self._receive()
-
-    def _receive(self) -> None:
-        data = self._read()
-        if not data:
-            self._ended = True
-            return
-        self._buffer += data
-        at = 0
-        while len(self._buffer) - at >= _LENGTH:
-            size = int.from_bytes(self._buffer[at : at + _LENGTH], "big")
-            if len(self._buffer) - at - _LENGTH < size:
-                break
-            start = at + _LENGTH
-            try:
-                fact = pickle.loads(self._buffer[start : start + size])
-            except Exception:  # not what the proxy writes: the pipe is read no further
-                self._ended = True
-                break
-            at = start + size
-            if isinstance(fact, (Pause, Resume)):
-                self._paused = isinstance(fact, Pause)
-                continue
-            self._facts.append((fact, size))
-            self.kept += size
-            if isinstance(fact, Close):
-                self._paused = False
-        del self._buffer[:at]
-
-
-def _pipe_inbox(fd: int) -> Inbox:
-    def read() -> bytes:
-        try:
-            return os.read(fd, 1 << 20)
-        except OSError:
-            return b""
-
-    def readable(timeout: float | None) -> bool:
-        return bool(select.select([fd], [], [], timeout)[0])
-
-    return Inbox(read, readable)
-
-
-def _more_open_files() -> None:
-    """Raise the journal's soft limit of open files to the hard one, where the system lets it.
-
-    Each open trace holds its lock file open until it ends (trace/writer.py, `claim`), and an
-    agent's conversations stay open until it stops asking: past the soft limit (256 on macOS,
-    1,024 on many Linux systems) the next trace could not be written."""
-    if sys.platform == "win32":
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    for wanted in (hard, 10240):  # macOS refuses more than its OPEN_MAX for an unlimited hard
-        if soft != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > soft):
-            with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-                return
-
-
-def main() -> None:
-    """Run the journal's child process: the facts from stdin, until `Close` or the pipe's end."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
-    _more_open_files()
-    inbox = _pipe_inbox(sys.stdin.fileno())
-    header = inbox.take()
-    if header is None:
-        return
-    target, settings, lang = header
-    set_language(lang)
-    scribe = FactHandler(target, settings, ProxyView(make_console(), target.name))
-    while not scribe.closed:
-        fact = inbox.take()
-        if fact is None:  # the proxy is gone: its traces are closed
-            scribe(Close())
-            break
-        scribe(fact)
-
-
-if __name__ == "__main__":
-    main()

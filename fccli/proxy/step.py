@@ -22,7 +22,7 @@ from fccli.core.models import Message, Request
 from fccli.core.secrets import Secrets
 from fccli.cost.record import record_cost
 from fccli.i18n import Msg
-from fccli.proxy.conversations import Conversation
+from fccli.proxy.conversations import Conversation, calls_of, paired
 from fccli.run.events import Note, ResponseReceived, StepStarted
 from fccli.trace.recorder import StepRecorder
 from fccli.wire.registry import WireFormat
@@ -133,7 +133,7 @@ class Step:
         """Put the results of the last step's calls, read from this request, on that step's
         record as `fc run` writes its own tool runs (without durations: the agent ran them)."""
         assert self.conversation.writer is not None
-        calls = self.conversation.calls
+        calls = paired(self.conversation.calls)
         steps = self.conversation.writer.manifest.steps
         if not calls or not steps:
             return
@@ -145,9 +145,9 @@ class Step:
                     continue
                 runs.append(
                     ToolRunRecord(
-                        id=call.id,
-                        name=call.name,
-                        arguments=call.input,
+                        id=result.tool_use_id,
+                        name=call[0],
+                        arguments=call[1],
                         is_error=result.is_error,
                         error=result.content if result.is_error else None,
                     )
@@ -213,7 +213,7 @@ class Step:
         )
         answer = response.as_message()
         if response.stop_reason == "tool_use" and response.tool_uses():
-            c.calls = {call.id: call for call in response.tool_uses()}
+            c.calls = calls_of(response.tool_uses())
             self.settle(c, answer, False)
             return
         # Any other answer ends the conversation, as it ends `fc run`'s loop.

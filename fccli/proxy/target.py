@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import unquote_to_bytes, urlsplit
-
-import httpx
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.providers.profiles import PROFILES, apis_of, profile_for, provider_of_format
 from fccli.providers.urls import http_url, shown_url
 from fccli.wire.registry import FORMATS, WireFormat, formats_at
+
+if TYPE_CHECKING:
+    import httpx
 
 _VERSION = re.compile(r"/v\d+(?:(?:alpha|beta)\d*)?$")
 
@@ -58,6 +60,8 @@ class Target:
     def upstream(self, fmt: WireFormat | None, raw_path: bytes, query: bytes) -> httpx.URL | Msg:
         """Build the URL a request for `raw_path?query` goes to: the root's scheme, host and
         port, its path then the request's; or say why the request target is refused."""
+        import httpx  # the proxy's own (the journal's process reads the target, not this)
+
         refused = refused_path(raw_path)
         if refused is not None:
             return refused

@@ -4,21 +4,21 @@ line for each request it forwards without recording, or cannot forward."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from fccli.i18n import _, localized
-from fccli.render.run_view import RunView
-from fccli.run.events import Event
+
+if TYPE_CHECKING:
+    from fccli.run.events import Event
 
 
 class ProxyView:
     def __init__(self, console: Console, provider: str) -> None:
         self.console = console
         self.provider = provider
-        self._runs: dict[int, RunView] = {}
 
     def banner(self, local: str, lines: list[str], upstream: str, out: str) -> None:
         c = self.console
@@ -47,18 +47,18 @@ class ProxyView:
         self.console.print(_("[bold]new trace[/] {path}", path=escape(str(conversation.path))))
 
     def event(self, conversation: Any, event: Event) -> None:
-        view = self._runs.get(id(conversation))
-        if view is None:
-            fmt = conversation.writer.manifest.wire_format or ""
-            layout, stop_field = conversation.layout
-            view = RunView(self.console, self.provider, fmt, layout, stop_field)
-            view.waits = False  # several conversations share the terminal: no spinners
-            view.label = conversation.path.name
-            self._runs[id(conversation)] = view
+        """Show `event` as `fc run` does. Its view is made for it: without spinners (several
+        conversations share the terminal), the run view keeps nothing from one step to the
+        next, and thousands of conversations waiting keep no view."""
+        from fccli.render.run_view import RunView  # the journal's process shows steps
+
+        layout, stop_field = conversation.layout
+        view = RunView(self.console, self.provider, conversation.fmt, layout, stop_field)
+        view.waits = False
+        view.label = conversation.path.name
         view(event)
 
     def closed(self, conversation: Any) -> None:
-        self._runs.pop(id(conversation), None)
         if conversation.writer is None:
             return
         manifest = conversation.writer.manifest
@@ -102,7 +102,6 @@ class ProxyView:
         )
 
     def idle(self, conversation: Any, why: str) -> None:
-        self._runs.pop(id(conversation), None)
         self.console.print(
             _(
                 "[dim]trace {path}: interrupted, {why}[/]",

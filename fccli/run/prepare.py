@@ -219,6 +219,7 @@ def start_mcp(
         timeout=settings.tool_timeout,
         max_bytes=megabytes(settings.max_response_mb),
         step_of=step_of,
+        connect_timeout=settings.mcp_timeout,
     )
     served.closing.append(client.close)
     served.mcp = client

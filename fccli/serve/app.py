@@ -42,14 +42,17 @@ SSE_TYPE = "text/event-stream; charset=utf-8"
 
 
 def make_app(
-    recordings: list[Recorded], say: Callable[[str], None], guard: Guard | None = None
+    recordings: list[Recorded],
+    say: Callable[[str], None],
+    guard: Guard | None = None,
+    player: Player | None = None,
 ) -> Any:
     """The Starlette app serving `recordings`, behind `guard` (guard.py); `say` prints one line
-    on the terminal."""
+    on the terminal. `player`: one of its own (the pytest plugin's keeps what it played)."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    player = Player(recordings, say)
+    player = player or Player(recordings, say)
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     app = Starlette(routes=[Route("/{path:path}", player.answer, methods=methods)])
     return Guarded(app, guard or Guard(), say)
@@ -60,8 +63,10 @@ MAX_BODY_BYTES = MAX_REQUEST_BYTES
 
 
 class Player:
-    def __init__(self, recordings: list[Recorded], say: Callable[[str], None]) -> None:
-        self.matcher = Matcher(recordings)
+    def __init__(
+        self, recordings: list[Recorded], say: Callable[[str], None], matcher: Matcher | None = None
+    ) -> None:
+        self.matcher = matcher or Matcher(recordings)
         self.most_messages = MORE_MESSAGES + max(
             (history_size(r.request) for r in recordings), default=0
         )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,9 +49,19 @@ RECORDED_SHOWN = 24
 which value it is, too few to read a trace out through misses, one request after another."""
 
 
+View = Callable[[str, dict[str, Any]], dict[str, Any]]
+"""How a request of a format is compared: its wire form normalised (fc serve), or another form
+(the pytest plugin compares fc's internal form, fccli/testing/meaning.py)."""
+
+
+def wire_view(fmt: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Return the request as fc serve compares it, whatever its format."""
+    return normalised(body)
+
+
 def normalised(body: dict[str, Any]) -> dict[str, Any]:
     """The request as matching compares it (the module's docstring says what counts)."""
-    out = {k: _plain(v) for k, v in body.items() if k not in IGNORED and v is not None}
+    out = {k: plain(v) for k, v in body.items() if k not in IGNORED and v is not None}
     if "system" in out:
         out["system"] = _one_text(out["system"])
     ids: dict[str, str] = {}
@@ -61,12 +72,12 @@ def normalised(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """Nulls left out of objects, and whole numbers written as `1.0` read as `1`, at every depth."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if v is not None}
+        return {k: plain(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -114,7 +125,7 @@ def _parsed(text: str) -> Any:
         check_depth(value, "arguments")
     except (ValueError, RecursionError, InputFileError):
         return text  # not JSON, or nested past what fc reads: compared as the text it is
-    return _plain(value)
+    return plain(value)
 
 
 def history_size(request: Any) -> int:
@@ -158,41 +169,49 @@ class Matcher:
     traces of the same question) is answered by each recording in turn, then from the first
     again: a rerun of the agent hears the same answers in the same order."""
 
-    def __init__(self, recordings: list[Recorded]) -> None:
+    def __init__(self, recordings: list[Recorded], view: View = wire_view) -> None:
+        self.recordings = recordings
+        self.view = view
         self.candidates: list[Candidate] = []
-        for recorded in recordings:
-            request = normalised(recorded.request)
-            self.candidates.append(
-                Candidate(
-                    recorded,
-                    _canon(request),
-                    request,
-                    [_canon(m) for m in _history(request)],
-                )
-            )
+        self.index()
         self._played: dict[tuple[str, bool], int] = {}
         self._turns = threading.Lock()
+
+    def index(self) -> None:
+        """Read every recorded request as `view` sees it (again, when what it sees has changed)."""
+        candidates = []
+        for recorded in self.recordings:
+            request = self.view(recorded.format, recorded.request)
+            candidates.append(
+                Candidate(
+                    recorded, _canon(request), request, [_canon(m) for m in _history(request)]
+                )
+            )
+        self.candidates = candidates
 
     def find(self, formats: list[str], body: dict[str, Any], stream: bool) -> Recorded | Miss:
         """The step `body` is, among the steps of `formats` (the formats answering at the
         request's path); among equal recordings, those streamed as the request asks come first."""
-        request = normalised(body)
-        key = _canon(request)
-        pool = [c for c in self.candidates if c.recorded.format in formats]
-        same = [c.recorded for c in pool if c.key == key]
+        candidates = self.candidates
+        pool = [c for c in candidates if c.recorded.format in formats]
+        views = {f: self.view(f, body) for f in dict.fromkeys(c.recorded.format for c in pool)}
+        keys = {f: _canon(view) for f, view in views.items()}
+        same = [c for c in pool if c.key == keys[c.recorded.format]]
         if same:
-            able = [r for r in same if (r.stream is not None) == stream] or same
+            key = same[0].key
+            able = [c.recorded for c in same if (c.recorded.stream is not None) == stream]
+            able = able or [c.recorded for c in same]
             with self._turns:  # requests are matched in threads
                 turn = self._played.get((key, stream), 0)
                 self._played[(key, stream)] = turn + 1
             return able[turn % len(able)]
-        return self._closest(pool, body, request, formats)
+        return self._closest(pool, body, views, formats)
 
     def _closest(
         self,
         pool: list[Candidate],
         body: dict[str, Any],
-        request: dict[str, Any],
+        views: dict[str, dict[str, Any]],
         formats: list[str],
     ) -> Miss:
         if not pool:
@@ -205,10 +224,11 @@ class Matcher:
                     held=", ".join(held),
                 ),
             )
-        history = [_canon(m) for m in _history(request)]
+        histories = {f: [_canon(m) for m in _history(v)] for f, v in views.items()}
         scored = []
         for order, c in enumerate(pool):
-            found = changes(c.request, request)
+            history = histories[c.recorded.format]
+            found = changes(c.request, views[c.recorded.format])
             pairs = enumerate(zip(c.history, history, strict=False))
             shared = next((i for i, (x, y) in pairs if x != y), min(len(c.history), len(history)))
             scored.append((-shared, len(found), order, c, found))

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from fccli.core.errors import FcError
+from fccli.core.jsonio import READ_LIMIT, read_head
 from fccli.trace.names import MCP_LOG
 
 
@@ -89,7 +91,7 @@ def message(entry: dict[str, Any]) -> dict[str, Any]:
     if body is None and isinstance(entry.get("raw"), str):
         try:
             body = json.loads(entry["raw"])
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
     return body if isinstance(body, dict) else {}
 
@@ -99,7 +101,8 @@ def _key(value: Any) -> str:
 
 
 def read_mcp_logs(path: Path) -> list[McpLog]:
-    """Read every MCP log of the trace at `path`, in name order."""
+    """Read every MCP log of the trace at `path`, in name order: of a log past READ_LIMIT bytes
+    (a trace from elsewhere), its whole lines within the limit."""
     logs = []
     for file in sorted(path.glob("mcp-*.jsonl")):
         found = MCP_LOG.fullmatch(file.name)
@@ -107,13 +110,16 @@ def read_mcp_logs(path: Path) -> list[McpLog]:
             continue
         entries = []
         try:
-            text = file.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            data, size = read_head(file, READ_LIMIT)
+        except FcError:
             continue
+        text = data.decode("utf-8", errors="replace")
+        if size > READ_LIMIT:
+            text = text[: text.rfind("\n") + 1]
         for line in text.splitlines():
             try:
                 entry = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(entry, dict):
                 entries.append(entry)

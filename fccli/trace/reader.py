@@ -86,12 +86,17 @@ class Document:
         return "messages array" if self.kind == "messages" else self.kind
 
     def pretty(self) -> str:
+        """Show the file as stored: JSON pretty-printed, a stream as its format lays it out."""
+        if isinstance(self.data, StreamAnswer):
+            return self.data.stored
         return dumps(self.data).rstrip("\n")
 
     def to_json(self, *, wire: bool = False) -> dict[str, Any]:
         """Describe the file for `fc show FILE --json`: what it is, and its content in the
         internal format (`--wire`: as stored)."""
         out = {"file": self.name, "format": self.format, "kind": self.kind, "reason": self.reason}
+        if wire and isinstance(self.data, StreamAnswer):
+            return {**out, "text": self.data.stored}
         if wire:
             return {**out, "json": self.data}
         if self.system is not None:
@@ -137,10 +142,21 @@ def _shown(path: Path) -> str | None:
     return head[:SHOWN_BYTES].decode("utf-8", errors="replace") + "\n" + more
 
 
+class StreamAnswer(dict):  # type: ignore[type-arg]
+    """A raw stream file folded into the answer it streamed (the JSON a non-streamed call
+    returns), with the stream as its format lays it out for reading (`fc show FILE --wire`)."""
+
+    format: str = ""
+    stored: str = ""
+
+
 def _parse(data: bytes, source: str) -> Any:
     try:
         return parse_json(data, source)
     except InputFileError:
+        fmt = _stream_format(data, source)
+        if fmt is not None:
+            return _folded(data, source, fmt)
         if _looks_like_sse(data):
             raise InputFileError(
                 source,
@@ -150,6 +166,47 @@ def _parse(data: bytes, source: str) -> Any:
                 ),
             ) from None
         raise
+
+
+def _stream_format(data: bytes, source: str) -> str | None:
+    """Name the format of a raw stream file: its name's (`2-response.deepseek.sse`), else the
+    one whose own framing it is (Bedrock's binary event stream); None for any other file."""
+    m = STEP_FILE.fullmatch(Path(source).name)
+    if m and m[2] == "response" and m[4] == "sse" and m[3] in FORMATS:
+        return str(m[3])
+    return next((name for name, f in FORMATS.items() if f.is_own_stream(data)), None)
+
+
+def _folded(data: bytes, source: str, fmt: str) -> StreamAnswer:
+    """Fold a raw stream file into its answer through the format's stream folder; exit 2,
+    naming the command that shows the stream as it came, when it does not fold."""
+    wire = FORMATS[fmt]
+    try:
+        folder = wire.stream_folder()
+        folder.feed(data)
+        answer = StreamAnswer(folder.finish())
+    except FcError as e:
+        path = Path(source)
+        m = STEP_FILE.fullmatch(path.name)
+        trace, step = (
+            (str(path.parent), m[1]) if m and (path.parent / MANIFEST).is_file() else ("TRACE", "N")
+        )
+        error = InputFileError(
+            source,
+            Msg(
+                "a {format} stream that does not fold into an answer ({problem})",
+                format=fmt,
+                problem=_message_of(e),
+            ),
+        )
+        raise error.at(
+            hint=Msg(
+                "fc show {trace} --wire --step {step} shows it as it came", trace=trace, step=step
+            )
+        ) from None
+    answer.format = fmt
+    answer.stored = wire.stream_text(data) or data.decode("utf-8", errors="replace")
+    return answer
 
 
 def _looks_like_sse(data: bytes) -> bool:
@@ -192,6 +249,12 @@ def document_from(
             Msg("forced with --from (the content looks {format})", format=detected.format),
         )
     doc = Document(name, data, fmt, detected.kind, reason)
+    if isinstance(data, StreamAnswer):
+        doc.reason = Msg(
+            "a {format} stream, folded into its answer as fc run does: {reason}",
+            format=data.format,
+            reason=reason,
+        )
     if internal:
         to_internal(doc)
         _check_arguments_depth(doc)
@@ -309,6 +372,8 @@ class Step:
         self.notes: list[str] = []
         """What could not be read, or was read another way (from the wire file): Msgs, English
         in `--json`, said in the chosen language by `fc show`."""
+        self.unread: list[str] = []
+        """The notes of files that could not be read at all (not JSON, too deep, a pipe...)."""
         self.error_body: str | None = None
         """The provider's own sentence, when the step's wire response is the provider's error
         body (a failed request keeps it there); "" for an error body that says nothing."""
@@ -477,7 +542,7 @@ def read_trace(path: Path) -> Trace:
         raise InputFileError(
             str(path / MANIFEST), Msg("not an fc trace manifest (expected an object with steps)")
         )
-    files = _step_files(path)
+    files, odd = _step_files(path)
     wire_format = manifest.get("wire_format")
     if not isinstance(wire_format, str):
         suffixes = sorted({fmt for _, _, fmt, _ in files if fmt})
@@ -487,14 +552,22 @@ def read_trace(path: Path) -> Trace:
         for r in manifest.get("steps", [])
         if isinstance(r, dict) and isinstance(r.get("step"), int)
     }
-    numbers = sorted(set(records) | {n for n, _, _, _ in files})
+    numbers = sorted(set(records) | {n for n, _, _, _ in files} | {n for n, _ in odd})
     steps = [Step(n, records.get(n)) for n in numbers]
     by_number = {s.number: s for s in steps}
+    for n, name in odd:
+        _unread(
+            by_number[n],
+            Msg(
+                "{file} is not a regular file (a pipe, a device or a socket): not read",
+                file=str(path / name),
+            ),
+        )
     for n, role, fmt, ext in files:
         step = by_number[n]
         name = step_file(n, role, fmt, ext)
         if not _inside(root, path / name):
-            step.notes.append(Msg("{file} links outside the trace: not read", file=name))
+            _unread(step, Msg("{file} links outside the trace: not read", file=name))
         elif fmt is None:
             step.files[role] = path / name
         elif fmt == wire_format or wire_format is None:
@@ -523,16 +596,30 @@ def _inside(root: Path, file: Path) -> bool:
     return not file.is_symlink() or file.resolve().is_relative_to(root)
 
 
-def _step_files(path: Path) -> list[tuple[int, str, str | None, str]]:
-    out = []
+def _step_files(
+    path: Path,
+) -> tuple[list[tuple[int, str, str | None, str]], list[tuple[int, str]]]:
+    """List the step files (number, role, format, extension), and apart the step-named
+    entries that are no regular file (a pipe, a device, a directory: never read)."""
+    out, odd = [], []
     for entry in path.iterdir():
         m = STEP_FILE.fullmatch(entry.name)
-        if m and entry.is_file():
-            number, role, fmt, ext = m.groups()
-            if fmt is None and ext == "sse":
-                continue
+        if not m:
+            continue
+        number, role, fmt, ext = m.groups()
+        if fmt is None and ext == "sse":
+            continue
+        if entry.is_file():
             out.append((int(number), role, fmt, ext))
-    return sorted(out, key=lambda f: (f[0], f[1], f[2] or "", f[3]))
+        elif not entry.is_symlink() or entry.exists():  # a dangling link is a missing file
+            odd.append((int(number), entry.name))
+    return sorted(out, key=lambda f: (f[0], f[1], f[2] or "", f[3])), sorted(odd)
+
+
+def _unread(step: Step, note: str) -> None:
+    """Note a step file that could not be read at all."""
+    step.notes.append(note)
+    step.unread.append(note)
 
 
 def _history_field(wire_format: str | None) -> str:
@@ -626,10 +713,11 @@ def _read_quietly(step: Step, role: str, series: RequestFiles | None = None) -> 
             return read_json(path)
         return series.read(read_bytes(path), str(path)).data
     except InputFileError as e:
-        step.notes.append(
+        _unread(
+            step,
             _error_text(e)
             if role != "wire_response"
-            else Msg("{problem} (what the provider sent)", problem=_error_text(e))
+            else Msg("{problem} (what the provider sent)", problem=_error_text(e)),
         )
         return None
 
@@ -643,7 +731,7 @@ def _read_request(step: Step, series: RequestFiles) -> Request | None:
     try:
         parsed = series.read(read_bytes(path), str(path))
     except InputFileError as e:
-        step.notes.append(_error_text(e))
+        _unread(step, _error_text(e))
         return None
     try:
         return validate_request(parsed, path.name)
@@ -688,7 +776,7 @@ def _from_wire(step: Step, role: str, data: Any, wire_format: str) -> Request | 
             )
         )
         return None
-    there = internal_name in [p.name for p in step.files.values()]
+    there = (step.files[role].parent / internal_name).exists()
     if there:
         note = Msg("{file} cannot be read; read from {wire} instead", file=internal_name, wire=name)
     else:

@@ -276,15 +276,33 @@ class TraceWriter:
             )
         return target
 
-    def rest(self) -> None:
-        """Let go of the trace's lock while nothing is written (fc proxy: a conversation waiting
-        for its agent's next request holds no open file); `wake` claims it again."""
+    def rest(self) -> tuple[str, float]:
+        """Let go of the trace's lock while nothing is written, and return what `woken` takes
+        to go on writing it: fc proxy's conversation waiting for its agent's next request holds
+        no open file, and neither this writer nor its manifest (the file has it, as the last
+        save wrote it)."""
         release(self.path)
+        return str(self.path), self._start
 
-    def wake(self) -> None:
-        """Claim the trace again before writing more, after `rest`."""
-        if self.path.resolve() not in _HELD:
-            claim(self.path)
+    @classmethod
+    def woken(cls, rested: tuple[str, float]) -> TraceWriter:
+        """Claim a trace again after `rest`, its manifest read back from its file."""
+        path = Path(rested[0])
+        claim(path)
+        file = path / MANIFEST
+        try:
+            manifest = Manifest.model_validate_json(file.read_bytes())
+        except (OSError, ValueError) as e:  # gone or changed while it rested
+            release(path)
+            reason = os_reason(e) if isinstance(e, OSError) else Msg("not the manifest fc wrote")
+            raise UsageError(
+                Msg("cannot read {file} back: {reason}", file=str(file), reason=reason)
+            ) from None
+        writer = cls.__new__(cls)
+        writer.path, writer.manifest, writer._start = path, manifest, rested[1]
+        writer.encoder = HistoryEncoder()
+        writer._steps = {}
+        return writer
 
     def note(self, text: str) -> None:
         """Note something a learner should know about the run (saved with the next save)."""

@@ -16,7 +16,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 from urllib.parse import unquote
 
 from fccli.core.errors import ProtocolError, ProviderError
@@ -24,6 +24,9 @@ from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
 from fccli.wire.sse import SSEDecoder, guarded, not_a_stream, note_once
+
+if TYPE_CHECKING:
+    from fccli.core.secrets import Secrets
 from fccli.wire.view import (
     BlocksLayout,
 )
@@ -320,6 +323,17 @@ class WireFormat(BlocksLayout):
         """Return a raw stream as text a reader can follow (`fc show --wire`); None: it is text
         already (server-sent events), shown as it came."""
         return None
+
+    def mask_stream(self, raw: bytes, secrets: Secrets) -> bytes | None:
+        """Return a raw stream with `secrets` masked, when this format frames its streams its own
+        way (masked as bytes, AWS's frames would no longer read); None: server-sent events,
+        which the transport masks itself."""
+        return None
+
+    def is_own_stream(self, raw: bytes) -> bool:
+        """Tell whether raw bytes are a stream framed as only this format frames one (AWS's
+        binary event stream); False for server-sent events, which formats share."""
+        return False
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """Return an error as this format's providers answer one (HTTP `status`), so that a

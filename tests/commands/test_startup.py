@@ -87,14 +87,17 @@ BUDGETS = {
     "providers": Budget(("providers",), FLOOR, NETWORK),
     "tools": Budget(("tools",), FLOOR, NETWORK),
     # a spinner (rich.status) only on a terminal; emoji names only where a code can stand;
-    # fc's own check of each request needs the linter, not the trace checker; asyncio (async
-    # tools) and importlib.metadata (pydantic's plugin loader, commands/entry.py) come with
-    # the prices
+    # fc's own check of each request needs the linter, not the trace checker; the demo's
+    # steps are priced from the rows fccli/cost/snapshot.py keeps: the price table, its HTTP
+    # client, asyncio and importlib.metadata stay unread
     "offline-run": Budget(
         ("run", "杭州今天适合跑步吗？", "-o", "t"),
-        FLOOR | PRICES,
+        FLOOR,
         (
             *NETWORK,
+            *PRICES,
+            "asyncio",
+            "importlib.metadata",
             "rich.status",
             "rich._emoji_codes",
             "fccli.check.traces",

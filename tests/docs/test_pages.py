@@ -24,7 +24,11 @@ from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 
 PAGES = sorted(
     str(p.relative_to(REPO))
-    for p in [*(REPO / "docs" / "reference").glob("*.md"), REPO / "docs" / "development.md"]
+    for p in [
+        *(REPO / "docs" / "reference").glob("*.md"),
+        REPO / "docs" / "development.md",
+        REPO / "docs" / "testing.md",
+    ]
 )
 WITH_THE_FAKE_PROVIDER = {"docs/reference/providers.md", "docs/reference/providers.zh.md"}
 KEYS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
@@ -59,9 +63,10 @@ def test_the_page_runs_top_to_bottom_and_shows_what_it_says(
     here = [example for example in blocks if not example.run_by]
     if not here:
         return
-    # the files the page names, where a checkout of the project has them
+    # the files the page names, where a checkout of the project has them (rules: docs/expect)
     shutil.copytree(REPO / "docs" / "course", tmp_path / "docs" / "course")
     shutil.copytree(REPO / "traces" / "examples", tmp_path / "traces" / "examples")
+    shutil.copytree(REPO / "docs" / "expect", tmp_path / "docs" / "expect")
     url = request.getfixturevalue("fake_url") if page in WITH_THE_FAKE_PROVIDER else ""
     wrong = walk(page, here, tmp_path, _env(page, url))
     assert not wrong, "\n".join(wrong)

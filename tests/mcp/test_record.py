@@ -149,6 +149,19 @@ def test_a_server_that_echoes_a_key_from_the_environment_is_recorded_masked(
     assert key.encode() not in written and key[-12:].encode() not in written
 
 
+def test_a_server_that_writes_json_with_blanks_is_named_by_its_initialize_answer(
+    fc, tmp_path: Path
+) -> None:
+    misbehaving = Path(__file__).resolve().parent.parent / "support" / "mcp_misbehaving.py"
+    request = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+    ran = fc("mcp", "record", "-o", "rec", "--", sys.executable, str(misbehaving), "hang",
+             input=request)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    (server,) = json.loads((tmp_path / "rec" / "manifest.json").read_text("utf-8"))["mcp_servers"]
+    assert server["name"] == "bad-hang" and server["protocol_version"] == "2025-11-25"
+    assert server["server_info"] == {"name": "bad-hang", "version": "1"}
+
+
 def test_sigterm_while_an_mcp_server_starts_ends_fc_with_143_and_stops_the_server(
     tmp_path: Path,
 ) -> None:

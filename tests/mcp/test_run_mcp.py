@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,7 @@ def test_every_format_offers_the_servers_tools_and_keeps_their_json_rpc(
         ("garbage", None, None),
         ("invalid", "mcp_error", "not a JSON-RPC message"),
         ("huge", "mcp_error", "--max-response-mb"),
+        ("deep", "mcp_error", "not a JSON-RPC message"),  # not "the server has gone"
     ],
 )
 def test_a_misbehaving_server_gives_an_error_result_and_the_trace_keeps_it(
@@ -146,12 +148,48 @@ def test_a_misbehaving_server_gives_an_error_result_and_the_trace_keeps_it(
         assert any(e.get("event") == "line_cut" and e["bytes"] > 2_000_000 for e in log)
 
 
+def test_a_token_the_server_echoes_is_masked_in_what_the_model_is_handed(
+    fc, tmp_path: Path
+) -> None:
+    token = "ghp_0123456789abcdefABCDEF0123456789abcd"
+    given = f"{sys.executable} {MISBEHAVING} echo --token {token}"
+    result = fc("run", "杭州今天适合跑步吗？", "--mcp", given, "-o", "t")
+    assert result.returncode == 0, result.stderr
+    assert token not in result.stdout + result.stderr
+    handed = json.loads((tmp_path / "t" / "2-request.json").read_text("utf-8"))["messages"]
+    assert handed[-1]["content"][0]["content"] == "***\n***"  # the escaped one, the raw one
+    for file in (tmp_path / "t").iterdir():
+        assert token.encode() not in file.read_bytes(), file.name
+
+
 def test_two_servers_sharing_a_tool_name_are_refused_naming_both(fc, mcp_http: str) -> None:
     result = fc("run", "杭州？", "--mcp", mcp_http, "--mcp", mcp_http, "-o", "t")
     assert result.returncode == 2
     clean(result)
-    first = result.stderr.splitlines()[0]
+    first = next(line for line in result.stderr.splitlines() if "waiting for" not in line)
     assert "'get_weather'" in first and "weather-http" in first and "weather-http-2" in first
+
+
+def test_a_server_that_never_answers_is_said_at_once_and_waited_on_no_longer_than_asked(
+    fc,
+) -> None:
+    silent = f"{sys.executable} {MISBEHAVING} silent"
+    started = time.monotonic()
+    result = fc("run", "杭州？", "--mcp", silent, "--mcp-timeout", "0.3", "-o", "t")
+    assert time.monotonic() - started < 10
+    assert result.returncode == 3
+    clean(result)
+    waiting, error = result.stderr.splitlines()
+    assert waiting.startswith("fc: waiting for MCP server") and "at most 0.3 s" in waiting
+    assert "did not start as an MCP server: no answer within 0.3 s (--mcp-timeout)" in error
+
+
+def test_a_tools_list_without_end_is_a_clear_exit(fc) -> None:
+    endless = f"{sys.executable} {MISBEHAVING} pages"
+    result = fc("run", "杭州？", "--mcp", endless, "-o", "t")
+    assert result.returncode == 3
+    clean(result)
+    assert "its tools/list did not end after 101 pages" in result.stderr.splitlines()[-1]
 
 
 def test_a_server_that_does_not_start_is_a_clear_exit(fc) -> None:

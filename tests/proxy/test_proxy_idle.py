@@ -94,3 +94,33 @@ def test_a_conversation_waiting_past_the_idle_time_is_closed(tmp_path: Path) -> 
     assert manifest["status"] == "interrupted"
     assert "no next request came for 0 s" in manifest["error"]["message"]
     assert f"trace {waiting}: interrupted, no next request came" in printed
+
+
+def test_a_waiting_trace_changed_meanwhile_is_left_alone_and_said(tmp_path: Path) -> None:
+    """A waiting conversation holds its trace only as its file: one whose manifest was broken
+    while it waited goes on in a trace of its own, one whose manifest is gone is not closed at
+    the stop, and both are said (the other traces are closed all the same)."""
+    with FakeProvider() as fake, proxy(tmp_path / "out", to=fake.url) as running:
+        question = [{"role": "user", "content": QUESTION}]
+        first = _ask(running, question)
+        _ask(running, [{"role": "user", "content": "上海呢？"}])
+        _ask(running, [{"role": "user", "content": "杭州呢？"}])
+        asked = {_manifest(t)["question"]: t for t in _settled(running, 3)}
+        broken, gone, kept = asked[QUESTION], asked["上海呢？"], asked["杭州呢？"]
+        (broken / "manifest.json").write_text("not json", "utf-8")
+        (gone / "manifest.json").unlink()
+        results = [
+            {"role": "tool", "tool_call_id": call["id"], "content": "晴"}
+            for call in first["tool_calls"]
+        ]
+        _ask(running, [*question, first, *results])
+        traces = running.traces()
+    assert (broken / "manifest.json").read_text("utf-8") == "not json"
+    assert not (gone / "manifest.json").exists()
+    [own] = [t for t in traces if t not in (broken, gone, kept)]
+    assert _manifest(own)["status"] == "ok" and len(_manifest(own)["steps"]) == 1
+    assert _manifest(kept)["status"] == "interrupted"
+    printed = running.printed
+    assert f"the trace cannot be written: cannot read {broken / 'manifest.json'} back" in printed
+    assert f"warning: cannot read {gone / 'manifest.json'} back" in printed
+    assert "1 open trace(s) closed as interrupted" in printed

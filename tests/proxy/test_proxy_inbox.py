@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fccli.proxy.bursts import BurstGate
+from fccli.proxy.child import Inbox, framed
 from fccli.proxy.facts import Close, Notice, Pause, Resume
-from fccli.proxy.journal import Inbox, framed
 
 LULL = 0.02
 STALL = 0.005

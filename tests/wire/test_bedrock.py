@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+from botocore.eventstream import EventStreamBuffer
 from botocore.validate import ParamValidator
 from hypothesis import given, settings
 
@@ -338,6 +341,74 @@ def test_convert_keeps_every_call_and_result_and_says_what_it_lost(
     assert _json(back)["messages"] == original["messages"]
     if target != "gemini":  # a format that names the model in the body is told where it went
         assert "the model in the URL" in ran.stderr + again.stderr
+
+
+@pytest.mark.server
+def test_a_stream_file_is_read_through_the_stream_decoder(fc: Any, trace: Path) -> None:
+    sse = str(trace / "1-response.bedrock.sse")
+    shown = fc("show", sse)
+    assert shown.returncode == 0, shown.stderr
+    assert "folded into its answer" in shown.stdout and "call get_weather" in shown.stdout
+    as_json = json.loads(fc("show", sse, "--json").stdout)
+    assert as_json["internal"] == _json(trace / "1-response.json")  # what fc run assembled
+    assert "\ncontentBlockStart {" in fc("show", sse, "--wire").stdout  # as it came: frames
+    checked = fc("check", sse)
+    assert checked.returncode == 2 and len(checked.stderr.splitlines()) == 1
+    assert (
+        "a streamed response (bedrock format)" in checked.stderr
+        and f"fc show {sse}" in checked.stderr
+    )
+
+
+@pytest.mark.server
+def test_a_corrupt_frame_is_said_where_it_is(fc: Any, trace: Path, tmp_path: Path) -> None:
+    good = (trace / "1-response.bedrock.sse").read_bytes()
+    third = sum(
+        struct.unpack_from(">I", good, at)[0] for at in (0, struct.unpack_from(">I", good)[0])
+    )
+    changed, huge = bytearray(good), bytearray(good)
+    changed[third + 20] ^= 1  # its payload: the message checksum fails
+    huge[third : third + 4] = struct.pack(">I", 0xFFFFFF00)  # a length no message has
+    huge[third + 8 : third + 12] = struct.pack(">I", zlib.crc32(bytes(huge[third : third + 8])))
+    for corrupt, said in ((changed, "bad message checksum"), (huge, "impossible lengths")):
+        copy = tmp_path / "copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(trace, copy)
+        (copy / "1-response.bedrock.sse").write_bytes(bytes(corrupt))
+        wire = fc("show", str(copy), "--wire", "--step", "1").stdout
+        lines = wire[wire.index("messageStart") :].splitlines()
+        assert lines[2].startswith("(corrupt: message 3 of the event stream") and said in lines[2]
+        assert f"the {len(good) - third:,} bytes from there are not shown" in lines[2]
+        as_json = json.loads(fc("show", str(copy), "--wire", "--json", "--step", "1").stdout)
+        assert said in as_json["steps"][0]["files"][-1]["text"]
+        shown = fc("show", str(copy / "1-response.bedrock.sse"))
+        assert shown.returncode == 2 and said in shown.stderr
+        assert f"fc show {copy} --wire --step 1 shows it" in shown.stderr
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("size", [64, 5], ids=["whole", "cut-across-frames"])
+def test_a_key_the_stream_echoes_is_masked_and_the_frames_still_read(
+    fc: Any, server: FakeProvider, tmp_path: Path, size: int
+) -> None:
+    server.text_fragment_size = size
+    server.script = [{"echo_auth": ["content"]}]
+    try:
+        ran = fc("run", QUESTION, "-p", "bedrock", "--stream", "--base-url", server.url, "-o", "t",
+                 env=_env())  # fmt: skip
+    finally:
+        server.text_fragment_size = 8
+    assert ran.returncode == 0, ran.stderr
+    trace = tmp_path / "t"
+    for file in trace.iterdir():
+        assert DEFAULT_KEY.encode() not in file.read_bytes(), file.name
+    assert DEFAULT_KEY not in ran.stdout + ran.stderr
+    assert "Bearer ***" in json.dumps(_json(trace / "1-response.bedrock.json"))
+    raw = (trace / "1-response.bedrock.sse").read_bytes()
+    theirs = EventStreamBuffer()
+    theirs.add_data(raw)
+    assert len(list(theirs)) > 3  # every frame, masked, still reads (botocore checks the CRCs)
+    assert "corrupt" not in fc("show", "t", "--wire", "--step", "1").stdout
 
 
 @pytest.mark.server

@@ -19,13 +19,17 @@ ProtocolError naming the message, never a huge allocation.
 
 from __future__ import annotations
 
+import json
 import struct
 import uuid
 import zlib
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fccli.core.errors import ProtocolError
 from fccli.i18n import Msg
+
+if TYPE_CHECKING:
+    from fccli.core.secrets import Secrets
 
 PRELUDE = 12
 """Bytes before the headers: two lengths and the prelude's CRC."""
@@ -170,20 +174,112 @@ def _headers(data: bytes, number: int) -> dict[str, Any]:
     return headers
 
 
+def is_event_stream(raw: bytes) -> bool:
+    """Tell whether bytes begin as an event-stream message: a prelude whose checksum holds."""
+    if len(raw) < PRELUDE:
+        return False
+    (prelude_crc,) = struct.unpack_from(">I", raw, 8)
+    return bool(zlib.crc32(raw[:8]) == prelude_crc)
+
+
 def frames_text(raw: bytes) -> str | None:
     """Return a stream's messages as lines of text, `:event-type` (or `:exception-type`) then
     the payload; None when the bytes are no event stream. Bytes after the last whole message
-    are said, not shown."""
-    decoder = EventStreamDecoder()
-    try:
-        frames = decoder.feed(raw)
-    except ProtocolError:
+    are said, not shown: a message cut off, or one that is corrupt (a checksum that fails, a
+    length no message can have), named at its place."""
+    if not is_event_stream(raw):
         return None
-    lines = []
-    for frame in frames:
+    decoder = EventStreamDecoder()
+    decoder._buffer += raw  # message by message: those before a corrupt one are shown
+    lines: list[str] = []
+    while True:
+        left = decoder.pending
+        try:
+            frame = decoder._next()
+        except ProtocolError as e:
+            lines.append(
+                Msg(
+                    "(corrupt: {problem}; the {count} bytes from there are not shown)",
+                    problem=e.message,
+                    count=format(left, ","),
+                )
+            )
+            break
+        if frame is None:
+            if decoder.pending:
+                lines.append(Msg("({count} bytes of a message cut off)", count=decoder.pending))
+            break
         kind = frame.headers.get(":event-type") or frame.headers.get(":exception-type", "?")
         payload = frame.payload.decode("utf-8", errors="replace")
         lines.append(f"{kind} {payload}")
-    if decoder.pending:
-        lines.append(Msg("({count} bytes of a message cut off)", count=decoder.pending))
     return "\n".join(lines)
+
+
+def masked(raw: bytes, secrets: Secrets) -> bytes:
+    """Return a stream with every secret masked in its messages' payloads, those cut across
+    messages too (`Secrets.stream`, one block's pieces known by `contentBlockIndex`), and each
+    message whose payload changed framed anew (its lengths, its checksums): masked, the stream
+    still reads. Bytes past the last whole message, or from a corrupt one on, are masked as
+    bytes."""
+    decoder = EventStreamDecoder()
+    decoder._buffer += raw
+    frames: list[Frame] = []
+    while True:
+        try:
+            frame = decoder._next()
+        except ProtocolError:
+            frame = None
+        if frame is None:
+            break
+        frames.append(frame)
+    views = [_view(frame.payload) for frame in frames]
+    events = b"".join(b"data: " + (view[0] if view else b"-") + b"\n\n" for view in views)
+    lines = secrets.stream(events).split(b"\n\n")
+    out, at = [], 0
+    for frame, view, line in zip(frames, views, lines, strict=False):
+        original = raw[at : at + frame.size]
+        at += frame.size
+        if view is None:
+            payload = secrets.raw(frame.payload)
+        elif line[6:] == view[0]:
+            payload = frame.payload
+        else:
+            value = json.loads(line[6:])
+            if view[1]:
+                value.pop(_INDEX, None)
+            payload = _compact(value)
+        if payload == frame.payload:
+            out.append(original)
+            continue
+        (headers_length,) = struct.unpack_from(">I", original, 4)
+        headers = original[PRELUDE : PRELUDE + headers_length]
+        total = PRELUDE + headers_length + len(payload) + TRAILER
+        prelude = struct.pack(">II", total, headers_length)
+        message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + payload
+        out.append(message + struct.pack(">I", zlib.crc32(message)))
+    return b"".join(out) + secrets.raw(raw[at:])
+
+
+_INDEX = "index"
+"""The key `Secrets.stream` knows a block's pieces by (Bedrock's is `contentBlockIndex`)."""
+
+
+def _view(payload: bytes) -> tuple[bytes, bool] | None:
+    """Return a payload as one line of JSON for `Secrets.stream`, and whether its block's index
+    was added where that looks for it; None for a payload that is no JSON object."""
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    added = _INDEX not in value and isinstance(value.get("contentBlockIndex"), int)
+    if added:
+        value[_INDEX] = value["contentBlockIndex"]
+    return _compact(value), added
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"
+    )

@@ -9,17 +9,20 @@ model's own refusals on after "The model returned the following errors: ".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fccli.core.models import Request, ThinkingBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import Detected, Refusal, Route, StreamFolder, WireFormat
 from fccli.wire.bedrock import ID_PATTERN, codec
-from fccli.wire.bedrock.eventstream import frames_text
+from fccli.wire.bedrock.eventstream import frames_text, is_event_stream, masked
 from fccli.wire.bedrock.stream import BedrockStreamFolder
 from fccli.wire.bedrock.view import content_turn, json_not_object, spec_choice, spec_tools
 from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, message_turns
+
+if TYPE_CHECKING:
+    from fccli.core.secrets import Secrets
 
 _WHO = "Bedrock"
 # pydantic/pydantic-ai#3253: a Claude model's refusal, passed on by Bedrock's Converse.
@@ -147,6 +150,12 @@ class BedrockFormat(WireFormat):
     def stream_text(self, raw: bytes) -> str | None:
         """Return each message of the binary stream on a line: its type, then its JSON."""
         return frames_text(raw)
+
+    def mask_stream(self, raw: bytes, secrets: Secrets) -> bytes | None:
+        return masked(raw, secrets)
+
+    def is_own_stream(self, raw: bytes) -> bool:
+        return is_event_stream(raw)
 
     def detect(self, doc: Any, name_hint: str | None) -> Detected | None:
         if isinstance(doc, list):

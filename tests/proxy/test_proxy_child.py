@@ -1,0 +1,56 @@
+"""fc proxy's journal process (fccli/proxy/child.py) loads what recording needs and no more:
+every module it holds is memory it keeps for as long as the proxy runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from fccli.proxy.child import framed
+from fccli.proxy.facts import Asked, Close, Ended
+from fccli.proxy.settings import Settings
+from fccli.proxy.target import resolve
+
+NOT_NEEDED = ("asyncio", "ssl", "httpx", "httpx2", "typer", "click", "pygments", "uvicorn")
+"""The proxy's network, genai-prices' updater and the command line: none is the journal's."""
+LIST = (
+    "import sys, fccli.proxy.child as c; c.main(); "
+    "print(' '.join(sorted(m for m, loaded in sys.modules.items() if loaded)))"
+)
+ASKED = {"model": "deepseek-chat", "messages": [{"role": "user", "content": "杭州天气如何？"}]}
+ANSWER = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "model": "deepseek-chat",
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "晴。"}, "finish_reason": "stop"}
+    ],
+    "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100},
+}
+
+
+def test_the_journals_process_records_without_network_nor_command_line(tmp_path: Path) -> None:
+    body, answer = json.dumps(ASKED).encode(), json.dumps(ANSWER).encode()
+    facts = [
+        (resolve("deepseek", None), Settings(out=tmp_path), "en"),
+        Asked(1, "deepseek", "/chat/completions", body, (), time.perf_counter(), time.time()),
+        Ended(1, "done", status=200, pieces=[answer], size=len(answer), end=time.perf_counter()),
+        Close(),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", LIST],
+        input=b"".join(map(framed, facts)),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.decode().splitlines()[-1].split())
+    [trace] = tmp_path.iterdir()
+    manifest = json.loads((trace / "manifest.json").read_bytes())
+    assert manifest["status"] == "ok" and manifest["cost"]["usd"] > 0  # priced, from the table
+    assert "fccli.proxy.handler" in loaded and "genai_prices" in loaded
+    assert sorted(m for m in loaded if m.split(".")[0] in NOT_NEEDED) == []
+    assert not any(m.startswith("fccli.commands") for m in loaded)
