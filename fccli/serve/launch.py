@@ -154,6 +154,7 @@ def _prompt_server() -> type:
     import uvicorn
 
     class Prompt(uvicorn.Server):
+        grace: float = GRACE_SECONDS
         _loop: Any = None
         _woken: Any = None
 
@@ -180,7 +181,7 @@ def _prompt_server() -> type:
             for connection in list(state.connections):
                 connection.shutdown()
             loop = asyncio.get_running_loop()
-            deadline = loop.time() + GRACE_SECONDS
+            deadline = loop.time() + self.grace
             while (state.connections or state.tasks) and loop.time() < deadline:
                 await asyncio.sleep(0.002)
             for task in state.tasks:
@@ -268,12 +269,15 @@ def run(app: Any, bound: Bound, on_close: Callable[[], None] = lambda: None) -> 
 
 class InThread:
     """A server run in a thread of this process (tests, benchmarks): no signals, stopped by
-    `stop()`, which waits for it to end."""
+    `stop()`, which waits for it to end; answers still going on get `grace` seconds first."""
 
-    def __init__(self, app: Any, bound: Bound, *, plain: bool = False) -> None:
+    def __init__(
+        self, app: Any, bound: Bound, *, plain: bool = False, grace: float = GRACE_SECONDS
+    ) -> None:
         self.bound = bound
         self.url = bound.url
         self._server = make_server(app, plain=plain, prompt=True)
+        self._server.grace = grace
         _tell_stopping(app, self._server)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [bound.sock]}, daemon=True
