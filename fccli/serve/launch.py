@@ -161,7 +161,8 @@ def _prompt_server() -> type:
         def wake(self) -> None:
             """Have the main loop look at `should_exit` now (from any thread)."""
             if self._loop is not None:
-                self._loop.call_soon_threadsafe(self._woken.set)
+                with contextlib.suppress(RuntimeError):  # the loop has ended already
+                    self._loop.call_soon_threadsafe(self._woken.set)
 
         async def main_loop(self) -> None:
             self._woken = asyncio.Event()
