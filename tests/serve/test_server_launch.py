@@ -79,7 +79,11 @@ def test_a_half_sent_request_is_closed_after_the_header_timeout(monkeypatch, pla
                     for _ in range(8):  # a header now and then: still never the end
                         time.sleep(0.05)
                         s.sendall(b"X-Drip: 1\r\n")
-                assert s.recv(4096) == b""  # closed by the server
+                try:
+                    closed = s.recv(4096) == b""
+                except ConnectionResetError:  # a drip came after the close: answered by a reset
+                    closed = True
+                assert closed  # by the server
                 assert time.monotonic() - started < 5
 
 
