@@ -166,12 +166,12 @@ def test_strict_checking_a_heavy_request_does_not_hold_up_another_client(
     """--strict-check reads a 4 MB request of 120,000 blocks for seconds: in a thread, while
     another agent's request goes through at once. The heavy one is held in its check until the
     light one has its answer: checked on the event loop, it would hold the light one up too."""
-    from fccli.proxy import app
+    from fccli.proxy import handler
 
     blocks = [{"type": "text", "text": f"x{i}"} for i in range(300)]
     heavy = json.dumps({"model": "m", "messages": [{"role": "user", "content": blocks}] * 10})
     checking, answered = threading.Event(), threading.Event()
-    check = app.strict_findings
+    check = handler.strict_findings
 
     def held(fmt: Any, path: str, body: bytes, limit: int) -> Any:
         if len(body) == len(heavy):
@@ -179,7 +179,7 @@ def test_strict_checking_a_heavy_request_does_not_hold_up_another_client(
             answered.wait(10)
         return check(fmt, path, body, limit)
 
-    monkeypatch.setattr(app, "strict_findings", held)
+    monkeypatch.setattr(handler, "strict_findings", held)
     head = f"POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer {DEFAULT_KEY}"
     ended: dict[str, float] = {}
     with (
