@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/recording.py [--steps 150,300,1000] [--result-mb 20]
                                       [--conversations 5000]
-                                      [--only steps,result,proxy,journal]
+                                      [--only steps,result,proxy,journal] [--settle 2]
 
 Run it with the interpreter `fc` is installed in (.venv/bin/python benchmarks/recording.py).
 
@@ -19,7 +19,9 @@ Run it with the interpreter `fc` is installed in (.venv/bin/python benchmarks/re
   proxy and of its journal process before the first request, after the last and once the
   journal has recorded them (VmRSS, and PSS: pages the two share, as the same libraries,
   counted once); then the CPU seconds (and wall) from Ctrl-C (SIGINT) to its exit, the journal
-  closing every open trace; against the floor of re-writing those traces' files.
+  closing every open trace; against the floor of re-writing those traces' files. The journal
+  has recorded them once it has used no CPU for --settle seconds (it is given half that to
+  start before the first figure).
 - journal (only when asked): the journal's process alone (fccli/proxy/child.py), fed as many requests and answers
   through its pipe as one burst, as the proxy hands them over (no server, no load from the
   proxy or the clients): its memory before, holding them and once recorded, its CPU per
@@ -213,7 +215,7 @@ async def send(url: str, count: int, clients: int = 8) -> None:
         await asyncio.gather(*(worker() for _ in range(clients)))
 
 
-def proxy_rows(count: int, work: Path) -> list[str]:
+def proxy_rows(count: int, work: Path, settle: float = 2.0) -> list[str]:
     out = work / "proxied"
     with _Forgetful() as fake:
         argv = [sys.executable, "-m", "fccli", "proxy", "--to", fake.url, "--port", "0"]
@@ -226,7 +228,7 @@ def proxy_rows(count: int, work: Path) -> list[str]:
             time.sleep(0.05)
             banner = printed.read_text("utf-8", errors="replace").split("\n", 1)[0]
         url = banner.split(" on ", 1)[1].split()[0]
-        time.sleep(1.0)  # the journal's process has started and read its settings
+        time.sleep(settle / 2)  # the journal's process has started and read its settings
         base = rss_mb(proxy.pid), sum(rss_mb(c) for c in children(proxy.pid))
         base_shares = pss_mb(proxy.pid) + sum(pss_mb(c) for c in children(proxy.pid))
         start = time.perf_counter()
@@ -234,7 +236,7 @@ def proxy_rows(count: int, work: Path) -> list[str]:
         sent = time.perf_counter() - start
         journal = children(proxy.pid)
         busy, theirs_busy = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
-        idle = settled(journal)
+        idle = settled(journal, quiet=settle)
         own, theirs = rss_mb(proxy.pid), sum(rss_mb(c) for c in journal)
         shares = pss_mb(proxy.pid) + sum(pss_mb(c) for c in journal)
         before = cpu_seconds(proxy.pid) + sum(cpu_seconds(c) for c in journal)
@@ -329,7 +331,7 @@ def settled(pids: list[int], quiet: float = 2.0, most: float = 300.0) -> float:
             last, since = used, time.perf_counter()
         elif time.perf_counter() - since >= quiet:
             break
-        time.sleep(0.2)
+        time.sleep(min(0.2, quiet / 4))
     return time.perf_counter() - start
 
 
@@ -358,6 +360,7 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=5000)
     parser.add_argument("--only", default="steps,result,proxy", help="and journal")
     parser.add_argument("--keep", type=Path, help="keep the traces here")
+    parser.add_argument("--settle", type=float, default=2.0)
     args = parser.parse_args()
     parts = set(args.only.split(","))
     fc = fc_command()
@@ -374,7 +377,7 @@ def main() -> None:
             for text in ("ascii", "mixed"):
                 print(result_row(fc, args.result_mb, text, work), flush=True)
         if "proxy" in parts:
-            for line in proxy_rows(args.conversations, work):
+            for line in proxy_rows(args.conversations, work, args.settle):
                 print(line, flush=True)
         if "journal" in parts:
             for line in journal_rows(args.conversations, work):

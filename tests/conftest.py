@@ -15,10 +15,10 @@ from tests.support.inprocess import run_in_process
 
 REPO = Path(__file__).resolve().parent.parent
 
-# `ci`, the default: a few dozen examples per property. `FC_HYPOTHESIS=deep` before a release:
-# hundreds. No deadline: a property that runs fc is slow on a busy machine, not wrong.
+# `ci`, the default: twenty examples per property (each CI run draws new ones).
+# `FC_HYPOTHESIS=deep` before a release: hundreds. No deadline: a property that runs fc is slow on a busy machine, not wrong.
 settings.register_profile(
-    "ci", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci", max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
     "deep", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow]

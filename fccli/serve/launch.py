@@ -9,7 +9,9 @@ closes what is still open, and the signal goes on to the CLI's one catch (exit 1
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import functools
 import ipaddress
 import logging
 import socket
@@ -118,11 +120,12 @@ def quiet_uvicorn() -> None:
         logger.propagate = False
 
 
-def make_server(app: Any, *, plain: bool = False) -> Any:
+def make_server(app: Any, *, plain: bool = False, prompt: bool = False) -> Any:
     """A uvicorn server for `app`, fc's settings: no logs, a short grace at Ctrl-C. The app's
     lifespan shutdown (where it has one) closes what it holds, in its own event loop. `plain`:
     asyncio and h11 even where the `fast` extra's uvloop and httptools are installed (what a
-    plain install serves with, so the tests keep that path too)."""
+    plain install serves with, so the tests keep that path too). `prompt`: a server that
+    `InThread.stop()` stops at once (`_prompt_server`)."""
     import uvicorn  # imported when a server runs (start-up)
 
     quiet_uvicorn()
@@ -137,7 +140,57 @@ def make_server(app: Any, *, plain: bool = False) -> Any:
         loop="asyncio" if plain else "auto",
         ws="none",
     )
-    return uvicorn.Server(config)
+    return (_prompt_server() if prompt else uvicorn.Server)(config)
+
+
+@functools.cache
+def _prompt_server() -> type:
+    """uvicorn's server, stopping as soon as it is told: uvicorn looks at `should_exit` every
+    0.1 s, then gives the connections it asked to close a fixed 0.1 s and looks at them every
+    0.1 s. The same steps, waited for in milliseconds: the tests start and stop a server in a
+    thread hundreds of times."""
+    import asyncio
+
+    import uvicorn
+
+    class Prompt(uvicorn.Server):
+        grace: float = GRACE_SECONDS
+        _loop: Any = None
+        _woken: Any = None
+
+        def wake(self) -> None:
+            """Have the main loop look at `should_exit` now (from any thread)."""
+            if self._loop is not None:
+                with contextlib.suppress(RuntimeError):  # the loop has ended already
+                    self._loop.call_soon_threadsafe(self._woken.set)
+
+        async def main_loop(self) -> None:
+            self._woken = asyncio.Event()
+            self._loop = asyncio.get_running_loop()
+            counter = 0
+            while not await self.on_tick(counter):
+                counter = (counter + 1) % 864000
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._woken.wait(), 0.1)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for server in self.servers:
+                server.close()
+            for sock in sockets or []:
+                sock.close()
+            state = self.server_state
+            for connection in list(state.connections):
+                connection.shutdown()
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.grace
+            while (state.connections or state.tasks) and loop.time() < deadline:
+                await asyncio.sleep(0.002)
+            for task in state.tasks:
+                task.cancel()
+            if not self.force_exit:
+                await self.lifespan.shutdown()
+
+    return Prompt
 
 
 class _HeaderTimeout:
@@ -217,12 +270,15 @@ def run(app: Any, bound: Bound, on_close: Callable[[], None] = lambda: None) -> 
 
 class InThread:
     """A server run in a thread of this process (tests, benchmarks): no signals, stopped by
-    `stop()`, which waits for it to end."""
+    `stop()`, which waits for it to end; answers still going on get `grace` seconds first."""
 
-    def __init__(self, app: Any, bound: Bound, *, plain: bool = False) -> None:
+    def __init__(
+        self, app: Any, bound: Bound, *, plain: bool = False, grace: float = GRACE_SECONDS
+    ) -> None:
         self.bound = bound
         self.url = bound.url
-        self._server = make_server(app, plain=plain)
+        self._server = make_server(app, plain=plain, prompt=True)
+        self._server.grace = grace
         _tell_stopping(app, self._server)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [bound.sock]}, daemon=True
@@ -239,6 +295,7 @@ class InThread:
 
     def stop(self) -> None:
         self._server.should_exit = True
+        self._server.wake()
         self._thread.join(timeout=10)
         self.bound.sock.close()
 

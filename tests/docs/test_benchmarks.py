@@ -71,7 +71,11 @@ def test_the_recording_benchmark_prints_each_row_against_its_floor() -> None:
     each against re-writing the trace. Tiny runs: the table, not timings."""
     argv = [sys.executable, str(RECORDING_BENCHMARK), "--steps", "3", "--result-mb", "1"]
     done = subprocess.run(
-        [*argv, "--conversations", "3"], capture_output=True, text=True, timeout=120, check=True
+        [*argv, "--conversations", "3", "--settle", "0.2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     lines = done.stdout.splitlines()
     assert re.search(r"fc run, 3 steps +\d+\.\d\d s +\d+\.\d\d s +\d+\.\d\dx", done.stdout), lines

@@ -356,7 +356,7 @@ def test_a_proxy_killed_outright_still_leaves_its_traces_closed(tmp_path: Path) 
 def test_stopping_mid_stream_keeps_what_came_as_interrupted(tmp_path: Path) -> None:
     with FakeProvider() as server:
         server.stream_pause = 10.0
-        with proxy(tmp_path / "px", server.url) as px:
+        with proxy(tmp_path / "px", server.url, grace=0.1) as px:
             client = httpx.Client()
             answer = client.send(
                 client.build_request(
@@ -480,7 +480,7 @@ def test_stopping_before_the_upstream_answered_ends_that_step_as_interrupted(
 
     with FakeProvider() as server:
         server.script = [{"delay": 3}]
-        with proxy(tmp_path / "px", server.url) as px:
+        with proxy(tmp_path / "px", server.url, grace=0.1) as px:
             asking = threading.Thread(
                 target=lambda: httpx.post(
                     px.url + "/v1/chat/completions", json=ASK, headers=BEARER, timeout=10

@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,11 +160,26 @@ def test_a_small_gzip_answer_is_counted_decompressed(tmp_path: Path) -> None:
         assert sum(os.path.getsize(f) for f in files) < 256 * 1024
 
 
-def test_strict_checking_a_heavy_request_does_not_hold_up_another_client(tmp_path: Path) -> None:
+def test_strict_checking_a_heavy_request_does_not_hold_up_another_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """--strict-check reads a 4 MB request of 120,000 blocks for seconds: in a thread, while
-    another agent's request goes through at once."""
+    another agent's request goes through at once. The heavy one is held in its check until the
+    light one has its answer: checked on the event loop, it would hold the light one up too."""
+    from fccli.proxy import handler
+
     blocks = [{"type": "text", "text": f"x{i}"} for i in range(300)]
-    heavy = json.dumps({"model": "m", "messages": [{"role": "user", "content": blocks}] * 400})
+    heavy = json.dumps({"model": "m", "messages": [{"role": "user", "content": blocks}] * 10})
+    checking, answered = threading.Event(), threading.Event()
+    check = handler.strict_findings
+
+    def held(fmt: Any, path: str, body: bytes, limit: int) -> Any:
+        if len(body) == len(heavy):
+            checking.set()
+            answered.wait(10)
+        return check(fmt, path, body, limit)
+
+    monkeypatch.setattr(handler, "strict_findings", held)
     head = f"POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer {DEFAULT_KEY}"
     ended: dict[str, float] = {}
     with (
@@ -177,10 +193,11 @@ def test_strict_checking_a_heavy_request_does_not_hold_up_another_client(tmp_pat
 
         thread = threading.Thread(target=ask_heavy)
         thread.start()
-        time.sleep(0.3)  # the heavy one is being checked
+        assert checking.wait(10)  # the heavy one is being checked
         started = time.monotonic()
         status, _ = raw_request(running.url, head, CHAT)
         ended["light"] = time.monotonic()
+        answered.set()
         thread.join()
     assert status == 200
     assert ended["light"] - started < 1.0

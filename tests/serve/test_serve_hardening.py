@@ -14,11 +14,12 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from fccli.serve.app import make_app
+from fccli.serve.app import Player, make_app
 from fccli.serve.guard import Guard
 from fccli.serve.launch import InThread, bind
 from fccli.serve.recordings import load_recordings
@@ -236,12 +237,26 @@ def test_the_guard_is_checked_before_the_body_is_read(recorded, serve) -> None:
 # one heavy request does not hold up the others
 
 
-def test_a_heavy_request_does_not_hold_up_another_client(recorded, serve) -> None:
-    """Reading and matching a 10 MB body of 300,000 blocks takes seconds: in a thread, while
-    another client's request is answered at once."""
+def test_a_heavy_request_does_not_hold_up_another_client(
+    recorded, serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading and matching a large body takes seconds (10 MB of 300,000 blocks: ~1 s): in a
+    thread, while another client's request is answered at once. The heavy one is held in its
+    reading until the light one has its answer: read on the event loop, it would hold the light
+    one up until the hold gives out."""
     url, _ = serve(recorded["ok"])
     blocks = [{"type": "text", "text": f"x{i}"} for i in range(300)]
-    heavy = json.dumps({"model": "m", "messages": [{"role": "user", "content": blocks}] * 1000})
+    heavy = json.dumps({"model": "m", "messages": [{"role": "user", "content": blocks}] * 10})
+    reading, answered = threading.Event(), threading.Event()
+    find = Player._find
+
+    def held(self: Player, raw: bytes, *rest: Any) -> Any:
+        if len(raw) == len(heavy):
+            reading.set()
+            answered.wait(10)
+        return find(self, raw, *rest)
+
+    monkeypatch.setattr(Player, "_find", held)
     ended: dict[str, float] = {}
 
     def ask_heavy() -> None:
@@ -250,11 +265,12 @@ def test_a_heavy_request_does_not_hold_up_another_client(recorded, serve) -> Non
 
     thread = threading.Thread(target=ask_heavy)
     thread.start()
-    time.sleep(0.3)  # the heavy one is being read
+    assert reading.wait(10)  # the heavy one is being read
     started = time.monotonic()
     light = (recorded["ok"] / "1-request.openai.json").read_bytes()
     answer = httpx.post(url + "/v1/chat/completions", content=light, timeout=120)
     ended["light"] = time.monotonic()
+    answered.set()
     thread.join()
     assert answer.status_code == 200
     assert ended["light"] - started < 1.0

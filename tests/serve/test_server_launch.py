@@ -65,7 +65,7 @@ def test_an_app_runs_in_a_thread_and_stops() -> None:
 def test_a_half_sent_request_is_closed_after_the_header_timeout(monkeypatch, plain) -> None:
     """Slowloris: headers that never end, first on a new connection, then after an answer on a
     kept-alive one, each hold the connection only `HEADER_SECONDS`."""
-    monkeypatch.setattr(launch, "HEADER_SECONDS", 0.5)
+    monkeypatch.setattr(launch, "HEADER_SECONDS", 0.2)
     with InThread(_hello, bind("127.0.0.1", 0), plain=plain) as server:
         for first in (b"", b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"):
             with socket.create_connection(("127.0.0.1", server.bound.port), timeout=10) as s:
@@ -77,9 +77,13 @@ def test_a_half_sent_request_is_closed_after_the_header_timeout(monkeypatch, pla
                 s.sendall(b"GET /b HTTP/1.1\r\nHost: x\r\n")
                 with contextlib.suppress(OSError):
                     for _ in range(8):  # a header now and then: still never the end
-                        time.sleep(0.1)
+                        time.sleep(0.05)
                         s.sendall(b"X-Drip: 1\r\n")
-                assert s.recv(4096) == b""  # closed by the server
+                try:
+                    closed = s.recv(4096) == b""
+                except ConnectionResetError:  # a drip came after the close: answered by a reset
+                    closed = True
+                assert closed  # by the server
                 assert time.monotonic() - started < 5
 
 

@@ -167,7 +167,7 @@ class FakeProvider:
         server.provider = self
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+            target=server.serve_forever, kwargs={"poll_interval": 0.002}, daemon=True
         )
         self._thread.start()
         return self

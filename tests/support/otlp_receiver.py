@@ -60,7 +60,7 @@ class OtlpReceiver:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         # A short poll: shutdown() waits for it, once per test.
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )
 
     @property

@@ -15,7 +15,7 @@ from fccli.core.models import Message, Request, TextBlock
 from fccli.proxy.app import ProxyApp
 from fccli.proxy.start import ProxyOptions, build
 from fccli.render.console import make_console
-from fccli.serve.launch import InThread, bind
+from fccli.serve.launch import GRACE_SECONDS, InThread, bind
 from fccli.tools.weather import get_weather, toolset
 from fccli.wire.registry import FORMATS
 
@@ -41,13 +41,16 @@ class Running:
 
 
 @contextlib.contextmanager
-def proxy(out: Path, to: str, plain: bool = False, **options: Any) -> Iterator[Running]:
+def proxy(
+    out: Path, to: str, plain: bool = False, grace: float = GRACE_SECONDS, **options: Any
+) -> Iterator[Running]:
     """`fc proxy --to TO` on a free port of 127.0.0.1, stopped (as Ctrl-C would) on leaving;
-    `plain`: served by asyncio and h11, as without the `fast` extra."""
+    `plain`: served by asyncio and h11, as without the `fast` extra; `grace`: the seconds
+    answers still going on are given at the stop (a test of a stalled answer needs few)."""
     screen = io.StringIO()
     console = make_console(file=screen, width=200)
     app, out = build(ProxyOptions(to=to, out=out, port=0, **options), console)
-    with InThread(app, bind("127.0.0.1", 0), plain=plain) as server:
+    with InThread(app, bind("127.0.0.1", 0), plain=plain, grace=grace) as server:
         yield Running(app, server.url, out, screen)
 
 

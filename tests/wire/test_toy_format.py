@@ -85,7 +85,8 @@ class _ToyModel(BaseHTTPRequestHandler):
 @pytest.fixture
 def toy_model() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _ToyModel)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll (half a second by default)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
