@@ -5,9 +5,10 @@ of a stream. Everything fc writes or shows passes through one of these maskers f
 - `raw`: bytes of JSON or SSE as received: the secret's characters each either as they are or
   as a JSON escape (`\\u0073\\u006b-...`), which byte-for-byte masking would miss.
 - `json`: every string (and key) of a parsed JSON value.
-- `stream`: an SSE body whose events carry the secret in pieces (`"sk-te"`, then `"st-key"`):
-  the pieces of one field (the same path, the same `index`) are joined, and the parts that make
-  a secret are masked in each event, so that the events, folded, say `***` where it was.
+- `stream`: an SSE body (or NDJSON, Ollama's own: a JSON object a line) whose events carry the
+  secret in pieces (`"sk-te"`, then `"st-key"`): the pieces of one field (the same path, the
+  same `index`) are joined, and the parts that make a secret are masked in each event, so that
+  the events, folded, say `***` where it was.
 """
 
 from __future__ import annotations
@@ -136,8 +137,8 @@ class Secrets:
         return value
 
     def stream(self, body: bytes) -> bytes:
-        """Return an SSE body with every secret masked, those cut across events too (see the
-        module)."""
+        """Return an SSE or NDJSON body with every secret masked, those cut across events too
+        (see the module)."""
         if self._text is None:
             return body
         lines = re.split(rb"(\r\n|\r|\n)", body)
@@ -145,20 +146,21 @@ class Secrets:
         channels: dict[tuple[Any, ...], list[_Leaf]] = {}
         for number in range(0, len(lines), 2):
             line = lines[number]
-            if not line.startswith(b"data:"):
+            prefix = b"data: " if line.startswith(b"data:") else b"" if line[:1] == b"{" else None
+            if prefix is None:
                 continue
             try:
-                value = json.loads(line[5:])
+                value = json.loads(line[5:] if prefix else line)
             except ValueError:
                 continue
-            events[number] = [value]
+            events[number] = [value, prefix]
             _collect(events[number], 0, (), channels, number)
         changed: set[int] = set()
         for leaves in channels.values():
             changed |= self._mask_channel(leaves)
         for number in changed:
             text = json.dumps(events[number][0], ensure_ascii=False, separators=(",", ":"))
-            lines[number] = b"data: " + text.encode("utf-8", "surrogatepass")
+            lines[number] = events[number][1] + text.encode("utf-8", "surrogatepass")
         return self.raw(b"".join(lines))
 
     def _mask_channel(self, leaves: list[_Leaf]) -> set[int]:
