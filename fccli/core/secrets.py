@@ -142,19 +142,7 @@ class Secrets:
         if self._text is None:
             return body
         lines = re.split(rb"(\r\n|\r|\n)", body)
-        events: dict[int, list[Any]] = {}
-        channels: dict[tuple[Any, ...], list[_Leaf]] = {}
-        for number in range(0, len(lines), 2):
-            line = lines[number]
-            prefix = b"data: " if line.startswith(b"data:") else b"" if line[:1] == b"{" else None
-            if prefix is None:
-                continue
-            try:
-                value = json.loads(line[5:] if prefix else line)
-            except ValueError:
-                continue
-            events[number] = [value, prefix]
-            _collect(events[number], 0, (), channels, number)
+        events, channels = _events(lines)
         changed: set[int] = set()
         for leaves in channels.values():
             changed |= self._mask_channel(leaves)
@@ -162,6 +150,34 @@ class Secrets:
             text = json.dumps(events[number][0], ensure_ascii=False, separators=(",", ":"))
             lines[number] = events[number][1] + text.encode("utf-8", "surrogatepass")
         return self.raw(b"".join(lines))
+
+    def stream_ready(self, body: bytes) -> int:
+        """Return how many bytes at the start of an SSE or NDJSON body that is still arriving
+        `stream` masks for good now: its whole lines, up to the first that holds the start of
+        what may be a secret whose rest is yet to come (a field's text so far ends as a secret
+        begins)."""
+        end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
+        if self._text is None or not end:
+            return end
+        lines = re.split(rb"(\r\n|\r|\n)", body[:end])
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        ready = end
+        for leaves in _events(lines)[1].values():
+            texts = [leaf.container[leaf.key] for leaf in leaves]
+            joined = "".join(texts)
+            begun = max(
+                (n for v in self.values for n in range(1, len(v)) if joined.endswith(v[:n])),
+                default=0,
+            )
+            at = len(joined) - begun  # where a secret may begin: its leaf's line waits
+            for leaf, text in zip(leaves, texts, strict=True):
+                if begun and at < len(text):
+                    ready = min(ready, starts[leaf.event])
+                    break
+                at -= len(text)
+        return ready
 
     def _mask_channel(self, leaves: list[_Leaf]) -> set[int]:
         """Mask the secrets in the text the pieces of one field make together; returns the
@@ -200,6 +216,28 @@ class _Leaf:
         self.event = event
         self.container = container
         self.key = key
+
+
+def _events(
+    lines: list[bytes],
+) -> tuple[dict[int, list[Any]], dict[tuple[Any, ...], list[_Leaf]]]:
+    """Return the JSON events of a body split into lines and their ends (`data:` lines of SSE,
+    NDJSON's lines of an object), each as [value, what stood before it], by line number; and
+    their strings by channel (`_collect`)."""
+    events: dict[int, list[Any]] = {}
+    channels: dict[tuple[Any, ...], list[_Leaf]] = {}
+    for number in range(0, len(lines), 2):
+        line = lines[number]
+        prefix = b"data: " if line.startswith(b"data:") else b"" if line[:1] == b"{" else None
+        if prefix is None:
+            continue
+        try:
+            value = json.loads(line[5:] if prefix else line)
+        except ValueError:
+            continue
+        events[number] = [value, prefix]
+        _collect(events[number], 0, (), channels, number)
+    return events, channels
 
 
 def _collect(
