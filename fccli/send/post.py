@@ -315,7 +315,7 @@ class StreamMasker:
     begins (its rest may come in the next events); a stream framed its format's own way
     (Bedrock's binary frames) whole at its end, by the format, its frames still reading."""
 
-    HELD = 1024 * 1024
+    HELD = 16 * 1024
     """Held back beyond this, a text stream is masked whole at its end too (each piece would
     otherwise read the whole held part again)."""
 
