@@ -142,42 +142,59 @@ class Secrets:
         if self._text is None:
             return body
         lines = re.split(rb"(\r\n|\r|\n)", body)
+        return self._masked_lines(lines, *_events(lines))
+
+    def stream_part(self, body: bytes) -> tuple[bytes, int]:
+        """Return, of an SSE or NDJSON body still arriving, the start that can be masked for
+        good now, masked, and its length as it came: its whole lines, up to the first that holds
+        the start of what may be a secret whose rest is yet to come (a field's text so far ends
+        as a secret begins)."""
+        end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
+        if self._text is None or not end:
+            return body[:end], end
+        lines = re.split(rb"(\r\n|\r|\n)", body[:end])
         events, channels = _events(lines)
+        ready = len(lines)
+        for leaves in channels.values():
+            texts = [leaf.container[leaf.key] for leaf in leaves]
+            begun = self._begun("".join(texts))
+            for leaf, text in zip(reversed(leaves), reversed(texts), strict=True):
+                if begun <= 0:
+                    break
+                ready = min(ready, leaf.event)  # a secret may begin here: its line waits
+                begun -= len(text)
+        lines = lines[:ready]
+        size = sum(map(len, lines))  # as they came: masking rewrites them
+        kept = {number: event for number, event in events.items() if number < ready}
+        pieces = {
+            path: [leaf for leaf in leaves if leaf.event < ready]
+            for path, leaves in channels.items()
+        }
+        return self._masked_lines(lines, kept, pieces), size
+
+    def _begun(self, text: str) -> int:
+        """Return how many characters at the end of `text` begin a secret (none whole)."""
+        return max(
+            (n for v in self.values for n in range(1, len(v)) if text.endswith(v[:n])),
+            default=0,
+        )
+
+    def _masked_lines(
+        self,
+        lines: list[bytes],
+        events: dict[int, list[Any]],
+        channels: dict[tuple[Any, ...], list[_Leaf]],
+    ) -> bytes:
+        """Return the lines (and line ends) of a body joined, the secrets in their events' fields
+        masked (`_events` read them), then those left whole in any line."""
         changed: set[int] = set()
         for leaves in channels.values():
-            changed |= self._mask_channel(leaves)
+            if leaves:
+                changed |= self._mask_channel(leaves)
         for number in changed:
             text = json.dumps(events[number][0], ensure_ascii=False, separators=(",", ":"))
             lines[number] = events[number][1] + text.encode("utf-8", "surrogatepass")
         return self.raw(b"".join(lines))
-
-    def stream_ready(self, body: bytes) -> int:
-        """Return how many bytes at the start of an SSE or NDJSON body that is still arriving
-        `stream` masks for good now: its whole lines, up to the first that holds the start of
-        what may be a secret whose rest is yet to come (a field's text so far ends as a secret
-        begins)."""
-        end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
-        if self._text is None or not end:
-            return end
-        lines = re.split(rb"(\r\n|\r|\n)", body[:end])
-        starts = [0]
-        for line in lines:
-            starts.append(starts[-1] + len(line))
-        ready = end
-        for leaves in _events(lines)[1].values():
-            texts = [leaf.container[leaf.key] for leaf in leaves]
-            joined = "".join(texts)
-            begun = max(
-                (n for v in self.values for n in range(1, len(v)) if joined.endswith(v[:n])),
-                default=0,
-            )
-            at = len(joined) - begun  # where a secret may begin: its leaf's line waits
-            for leaf, text in zip(leaves, texts, strict=True):
-                if begun and at < len(text):
-                    ready = min(ready, starts[leaf.event])
-                    break
-                at -= len(text)
-        return ready
 
     def _mask_channel(self, leaves: list[_Leaf]) -> set[int]:
         """Mask the secrets in the text the pieces of one field make together; returns the

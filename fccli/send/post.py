@@ -335,9 +335,9 @@ class StreamMasker:
             self._whole = self._fmt.is_own_stream(self._held)
         if self._whole is None or self._whole:
             return
-        ready = self._secrets.stream_ready(self._held)
+        masked, ready = self._secrets.stream_part(self._held)
         if ready:
-            self._write(self._secrets.stream(self._held[:ready]))
+            self._write(masked)
             self._held = self._held[ready:]
         self._whole = len(self._held) > self.HELD
 
