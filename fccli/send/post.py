@@ -322,7 +322,7 @@ class StreamMasker:
     def __init__(self, secrets: Secrets, fmt: WireFormat, write: Callable[[bytes], None]) -> None:
         self._secrets = secrets
         self._fmt = fmt
-        self._held = b""
+        self._held = bytearray()  # appended to in place: a stream held whole grows long
         self._whole: bool | None = None
         self._write = write
 
@@ -332,17 +332,17 @@ class StreamMasker:
             return
         self._held += piece
         if self._whole is None and len(self._held) >= OWN_STREAM_PROBE:
-            self._whole = self._fmt.is_own_stream(self._held)
+            self._whole = self._fmt.is_own_stream(bytes(self._held[:OWN_STREAM_PROBE]))
         if self._whole is None or self._whole:
             return
-        masked, ready = self._secrets.stream_part(self._held)
+        masked, ready = self._secrets.stream_part(bytes(self._held))
         if ready:
             self._write(masked)
-            self._held = self._held[ready:]
+            del self._held[:ready]
         self._whole = len(self._held) > self.HELD
 
     def close(self) -> None:
-        held, self._held = self._held, b""
+        held, self._held = bytes(self._held), bytearray()
         if not held:
             return
         own = self._fmt.mask_stream(held, self._secrets)
