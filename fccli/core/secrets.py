@@ -5,9 +5,10 @@ of a stream. Everything fc writes or shows passes through one of these maskers f
 - `raw`: bytes of JSON or SSE as received: the secret's characters each either as they are or
   as a JSON escape (`\\u0073\\u006b-...`), which byte-for-byte masking would miss.
 - `json`: every string (and key) of a parsed JSON value.
-- `stream`: an SSE body whose events carry the secret in pieces (`"sk-te"`, then `"st-key"`):
-  the pieces of one field (the same path, the same `index`) are joined, and the parts that make
-  a secret are masked in each event, so that the events, folded, say `***` where it was.
+- `stream`: an SSE body (or NDJSON, Ollama's own: a JSON object a line) whose events carry the
+  secret in pieces (`"sk-te"`, then `"st-key"`): the pieces of one field (the same path, the
+  same `index`) are joined, and the parts that make a secret are masked in each event, so that
+  the events, folded, say `***` where it was.
 """
 
 from __future__ import annotations
@@ -136,29 +137,63 @@ class Secrets:
         return value
 
     def stream(self, body: bytes) -> bytes:
-        """Return an SSE body with every secret masked, those cut across events too (see the
-        module)."""
+        """Return an SSE or NDJSON body with every secret masked, those cut across events too
+        (see the module)."""
         if self._text is None:
             return body
         lines = re.split(rb"(\r\n|\r|\n)", body)
-        events: dict[int, list[Any]] = {}
-        channels: dict[tuple[Any, ...], list[_Leaf]] = {}
-        for number in range(0, len(lines), 2):
-            line = lines[number]
-            if not line.startswith(b"data:"):
-                continue
-            try:
-                value = json.loads(line[5:])
-            except ValueError:
-                continue
-            events[number] = [value]
-            _collect(events[number], 0, (), channels, number)
+        return self._masked_lines(lines, *_events(lines))
+
+    def stream_part(self, body: bytes) -> tuple[bytes, int]:
+        """Return, of an SSE or NDJSON body still arriving, the start that can be masked for
+        good now, masked, and its length as it came: its whole lines, up to the first that holds
+        the start of what may be a secret whose rest is yet to come (a field's text so far ends
+        as a secret begins)."""
+        end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
+        if self._text is None or not end:
+            return body[:end], end
+        lines = re.split(rb"(\r\n|\r|\n)", body[:end])
+        events, channels = _events(lines)
+        ready = len(lines)
+        for leaves in channels.values():
+            texts = [leaf.container[leaf.key] for leaf in leaves]
+            begun = self._begun("".join(texts))
+            for leaf, text in zip(reversed(leaves), reversed(texts), strict=True):
+                if begun <= 0:
+                    break
+                ready = min(ready, leaf.event)  # a secret may begin here: its line waits
+                begun -= len(text)
+        lines = lines[:ready]
+        size = sum(map(len, lines))  # as they came: masking rewrites them
+        kept = {number: event for number, event in events.items() if number < ready}
+        pieces = {
+            path: [leaf for leaf in leaves if leaf.event < ready]
+            for path, leaves in channels.items()
+        }
+        return self._masked_lines(lines, kept, pieces), size
+
+    def _begun(self, text: str) -> int:
+        """Return how many characters at the end of `text` begin a secret (none whole)."""
+        return max(
+            (n for v in self.values for n in range(1, len(v)) if text.endswith(v[:n])),
+            default=0,
+        )
+
+    def _masked_lines(
+        self,
+        lines: list[bytes],
+        events: dict[int, list[Any]],
+        channels: dict[tuple[Any, ...], list[_Leaf]],
+    ) -> bytes:
+        """Return the lines (and line ends) of a body joined, the secrets in their events' fields
+        masked (`_events` read them), then those left whole in any line."""
         changed: set[int] = set()
         for leaves in channels.values():
-            changed |= self._mask_channel(leaves)
+            if leaves:
+                changed |= self._mask_channel(leaves)
         for number in changed:
             text = json.dumps(events[number][0], ensure_ascii=False, separators=(",", ":"))
-            lines[number] = b"data: " + text.encode("utf-8", "surrogatepass")
+            lines[number] = events[number][1] + text.encode("utf-8", "surrogatepass")
         return self.raw(b"".join(lines))
 
     def _mask_channel(self, leaves: list[_Leaf]) -> set[int]:
@@ -198,6 +233,28 @@ class _Leaf:
         self.event = event
         self.container = container
         self.key = key
+
+
+def _events(
+    lines: list[bytes],
+) -> tuple[dict[int, list[Any]], dict[tuple[Any, ...], list[_Leaf]]]:
+    """Return the JSON events of a body split into lines and their ends (`data:` lines of SSE,
+    NDJSON's lines of an object), each as [value, what stood before it], by line number; and
+    their strings by channel (`_collect`)."""
+    events: dict[int, list[Any]] = {}
+    channels: dict[tuple[Any, ...], list[_Leaf]] = {}
+    for number in range(0, len(lines), 2):
+        line = lines[number]
+        prefix = b"data: " if line.startswith(b"data:") else b"" if line[:1] == b"{" else None
+        if prefix is None:
+            continue
+        try:
+            value = json.loads(line[5:] if prefix else line)
+        except ValueError:
+            continue
+        events[number] = [value, prefix]
+        _collect(events[number], 0, (), channels, number)
+    return events, channels
 
 
 def _collect(

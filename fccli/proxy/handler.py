@@ -292,7 +292,9 @@ def read_request(
             "not a {format} request fc can read: {error}", format=fmt.name, error=error_message(e)
         )
     route = route_at(fmt, path)
-    stream = route.streams if route and route.streams is not None else wire.get("stream") is True
+    # The format's reading knows a stream asked by default (Ollama's, without `"stream"`).
+    asked = wire.get("stream") is True or request.stream is True
+    stream = route.streams if route and route.streams is not None else asked
     # What Gemini says in the path (the model, a stream) goes into the internal request,
     # as `fc run` writes it.
     from_path: dict[str, Any] = {"model": route.captured(path).get("model") if route else None}

@@ -183,7 +183,7 @@ class Step:
         if decoder.unknown:
             self.failed(view, ProviderError(Msg("the answer's content encoding cannot be read")))
             return
-        stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
+        stored = self._masked(raw, streamed)
         if stored != raw:
             files.masked()
         try:
@@ -332,12 +332,23 @@ class Step:
             decoder = Decoder(self.encoding)
             with contextlib.suppress(zlib.error):
                 raw = b"".join(decoder.feed(piece) for piece in self.pieces)
-            stored = self.secrets.stream(raw) if streamed else self.secrets.raw(raw)
+            stored = self._masked(raw, streamed)
             files.answer(stored, stream=streamed)
         self._timing(files, raw, streamed and bool(raw))
         c.finish("interrupted", Interrupted(why, step=self.number))
         view.failed(c, self.number, why)
         self.settle(c, None, True)
+
+    def _masked(self, raw: bytes, streamed: bool) -> bytes:
+        """Return the answer with the client's key masked, for the files: a stream framed its
+        format's own way (Bedrock's binary frames) by its format, each frame it changes framed
+        anew, so the recorded stream still reads."""
+        if not self.secrets:
+            return raw
+        if not streamed:
+            return self.secrets.raw(raw)
+        own = self.fmt.mask_stream(raw, self.secrets)
+        return self.secrets.stream(raw) if own is None else own
 
     def blocked(self, view: Any, error: FcError) -> None:
         """Close the trace of a request --strict-check stopped: on record, not sent."""

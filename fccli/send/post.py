@@ -23,7 +23,7 @@ from fccli.providers.demo.model import INFO as DEMO
 from fccli.providers.profiles import PROFILES, apis_of, profile_for, provider_of_format
 from fccli.providers.registry import KNOWN, Connection, get_provider, read_key, wire_format_of
 from fccli.wire.detect import TraceManifest, Unrecognised, detect
-from fccli.wire.registry import family
+from fccli.wire.registry import WireFormat, family, get_format
 
 
 @dataclass
@@ -271,7 +271,7 @@ def send_file(
     )
     try:
         url = base_url or os.environ.get("FC_BASE_URL")
-        masker = Masker(secrets_of(name, url), on_bytes)
+        masker = StreamMasker(Secrets(secrets_of(name, url)), get_format(file.format), on_bytes)
         try:
             if file.stream:
                 reply = provider.send_stream(file.body, step=1, on_bytes=masker.feed)
@@ -280,6 +280,9 @@ def send_file(
         except ProviderError as e:
             # There are no steps here: the provider's sentence is the message.
             raise e.at(step=None) from e
+        finally:
+            if file.stream:
+                masker.close()  # what came of a stream cut short is shown too
     finally:
         close_provider(provider)
     got = reply.stored or reply.body
@@ -292,7 +295,6 @@ def send_file(
             ),
         )
     if file.stream:
-        masker.close()
         if reply.interrupted:
             raise Interrupted(Msg("interrupted after {n} bytes of the stream", n=len(reply.body)))
         if reply.cut is not None:
@@ -307,30 +309,45 @@ def send_file(
     return got
 
 
-class Masker:
-    """Masks secrets in a body that arrives in pieces: the last few bytes of each piece wait for
-    the next, so a secret cut in two is still caught whole."""
+class StreamMasker:
+    """Masks secrets in a stream that arrives in pieces, an event at a time: server-sent events
+    and NDJSON line by line, a line waiting while a field's text so far ends as a secret
+    begins (its rest may come in the next events); a stream framed its format's own way
+    (Bedrock's binary frames) whole at its end, by the format, its frames still reading."""
 
-    def __init__(self, secrets: list[str], write: Callable[[bytes], None]) -> None:
-        self._secrets = Secrets(secrets)
-        # A secret may stand JSON-escaped, up to 12 bytes a character: that much waits.
-        self._keep = max(self._secrets.longest_raw() - 1, 0)
-        self._tail = b""
+    HELD = 16 * 1024
+    """Held back beyond this, a text stream is masked whole at its end too (each piece would
+    otherwise read the whole held part again)."""
+
+    def __init__(self, secrets: Secrets, fmt: WireFormat, write: Callable[[bytes], None]) -> None:
+        self._secrets = secrets
+        self._fmt = fmt
+        self._held = bytearray()  # appended to in place: a stream held whole grows long
+        self._whole: bool | None = None
         self._write = write
 
-    def _masked(self, data: bytes) -> bytes:
-        return self._secrets.raw(data)
-
     def feed(self, piece: bytes) -> None:
-        data = self._masked(self._tail + piece)
-        ready = len(data) - self._keep
-        if ready <= 0:
-            self._tail = data
+        if not self._secrets:
+            self._write(piece)
             return
-        self._tail = data[ready:]
-        self._write(data[:ready])
+        self._held += piece
+        if self._whole is None and len(self._held) >= OWN_STREAM_PROBE:
+            self._whole = self._fmt.is_own_stream(bytes(self._held[:OWN_STREAM_PROBE]))
+        if self._whole is None or self._whole:
+            return
+        masked, ready = self._secrets.stream_part(bytes(self._held))
+        if ready:
+            self._write(masked)
+            del self._held[:ready]
+        self._whole = len(self._held) > self.HELD
 
     def close(self) -> None:
-        if self._tail:
-            self._write(self._masked(self._tail))
-            self._tail = b""
+        held, self._held = bytes(self._held), bytearray()
+        if not held:
+            return
+        own = self._fmt.mask_stream(held, self._secrets)
+        self._write(self._secrets.stream(held) if own is None else own)
+
+
+OWN_STREAM_PROBE = 12
+"""Bytes enough to tell a stream framed its format's own way (an event-stream prelude)."""

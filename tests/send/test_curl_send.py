@@ -208,16 +208,37 @@ def test_send_without_the_key_is_exit_2(fc, step2: Path, fake_provider: FakeProv
 # --- in-process --------------------------------------------------------------------------------
 
 
-def test_the_masker_catches_a_secret_cut_across_pieces() -> None:
-    from fccli.send.post import Masker
+def test_the_masker_catches_a_secret_cut_across_pieces_and_events() -> None:
+    """Fed five bytes at a time: a key whole in a line that is no JSON; a key cut across two
+    events (one field's text in two pieces) of SSE and of NDJSON, masked as `fc run` masks it.
+    The event before the key goes out before the stream's end; the key's start does not."""
+    from fccli.core.secrets import Secrets
+    from fccli.send.post import StreamMasker
+    from fccli.wire.registry import FORMATS
 
-    out: list[bytes] = []
-    masker = Masker([SECRET], out.append)
-    body = f"data: {{'echo': '{SECRET}'}}\n\n".encode()
-    for i in range(0, len(body), 5):
-        masker.feed(body[i : i + 5])
-    masker.close()
-    assert b"".join(out) == body.replace(SECRET.encode(), b"***")
+    cut = len(SECRET) // 2
+    texts = ("ok ", SECRET[:cut], SECRET[cut:])
+    masked = ("ok ", "***", "")
+    sse = 'data: {{"delta":{{"text":"{}"}}}}\n\n'
+    ndjson = '{{"message":{{"content":"{}"}},"done":false}}\n'
+    cases = [
+        ("openai", f"data: {{'echo': '{SECRET}'}}\n\n", "data: {'echo': '***'}\n\n"),
+        ("openai", "".join(map(sse.format, texts)), "".join(map(sse.format, masked))),
+        ("ollama-native", "".join(map(ndjson.format, texts)), "".join(map(ndjson.format, masked))),
+    ]
+    for fmt, body, expected in cases:
+        out: list[bytes] = []
+        masker = StreamMasker(Secrets([SECRET]), FORMATS[fmt], out.append)
+        data = body.encode()
+        for i in range(0, len(data) - 3, 5):
+            masker.feed(data[i : min(i + 5, len(data) - 3)])
+        early = b"".join(out).decode()
+        masker.feed(data[-3:])
+        masker.close()
+        assert b"".join(out).decode() == expected
+        assert SECRET[:3] not in early
+        if expected.count("\n") > 2:
+            assert early.startswith(expected.split("\n")[0]), early
 
 
 def streamed_copy(step2: Path, tmp_path: Path) -> Path:

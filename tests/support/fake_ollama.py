@@ -213,6 +213,10 @@ def serve(provider: Any, h: Any, request: Any, entry: Any) -> None:
         reply = model.reply()
         if fault is not None:
             reply = fp._apply_fault(reply, fault, model.offered_names)
+        if isinstance(entry, dict) and entry.get("echo_auth"):  # the key, as fp's other APIs
+            reply = fp._echo_auth(reply, h.headers.get("authorization", ""), entry["echo_auth"])
+        if isinstance(entry, dict) and entry.get("escape"):
+            h.escape = h.headers.get("authorization", "")
         body = response(request, reply, getattr(provider, "ollama_ids", False))
     if request.get("stream", True) is not False and "ignore_stream" not in provider.stream_quirks:
         provider._write_stream(h, lines(body, provider), fp._dumps(STREAM_ERROR) + "\n", NDJSON)

@@ -569,3 +569,47 @@ def test_tools_in_bedrock_form(fc: Any) -> None:
     assert ran.returncode == 0, ran.stderr
     spec = json.loads(ran.stdout)[0]["toolSpec"]
     assert spec["name"] == "get_weather" and spec["inputSchema"]["json"]["type"] == "object"
+
+
+@pytest.mark.server
+def test_a_key_the_stream_echoes_is_masked_by_fc_proxy_and_fc_send_and_the_frames_read(
+    fc: Any, trace: Path, server: FakeProvider, tmp_path: Path
+) -> None:
+    """Cut across frames: what fc proxy records and what fc send saves are masked frame by frame
+    (their checksums hold); the proxy's client gets the bytes the server sent."""
+    import httpx
+
+    def frames_of(raw: bytes) -> list[Any]:
+        theirs = EventStreamBuffer()
+        theirs.add_data(raw)
+        return list(theirs)  # botocore checks every length and checksum
+
+    server.text_fragment_size = 5
+    server.script = [{"echo_auth": ["content"]}] * 2
+    body = (trace / "1-request.bedrock.json").read_bytes()
+    try:
+        with proxy(tmp_path / "px", "bedrock", base_url=server.url) as px:
+            got = httpx.post(
+                f"{px.url}/model/{MODEL}/converse-stream",
+                content=body,
+                headers={"authorization": f"Bearer {DEFAULT_KEY}"},
+            )
+        sent = fc("send", str(trace / "1-request.bedrock.json"), "--base-url", server.url,
+                  "-o", "a.bin", env=_env())  # fmt: skip
+    finally:
+        server.text_fragment_size = 8
+    assert DEFAULT_KEY.encode() not in got.content  # cut across frames, as the server sent it
+    assert "Bearer ***" not in got.text and len(frames_of(got.content)) > 3
+    (one,) = px.traces()
+    assert DEFAULT_KEY not in px.printed
+    for file in one.iterdir():
+        assert DEFAULT_KEY.encode() not in file.read_bytes(), file.name
+    assert (
+        "***" in _json(one / "1-response.bedrock.json")["output"]["message"]["content"][0]["text"]
+    )
+    assert len(frames_of((one / "1-response.bedrock.sse").read_bytes())) > 3
+    assert sent.returncode == 0, sent.stderr
+    saved = (tmp_path / "a.bin").read_bytes()
+    assert DEFAULT_KEY not in sent.stdout + sent.stderr
+    payloads = b"".join(frame.payload for frame in frames_of(saved))
+    assert DEFAULT_KEY.encode() not in saved and b"***" in payloads

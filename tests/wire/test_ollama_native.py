@@ -238,6 +238,31 @@ def test_a_broken_stream_over_http_is_exit_3_and_the_trace_keeps_its_bytes(
     assert (tmp_path / "t" / "1-response.ollama-native.sse").stat().st_size > 0
 
 
+def test_a_password_the_stream_echoes_cut_across_lines_is_masked(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    """A password in the base URL goes out as Basic auth; the server echoes it in its thinking,
+    eight characters a line: masked in every file, and the masked stream still folds."""
+    import base64
+
+    password = "s3cret-passw0rd-4711"
+    basic = base64.b64encode(f"me:{password}".encode()).decode()
+    url = fake.url.replace("http://", f"http://me:{password}@")
+    fake.script = [{"echo_auth": ["reasoning"]}]
+    ran = fc(tmp_path, "run", QUESTION, "-p", "ollama", "--api", "native", "--stream",
+             "--thinking", "--base-url", url, "-o", "t")  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    raw = (tmp_path / "t" / "1-response.ollama-native.sse").read_bytes()
+    assert b"***" in raw and basic[:8].encode() not in raw  # its first piece masked too
+    for file in (tmp_path / "t").iterdir():
+        assert (
+            basic.encode() not in file.read_bytes() and password.encode() not in file.read_bytes()
+        )
+    assert basic not in ran.stdout + ran.stderr
+    thinking = json.loads((tmp_path / "t" / "1-response.json").read_text("utf-8"))["content"][0]
+    assert thinking["type"] == "thinking" and "Basic ***" in thinking["thinking"]
+
+
 # ---------------------------------------------------------------------------------------------
 # the oracle: the ollama client's own types
 
