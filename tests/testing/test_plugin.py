@@ -48,6 +48,13 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     return pytester
 
 
+def edit(path: Path, text: str) -> None:
+    """Write a file of the sample project, and drop its compiled modules: an edit that keeps the
+    size within the same second of the last one would otherwise be run from the stale `.pyc`."""
+    path.write_text(text, "utf-8")
+    shutil.rmtree(path.parent / "__pycache__", ignore_errors=True)
+
+
 def record(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
     """Run the project's tests with --fc-record against a fake provider, stopped afterwards."""
     with FakeProvider() as fake:
@@ -88,7 +95,7 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
     # the agent's code changes what it sends back: Beijing's weather
     agent = project.path / "agent.py"
     original = agent.read_text("utf-8")
-    agent.write_text(original.replace('"temp_c": 12', '"temp_c": 31'), "utf-8")
+    edit(agent, original.replace('"temp_c": 12', '"temp_c": 31'))
     ran = project.runpytest_inprocess()
     ran.assert_outcomes(failed=1)
     out = ran.stdout.str()
@@ -109,10 +116,10 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
     rules = project.path / "rules.toml"
     rules.write_text(RULES, "utf-8")
     test = project.path / "test_agent.py"
-    test.write_text(
+    edit(
+        test,
         "import pytest\n\npytestmark = pytest.mark.fc_traces(edited=['get_weather'], "
         "expect='rules.toml')\n" + test.read_text("utf-8"),
-        "utf-8",
     )
     project.runpytest_inprocess().assert_outcomes(passed=1)
     rules.write_text(RULES.replace("max_steps = 3", "max_steps = 2"), "utf-8")
@@ -126,13 +133,13 @@ def test_recorded_once_then_played_offline_and_what_the_agent_changes_fails_with
     )
 
     # an agent that stops early; one that sends another setting
-    agent.write_text(original.replace("max_steps: int = 5", "max_steps: int = 2"), "utf-8")
+    edit(agent, original.replace("max_steps: int = 5", "max_steps: int = 2"))
     monkeypatch.setenv("FC_LANG", "zh")  # said in the language fc is asked to speak
     ran = project.runpytest_inprocess()
     monkeypatch.delenv("FC_LANG")
     ran.assert_outcomes(failed=1)
     assert "fc：agent 没有请求轨迹里的第 3 步" in ran.stdout.str()
-    agent.write_text(original.replace("parallel_tool_calls=False", "temperature=0.5"), "utf-8")
+    edit(agent, original.replace("parallel_tool_calls=False", "temperature=0.5"))
     ran = project.runpytest_inprocess()
     ran.assert_outcomes(failed=1)
     ran.stdout.fnmatch_lines(
