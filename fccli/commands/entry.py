@@ -16,10 +16,12 @@ import gc
 import os
 import sys
 import types
+from collections.abc import Callable
 
 
-def console() -> None:
-    """Run `fc` (and `python -m fccli`): main(), then an exit without Python's last collection.
+def console(run: Callable[[], None] | None = None) -> None:
+    """Run `fc` (and `python -m fccli`): main() (or `run`), then an exit without Python's last
+    collection.
 
     That collection walks every object the command made, in a process about to give its memory
     back; gc.freeze() hides the heap from it. Nothing is lost: fc closes its files and writes its
@@ -28,7 +30,7 @@ def console() -> None:
     """
     gc.set_threshold(10_000, 50, 50)
     try:
-        main()
+        (run or main)()
     finally:
         gc.freeze()
 
@@ -44,6 +46,14 @@ def main() -> None:
     if not _choose_language(args):
         sys.exit(2)
     from fccli.commands.app import app_for
+    from fccli.commands.help_format import prepared
+
+    guarded(lambda: prepared(app_for(args))(prog_name="fc"))
+
+
+def guarded(command: Callable[[], object]) -> None:
+    """Run `command` (fc's typer app, or fc proxy's lean process: fccli/commands/proxy_lean.py),
+    ending what it raises as the module's docstring says."""
     from fccli.core import interrupts
 
     _without_pydantic_plugins()
@@ -51,9 +61,7 @@ def main() -> None:
     interrupts.received.clear()
     restore = interrupts.install()
     try:
-        from fccli.commands.help_format import prepared
-
-        prepared(app_for(args))(prog_name="fc")
+        command()
     except SystemExit as e:
         # typer turns Ctrl-C into exit 130 and a closed pipe into exit 1, silently.
         if _caused_by(e, BrokenPipeError):
