@@ -15,7 +15,6 @@ What is caught here, and how it ends:
 import gc
 import os
 import sys
-import types
 from collections.abc import Callable
 
 
@@ -55,8 +54,9 @@ def guarded(command: Callable[[], object]) -> None:
     """Run `command` (fc's typer app, or fc proxy's lean process: fccli/commands/proxy_lean.py),
     ending what it raises as the module's docstring says."""
     from fccli.core import interrupts
+    from fccli.core.plugins import without_pydantic_plugins
 
-    _without_pydantic_plugins()
+    without_pydantic_plugins()
 
     interrupts.received.clear()
     restore = interrupts.install()
@@ -108,17 +108,6 @@ def _choose_language(args: list[str]) -> bool:
         return False
     i18n.set_language(chosen or i18n.language_from_environment(os.environ))
     return True
-
-
-def _without_pydantic_plugins() -> None:
-    """Load no third-party pydantic plugins: a CLI has no use for them, and pydantic's loader
-    imports importlib.metadata (email, zipfile, socket...) even under PYDANTIC_DISABLE_PLUGINS
-    (start-up). Should pydantic move or rename the loader, this does nothing."""
-    name = "pydantic.plugin._loader"
-    if name not in sys.modules:
-        loader = types.ModuleType(name, "fc: no pydantic plugins (fccli/commands/entry.py)")
-        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
-        sys.modules[name] = loader
 
 
 def _interrupted(interrupts, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -93,7 +93,7 @@ class ProxyApp:
         self.view = view
         self.journal = journal or ThreadJournal(target, settings, view)
         """Records and prints, in order, off the requests' path (journal.py)."""
-        self.upstreams = Upstreams(settings.timeout)
+        self.upstreams = Upstreams(settings.timeout, tls=target.tls)
         self._formats: dict[str, Routed | None] = {}
         self._forwarding = 0
         """Requests being read, forwarded or answered now."""

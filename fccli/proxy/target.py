@@ -92,6 +92,12 @@ class Target:
         return root.copy_with(raw_path=whole)
 
     @property
+    def tls(self) -> bool:
+        """Whether any request goes to an https:// root."""
+        roots = (*self.roots.values(), self.default_root)
+        return any(not root.lower().startswith("http://") for root in roots)
+
+    @property
     def shown(self) -> str:
         return shown_url(self.default_root)
 
