@@ -17,6 +17,9 @@ import os
 import sys
 from collections.abc import Callable
 
+whole_process = False
+"""Whether fc runs as a process of its own (`console`), not called by a test in its process."""
+
 
 def console(run: Callable[[], None] | None = None) -> None:
     """Run `fc` (and `python -m fccli`): main() (or `run`), then an exit without Python's last
@@ -27,6 +30,8 @@ def console(run: Callable[[], None] | None = None) -> None:
     traces explicitly (no finalizers, no atexit). The raised thresholds spare the start-up
     imports (objects by the hundred thousand, none garbage) repeated walks while they are made.
     """
+    global whole_process
+    whole_process = True
     gc.set_threshold(10_000, 50, 50)
     try:
         (run or main)()

@@ -21,9 +21,13 @@ process, started later, does not inherit it)."""
 
 def hand_over(options: dict[str, Any]) -> None:
     """Become the lean process serving `options` (JSON-able), in the language chosen; return
-    only where it cannot: not on POSIX, streams not the process's own (the in-process tests),
+    only where it cannot: not on POSIX, not fc's own process or streams (the in-process tests),
     or the exec failing (the proxy is then served here)."""
-    if os.name != "posix" or sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__:
+    from fccli.commands import entry
+
+    if not entry.whole_process or os.name != "posix":
+        return
+    if sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__:
         return
     from fccli import i18n
 
