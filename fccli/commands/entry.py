@@ -15,20 +15,26 @@ What is caught here, and how it ends:
 import gc
 import os
 import sys
-import types
+from collections.abc import Callable
+
+whole_process = False
+"""Whether fc runs as a process of its own (`console`), not called by a test in its process."""
 
 
-def console() -> None:
-    """Run `fc` (and `python -m fccli`): main(), then an exit without Python's last collection.
+def console(run: Callable[[], None] | None = None) -> None:
+    """Run `fc` (and `python -m fccli`): main() (or `run`), then an exit without Python's last
+    collection.
 
     That collection walks every object the command made, in a process about to give its memory
     back; gc.freeze() hides the heap from it. Nothing is lost: fc closes its files and writes its
     traces explicitly (no finalizers, no atexit). The raised thresholds spare the start-up
     imports (objects by the hundred thousand, none garbage) repeated walks while they are made.
     """
+    global whole_process
+    whole_process = True
     gc.set_threshold(10_000, 50, 50)
     try:
-        main()
+        (run or main)()
     finally:
         gc.freeze()
 
@@ -44,16 +50,23 @@ def main() -> None:
     if not _choose_language(args):
         sys.exit(2)
     from fccli.commands.app import app_for
-    from fccli.core import interrupts
+    from fccli.commands.help_format import prepared
 
-    _without_pydantic_plugins()
+    guarded(lambda: prepared(app_for(args))(prog_name="fc"))
+
+
+def guarded(command: Callable[[], object]) -> None:
+    """Run `command` (fc's typer app, or fc proxy's lean process: fccli/commands/proxy_lean.py),
+    ending what it raises as the module's docstring says."""
+    from fccli.core import interrupts
+    from fccli.core.plugins import without_pydantic_plugins
+
+    without_pydantic_plugins()
 
     interrupts.received.clear()
     restore = interrupts.install()
     try:
-        from fccli.commands.help_format import prepared
-
-        prepared(app_for(args))(prog_name="fc")
+        command()
     except SystemExit as e:
         # typer turns Ctrl-C into exit 130 and a closed pipe into exit 1, silently.
         if _caused_by(e, BrokenPipeError):
@@ -100,17 +113,6 @@ def _choose_language(args: list[str]) -> bool:
         return False
     i18n.set_language(chosen or i18n.language_from_environment(os.environ))
     return True
-
-
-def _without_pydantic_plugins() -> None:
-    """Load no third-party pydantic plugins: a CLI has no use for them, and pydantic's loader
-    imports importlib.metadata (email, zipfile, socket...) even under PYDANTIC_DISABLE_PLUGINS
-    (start-up). Should pydantic move or rename the loader, this does nothing."""
-    name = "pydantic.plugin._loader"
-    if name not in sys.modules:
-        loader = types.ModuleType(name, "fc: no pydantic plugins (fccli/commands/entry.py)")
-        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
-        sys.modules[name] = loader
 
 
 def _interrupted(interrupts, message: str) -> None:  # type: ignore[no-untyped-def]

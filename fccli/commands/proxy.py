@@ -90,20 +90,20 @@ def proxy(
         ),
     ),
 ) -> None:
-    # imported as it runs: `fc proxy --help` stays without the server stack (start-up)
-    from fccli.proxy.start import ProxyOptions, serve
+    given = {
+        "to": to,
+        "port": port,
+        "host": host,
+        "out": None if out is None else str(out),
+        "base_url": base_url,
+        "strict_check": strict_check,
+        "max_record_bytes": megabytes(max_record_mb),
+        "max_request_bytes": megabytes(max_request_mb),
+        "allow_origins": list(allow_origin),
+        "timeout": timeout,
+    }
+    # served by a process without typer and click where it can be (proxy_lean.py), else here
+    from fccli.commands.proxy_lean import hand_over, serve
 
-    serve(
-        ProxyOptions(
-            to=to,
-            port=port,
-            host=host,
-            out=out,
-            base_url=base_url,
-            strict_check=strict_check,
-            max_record_bytes=megabytes(max_record_mb),
-            max_request_bytes=megabytes(max_request_mb),
-            allow_origins=tuple(allow_origin),
-            timeout=timeout,
-        )
-    )
+    hand_over(given)
+    serve(given)

@@ -32,12 +32,11 @@ from fccli.i18n import Msg
 from fccli.proxy.facts import Asked, Ended, Notice, Tick, too_big
 from fccli.proxy.journal import ChildJournal, ThreadJournal
 from fccli.proxy.settings import Settings
-from fccli.proxy.target import Target
+from fccli.proxy.target import Routed, Target
 from fccli.proxy.upstreams import Upstream, Upstreams
 from fccli.serve import guard
 from fccli.serve.guard import Guard
-from fccli.wire.base import openai_error_body
-from fccli.wire.registry import WireFormat
+from fccli.wire.routes import openai_error_body
 
 if TYPE_CHECKING:
     from fccli.render.proxy_view import ProxyView
@@ -94,8 +93,8 @@ class ProxyApp:
         self.view = view
         self.journal = journal or ThreadJournal(target, settings, view)
         """Records and prints, in order, off the requests' path (journal.py)."""
-        self.upstreams = Upstreams(settings.timeout)
-        self._formats: dict[str, WireFormat | None] = {}
+        self.upstreams = Upstreams(settings.timeout, tls=target.tls)
+        self._formats: dict[str, Routed | None] = {}
         self._forwarding = 0
         """Requests being read, forwarded or answered now."""
         if isinstance(self.journal, ChildJournal):
@@ -221,7 +220,7 @@ class ProxyApp:
         finally:
             self.upstreams.give_back(client)
 
-    def _format_at(self, path: str) -> WireFormat | None:
+    def _format_at(self, path: str) -> Routed | None:
         """Find the format of a request to `path` (`Target.format_at`), remembered per path: an
         agent asks at the same path again and again."""
         try:
@@ -233,7 +232,7 @@ class ProxyApp:
         fmt = self._formats[path] = self.target.format_at(path)
         return fmt
 
-    async def _ask(self, fmt: WireFormat, scope: dict[str, Any], body: bytes) -> int | Msg | None:
+    async def _ask(self, fmt: Routed, scope: dict[str, Any], body: bytes) -> int | Msg | None:
         """Hand the request to the journal; return its id (None: too big to record, said), or
         what to answer when --strict-check stops it."""
         path: str = scope["path"]
@@ -253,7 +252,7 @@ class ProxyApp:
         # a large request takes a while, and other clients' requests go on meanwhile.
         from fccli.proxy.handler import strict_findings  # the journal's reading: only then
 
-        findings = await asyncio.to_thread(strict_findings, fmt, path, body, limit)
+        findings = await asyncio.to_thread(strict_findings, fmt.format(), path, body, limit)
         errors = [text for severity, text in findings if severity == "error"]
         blocked: Msg | None = None
         if errors:
@@ -270,7 +269,7 @@ class ProxyApp:
         asgi: tuple[dict[str, Any], Any, Any],
         url: httpx.URL,
         body: bytes,
-        fmt: WireFormat | None,
+        fmt: Routed | None,
         rid: int | None,
     ) -> None:
         """Send the request upstream with `client`, and relay its answer to the client."""
@@ -324,7 +323,7 @@ class ProxyApp:
         send: Any,
         scope: dict[str, Any],
         error: Exception,
-        fmt: WireFormat | None,
+        fmt: Routed | None,
         rid: int | None,
     ) -> None:
         """Answer 502 for a request the upstream did not answer, and tell the journal why."""

@@ -202,8 +202,11 @@ def _without_price_updates() -> None:
 
 def main() -> None:
     """Run the journal's child process: the facts from stdin, until `Close` or the pipe's end."""
+    from fccli.core.plugins import without_pydantic_plugins
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _without_price_updates()
+    without_pydantic_plugins()  # whose loader imports importlib.metadata, email, zipfile...
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     _more_open_files()

@@ -8,7 +8,7 @@ request gives the path and query only, and a target that is not a plain path (`@
 trailing version (`/v1`, `/v1beta`), since the client's path carries it; DeepSeek's Anthropic
 format keeps its `/anthropic`. A URL given with `--to` or `--base-url` is read the same way.
 
-Which format a request is in comes from its path (the routes each format declares in wire/).
+Which format a request is in comes from its path (the routes each format declares, wire/routes.py).
 Two chat dialects share their paths: the target's own is taken (`--to deepseek`: DeepSeek's,
 with reasoning_content); for a URL, the plain dialect (the registry lists it last).
 """
@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from fccli.core.errors import UsageError
 from fccli.i18n import Msg
 from fccli.providers.profiles import PROFILES, apis_of, profile_for, provider_of_format
 from fccli.providers.urls import http_url, shown_url
-from fccli.wire.registry import FORMATS, WireFormat, formats_at
+from fccli.wire.listing import MAKERS
+from fccli.wire.routes import SDK_BASE_URLS, names_at
 
 if TYPE_CHECKING:
     import httpx
+
+    from fccli.wire.registry import WireFormat
 
 _VERSION = re.compile(r"/v\d+(?:(?:alpha|beta)\d*)?$")
 
@@ -36,6 +39,23 @@ def root_of(base_url: str) -> str:
     """Drop the version: `https://api.openai.com/v1` -> `https://api.openai.com` (the client's
     path has it)."""
     return _VERSION.sub("", base_url.rstrip("/"))
+
+
+class Routed(NamedTuple):
+    """A request's format as fc proxy's server tells it, from the path alone (wire/routes.py):
+    its name; the format's package (its codecs, pydantic) is imported only for what needs it,
+    an error answered in its providers' shape or `--strict-check`."""
+
+    name: str
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        """Return an error as the format's providers answer one (WireFormat.error_body)."""
+        return self.format().error_body(status, message)
+
+    def format(self) -> WireFormat:
+        from fccli.wire.registry import FORMATS
+
+        return FORMATS[self.name]
 
 
 @dataclass(frozen=True)
@@ -49,15 +69,17 @@ class Target:
     default_root: str = ""
     """Where other formats and paths it does not know go (models list, embeddings)."""
 
-    def format_at(self, path: str) -> WireFormat | None:
+    def format_at(self, path: str) -> Routed | None:
         """Find the format of a request to `path`; None for a path no format declares."""
-        claimants = formats_at(path)
-        own = [f for f in claimants if f.name in self.roots]
+        claimants = names_at(path)
+        own = [name for name in claimants if name in self.roots]
         if own:
-            return own[0]
-        return claimants[-1] if claimants else None
+            return Routed(own[0])
+        return Routed(claimants[-1]) if claimants else None
 
-    def upstream(self, fmt: WireFormat | None, raw_path: bytes, query: bytes) -> httpx.URL | Msg:
+    def upstream(
+        self, fmt: Routed | WireFormat | None, raw_path: bytes, query: bytes
+    ) -> httpx.URL | Msg:
         """Build the URL a request for `raw_path?query` goes to: the root's scheme, host and
         port, its path then the request's; or say why the request target is refused."""
         import httpx  # the proxy's own (the journal's process reads the target, not this)
@@ -70,20 +92,26 @@ class Target:
         return root.copy_with(raw_path=whole)
 
     @property
+    def tls(self) -> bool:
+        """Whether any request goes to an https:// root."""
+        roots = (*self.roots.values(), self.default_root)
+        return any(not root.lower().startswith("http://") for root in roots)
+
+    @property
     def shown(self) -> str:
         return shown_url(self.default_root)
 
-    def shown_for(self, fmt: WireFormat) -> str:
+    def shown_for(self, fmt: Routed | WireFormat) -> str:
         """Say where requests of `fmt` go, as a trace's manifest does (a password masked)."""
         return shown_url(self.roots.get(fmt.name, self.default_root))
 
     def agent_lines(self, local: str) -> list[str]:
         """List the environment lines that point the official SDKs of the formats it speaks at
         `local` (the proxy's URL)."""
-        names = list(self.roots) or list(FORMATS)
+        names = list(self.roots) or list(MAKERS)
         lines: list[str] = []
         for name in names:
-            sdk = FORMATS[name].sdk_base_url
+            sdk = SDK_BASE_URLS.get(name)
             if sdk is not None:
                 line = f"{sdk[0]}={local}{sdk[1]}"
                 if line not in lines:
@@ -114,7 +142,7 @@ def resolve(to: str, base_url: str | None = None) -> Target:
         root = _checked_url(to, "--to")
         host = urlsplit(root).netloc.rpartition("@")[2]
         return Target(name=host, roots={}, default_root=root)
-    if to not in PROFILES and to in FORMATS and provider_of_format(to) in PROFILES:
+    if to not in PROFILES and to in MAKERS and provider_of_format(to) in PROFILES:
         # A format spoken through `--api` (`--to ollama-native`): its provider, that format only.
         name = provider_of_format(to)
         api = next(a for a in apis_of(name) if profile_for(name, a).wire_format == to)

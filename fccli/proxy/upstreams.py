@@ -52,8 +52,10 @@ def _environment_names_a_proxy() -> bool:
 class Upstreams:
     """Lend each request a connection of its own to the upstream, made as needed, kept for reuse."""
 
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, *, tls: bool = True) -> None:
         self._timeout_seconds = timeout
+        self._tls = tls
+        """Whether a request may go over TLS: False when the target is http:// only."""
         self._free: list[Upstream] = []
         self._all: list[Upstream] = []
         self._through_clients = False
@@ -68,9 +70,8 @@ class Upstreams:
         timeout = httpx.Timeout(self._timeout_seconds, connect=30.0)
         if not self._all:
             self.timeout = timeout.as_dict()
-            make_context = getattr(httpx, "create_ssl_context", None)  # httpx >= 0.28
-            self._verify = make_context() if make_context is not None else True
             self._through_clients = _environment_names_a_proxy()
+            self._verify = self._context()
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
         made: Upstream
         if self._through_clients:
@@ -82,6 +83,15 @@ class Upstreams:
             made = httpx.AsyncHTTPTransport(limits=limits, verify=self._verify)
         self._all.append(made)
         return made
+
+    def _context(self) -> Any:
+        if not self._tls and not self._through_clients:
+            # no TLS to make: a context that trusts no one, not the CA bundle's (~2 MB)
+            import ssl
+
+            return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        make_context = getattr(httpx, "create_ssl_context", None)  # httpx >= 0.28
+        return make_context() if make_context is not None else True
 
     @property
     def made(self) -> int:

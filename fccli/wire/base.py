@@ -12,17 +12,17 @@ any provider of its family; a format of a new layout names its own.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
-from urllib.parse import unquote
 
 from fccli.core.errors import ProtocolError, ProviderError
 from fccli.core.models import Request, Response
 from fccli.core.stream import OnDelta
 from fccli.i18n import Msg
+from fccli.wire.routes import Route as Route
+from fccli.wire.routes import openai_error_body as openai_error_body
 from fccli.wire.sse import SSEDecoder, guarded, not_a_stream, note_once
 
 if TYPE_CHECKING:
@@ -36,49 +36,6 @@ Kind = Literal["request", "response", "messages"]
 Refusal = tuple[str, str]
 """(who answers, what they answer with HTTP 400): a provider's sentence for an `fc check` rule.
 `{n}`, `{k}`, `{ids}` and other names in it are filled in with the place of the finding."""
-
-
-class Route(NamedTuple):
-    """A request path a format's providers answer at, for `fc proxy` and `fc serve`: which
-    format a request to a local server is in, read from its path alone (a NamedTuple, not a
-    dataclass: start-up)."""
-
-    pattern: str
-    """The path, `{name}` standing for one path segment (`/v1beta/models/{model}:generateContent`:
-    the model's name, up to the next `/`, or `:` where the pattern has one next)."""
-    streams: bool | None = None
-    """Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`); None: the
-    body's `stream` field says."""
-
-    def matches(self, path: str) -> bool:
-        return _route_regex(self.pattern).fullmatch(path) is not None
-
-    def captured(self, path: str) -> dict[str, str]:
-        """Return what `path` has where the pattern names a segment (`{"model":
-        "gemini-2.5-flash"}`), percent-decoded (Bedrock's `anthropic.claude-…-v1%3A0`)."""
-        found = _route_regex(self.pattern).fullmatch(path)
-        return {k: unquote(v) for k, v in found.groupdict().items()} if found else {}
-
-
-@functools.lru_cache(maxsize=64)
-def _route_regex(pattern: str) -> re.Pattern[str]:
-    names = re.findall(r"\{([a-z_]+)\}", pattern)
-    parts = re.split(r"\{[a-z_]+\}", pattern)
-    regex = re.escape(parts[0])
-    for name, part in zip(names, parts[1:], strict=True):
-        # A segment ends at the next `/`, or at a `:` where the pattern goes on with one
-        # (Gemini's `{model}:generateContent`); elsewhere a `:` is part of it (Bedrock's
-        # `anthropic.claude-…-v1:0`, as a server gives the path decoded).
-        stop = "/:" if part.startswith(":") else "/"
-        regex += f"(?P<{name}>[^{stop}]+)" + re.escape(part)
-    return re.compile(regex)
-
-
-def openai_error_body(status: int, message: str) -> dict[str, Any]:
-    """OpenAI's error JSON (platform.openai.com, API reference "Error codes"): `type` is
-    `invalid_request_error` for the client's mistakes, `server_error` for the server's."""
-    kind = "server_error" if status >= 500 else "invalid_request_error"
-    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
 
 class Detected(NamedTuple):

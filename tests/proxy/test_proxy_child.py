@@ -54,3 +54,32 @@ def test_the_journals_process_records_without_network_nor_command_line(tmp_path:
     assert "fccli.proxy.handler" in loaded and "genai_prices" in loaded
     assert sorted(m for m in loaded if m.split(".")[0] in NOT_NEEDED) == []
     assert not any(m.startswith("fccli.commands") for m in loaded)
+
+
+SERVER = (
+    "import json, sys, fccli.commands.proxy_lean, fccli.proxy.start; "
+    "from fccli.proxy.target import resolve; "
+    "print([resolve(to).format_at(path).name for to, path in json.loads(sys.argv[1])]); "
+    "print(' '.join(sorted(m for m, loaded in sys.modules.items() if loaded)))"
+)
+"""What fc proxy's server process loads (fccli/commands/proxy_lean.py), telling formats apart."""
+
+
+def test_the_proxys_process_tells_formats_apart_without_codecs_nor_command_line() -> None:
+    asked = {
+        ("deepseek", "/chat/completions"): "deepseek",
+        ("http://127.0.0.1:9", "/v1/chat/completions"): "openai",
+        ("anthropic", "/v1/messages"): "anthropic",
+        ("gemini", "/v1beta/models/gemini-2.5-flash:streamGenerateContent"): "gemini",
+        ("ollama-native", "/api/chat"): "ollama-native",
+    }
+    argv = [sys.executable, "-c", SERVER, json.dumps(list(asked))]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    named, modules = done.stdout.splitlines()[-2:]
+    assert named == repr(list(asked.values()))
+    loaded = modules.split()
+    assert "fccli.wire.routes" in loaded and "uvicorn" not in loaded  # imported as it serves
+    heavy = ("typer", "pydantic", "pydantic_core", "fccli.core.models", "fccli.wire.registry")
+    assert [m for m in loaded if m.split(".")[0] in heavy or m in heavy] == []
+    assert not any(m.startswith(("fccli.wire.chat", "fccli.wire.anthropic")) for m in loaded)

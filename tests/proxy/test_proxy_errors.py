@@ -289,6 +289,13 @@ def _journal_of(process: subprocess.Popen[str]) -> int:
     return journal
 
 
+def _held(pid: int) -> tuple[list[str], str, bytes]:
+    """A process's arguments, its memory map (the libraries it loaded) and its environment."""
+    proc = Path(f"/proc/{pid}")
+    arguments = (proc / "cmdline").read_bytes().decode().split("\0")[:-1]
+    return arguments, (proc / "maps").read_text(), (proc / "environ").read_bytes()
+
+
 def _ctrl_c(process: subprocess.Popen[str]) -> tuple[str, str]:
     """Ctrl-C as the terminal sends it (to the process group); what fc proxy printed after its
     banner, on stdout and stderr."""
@@ -311,10 +318,16 @@ def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path)
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
             assert answer.status_code == 200
+            proxys, journals = _held(process.pid), _held(_journal_of(process))
             out, err = _ctrl_c(process)
         finally:
             if process.poll() is None:
                 process.kill()
+    # `fc proxy` became its lean process (the same pid), its options not in its arguments; it
+    # tells formats apart without pydantic, which the journal's process holds
+    assert proxys[0] == [sys.executable, "-m", "fccli.commands.proxy_lean"]
+    assert "_pydantic_core" not in proxys[1] and "_pydantic_core" in journals[1]
+    assert b"FC_PROXY_OPTIONS" not in journals[2]
     assert process.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     out = banner + out

@@ -73,3 +73,29 @@ def test_requests_one_after_another_go_through_one_client(tmp_path: Path) -> Non
             )
             assert answer.status_code == 200
         assert px.app.upstreams.made == 1
+
+
+def test_a_target_without_https_gets_no_ca_bundle_and_still_verifies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An http:// target never makes TLS: its transports skip the CA bundle (memory), and a
+    context that trusts no one would refuse any TLS all the same."""
+    import ssl
+
+    from fccli.proxy.target import resolve
+
+    async def context(tls: bool) -> ssl.SSLContext:
+        upstreams = Upstreams(timeout=5, tls=tls)
+        upstreams.lend()
+        made = upstreams._verify
+        await upstreams.aclose()
+        return made
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    assert not resolve("http://127.0.0.1:9").tls and resolve("deepseek").tls
+    assert resolve("deepseek", "http://127.0.0.1:9").tls is False
+    bare, full = asyncio.run(context(False)), asyncio.run(context(True))
+    assert bare.cert_store_stats()["x509_ca"] == 0 < full.cert_store_stats()["x509_ca"]
+    assert bare.verify_mode == ssl.CERT_REQUIRED and bare.check_hostname

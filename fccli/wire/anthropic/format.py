@@ -13,7 +13,8 @@ from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.anthropic import ID_PATTERN, codec
 from fccli.wire.anthropic.stream import AnthropicStreamFolder
-from fccli.wire.base import Refusal, Route, StreamFolder, WireFormat
+from fccli.wire.base import Refusal, StreamFolder, WireFormat
+from fccli.wire.routes import ROUTES, SDK_BASE_URLS
 from fccli.wire.view import Places
 
 _WHO = "Anthropic"
@@ -84,8 +85,8 @@ class AnthropicFormat(WireFormat):
     thinking_tool_choices = ("auto", "none")
     signed_thinking = True
     model_prefixes = ("claude",)
-    routes = (Route("/v1/messages"),)
-    sdk_base_url = ("ANTHROPIC_BASE_URL", "")
+    routes = ROUTES["anthropic"]
+    sdk_base_url = SDK_BASE_URLS["anthropic"]
 
     refusals = REFUSALS
 

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 from fccli.core.models import Request, ThinkingBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
-from fccli.wire.base import Detected, Refusal, Route, StreamFolder, WireFormat
+from fccli.wire.base import Detected, Refusal, StreamFolder, WireFormat
 from fccli.wire.bedrock import ID_PATTERN, codec
 from fccli.wire.bedrock.eventstream import frames_text, is_event_stream, masked
 from fccli.wire.bedrock.stream import BedrockStreamFolder
 from fccli.wire.bedrock.view import content_turn, json_not_object, spec_choice, spec_tools
+from fccli.wire.routes import ROUTES, SDK_BASE_URLS
 from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, message_turns
 
 if TYPE_CHECKING:
@@ -95,14 +96,11 @@ class BedrockFormat(WireFormat):
     model_prefixes = ("anthropic.", "amazon.", "deepseek.", "meta.", "mistral.", "cohere.")
     model_in_body = False
     # The model is a segment of the path (percent-encoded: `anthropic.claude-…-v1%3A0`).
-    routes = (
-        Route("/model/{model}/converse", streams=False),
-        Route("/model/{model}/converse-stream", streams=True),
-    )
+    routes = ROUTES["bedrock"]
     stream_media_type = "application/vnd.amazon.eventstream"
     # botocore reads a service's own endpoint variable (the AWS SDKs' "service-specific
     # endpoints"): boto3.client("bedrock-runtime") then talks to fc.
-    sdk_base_url = ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "")
+    sdk_base_url = SDK_BASE_URLS["bedrock"]
 
     refusals = REFUSALS
 

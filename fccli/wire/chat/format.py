@@ -15,7 +15,6 @@ from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     Refusal,
-    Route,
     StreamFolder,
     WireFormat,
     marker_read_notes,
@@ -25,6 +24,7 @@ from fccli.wire.chat import codec
 from fccli.wire.chat.dialects import ChatDialect
 from fccli.wire.chat.stream import ChatStreamFolder
 from fccli.wire.chat.view import chat_choice, chat_turn
+from fccli.wire.routes import ROUTES, SDK_BASE_URLS
 from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns, offered_at
 
 _PROVIDERS = Msg("OpenAI and DeepSeek")
@@ -124,12 +124,8 @@ class ChatFormat(WireFormat):
     results_layout = Msg('one role:"tool" message per result')
     # OpenAI's SDKs put /v1 in the base URL, DeepSeek documents it without; DeepSeek's strict
     # mode is a beta under /beta (api-docs.deepseek.com, guides/function_calling).
-    routes = (
-        Route("/v1/chat/completions"),
-        Route("/chat/completions"),
-        Route("/beta/chat/completions"),
-    )
-    sdk_base_url = ("OPENAI_BASE_URL", "/v1")
+    routes = ROUTES["openai"]
+    sdk_base_url = SDK_BASE_URLS["openai"]
 
     @property
     def name(self) -> str:

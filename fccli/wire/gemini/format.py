@@ -13,10 +13,11 @@ from typing import Any
 from fccli.core.models import Request, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
-from fccli.wire.base import Detected, Refusal, Route, StreamFolder, WireFormat
+from fccli.wire.base import Detected, Refusal, StreamFolder, WireFormat
 from fccli.wire.gemini import codec
 from fccli.wire.gemini.stream import GeminiStreamFolder
 from fccli.wire.gemini.view import pair_by_name, parts_choice, parts_tools, parts_turn
+from fccli.wire.routes import ROUTES, SDK_BASE_URLS
 from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, message_turns
 
 _WHO = "Gemini"
@@ -83,13 +84,9 @@ class GeminiFormat(WireFormat):
     model_prefixes = ("gemini",)
     model_in_body = False
     # The model is a segment of the path; the stream is asked for by the path, not the body.
-    routes = tuple(
-        Route(f"/{version}/models/{{model}}:{method}", streams=method.startswith("stream"))
-        for version in ("v1beta", "v1")
-        for method in ("generateContent", "streamGenerateContent")
-    )
+    routes = ROUTES["gemini"]
     # google-genai reads it (google/genai/_base_url.py); the SDK adds the version itself.
-    sdk_base_url = ("GOOGLE_GEMINI_BASE_URL", "")
+    sdk_base_url = SDK_BASE_URLS["gemini"]
     # No strict mode: a declaration has no `strict` for FC115 to check.
     rules_without_place = ("FC115",)
 

@@ -15,10 +15,11 @@ from typing import Any
 from fccli.core.models import Request, ThinkingBlock, ToolUseBlock
 from fccli.core.stream import OnDelta
 from fccli.i18n import N_, Msg
-from fccli.wire.base import Detected, Kind, Refusal, Route, StreamFolder, WireFormat
+from fccli.wire.base import Detected, Kind, Refusal, StreamFolder, WireFormat
 from fccli.wire.ollama import codec
 from fccli.wire.ollama.stream import OllamaStreamFolder
 from fccli.wire.ollama.view import native_turn, pair_results
+from fccli.wire.routes import ROUTES, SDK_BASE_URLS
 from fccli.wire.view import Choice, OfferedTool, Places, Turn, message_turns, offered_at
 
 _WHO = "Ollama"
@@ -53,11 +54,11 @@ class OllamaFormat(WireFormat):
     placement = "own_messages"
     duplicate_quote = "result"
     results_layout = Msg('one role:"tool" message per result, naming its tool_name')
-    routes = (Route("/api/chat"),)
+    routes = ROUTES["ollama-native"]
     # server/routes.go, streamResponse: the stream's content type.
     stream_media_type = "application/x-ndjson"
     # The ollama Python client reads its server's address from OLLAMA_HOST (ollama/_client.py).
-    sdk_base_url = ("OLLAMA_HOST", "")
+    sdk_base_url = SDK_BASE_URLS["ollama-native"]
     # No strict mode: a tool has no `strict` for FC115 to check.
     rules_without_place = ("FC115",)
     setting_names: Mapping[str, str] = {

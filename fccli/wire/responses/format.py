@@ -15,7 +15,6 @@ from fccli.i18n import N_, Msg
 from fccli.wire.base import (
     Detected,
     Refusal,
-    Route,
     StreamFolder,
     WireFormat,
     marker_read_notes,
@@ -24,6 +23,7 @@ from fccli.wire.base import (
 from fccli.wire.responses import codec
 from fccli.wire.responses.stream import ResponsesStreamFolder
 from fccli.wire.responses.view import item_turns, items_choice, reasoning_problems
+from fccli.wire.routes import ROUTES, SDK_BASE_URLS
 from fccli.wire.view import Call, Choice, OfferedTool, Places, Problem, Turn, offered_at
 
 _WHO = "OpenAI Responses"
@@ -69,8 +69,8 @@ class ResponsesFormat(WireFormat):
     # Reasoning goes back as the item it came in, encrypted; none is made for another's thinking.
     signed_thinking = True
     history_field = "input"
-    routes = (Route("/v1/responses"), Route("/responses"))
-    sdk_base_url = ("OPENAI_BASE_URL", "/v1")
+    routes = ROUTES["responses"]
+    sdk_base_url = SDK_BASE_URLS["responses"]
 
     refusals = REFUSALS
 
