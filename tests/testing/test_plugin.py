@@ -278,10 +278,42 @@ def test_responses(fc_traces):
                    "output": weather(json.loads(c["arguments"])["city"])} for c in calls]
     assert "Shanghai" in answer.output_text
     assert len(fc_traces.requests) == 2
+
+@pytest.mark.fc_traces(provider="openai")
+def test_chat_stream(fc_traces):
+    import openai
+
+    client = openai.OpenAI()
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}]
+    messages = [{"role": "user", "content": QUESTION}]
+    while True:
+        text, calls = "", {}
+        for chunk in client.chat.completions.create(
+            model="gpt-5-mini", messages=messages, tools=tools, stream=True
+        ):
+            if not chunk.choices:
+                continue
+            delta = chunk.choices[0].delta
+            text += delta.content or ""
+            for part in delta.tool_calls or []:
+                call = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
+                call["id"] += part.id or ""
+                call["name"] += (part.function and part.function.name) or ""
+                call["arguments"] += (part.function and part.function.arguments) or ""
+        if not calls:
+            break
+        messages.append({"role": "assistant", "content": text or None, "tool_calls": [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in calls.values()
+        ]})
+        messages += [{"role": "tool", "tool_call_id": c["id"],
+                      "content": weather(json.loads(c["arguments"])["city"])} for c in calls.values()]
+    assert "Shanghai" in text
+    assert len(fc_traces.requests) == 2
 """
 
 
-def test_agents_of_the_anthropic_and_google_genai_sdks_and_the_responses_api(
+def test_agents_of_the_anthropic_and_google_genai_sdks_the_responses_api_and_a_stream(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import anthropic  # noqa: F401
@@ -293,11 +325,13 @@ def test_agents_of_the_anthropic_and_google_genai_sdks_and_the_responses_api(
     traces = project.path / "traces" / "test_sdks"
     formats = {
         name: {p.name.split(".")[-2] for p in (traces / name).glob("*/*-request.*.json")}
-        for name in ("test_anthropic", "test_gemini", "test_responses")
+        for name in ("test_anthropic", "test_gemini", "test_responses", "test_chat_stream")
     }
     assert formats == {
         "test_anthropic": {"anthropic"},
         "test_gemini": {"gemini"},
         "test_responses": {"responses"},
+        "test_chat_stream": {"openai"},
     }
-    project.runpytest_inprocess().assert_outcomes(passed=3)
+    assert list((traces / "test_chat_stream").glob("*/1-response.openai.sse"))
+    project.runpytest_inprocess().assert_outcomes(passed=4)
