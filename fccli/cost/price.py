@@ -64,14 +64,14 @@ def price_usage(usage: Usage | None, target: Target | NoTarget, at: datetime | N
     when = at if at is None or at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
     counts = _counts(usage)
     known = snapshot.price(target.provider_id, target.model, counts, when)
-    if known is not None:  # the demo's model, without importing the table (start-up)
+    if known is not None:  # DeepSeek's models, without importing the table (start-up, memory)
         return StepCost(
             usd=known.usd,
             input_usd=known.input_usd,
             output_usd=known.output_usd,
             saved_usd=known.saved_usd,
             model=target.model,
-            provider=target.provider_id or "",
+            provider=known.provider_id,
             hours=known.hours,
         )
     try:

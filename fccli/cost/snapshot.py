@@ -1,10 +1,10 @@
-"""The demo's price without importing genai-prices: the few rows of its table the demo (and
-DeepSeek's default model) is priced by, copied from the installed version, and used only while
-that version is the one installed.
+"""DeepSeek's prices without importing genai-prices: the few rows of its table the demo and
+DeepSeek's models are priced by, copied from the installed version, and used only while that
+version is the one installed.
 
-Importing genai-prices costs `fc run` a good part of its start-up (docs/performance.md): its
-whole table, and an HTTP client for its price updates. The demo runs offline, and the model it
-stands in for has flat per-token prices, some by the hour of the day; priced here as
+Importing genai-prices costs `fc run` a good part of its start-up, and fc proxy's journal ~10 MB
+(docs/performance.md): its whole table, and an HTTP client for its price updates. The demo runs
+offline, and the models here have flat per-token prices, some by the hour of the day; priced here as
 genai-prices prices them (the same Decimal operations, so the same amounts, written the same
 way). tests/cost/test_snapshot.py holds these rows to the installed table, and the prices to
 genai-prices' own over many usages and hours; a newer genai-prices is priced by itself until the
@@ -39,8 +39,20 @@ MODELS: dict[str, list[Row]] = {
         Row((time(1), time(4)), Decimal("0.3"), Decimal("0.006"), Decimal("1.2")),
         Row((time(6), time(10)), Decimal("0.3"), Decimal("0.006"), Decimal("1.2")),
     ],
+    "deepseek/deepseek-chat": [
+        Row(None, Decimal("0.135"), Decimal("0.035"), Decimal("0.55")),
+        Row((time(0, 30), time(16, 30)), Decimal("0.27"), Decimal("0.07"), Decimal("1.1")),
+    ],
+    "deepseek/deepseek-reasoner": [
+        Row(None, Decimal("0.135"), Decimal("0.035"), Decimal("0.55")),
+        Row((time(0, 30), time(16, 30)), Decimal("0.55"), Decimal("0.14"), Decimal("2.19")),
+    ],
 }
 """`provider id/model id` → its price rows, as genai-prices' table holds them."""
+
+FOUND_IN = {key.split("/")[1]: key.split("/")[0] for key in MODELS}
+"""A model's name → the provider genai-prices finds it in when no provider is named (a proxy in
+front of a URL, a provider fc has no profile of): the one its rows are under here."""
 
 COUNTED = frozenset(
     {"input_tokens", "output_tokens", "cache_read_tokens", "output_reasoning_tokens"}
@@ -49,6 +61,7 @@ COUNTED = frozenset(
 
 
 class Priced(NamedTuple):
+    provider_id: str
     input_usd: Decimal
     output_usd: Decimal
     usd: Decimal
@@ -78,6 +91,7 @@ def price(
 ) -> Priced | None:
     """Price `counts` (genai-prices' names) of `model` at time `at` (None: now) as genai-prices
     would; None when the rows here do not cover it (genai-prices prices it then)."""
+    provider_id = provider_id or FOUND_IN.get(model)
     rows = MODELS.get(f"{provider_id}/{model}")
     if rows is None or not set(counts) <= COUNTED or installed_version() is None:
         return None
@@ -94,7 +108,7 @@ def price(
     if cached is not None:
         saved = _price(row, inputs, 0, outputs)[2] - paid[2]
     hours = None if row.hours is None else f"{row.hours[0]:%H:%M}-{row.hours[1]:%H:%M}"
-    return Priced(*paid, saved, hours)
+    return Priced(provider_id or "", *paid, saved, hours)
 
 
 def _within(hours: tuple[time, time], moment: time) -> bool:

@@ -36,7 +36,8 @@ KEPT_BYTES = 128 << 20
 """What the journal keeps read and not handled, at most, beside a burst's (`Inbox`)."""
 TRIM_BYTES = 4 << 20
 """Once the journal has handled this many bytes of facts since it last did, and has none left
-queued, it hands the memory they left free back to the system (`_trimmer`)."""
+queued, it hands the memory they left free back to the system (`trimmer`); the proxy does the
+same once it has written as many to the pipe and has none left to write."""
 _LENGTH = 8
 """Each fact goes through the pipe as its length (8 bytes, big-endian), then one byte that
 says what it is (`_TAGS`), then its pickle: the journal can tell a whole fact from part of one
@@ -168,11 +169,12 @@ def _more_open_files() -> None:
                 return
 
 
-def _trimmer() -> Callable[[], object]:
+def trimmer() -> Callable[[], object]:
     """Return what hands the free memory of the C library's heap back to the system (glibc's
     `malloc_trim`; elsewhere nothing). A burst's pickles, and what recording it made and
     dropped, are freed among the open traces' own objects: without it the process would keep
-    its largest backlog's memory for as long as it runs (docs/performance.md)."""
+    its largest backlog's memory for as long as it runs (docs/performance.md); so would the
+    proxy, of what a paused journal left it to hold."""
     if sys.platform != "linux":
         return lambda: None
     try:
@@ -222,7 +224,7 @@ def main() -> None:
     target, settings, lang = header
     set_language(lang)
     scribe = FactHandler(target, settings, ProxyView(make_console(), target.name))
-    trim, trimmed = _trimmer(), 0
+    trim, trimmed = trimmer(), 0
     while not scribe.closed:
         fact = inbox.take()
         if fact is None:  # the proxy is gone: its traces are closed

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from fccli.i18n import language
 from fccli.proxy.bursts import BurstGate
-from fccli.proxy.child import framed
+from fccli.proxy.child import TRIM_BYTES, framed, trimmer
 from fccli.proxy.facts import Asked, Close, Ended, Flush, Notice, Pause, Resume, Unrecorded
 
 if sys.platform != "win32":
@@ -187,6 +187,8 @@ class ChildJournal:
         self._fd = self._child.stdin.fileno()
         self._pending = bytearray()
         """What the pipe could not take yet."""
+        self._trim, self._written = trimmer(), 0
+        """Hands the heap's free memory back to the system; the bytes written since it last did."""
         self._unhanded = _Unhanded(limit)
         self._gate = BurstGate()
         self._look: asyncio.TimerHandle | None = None
@@ -261,10 +263,14 @@ class ChildJournal:
             self._lost()
             written = len(self._pending)
         del self._pending[:written]
+        self._written += written
         if not self._pending and self._unhanded.count and not self._dead:
             # Drained: the journal hears of the requests it did not get (said on the terminal).
             self._pending += b"".join(map(framed, self._unhanded.unrecorded_notice()))
             self._write_some()
+        if not self._pending and self._written >= TRIM_BYTES:
+            self._trim()
+            self._written = 0
 
     def _watch(self) -> None:
         """Write the rest when the pipe can take it."""

@@ -1,4 +1,4 @@
-"""The demo's price without genai-prices (fccli/cost/snapshot.py) is genai-prices' own: its rows
+"""DeepSeek's prices without genai-prices (fccli/cost/snapshot.py) is genai-prices' own: its rows
 are the installed table's, and every usage and hour is priced to the same Decimal, written the
 same way, as `calc_price` prices it."""
 
@@ -17,7 +17,7 @@ from fccli.core.models import Usage
 from fccli.cost import snapshot
 from fccli.cost.price import price_usage
 from fccli.cost.record import trace_record
-from fccli.cost.target import DEMO, price_target
+from fccli.cost.target import DEMO, Target, price_target
 
 copied_from_this_version = pytest.mark.skipif(
     genai_prices.__version__ != snapshot.PRICES_VERSION,
@@ -51,12 +51,29 @@ def test_the_rows_are_the_installed_tables() -> None:
 
 
 @copied_from_this_version
+def test_a_name_without_a_provider_is_found_where_genai_prices_finds_it() -> None:
+    named = {key.split("/")[1] for key in snapshot.MODELS}
+    assert set(snapshot.FOUND_IN) == named
+    for model, provider_id in snapshot.FOUND_IN.items():
+        found = genai_prices.calc_price(genai_prices.Usage(input_tokens=1), model)
+        assert (found.provider.id, found.model.id) == (provider_id, model)
+
+
+TARGETS = [
+    price_target(DEMO, "fc-demo"),
+    *(price_target("deepseek", key.split("/")[1]) for key in snapshot.MODELS),
+    *(Target(key.split("/")[1], None) for key in snapshot.MODELS),
+]
+
+
+@copied_from_this_version
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: f"{t.provider_id}/{t.model}")
 def test_every_usage_and_hour_is_priced_as_genai_prices_prices_it(
-    monkeypatch: pytest.MonkeyPatch,
+    target: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    target = price_target(DEMO, "fc-demo")
     day = datetime(2026, 12, 2, tzinfo=timezone.utc)
-    moments = [day + timedelta(minutes=m) for m in (0, 59, 60, 239, 240, 359, 360, 599, 600, 1439)]
+    minutes = (0, 29, 30, 59, 60, 239, 240, 359, 360, 599, 600, 989, 990, 1439)
+    moments = [day + timedelta(minutes=m) for m in minutes]
     moments.append(datetime(2026, 12, 2, 9, 30, tzinfo=timezone(timedelta(hours=8))))  # 01:30 UTC
     usages = [
         (Usage(input_tokens=i, output_tokens=o, cache_read_tokens=c, reasoning_tokens=r), at)
@@ -71,7 +88,12 @@ def test_every_usage_and_hour_is_priced_as_genai_prices_prices_it(
     monkeypatch.setattr(snapshot, "price", lambda *args: None)  # genai-prices itself
     theirs = [price_usage(usage, target, at) for usage, at in usages]
     assert [repr(p) for p in ours] == [repr(p) for p in theirs]  # Decimals as written, too
-    assert {getattr(p, "hours", None) for p in ours} == {None, "01:00-04:00", "06:00-10:00"}
+    hours = {
+        f"{r.hours[0]:%H:%M}-{r.hours[1]:%H:%M}"
+        for r in snapshot.MODELS[f"deepseek/{target.model}"]
+        if r.hours is not None
+    }
+    assert {getattr(p, "hours", None) for p in ours} == {None, *hours}
 
 
 @copied_from_this_version

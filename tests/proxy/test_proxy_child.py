@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from fccli.proxy.child import framed
 from fccli.proxy.facts import Asked, Close, Ended
 from fccli.proxy.settings import Settings
@@ -32,8 +34,16 @@ ANSWER = {
 }
 
 
-def test_the_journals_process_records_without_network_nor_command_line(tmp_path: Path) -> None:
-    body, answer = json.dumps(ASKED).encode(), json.dumps(ANSWER).encode()
+@pytest.mark.parametrize(
+    ("model", "table"),
+    [("deepseek-chat", False), ("deepseek-v3.2", True)],
+    ids=["priced-by-fc's-rows", "priced-by-genai-prices"],
+)
+def test_the_journals_process_records_without_network_nor_command_line(
+    model: str, table: bool, tmp_path: Path
+) -> None:
+    body = json.dumps({**ASKED, "model": model}).encode()
+    answer = json.dumps({**ANSWER, "model": model}).encode()
     facts = [
         (resolve("deepseek", None), Settings(out=tmp_path), "en"),
         Asked(1, "deepseek", "/chat/completions", body, (), time.perf_counter(), time.time()),
@@ -50,8 +60,10 @@ def test_the_journals_process_records_without_network_nor_command_line(tmp_path:
     loaded = set(done.stdout.decode().splitlines()[-1].split())
     [trace] = tmp_path.iterdir()
     manifest = json.loads((trace / "manifest.json").read_bytes())
-    assert manifest["status"] == "ok" and manifest["cost"]["usd"] > 0  # priced, from the table
-    assert "fccli.proxy.handler" in loaded and "genai_prices" in loaded
+    assert manifest["status"] == "ok" and manifest["cost"]["usd"] > 0
+    # DeepSeek's models from fc's copy of their rows (fccli/cost/snapshot.py), others from the
+    # table genai-prices ships, without its updater
+    assert "fccli.proxy.handler" in loaded and ("genai_prices" in loaded) == table
     assert sorted(m for m in loaded if m.split(".")[0] in NOT_NEEDED) == []
     assert not any(m.startswith("fccli.commands") for m in loaded)
 
