@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from fccli.proxy.child import TRIM_BYTES
 from fccli.proxy.facts import Asked, Ended, Notice, Unrecorded
-from fccli.proxy.journal import ChildJournal, _Unhanded
+from fccli.proxy.journal import PENDING_BYTES, ChildJournal, _Unhanded
 from fccli.proxy.settings import Settings
 from fccli.proxy.target import resolve
 from tests.proxy.test_proxy_handler import CALLED, _answer, _asked, _ended
@@ -123,3 +124,26 @@ def test_a_journal_that_stops_reading_costs_bounded_memory_and_hears_what_it_mis
             assert (trace / "1-response.json").exists()
     assert missing >= 1
     assert json.loads((traces["q99"] / "manifest.json").read_text())["status"] == "ok"
+
+
+def test_the_proxy_gives_the_heap_back_once_it_has_written_a_backlog_out() -> None:
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    journal = object.__new__(ChildJournal)  # its writing alone, without a journal's process
+    trims: list[int] = []
+    journal._fd, journal._dead, journal._unhanded = write_end, False, _Unhanded(PENDING_BYTES)
+    journal._pending = bytearray(TRIM_BYTES + 1)
+    journal._trim, journal._written = lambda: trims.append(len(journal._pending)), 0
+    try:
+        journal._write_some()  # the pipe takes a part
+        assert journal._pending and trims == []
+        while journal._pending:
+            os.read(read_end, 1 << 20)
+            journal._write_some()
+        assert trims == [0]  # once, when all was written
+        journal._pending += b"x" * 10
+        journal._write_some()
+        assert trims == [0]  # not again for a few bytes
+    finally:
+        os.close(read_end)
+        os.close(write_end)
