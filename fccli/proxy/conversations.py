@@ -148,9 +148,11 @@ class Conversations:
     def __init__(self) -> None:
         self.open: dict[Conversation, None] = {}
         """In the order they began (a dict as an ordered set)."""
-        self._waiting: dict[bytes, list[Conversation]] = {}
-        """By their history's digest: those whose answer came, waiting for the next step."""
-        self._flying: dict[bytes, list[Conversation]] = {}
+        self._waiting: dict[bytes, Conversation | list[Conversation]] = {}
+        """By their history's digest: those whose answer came, waiting for the next step (one
+        as itself, not in a list: thousands of open conversations, one list each, cost ~0.6 MB
+        per 5,000)."""
+        self._flying: dict[bytes, Conversation | list[Conversation]] = {}
         """By their last request's digest: those whose answer is in flight."""
         self.waiting: dict[Conversation, None] = {}
         """Those waiting for their next request, the longest waiting first."""
@@ -161,7 +163,7 @@ class Conversations:
         step is settled before it is matched. None: it can be matched now."""
         hashes = prefix_hashes(keys)
         for n in range(len(keys) - 2, 0, -1):
-            for c in self._flying.get(hashes[n], ()):
+            for c in _found(self._flying, hashes[n]):
                 if c.fmt == fmt and c.in_flight and c.request_size == n:
                     return c
         return None
@@ -173,7 +175,7 @@ class Conversations:
         hashes = prefix_hashes(keys)
         # The longest history this request goes on from (more than an answer: results).
         for n in range(len(keys) - 1, 0, -1):
-            for c in self._waiting.get(hashes[n], ()):
+            for c in _found(self._waiting, hashes[n]):
                 if c.fmt == fmt and not c.closed and c.history_hash and c.request_size + 1 == n:
                     self.begin(c, len(keys), hashes[-1])
                     return c
@@ -194,7 +196,7 @@ class Conversations:
         c.request_size, c.request_hash = size, request_hash
         c.history_hash = b""
         c.in_flight = True
-        self._flying.setdefault(request_hash, []).append(c)
+        _add(self._flying, request_hash, c)
 
     def settle(self, c: Conversation, answer: Message | None, closed: bool) -> None:
         """Settle the recorded step in flight: its answer is the history's next, unless the
@@ -205,7 +207,7 @@ class Conversations:
             self.open.pop(c, None)
         elif answer is not None:
             c.history_hash = next_hash(c.request_hash, message_key(answer))
-            self._waiting.setdefault(c.history_hash, []).append(c)
+            _add(self._waiting, c.history_hash, c)
             c.waiting_since = time.monotonic()
             self.waiting[c] = None
         c.in_flight = False
@@ -226,9 +228,31 @@ class Conversations:
         return gone
 
 
-def _drop(index: dict[bytes, list[Conversation]], key: bytes, c: Conversation) -> None:
+Index = dict[bytes, Conversation | list[Conversation]]
+
+
+def _found(index: Index, key: bytes) -> list[Conversation]:
     found = index.get(key)
-    if found and c in found:
+    if found is None:
+        return []
+    return found if isinstance(found, list) else [found]
+
+
+def _add(index: Index, key: bytes, c: Conversation) -> None:
+    found = index.get(key)
+    if found is None:
+        index[key] = c
+    elif isinstance(found, list):
+        found.append(c)
+    else:
+        index[key] = [found, c]
+
+
+def _drop(index: Index, key: bytes, c: Conversation) -> None:
+    found = index.get(key)
+    if found is c:
+        del index[key]
+    elif isinstance(found, list) and c in found:
         found.remove(c)
-        if not found:
-            del index[key]
+        if len(found) == 1:
+            index[key] = found[0]

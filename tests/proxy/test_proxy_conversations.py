@@ -58,3 +58,18 @@ def test_an_ended_conversation_is_not_continued() -> None:
     conversations.settle(c, ANSWER, closed=True)
     assert c.closed and c not in conversations.open
     assert conversations.continued("openai", keys_of([QUESTION, ANSWER, RESULTS])) is None
+
+
+def test_two_agents_asking_the_same_each_continue_their_own_trace() -> None:
+    conversations = Conversations()
+    first, second = _first_step(conversations), _first_step(conversations)  # the same digests
+    keys = keys_of([QUESTION, ANSWER, RESULTS])
+    taken = [conversations.continued("openai", keys) for _ in range(3)]
+    assert taken[:2] == [first, second] and taken[2] is None  # each once, then a new one
+    conversations.settle(first, None, closed=False)  # no answer: it ends
+    assert first.closed and conversations.continued("openai", keys) is None
+    conversations.settle(second, ANSWER, closed=False)
+    further = keys_of([QUESTION, ANSWER, RESULTS, ANSWER, RESULTS])
+    assert conversations.continued("openai", further) is second and second.steps == 3
+    third = _first_step(conversations)
+    assert conversations.idle(-1) == [third] and conversations.continued("openai", keys) is None
