@@ -138,3 +138,17 @@ def test_secrets_are_masked_and_controls_escaped(fc, tmp_path: Path) -> None:
     for secret in (KEY, "sk-header-secret-789", "query-secret-456", "pass-word-123"):
         assert secret.encode() not in written, secret
     assert b"my key is ***" in written
+
+
+def test_a_protobuf_file_without_the_extra_says_the_install_line(
+    fc, tmp_path: Path, monkeypatch
+) -> None:
+    # As if opentelemetry-proto were not installed: importing it fails.
+    monkeypatch.setitem(sys.modules, "opentelemetry.proto.collector.trace.v1", None)
+    (tmp_path / "spans.pb").write_bytes(b"\x0a\x02not json")
+    ran = fc("import", "spans.pb", "-o", "t")
+    assert ran.returncode == 2
+    assert "reading an OTLP protobuf file needs the otel extra (opentelemetry-proto)" in ran.stderr
+    assert "pip install 'fccli[otel]'" in ran.stderr
+    zh = fc("import", "spans.pb", "-o", "t", env=clean_env(FC_LANG="zh"))
+    assert "读 OTLP protobuf 文件 需要 otel 扩展" in zh.stderr
