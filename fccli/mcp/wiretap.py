@@ -114,6 +114,12 @@ class Wiretap:
                 f.writelines(self._lines)
             self._lines = []
 
+    def move(self, path: Path) -> None:
+        """Rename the file the lines are written to (a server named once it answered)."""
+        with self._lock:
+            if self._path is not None and path != self._path:
+                self._path = self._path.replace(path)
+
     def sent(self, raw: str) -> None:
         self._message(SENT, raw)
 
