@@ -80,24 +80,18 @@ def test_the_readme_commands_do_what_it_says(tmp_path: Path) -> None:
             # The agent, then the readers once the trace is written, as the page says: the
             # journal writes it beside the forwarding, a moment after the agent has its answer.
             readers = next(i for i, line in enumerate(agent) if line.startswith("fc "))
-            ran = subprocess.run(
-                ["bash", "-c", _script(agent[:readers], port, fake.url)],
-                cwd=tmp_path,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+
+            def bash(lines: list[str]) -> subprocess.CompletedProcess[str]:
+                script = _script(lines, port, fake.url)
+                return subprocess.run(
+                    ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                    text=True, timeout=120,
+                )  # fmt: skip
+
+            ran = bash(agent[:readers])
             assert ran.returncode == 0, ran.stderr
             _wait_until_written(tmp_path / "traces")
-            read = subprocess.run(
-                ["bash", "-c", _script(agent[readers:], port, fake.url)],
-                cwd=tmp_path,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            read = bash(agent[readers:])
         finally:
             proxy.send_signal(signal.SIGINT)
             proxy.wait(timeout=20)
