@@ -36,7 +36,7 @@ def expect(
     ),
 ) -> None:
     # imported as it runs: `fc expect --help` stays light (start-up)
-    from fccli.core.errors import FindingsError, InputFileError
+    from fccli.core.errors import InputFileError
     from fccli.core.jsonio import read_bytes
     from fccli.expect import check, load_rules
     from fccli.expect.read import facts_of
@@ -56,15 +56,8 @@ def expect(
         _print_json(trace, rules, len(loaded), broken, facts.notes)
     else:
         _print(len(loaded), broken, facts.notes)
-    if broken:
-        raise FindingsError(
-            Msg(
-                "fc expect: {n} of {total} rule(s) broken in {trace}",
-                n=len(broken),
-                total=len(loaded),
-                trace=str(trace),
-            )
-        )
+    if broken:  # said once, on stdout (the last line, or --json's "broken"), as fc diff does
+        raise typer.Exit(1)
 
 
 def _print_json(

@@ -198,30 +198,38 @@ class Secrets:
 
     def _mask_channel(self, leaves: list[_Leaf]) -> set[int]:
         """Mask the secrets in the text the pieces of one field make together; returns the
-        events whose pieces changed. Each secret becomes *** in the piece where it starts and
-        nothing in the pieces it runs on into, so the events folded say *** once."""
-        assert self._text is not None
+        events whose pieces changed."""
         texts: list[str] = [leaf.container[leaf.key] for leaf in leaves]
+        changed: set[int] = set()
+        for leaf, text, new in zip(leaves, texts, self.pieces(texts), strict=True):
+            if new != text:
+                leaf.container[leaf.key] = new
+                changed.add(leaf.event)
+        return changed
+
+    def pieces(self, texts: list[str]) -> list[str]:
+        """Return texts that are pieces of one text with the secrets of the whole masked, those
+        cut across pieces too: each secret becomes *** in the piece where it starts and nothing
+        in the pieces it runs on into, so the pieces joined say *** once."""
+        if self._text is None:
+            return texts
         spans = [(m.start(), m.end()) for m in self._text.finditer("".join(texts))]
         if not spans:
-            return set()
-        changed: set[int] = set()
+            return texts
+        out: list[str] = []
         offset = 0
-        for leaf, text in zip(leaves, texts, strict=True):
-            out = []
+        for text in texts:
+            kept = []
             for index, char in enumerate(text):
                 at = offset + index
                 span = next((s for s in spans if s[0] <= at < s[1]), None)
                 if span is None:
-                    out.append(char)
+                    kept.append(char)
                 elif at == span[0]:
-                    out.append(MASK)
-            new = "".join(out)
-            if new != text:
-                leaf.container[leaf.key] = new
-                changed.add(leaf.event)
+                    kept.append(MASK)
+            out.append("".join(kept))
             offset += len(text)
-        return changed
+        return out
 
 
 class _Leaf:

@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
+
+from fccli.core.jsonpath import path_tail
 
 Loc = tuple[str | int, ...]
 """A JSON path as its segments: keys and array indices."""
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LONG_STRING = 40
 """Strings longer than this that changed are diffed inline, not shown whole twice."""
 
 
 def path_str(loc: Loc) -> str:
     """Write a path as JSONPath: `('messages', 2, 'content')` -> `$.messages[2].content`."""
-    out = "$"
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _IDENT.fullmatch(part):
-            out += f".{part}"
-        else:
-            out += f"[{json.dumps(part, ensure_ascii=False)}]"
-    return out
+    return "$" + path_tail(loc)
 
 
 def compact(value: Any, limit: int = 60) -> str:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fccli.core.errors import InputFileError, UsageError
-from fccli.expect.paths import MISSING, parse, written
+from fccli.core.jsonpath import path_tail
+from fccli.expect.paths import MISSING, parse
 from fccli.expect.rules import (
     Answer,
     Arguments,
@@ -266,7 +267,7 @@ def _arguments(
         reader.json_value(table["equals"], (*where, "equals")) if "equals" in table else MISSING
     )
     return Arguments(
-        name, tool, path, "$" + written(path), equals, matches, schema, which == "every"
+        name, tool, path, "$" + path_tail(path), equals, matches, schema, which == "every"
     )
 
 

@@ -10,7 +10,6 @@ from typing import Any
 from fccli.i18n import Msg
 
 _STEP = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
-_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 MISSING = object()
 """What `lookup` returns where the arguments hold nothing."""
 
@@ -32,19 +31,6 @@ def parse(text: str) -> tuple[str | int, ...]:
         )
         at = m.end()
     return tuple(out)
-
-
-def written(steps: tuple[str | int, ...]) -> str:
-    """Write steps as a JSON path's tail: `.city`, `[0]`, `["a.b"]` (after `$` or a place)."""
-    out = ""
-    for s in steps:
-        if isinstance(s, int):
-            out += f"[{s}]"
-        elif _BARE.fullmatch(s):
-            out += f".{s}"
-        else:
-            out += f"[{json.dumps(s, ensure_ascii=False)}]"
-    return out
 
 
 def lookup(value: Any, steps: tuple[str | int, ...]) -> Any:

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fccli.core.jsonpath import path_tail
 from fccli.expect.facts import Call, Facts
-from fccli.expect.paths import MISSING, lookup, written
+from fccli.expect.paths import MISSING, lookup
 from fccli.i18n import Joined, Msg, _, localized
 
 SHOWN = 60
@@ -273,7 +274,7 @@ class Arguments(Rule):
 
     def _problem(self, call: Call) -> tuple[str, str] | None:
         """Say where in the call and what fails (None when it passes)."""
-        tail = ".input" + written(self.path)
+        tail = ".input" + path_tail(self.path)
         value = lookup(call.arguments, self.path)
         if value is MISSING:
             return tail, Msg("the arguments have no {path}", path=self.path_text)

@@ -7,5 +7,5 @@
     otel.py     what the command and `fc run --otlp` call: read, build, write or send, report
 
 Nothing here imports at package level; opentelemetry-proto (the `otel` extra) only in otlp.py,
-imported once otel.py's `require_proto` has found the extra installed.
+imported once fccli/core/extras.py's `require_otel` has found the extra installed.
 """

@@ -174,7 +174,7 @@ class Posted:
 
 def post(target: Destination, body: bytes, content_type: str) -> Posted:
     """POST one export request; exit 3 (ProviderError) when it is not taken."""
-    from fccli.export.otlp import read_response  # the `otel` extra: checked by require_proto
+    from fccli.export.otlp import read_response  # the `otel` extra: checked by require_otel
 
     secrets = target.secrets()
     transport = Transport(

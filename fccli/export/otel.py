@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fccli.core.errors import ProviderError, UsageError, os_reason
+from fccli.core.extras import require_otel
 from fccli.export import deliver
 from fccli.export.spans import TraceRecord, build
 from fccli.i18n import Msg, localized
@@ -20,7 +21,6 @@ from fccli.trace.reader import read_trace
 
 FORMATS = ("json", "protobuf")
 CONTENT_TYPES = {"protobuf": "application/x-protobuf", "json": "application/json"}
-INSTALL_LINE = "pip install 'fccli[otel]'"
 
 
 @dataclass
@@ -55,25 +55,8 @@ class ExportReport:
     """The encoded export, when `-o -` asks for it on stdout (the command prints it)."""
 
 
-def require_proto() -> None:
-    """Exit 2 with the install line when the `otel` extra is missing; before any work is done."""
-    try:
-        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2  # noqa: F401
-    except ImportError as e:
-        raise UsageError(
-            Msg(
-                "fc export needs the otel extra (opentelemetry-proto), which is not installed"
-                " (Python found no module {module})",
-                module=str(e.name or e),
-            ),
-            hint=Msg(
-                "install it: {line}  (in a checkout: pip install -e '.[otel]')", line=INSTALL_LINE
-            ),
-        ) from None
-
-
 def export_otel(settings: ExportSettings) -> ExportReport:
-    require_proto()
+    require_otel("fc export")
     if settings.endpoint and settings.output:
         raise UsageError(Msg("give --endpoint or -o, not both"))
     if settings.format is not None and settings.format not in FORMATS:
@@ -177,7 +160,7 @@ def _partial(report: ExportReport, records: list[tuple[Path, TraceRecord]]) -> M
 
 
 def _encoded(traces: list[TraceRecord], fmt: str) -> bytes:
-    from fccli.export import otlp  # the `otel` extra: checked by require_proto first
+    from fccli.export import otlp  # the `otel` extra: checked by require_otel first
 
     if fmt == "protobuf":
         return otlp.protobuf_bytes(traces)
@@ -197,7 +180,7 @@ class LiveExport:
     so that a run is never made only to fail at the end for a typo; sent when the trace closes."""
 
     def __init__(self, url: str, *, content: bool = False) -> None:
-        require_proto()
+        require_otel("--otlp")
         target = deliver.destination(url, option="--otlp")
         assert target is not None  # a URL was given
         self.target = target

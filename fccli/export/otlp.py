@@ -6,8 +6,8 @@
   the two rules OTLP adds (specification, "OTLP/HTTP", JSON Protobuf Encoding): trace and span
   ids as hex strings, not base64; enums as integers, not names.
 
-opentelemetry-proto is the `otel` extra: this module is imported only once otel.py's
-`require_proto` has found it (its absence is said with the install line, exit 2).
+opentelemetry-proto is the `otel` extra: this module is imported only once fccli/core/extras.py's
+`require_otel` has found it (its absence is said with the install line, exit 2).
 """
 
 from __future__ import annotations

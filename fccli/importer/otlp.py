@@ -13,11 +13,11 @@ import base64
 import binascii
 from typing import Any
 
-from fccli.core.errors import InputFileError, UsageError
+from fccli.core.errors import InputFileError
+from fccli.core.extras import require_otel
 from fccli.i18n import Msg
 from fccli.importer.model import Span
 
-INSTALL_LINE = "pip install 'fccli[otel]'"
 _ERROR = 2  # Status.STATUS_CODE_ERROR
 
 
@@ -66,23 +66,11 @@ def spans_of_json(docs: list[Any], *, hex_ids: bool = True) -> list[Span]:
 def spans_of_protobuf(data: bytes, source: str) -> list[Span]:
     """Read the spans of a protobuf export request (`ExportTraceServiceRequest`, or `TracesData`:
     the same fields)."""
-    try:
-        from google.protobuf.json_format import MessageToDict
-        from google.protobuf.message import DecodeError
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceRequest,
-        )
-    except ImportError as e:
-        raise UsageError(
-            Msg(
-                "reading an OTLP protobuf file needs the otel extra (opentelemetry-proto), which"
-                " is not installed (Python found no module {module})",
-                module=str(e.name or e),
-            ),
-            hint=Msg(
-                "install it: {line}  (in a checkout: pip install -e '.[otel]')", line=INSTALL_LINE
-            ),
-        ) from None
+    require_otel(Msg("reading an OTLP protobuf file"))
+    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
     message = ExportTraceServiceRequest()
     try:
         message.ParseFromString(data)

@@ -25,6 +25,7 @@ own gives each call a trace) joins that conversation.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from typing import Any
@@ -56,6 +57,15 @@ _NOT_CALLS = frozenset(
 )
 _INDEXED = re.compile(r"(gen_ai\.(?:prompt|completion)|llm\.request\.functions)\.(\d+)\.(.+)")
 _OPENINFERENCE = re.compile(r"llm\.(input_messages|output_messages|tools)\.(\d+)\.(.+)")
+_JSON = (
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.tool.definitions",
+)
+"""The conventions' attributes that hold JSON: one that is not is read without."""
+_CONTENT = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.content")
+"""OpenLLMetry's message text: plain text, or a list of content parts as JSON (`[{...`)."""
 
 
 def conversations(spans: list[Span]) -> list[Conversation]:
@@ -79,6 +89,7 @@ def conversations(spans: list[Span]) -> list[Conversation]:
 def _conversation(trace_id: str, spans: list[Span]) -> Conversation:
     out = Conversation(source="", key=trace_id)
     sources: list[str] = []
+    unreadable: list[Msg] = []
     for span in spans:
         attributes = span.attributes
         operation = attributes.get("gen_ai.operation.name")
@@ -92,6 +103,7 @@ def _conversation(trace_id: str, spans: list[Span]) -> Conversation:
         if operation in _NOT_CALLS or not _is_call(span):
             continue
         call, source = _call(span, len(out.calls) + 1, out.notes)
+        unreadable += _unreadable(span, len(out.calls) + 1)
         sources.append(source)
         out.calls.append(call)
         out.provider = out.provider or call.provider
@@ -99,7 +111,47 @@ def _conversation(trace_id: str, spans: list[Span]) -> Conversation:
         out.started_ns = out.started_ns or min(c.start_ns for c in out.calls)
         out.finished_ns = max(out.finished_ns, *(c.end_ns for c in out.calls))
     out.source = ", ".join(dict.fromkeys(sources))
+    if len(unreadable) == 1:
+        out.notes.append(unreadable[0])
+    elif unreadable:
+        out.notes.append(
+            Msg(
+                "{first}; {n} more attribute(s) in this trace are not JSON either",
+                first=unreadable[0],
+                n=len(unreadable) - 1,
+            )
+        )
     return out
+
+
+def _unreadable(span: Span, number: int) -> list[Msg]:
+    """Say each message attribute of a model call's span that is not JSON, as it was read."""
+    found = [(key, Msg("read without it")) for key in _JSON if _not_json(span.attributes.get(key))]
+    found += [
+        (key, Msg("read as text"))
+        for key, value in span.attributes.items()
+        if _CONTENT.fullmatch(key) and str(value).lstrip().startswith("[{") and _not_json(value)
+    ]
+    return [
+        Msg(
+            "{where}: span {span}'s {attribute} is not JSON ({how})",
+            where=Msg("step {step}", step=number),
+            span=f"{span.name} ({span.span_id})",
+            attribute=key,
+            how=how,
+        )
+        for key, how in found
+    ]
+
+
+def _not_json(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        json.loads(value)
+    except (ValueError, RecursionError):
+        return True
+    return False
 
 
 def _root(out: Conversation, span: Span) -> None:

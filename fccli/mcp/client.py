@@ -21,7 +21,7 @@ from fccli.core.errors import FcError, ProviderError, UsageError
 from fccli.core.models import ToolUseBlock
 from fccli.i18n import Msg, _
 from fccli.mcp.servers import ServerSpec, label_for
-from fccli.mcp.wiretap import Wiretap
+from fccli.mcp.wiretap import Wiretap, mask_parts
 from fccli.tools.json_tools import Answer
 
 CONNECT_TIMEOUT = 30.0
@@ -256,9 +256,9 @@ class McpClient:
         except BaseException as e:
             answer = _failed_call(name, _unwrapped(e))
         else:
-            answer = answer_from(
-                name, result.model_dump(mode="json", by_alias=True, exclude_none=True)
-            )
+            dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            mask_parts(server.spec.secrets, dumped)  # a key cut across two parts: joined below
+            answer = answer_from(name, dumped)
         if server.spec.secrets:  # a server may echo its own token: never to the model or the trace
             answer = answer._replace(content=server.spec.secrets.text(answer.content))
         served: dict[str, Any] = {

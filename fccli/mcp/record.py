@@ -48,6 +48,14 @@ def record(command: list[str], out: Path | None, *, force: bool = False) -> Path
     path = prepare_dir(out or default_dir(TRACES_ROOT, "mcp-record"), force=force)
     trace = TraceWriter(path, Manifest(recorded_by=RECORDED_BY))
     tap = Wiretap(spec.secrets, lambda: None)
+    named: list[str] = []
+
+    def received(line: str) -> None:
+        tap.received(line)
+        if not named and (name := _server_name(tap)) is not None:
+            named.append(name)
+            tap.move(path / f"mcp-{label_for(spec, name, set())}.jsonl")
+
     # The server's stderr waits outside the trace until the server is named (its file's name).
     handle, scratch = tempfile.mkstemp(prefix="fc-mcp-record-", suffix=".stderr")
     os.close(handle)
@@ -66,11 +74,12 @@ def record(command: list[str], out: Path | None, *, force: bool = False) -> Path
                         error=e.strerror or str(e),
                     )
                 ) from None
-            code = _relay(server, tap, sys.stdin.buffer, sys.stdout.buffer)
+            # Each message is written as it passes (a killed record keeps them), under the
+            # command's name until the server names itself in its answer to initialize.
+            tap.attach(path / f"mcp-{label_for(spec, None, set())}.jsonl")
+            code = _relay(server, tap, _own_stdin(), sys.stdout.buffer, received)
         tap.event("exit", code=code)
         label = label_for(spec, _server_name(tap), set())
-        log = path / f"mcp-{label}.jsonl"
-        tap.attach(log)
         kept = stderr_path.read_bytes()
         (path / f"mcp-{label}.stderr").write_bytes(spec.secrets.raw(kept) if spec.secrets else kept)
         trace.manifest.mcp_servers = [_server_record(spec, label, tap)]
@@ -83,8 +92,22 @@ def record(command: list[str], out: Path | None, *, force: bool = False) -> Path
     return path
 
 
+def _own_stdin() -> IO[bytes]:
+    """Return stdin as a reader of fc's own: the thread that reads it may still wait on it when
+    a signal ends fc, and Python's shutdown, closing sys.stdin, would wait for that thread's
+    lock (a fatal error, not exit 143)."""
+    try:
+        return os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a test's stdin)
+        return sys.stdin.buffer
+
+
 def _relay(
-    server: subprocess.Popen[bytes], tap: Wiretap, inbound: IO[bytes], outbound: IO[bytes]
+    server: subprocess.Popen[bytes],
+    tap: Wiretap,
+    inbound: IO[bytes],
+    outbound: IO[bytes],
+    received: Callable[[str], None],
 ) -> int:
     """Copy lines both ways, each kept as it passes; return the server's exit code."""
     assert server.stdin is not None and server.stdout is not None
@@ -99,29 +122,29 @@ def _relay(
     reader = threading.Thread(target=upstream, name="fc-mcp-record-in", daemon=True)
     reader.start()
     with contextlib.suppress(OSError, ValueError):
-        _copy_lines(from_server, outbound, tap, tap.received)
+        _copy_lines(from_server, outbound, tap, received)
     return server.wait()
 
 
 def _copy_lines(
     source: IO[bytes], sink: IO[bytes], tap: Wiretap, keep: Callable[[str], None]
 ) -> None:
-    """Copy `source` to `sink` line by line, each line kept as it passes; of a line past
+    """Copy `source` to `sink` line by line, each line kept before it is passed on; of a line past
     KEPT_BYTES, its start kept and its length noted (`line_cut`), all of it passed on."""
     cut = 0
     for piece in iter(lambda: source.readline(KEPT_BYTES), b""):
-        sink.write(piece)
-        sink.flush()
         whole = piece.endswith(b"\n") or len(piece) < KEPT_BYTES  # its end, or the stream's
         if not cut and whole:
             keep(_text(piece))
-            continue
-        if not cut:
+        elif not cut:
             keep(_text(piece[:HEAD_KEPT]) + "…")
-        cut += len(piece)
-        if whole:
-            tap.event("line_cut", bytes=cut, max_bytes=KEPT_BYTES)
-            cut = 0
+        sink.write(piece)  # after it is kept: what the other side saw is in the log
+        sink.flush()
+        if cut or not whole:
+            cut += len(piece)
+            if whole:
+                tap.event("line_cut", bytes=cut, max_bytes=KEPT_BYTES)
+                cut = 0
     if cut:
         tap.event("line_cut", bytes=cut, max_bytes=KEPT_BYTES)
 

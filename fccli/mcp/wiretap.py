@@ -39,6 +39,46 @@ def compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def mask_parts(secrets: Secrets, result: Any) -> bool:
+    """Mask, in place, the secrets of a tool result's text parts read as one text (a key cut
+    across two parts), and likewise the strings of its structured content; returns whether any
+    string changed."""
+    if not isinstance(result, dict):
+        return False
+    content = result.get("content")
+    texts: list[tuple[Any, Any]] = [
+        (part, "text")
+        for part in (content if isinstance(content, list) else [])
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    ]
+    structured: list[tuple[Any, Any]] = []
+    _strings(result.get("structuredContent"), structured)
+    changed = False
+    for leaves in (texts, structured):
+        before = [container[key] for container, key in leaves]
+        after = secrets.pieces(before)
+        for (container, key), text in zip(leaves, after, strict=True):
+            container[key] = text
+        changed = changed or after != before
+    return changed
+
+
+def _strings(value: Any, into: list[tuple[Any, Any]]) -> None:
+    """Collect where each string of a JSON value stands (its container and key), in order."""
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        if isinstance(item, str):
+            into.append((value, key))
+        else:
+            _strings(item, into)
+
+
 class Wiretap:
     """The ordered record of one server's JSON-RPC traffic; thread-safe."""
 
@@ -74,6 +114,12 @@ class Wiretap:
                 f.writelines(self._lines)
             self._lines = []
 
+    def move(self, path: Path) -> None:
+        """Rename the file the lines are written to (a server named once it answered)."""
+        with self._lock:
+            if self._path is not None and path != self._path:
+                self._path = self._path.replace(path)
+
     def sent(self, raw: str) -> None:
         self._message(SENT, raw)
 
@@ -91,6 +137,12 @@ class Wiretap:
             message = json.loads(shown)
         except (ValueError, RecursionError):  # nested too deep to read: kept as raw text
             message = None
+        if (
+            self._secrets
+            and isinstance(message, dict)
+            and mask_parts(self._secrets, message.get("result"))
+        ):
+            shown = compact(message)
         with self._lock:
             entry: dict[str, Any] = {"dir": direction, "step": None, "call": None}
             if isinstance(message, dict):

@@ -7,8 +7,8 @@ so (`Pause`): the journal then keeps what comes through the pipe, reads it only 
 and records nothing. The proxy says `Resume` once no
 request has come or ended for `LULL_SECONDS`, and the journal records what it kept, until the
 next `Pause`. A burst is two requests or more being forwarded at once: one agent, asking one
-thing at a time, is recorded as it goes (its steps are on disk about when its answers are, so
-`fc show` run right after it finds them). The facts themselves go through the pipe as they
+thing at a time, is recorded as it goes (its steps are on disk soon after its answers are: the
+journal is a process of its own, and a busy machine can run it later). The facts themselves go through the pipe as they
 come, not held in the proxy: a proxy killed outright loses none that it wrote (the journal
 records them once the pipe ends).
 

@@ -21,6 +21,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from fccli.core.controls import escape_controls
 from fccli.core.models import (
     FINAL_STOPS,
     Message,
@@ -461,8 +462,10 @@ def _mcp_traffic(view: _View, trace: Trace) -> None:
 
 
 def _trace_header(view: _View, trace: Trace) -> None:
+    # Rich's Text drops BEL, BS, VT, FF and CR before fc's console could escape them: what the
+    # manifest says is escaped here, as the console escapes every other control character.
     m = trace.record
-    view.line((_("trace "), "bold"), (str(trace.path), "bold"))
+    view.line((_("trace "), "bold"), (escape_controls(str(trace.path)), "bold"))
     facts = [
         _(
             "{provider} ({format} format)",
@@ -475,9 +478,9 @@ def _trace_header(view: _View, trace: Trace) -> None:
     ]
     if m.duration_ms is not None:
         facts.append(duration(m.duration_ms))
-    view.line((" · ".join(facts), "dim"))
+    view.line((escape_controls(" · ".join(facts)), "dim"))
     if m.question is not None:
-        view.labelled(_("question: "), (m.question, "bold"))
+        view.labelled(_("question: "), (escape_controls(m.question), "bold"))
     options = _options(m.options)
     if options:
         view.line((_("options: ") + " ".join(options), "dim"))
@@ -486,15 +489,17 @@ def _trace_header(view: _View, trace: Trace) -> None:
         info = info if isinstance(info, dict) else {}
         view.labelled(
             (_("MCP server "), "cyan"),
-            (str(server.get("name")), "bold"),
+            (escape_controls(str(server.get("name"))), "bold"),
             (
-                _(
-                    ": {given} ({transport}, protocol {version}, {info}); its JSON-RPC: {log}",
-                    given=str(server.get("server")),
-                    transport=str(server.get("transport")),
-                    version=str(server.get("protocol_version")),
-                    info=" ".join(str(v) for v in (info.get("name"), info.get("version")) if v),
-                    log=str(server.get("log")),
+                escape_controls(
+                    _(
+                        ": {given} ({transport}, protocol {version}, {info}); its JSON-RPC: {log}",
+                        given=str(server.get("server")),
+                        transport=str(server.get("transport")),
+                        version=str(server.get("protocol_version")),
+                        info=" ".join(str(v) for v in (info.get("name"), info.get("version")) if v),
+                        log=str(server.get("log")),
+                    )
                 ),
                 "dim",
             ),
@@ -878,7 +883,7 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
     n = len(summaries)
     console.print(
         Text.assemble(
-            (str(folder), "bold"),
+            (escape_controls(str(folder)), "bold"),
             _(" is a folder of 1 trace, not a trace (newest first; fc show one of them):")
             if n == 1
             else _(
@@ -887,8 +892,10 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
             ),
         )
     )
-    width = max((cell_len(s["trace"]) for s in summaries), default=0)
-    for s in summaries:
+    # escaped here: Rich's Text would drop a BEL, BS, VT, FF or CR (see _trace_header)
+    names = [escape_controls(s["trace"]) for s in summaries]
+    width = max((cell_len(name) for name in names), default=0)
+    for name, s in zip(names, summaries, strict=True):
         steps = s["steps"]
         counted = steps_text(steps) if steps is not None else _("? steps")
         counted += " " * (9 - cell_len(counted))
@@ -896,13 +903,13 @@ def render_trace_list(console: Console, folder: Any, summaries: list[dict[str, A
         console.print(
             Text.assemble(
                 "  ",
-                (s["trace"] + " " * (width - cell_len(s["trace"])), "bold"),
+                (name + " " * (width - cell_len(name)), "bold"),
                 "  ",
-                (f"{s['status']:<12}", style),
-                (f"{counted} {s['provider'] or '?':<10}", "dim"),
+                (escape_controls(f"{s['status']:<12}"), style),
+                (escape_controls(f"{counted} {s['provider'] or '?':<10}"), "dim"),
                 " ",
                 (_cost_column(s.get("cost_usd")), "dim"),
-                one_line(s["question"] or "", 60),
+                escape_controls(one_line(s["question"] or "", 60)),
             )
         )
 

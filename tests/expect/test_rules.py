@@ -139,6 +139,13 @@ CASES = [
         ("arguments", 1, "1-response.json", "$.content[2].input.country"),
         "the arguments have no $.country",
     ),
+    (  # a key that is no name is written as JSONPath and jq read it: ["x-unit"], not .x-unit
+        '[arguments]\ntool = "get_weather"\npath = "x-unit"\nequals = "C"',
+        None,
+        "hangzhou",
+        ("arguments", 1, "1-response.json", '$.content[2].input["x-unit"]'),
+        'the arguments have no $["x-unit"]',
+    ),
     (
         '[arguments]\ntool = "send_email"\nequals = {}',
         None,

@@ -138,3 +138,49 @@ def test_secrets_are_masked_and_controls_escaped(fc, tmp_path: Path) -> None:
     for secret in (KEY, "sk-header-secret-789", "query-secret-456", "pass-word-123"):
         assert secret.encode() not in written, secret
     assert b"my key is ***" in written
+
+
+def test_a_protobuf_file_without_the_extra_says_the_install_line(
+    fc, tmp_path: Path, monkeypatch
+) -> None:
+    # As if opentelemetry-proto were not installed: importing it fails.
+    monkeypatch.setitem(sys.modules, "opentelemetry.proto.collector.trace.v1", None)
+    (tmp_path / "spans.pb").write_bytes(b"\x0a\x02not json")
+    ran = fc("import", "spans.pb", "-o", "t")
+    assert ran.returncode == 2
+    assert "reading an OTLP protobuf file needs the otel extra (opentelemetry-proto)" in ran.stderr
+    assert "pip install 'fccli[otel]'" in ran.stderr
+    zh = fc("import", "spans.pb", "-o", "t", env=clean_env(FC_LANG="zh"))
+    assert "读 OTLP protobuf 文件 需要 otel 扩展" in zh.stderr
+
+
+def test_messages_that_are_not_json_are_said_once_per_trace(fc, tmp_path: Path) -> None:
+    """A message attribute that cannot be parsed is read without (or as text), and said: the
+    first span and attribute named, the others counted, in one note."""
+    bad = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": '[{"role": "user", "parts": [',
+        "gen_ai.output.messages": json.dumps(
+            [{"role": "assistant", "parts": [{"type": "text", "content": "hi"}]}]
+        ),
+    }
+    openllmetry = {
+        "gen_ai.prompt.0.role": "user",
+        "gen_ai.prompt.0.content": '[{"type": "text", "text": "cut sh',
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.content": "plain text, as OpenLLMetry writes it",
+    }
+    spans = [span(1, bad, name="chat gpt-4o"), span(2, openllmetry, name="openai.chat")]
+    (tmp_path / "bad.json").write_bytes(otlp(spans))
+    ran = fc("import", "bad.json", "-o", "bad")
+    assert ran.returncode == 0, ran.stderr
+    said = [line for line in ran.stderr.splitlines() if "is not JSON" in line]
+    assert said == [
+        "fc: note: step 1: span chat gpt-4o (0000000000000001)'s gen_ai.input.messages is not"
+        " JSON (read without it); 1 more attribute(s) in this trace are not JSON either"
+    ]
+    manifest = json.loads((tmp_path / "bad" / "manifest.json").read_text())
+    assert [n for n in manifest["notes"] if "is not JSON" in n] == [said[0][len("fc: note: ") :]]
+    # the text that is not JSON is kept, as text
+    request = json.loads((tmp_path / "bad" / "2-request.json").read_text())
+    assert request["messages"][0]["content"][0]["text"].startswith('[{"type": "text"')

@@ -196,3 +196,45 @@ def test_sigterm_while_an_mcp_server_starts_ends_fc_with_143_and_stops_the_serve
     for child in children.split():
         state = subprocess.run(["ps", "-o", "stat=", "-p", child], capture_output=True, text=True)
         assert state.stdout.strip() in ("", "Z"), f"the server {child} is still running"
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+def test_a_record_stopped_by_a_signal_keeps_every_message_that_passed(
+    tmp_path: Path, stop: str
+) -> None:
+    import contextlib
+    import os
+    import signal
+    import subprocess
+
+    record = subprocess.Popen(
+        [*RECORD, str(tmp_path / "rec"), "--", sys.executable, "-m", "fccli", "mcp", "demo"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_env(),
+        start_new_session=True,
+    )
+    assert record.stdin is not None and record.stdout is not None
+    try:
+        asked = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ]  # fmt: skip
+        for message in asked:
+            record.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            record.stdin.flush()
+            if "id" in message:
+                assert json.loads(record.stdout.readline())["id"] == message["id"]
+        record.send_signal(getattr(signal, stop))  # the client still connected, the server up
+        _, stderr = record.communicate(timeout=20)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # fc and the server it started
+            os.killpg(record.pid, signal.SIGKILL)
+    assert record.returncode == (143 if stop == "SIGTERM" else -signal.SIGKILL), stderr
+    log = (tmp_path / "rec" / "mcp-fc-demo.jsonl").read_text("utf-8").splitlines()
+    passed = [(e["dir"], e["message"].get("id")) for e in map(json.loads, log) if "dir" in e]
+    assert passed == [("sent", 1), ("received", 1), ("sent", None), ("sent", 2), ("received", 2)]

@@ -46,7 +46,7 @@ def clean(result: Any) -> None:
 # demo server, built on the SDK's MCPServer: a process of its own, so only once).
 SERVED = [(fmt, "streamable-http") for fmt in FORMATS] + [("anthropic", "stdio")]
 DEMO = f"{sys.executable} -m fccli mcp demo"
-HTTP_TOOLS = ["get_weather", "get_alerts", "snapshot"]
+HTTP_TOOLS = ["get_weather", "get_alerts", "snapshot", "halves"]
 
 
 @pytest.mark.parametrize(("fmt", "transport"), SERVED, ids=[f"{f}-{t}" for f, t in SERVED])
@@ -351,6 +351,7 @@ def test_fc_tools_shows_a_servers_tools_and_what_strict_mode_refuses(fc, mcp_htt
         "get_weather",
         "get_alerts",
         "snapshot",
+        "halves",
     ]
     server = f"{sys.executable} {MISBEHAVING} garbage"
     strict = fc("tools", "--mcp", server, "--strict")
@@ -361,6 +362,35 @@ def test_fc_tools_shows_a_servers_tools_and_what_strict_mode_refuses(fc, mcp_htt
         refused.returncode == 2 and "--strict:" in refused.stderr and "minLength" in refused.stderr
     )
     clean(refused)
+
+
+def test_a_key_cut_across_two_text_parts_is_masked_for_the_model_and_in_the_log(
+    mcp_http: str, tmp_path: Path
+) -> None:
+    from fccli.core.models import ToolUseBlock
+    from fccli.mcp.client import McpClient
+    from fccli.mcp.servers import server_spec
+
+    key = "s3cret-value-123"  # the server's URL holds it: fc masks it in what it keeps
+    client = McpClient(
+        [server_spec(f"{mcp_http}?token={key}")], max_bytes=1 << 20, step_of=lambda: 1
+    )
+    try:
+        client.start()
+        client.attach(tmp_path)
+        arguments = {"text": f"the key is {key}.", "cut": len("the key is s3cret-")}
+        call = ToolUseBlock(id="call_1", name="halves", input=arguments)
+        answer, _ = client.call("weather-http", "halves", call, arguments, 30)
+    finally:
+        client.close()
+    assert answer.content == "the key is ***\n."  # the two parts, joined by a line
+    log = (tmp_path / "mcp-weather-http.jsonl").read_text("utf-8")
+    assert "s3cret-" not in log and "value-123" not in log
+    entries = [json.loads(line) for line in log.splitlines()]
+    (result,) = [
+        e["message"]["result"] for e in entries if e.get("id") == 3 and e["dir"] == "received"
+    ]
+    assert [p["text"] for p in result["content"]] == ["the key is ***", "."]
 
 
 def test_an_http_answer_over_max_response_mb_is_cut_and_said(mcp_http: str) -> None:

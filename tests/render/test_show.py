@@ -15,8 +15,8 @@ import pytest
 
 from fccli.core.jsonio import dumps
 from fccli.cost.money import usd
-from fccli.render.transcript import render_document, render_trace
-from fccli.trace.reader import read_document, read_trace, resolve_trace
+from fccli.render.transcript import render_document, render_trace, render_trace_list
+from fccli.trace.reader import read_document, read_trace, resolve_trace, trace_summary
 from tests.conftest import REPO, clean_env
 from tests.support import golden
 
@@ -632,3 +632,38 @@ def test_nested_too_deeply_and_empty_are_exit_2_in_one_line(
         result = fc(*args)
         assert result.returncode == 2, (args, result.stderr)
         assert result.stderr == f"fc: error: {says}\n", args
+
+
+def test_the_headers_control_characters_are_shown_escaped_not_dropped(tmp_path: Path) -> None:
+    import io
+
+    from fccli.render.console import make_console
+
+    trace = copy_example(tmp_path, to="t\x07dir")
+    manifest = load(trace / "manifest.json")
+    manifest.update(question="q\x07uestion", model="m\x07odel", provider="p\x07rovider")
+    manifest["mcp_servers"] = [
+        {
+            "name": "s\x07erver",
+            "server": "g\x07iven",
+            "transport": "t\x07ransport",
+            "protocol_version": "v\x07ersion",
+            "server_info": {"name": "i\x07nfo", "version": "1"},
+            "log": "l\x07og.jsonl",
+        }
+    ]
+    save(trace / "manifest.json", manifest)
+    console = make_console(file=io.StringIO(), width=100)
+    render_trace(console, read_trace(trace))
+    header = console.file.getvalue().split("step 1")[0]  # type: ignore[attr-defined]
+    assert "\x07" not in header
+    for shown in ("t\\x07dir", "q\\x07uestion", "m\\x07odel", "p\\x07rovider", "s\\x07erver"):
+        assert shown in header
+    for shown in ("g\\x07iven", "t\\x07ransport", "v\\x07ersion", "i\\x07nfo", "l\\x07og"):
+        assert shown in header
+    listed = make_console(file=io.StringIO(), width=100)
+    render_trace_list(listed, tmp_path, [trace_summary(trace)])
+    listing = listed.file.getvalue()  # type: ignore[attr-defined]
+    assert "\x07" not in listing
+    for shown in ("t\\x07dir", "q\\x07uestion", "p\\x07rovider"):
+        assert shown in listing

@@ -1,6 +1,6 @@
 """A streamable HTTP MCP server written with the SDK's MCPServer, served in a thread of the test
 process: `get_weather` (the demo table), `get_alerts` (always fails: isError), `snapshot` (an
-image and a text)."""
+image and a text), `halves` (a text handed back in two text parts)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ def weather_app() -> Any:
             "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
         )
         return [f"the sky over {city}", Image(data=png, format="png")]
+
+    @server.tool()
+    def halves(text: str, cut: int) -> list[Any]:
+        """The text, cut in two text parts at `cut`."""
+        return [text[:cut], text[cut:]]
 
     return server.streamable_http_app()
 
