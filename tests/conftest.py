@@ -4,7 +4,9 @@ profiles, and the parallel run by default."""
 from __future__ import annotations
 
 import gc
+import itertools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -204,11 +206,24 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+_MADE = itertools.count()
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's `tmp_path`, named after the test as pytest names it, with a count of this
+    process's own in place of pytest's number (see `_state_home`)."""
+    name = re.sub(r"[\W]", "_", request.node.name)[:30]
+    return tmp_path_factory.mktemp(f"{name}-{next(_MADE)}", numbered=False)
+
+
 @pytest.fixture
 def _state_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where fc remembers each directory's last trace (fccli/trace/last.py) during a test: its
-    own, neither the developer's nor another test's."""
-    return tmp_path_factory.mktemp("state")
+    own, neither the developer's nor another test's. Named, not numbered: pytest finds a
+    numbered directory's next number by listing every directory the run made so far (every
+    test's, quadratic over the run)."""
+    return tmp_path_factory.mktemp(f"state-{next(_MADE)}", numbered=False)
 
 
 @pytest.fixture(autouse=True)
