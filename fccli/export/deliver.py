@@ -23,7 +23,7 @@ from urllib.parse import unquote, urlsplit
 from fccli.core.errors import ProviderError, UsageError
 from fccli.core.secrets import credential_forms
 from fccli.i18n import Msg, localized
-from fccli.providers.transport import Delivered, Transport, TransportSettings, mask
+from fccli.providers.transport import Delivered, Transport, TransportSettings, mask, needs_tls
 from fccli.providers.urls import shown_url
 
 TRACES_PATH = "/v1/traces"
@@ -179,7 +179,10 @@ def post(target: Destination, body: bytes, content_type: str) -> Posted:
     secrets = target.secrets()
     transport = Transport(
         TransportSettings(
-            connect_timeout=target.timeout, read_timeout=target.timeout, retries=RETRIES
+            connect_timeout=target.timeout,
+            read_timeout=target.timeout,
+            retries=RETRIES,
+            tls=needs_tls(target.url),
         ),
         secrets=secrets,
     )

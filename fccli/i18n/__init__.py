@@ -38,6 +38,8 @@ LOCALE_DIR = Path(__file__).parent / "locale"
 
 _language = "en"
 _catalog: GNUTranslations | None = None
+_read: dict[str, GNUTranslations] = {}
+"""Each language's catalog, once read: a process that says things in both reads each once."""
 
 
 def language() -> str:
@@ -177,7 +179,9 @@ def tidy(text: str) -> str:
 def _load() -> GNUTranslations:
     global _catalog
     if _catalog is None:
+        _catalog = _read.get(_language)
+    if _catalog is None:
         path = LOCALE_DIR / _language / "LC_MESSAGES" / f"{DOMAIN}.mo"
         with path.open("rb") as file:
-            _catalog = stdlib_gettext.GNUTranslations(file)
+            _catalog = _read[_language] = stdlib_gettext.GNUTranslations(file)
     return _catalog

@@ -170,7 +170,7 @@ def get_provider(
     )
     # httpx is imported only here: `fc --help` and the offline demo never pay for it.
     from fccli.providers.http import HttpProvider
-    from fccli.providers.transport import Transport, TransportSettings
+    from fccli.providers.transport import Transport, TransportSettings, needs_tls
 
     where = connection.region or region()
     signer = Signer(profile.signing_name, where) if profile.auth == AWS and not key else None
@@ -182,6 +182,7 @@ def get_provider(
             retries=connection.retries,
             read_timeout=connection.timeout,
             max_response_bytes=connection.max_response_bytes,
+            tls=needs_tls(base_url),
         ),
         secrets=[
             s for s in (key, *url_secrets(base_url), *(signer.secrets() if signer else ())) if s

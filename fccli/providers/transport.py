@@ -18,12 +18,15 @@ import contextlib
 import json
 import random
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import getproxies
 
 import httpx
 
@@ -56,6 +59,8 @@ class TransportSettings:
     backoff_cap: float = 20.0
     max_retry_after: float = 120.0
     """A server asking for a longer wait than this gets no retry: fc says so and stops."""
+    tls: bool = True
+    """Whether a request may go over TLS (`needs_tls`): False spares loading the CA bundle."""
 
 
 @dataclass
@@ -492,9 +497,21 @@ def as_provider_error(
     )
 
 
+def needs_tls(url: str) -> bool:
+    """Say whether posting to `url` may take TLS: not for http://, unless a proxy set in the
+    environment stands between (it may be reached over https)."""
+    if urlsplit(url).scheme.lower() != "http":
+        return True
+    found = getproxies()
+    return any(found.get(scheme) for scheme in ("http", "https", "all"))
+
+
 def _client(settings: TransportSettings) -> httpx.Client:
+    # No TLS to make: a context that trusts no one, not the CA bundle's (~30 ms of CPU to load).
+    verify = True if settings.tls else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     try:
         return httpx.Client(
+            verify=verify,
             timeout=httpx.Timeout(
                 settings.read_timeout,
                 connect=settings.connect_timeout,

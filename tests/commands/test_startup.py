@@ -196,6 +196,9 @@ def test_the_fc_command_ends_without_collecting_its_heap(monkeypatch: pytest.Mon
     assert '\nfc = "fccli.commands.entry:console"\n' in pyproject
     ran: list[bool] = []
     thresholds = gc.get_threshold()
+    frozen = gc.get_freeze_count() > 0  # by tests/conftest.py, once the tests were collected
+    gc.unfreeze()  # as a process starts
+    gc.set_threshold(700, 10, 10)
     monkeypatch.setattr(
         entry,
         "main",
@@ -208,4 +211,6 @@ def test_the_fc_command_ends_without_collecting_its_heap(monkeypatch: pytest.Mon
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+        if frozen:
+            gc.freeze()
         gc.set_threshold(*thresholds)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import deepseek_env, deepseek_run
 
@@ -222,7 +223,6 @@ PROXIED = {
 def test_fc_proxy_masks_a_key_echoed_in_a_stream_of_the_newer_formats(
     tmp_path: Path, api: str, escape: bool
 ) -> None:
-    import httpx
 
     from tests.support.proxy_harness import proxy
 
@@ -238,7 +238,7 @@ def test_fc_proxy_masks_a_key_echoed_in_a_stream_of_the_newer_formats(
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
         server.text_fragment_size = 7
         server.script = [{"echo_auth": ["content", "arguments", "reasoning"], "escape": escape}]
-        answer = httpx.post(px.url + path, json=body, headers=headers, timeout=30)
+        answer = local_http.post(px.url + path, json=body, headers=headers, timeout=30)
         assert answer.status_code == 200, answer.text
     assert server.errors == []
     (trace,) = px.traces()

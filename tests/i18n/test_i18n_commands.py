@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from fccli import i18n
 from fccli.trace.words import translated
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import FakeProvider
 from tests.support.proxy_harness import proxy
 
@@ -364,7 +364,7 @@ def test_the_proxy_says_a_body_that_is_not_json_in_fc_s_words(
 ) -> None:
     i18n.set_language(lang)
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
-        httpx.post(px.url + "/v1/chat/completions", content=b"{not json", headers=BEARER)
+        local_http.post(px.url + "/v1/chat/completions", content=b"{not json", headers=BEARER)
     assert said in px.printed
     assert lang == "en" or "Expecting" not in px.printed
 
@@ -429,7 +429,7 @@ def test_the_proxys_check_note_names_who_answers_400_without_a_stray_space(
 ) -> None:
     body = (CORPUS / "openai" / "FC109-arguments-not-an-object.json").read_bytes()
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
-        httpx.post(px.url + "/v1/chat/completions", content=body, headers=BEARER)
+        local_http.post(px.url + "/v1/chat/completions", content=body, headers=BEARER)
     assert "（兼容 OpenAI 的服务器会返回 HTTP 400：messages.1.tool_calls.0" in px.printed
     assert "服务器 会" not in px.printed
 

@@ -14,7 +14,9 @@ from fccli.providers.transport import (
     HttpFailure,
     Transport,
     TransportSettings,
+    _client,
     as_provider_error,
+    needs_tls,
     provider_message,
     retry_after_seconds,
 )
@@ -363,3 +365,31 @@ def test_a_key_echoed_in_a_stream_is_masked_in_what_is_stored() -> None:
     outcome, _ = stream_post(transport)
     assert isinstance(outcome, Delivered)
     assert outcome.stored is not None and KEY.encode() not in outcome.stored
+
+
+def test_an_http_provider_gets_no_ca_bundle_and_a_tls_one_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """http:// never makes TLS, unless a proxy set in the environment stands between: the
+    client skips the CA bundle (~30 ms of CPU), and a context that trusts no one would refuse
+    any TLS all the same."""
+    import ssl
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    assert not needs_tls("http://127.0.0.1:9/v1") and not needs_tls("HTTP://localhost")
+    assert needs_tls("https://api.deepseek.com") and needs_tls("ftp://x")
+
+    def context(tls: bool) -> ssl.SSLContext:
+        client = _client(TransportSettings(tls=tls))
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        made: ssl.SSLContext = pool._ssl_context
+        client.close()
+        return made
+
+    bare, full = context(False), context(True)
+    assert bare.cert_store_stats()["x509_ca"] == 0 < full.cert_store_stats()["x509_ca"]
+    assert bare.verify_mode == ssl.CERT_REQUIRED and bare.check_hostname
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
+    assert needs_tls("http://127.0.0.1:9/v1")

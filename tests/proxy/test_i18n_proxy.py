@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from fccli import i18n
@@ -26,6 +25,7 @@ from fccli.serve.launch import InThread, bind, exposure_warning
 from fccli.serve.recordings import load_recordings
 from fccli.trace.writer import without_times
 from tests.conftest import REPO, clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import run_in_process
 from tests.support.proxy_harness import load, proxy, wire_tools
@@ -56,7 +56,7 @@ def _free_port() -> int:
 def _without_reasoning(server: FakeProvider) -> dict[str, Any]:
     """A DeepSeek thinking-mode step 2 whose assistant turn lost its reasoning_content (FC112)."""
     ask = {**ASK, "model": "deepseek-flash"}
-    first = httpx.post(server.url + "/chat/completions", json=ask, headers=BEARER).json()
+    first = local_http.post(server.url + "/chat/completions", json=ask, headers=BEARER).json()
     turn = dict(first["choices"][0]["message"])
     turn.pop("reasoning_content")
     results = [
@@ -105,9 +105,9 @@ def test_the_proxy_banner_in_english_is_unchanged() -> None:
 
 def test_forwarded_requests_and_stopping_are_said_in_chinese(zh, tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
-        assert httpx.post(px.url + CHAT, json=ASK, headers=BEARER).status_code == 200
-        httpx.get(px.url + "/v1/models", headers=BEARER)
-        httpx.post(px.url + CHAT, content=b"{not json", headers=BEARER)
+        assert local_http.post(px.url + CHAT, json=ASK, headers=BEARER).status_code == 200
+        local_http.get(px.url + "/v1/models", headers=BEARER)
+        local_http.post(px.url + CHAT, content=b"{not json", headers=BEARER)
         (trace,) = px.traces()
     said = px.printed
     assert f"新轨迹 {trace}" in said
@@ -124,7 +124,7 @@ def test_an_upstream_that_is_down_is_chinese_on_the_terminal_english_to_the_agen
 ) -> None:
     down = f"http://127.0.0.1:{_free_port()}"
     with proxy(tmp_path / "px", down) as px:
-        answer = httpx.post(px.url + CHAT, json=ASK, headers=BEARER)
+        answer = local_http.post(px.url + CHAT, json=ASK, headers=BEARER)
     assert answer.status_code == 502
     assert answer.json()["error"]["message"].startswith(f"fc proxy: cannot reach {down}")
     said = px.printed
@@ -143,7 +143,7 @@ def test_strict_check_is_chinese_on_the_terminal_english_in_the_answer_and_trace
     with FakeProvider() as server:
         step2 = _without_reasoning(server)
         with proxy(tmp_path / "px", "deepseek", base_url=server.url, strict_check=True) as px:
-            answer = httpx.post(px.url + "/chat/completions", json=step2, headers=BEARER)
+            answer = local_http.post(px.url + "/chat/completions", json=step2, headers=BEARER)
     assert answer.status_code == 400
     message = answer.json()["error"]["message"]
     assert message.startswith(
@@ -162,7 +162,7 @@ def test_strict_check_is_chinese_on_the_terminal_english_in_the_answer_and_trace
 def test_an_answer_above_the_limit_is_said_in_chinese(zh, tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url, max_record_bytes=2000) as px:
         server.fragment_size = 1
-        httpx.post(px.url + CHAT, json={**ASK, "stream": True}, headers=BEARER)
+        local_http.post(px.url + CHAT, json={**ASK, "stream": True}, headers=BEARER)
     (trace,) = px.traces()
     assert "第 1 步：响应已转发，但没有记录：超过了 2,000 字节（--max-record-mb）" in px.printed
     message = load(trace / "manifest.json")["error"]["message"]
@@ -199,25 +199,25 @@ def _exchange(out: Path, server: FakeProvider) -> None:
     step2 = _without_reasoning(server)
     with proxy(out, "deepseek", base_url=server.url, max_record_bytes=3000) as px:
         ask = {**ASK, "model": "deepseek-flash"}
-        first = httpx.post(px.url + "/chat/completions", json=ask, headers=BEARER).json()
+        first = local_http.post(px.url + "/chat/completions", json=ask, headers=BEARER).json()
         turn = first["choices"][0]["message"]
         results = [
             {"role": "tool", "tool_call_id": c["id"], "content": '{"temp_c": 20}'}
             for c in turn["tool_calls"]
         ]
         done = {**ask, "messages": [*ask["messages"], turn, *results]}
-        assert httpx.post(px.url + "/chat/completions", json=done, headers=BEARER).is_success
+        assert local_http.post(px.url + "/chat/completions", json=done, headers=BEARER).is_success
         shanghai = {
             **step2,
             "messages": [{"role": "user", "content": "上海呢？"}, *step2["messages"][1:]],
         }
-        httpx.post(px.url + "/chat/completions", json=shanghai, headers=BEARER)
+        local_http.post(px.url + "/chat/completions", json=shanghai, headers=BEARER)
         server.fragment_size = 1
         big = {**ask, "stream": True, "messages": [{"role": "user", "content": "北京今天下雨吗？"}]}
-        httpx.post(px.url + "/chat/completions", json=big, headers=BEARER)
+        local_http.post(px.url + "/chat/completions", json=big, headers=BEARER)
         server.fragment_size = None
         open_one = {**ask, "messages": [{"role": "user", "content": "广州今天热吗？"}]}
-        httpx.post(px.url + "/chat/completions", json=open_one, headers=BEARER)
+        local_http.post(px.url + "/chat/completions", json=open_one, headers=BEARER)
         px.traces()
 
 
@@ -287,7 +287,7 @@ def _served(trace: Path, lang: str) -> tuple[list[str], list[dict[str, Any]]]:
 
         def post(body: Any) -> None:
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            answer = httpx.post(chat, content=data, timeout=10)
+            answer = local_http.post(chat, content=data, timeout=10)
             bodies.append({"status": answer.status_code, "body": answer.text})
 
         post(request)
@@ -295,7 +295,7 @@ def _served(trace: Path, lang: str) -> tuple[list[str], list[dict[str, Any]]]:
         post({**request, "stream": True})
         post(b"{not json")
         post(b"")
-        bodies.append({"body": httpx.get(s.url + "/v1/models", timeout=10).text})
+        bodies.append({"body": local_http.get(s.url + "/v1/models", timeout=10).text})
     i18n.set_language("en")
     return lines, bodies
 
@@ -427,7 +427,7 @@ def test_fc_proxy_as_a_process_speaks_the_locales_language(tmp_path: Path) -> No
         try:
             banner = process.stdout.readline() if process.stdout else ""
             port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
-            answer = httpx.post(f"http://127.0.0.1:{port}{CHAT}", json=ASK, headers=BEARER)
+            answer = local_http.post(f"http://127.0.0.1:{port}{CHAT}", json=ASK, headers=BEARER)
             assert answer.status_code == 200
             process.send_signal(signal.SIGINT)
             process.wait(timeout=20)

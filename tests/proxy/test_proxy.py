@@ -17,6 +17,7 @@ import pytest
 from fccli.proxy.step import UNSEEN_END
 from fccli.trace.writer import without_times
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.proxy_agents import anthropic_agent, openai_agent
 from tests.support.proxy_harness import QUESTION, load, proxy, run_tool, wire_tools
@@ -263,14 +264,13 @@ def test_fc_reads_a_proxy_trace_as_one_from_fc_run(fc, tmp_path: Path) -> None:
 def test_a_key_the_server_echoes_is_masked_in_the_trace(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
         server.script = [{"echo_auth": ["arguments"]}]
-        import httpx
 
         body = {
             "model": "gpt-4.1-mini",
             "messages": [{"role": "user", "content": "杭州今天适合跑步吗？"}],
             "tools": wire_tools("openai"),
         }
-        answer = httpx.post(
+        answer = local_http.post(
             px.url + "/v1/chat/completions",
             json=body,
             headers={"Authorization": f"Bearer {DEFAULT_KEY}"},
@@ -330,10 +330,8 @@ def test_an_agent_sending_fc_runs_requests_leaves_fc_runs_trace(
         key = DEFAULT_KEY if header != "authorization" else f"Bearer {DEFAULT_KEY}"
         server.cache.clear()
         with proxy(tmp_path / "px", provider, base_url=server.url) as px:
-            import httpx
-
             for n in (1, 2):
-                answer = httpx.post(
+                answer = local_http.post(
                     px.url + path.format(model=model, method=method),
                     content=(direct / f"{n}-request.{fmt}.json").read_bytes(),
                     headers={header: key, "content-type": "application/json"},

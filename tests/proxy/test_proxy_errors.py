@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.proxy_harness import load, proxy, wire_tools
 
@@ -67,7 +68,7 @@ def test_an_upstream_that_is_down_gets_a_502_in_the_providers_shape(
     down = f"http://127.0.0.1:{_free_port()}"
     with proxy(tmp_path / "px", down) as px:
         ask = ASK if "chat" in path else {**ASK, "tools": wire_tools("anthropic"), "max_tokens": 9}
-        answer = httpx.post(px.url + path, json=ask, headers=BEARER)
+        answer = local_http.post(px.url + path, json=ask, headers=BEARER)
     assert answer.status_code == 502
     body = answer.json()
     for key, value in shape.items():
@@ -87,7 +88,7 @@ def test_an_upstream_that_is_down_gets_a_502_in_the_providers_shape(
 def test_a_client_gone_mid_stream_leaves_what_came_and_status_interrupted(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
         server.stream_pause = 5.0
-        with httpx.stream(
+        with local_http.stream(
             "POST", px.url + "/v1/chat/completions", json={**ASK, "stream": True}, headers=BEARER
         ) as answer:
             pieces = answer.iter_raw()  # kept: dropped, it would close the connection now
@@ -124,7 +125,7 @@ def test_a_bug_while_passing_the_answer_on_ends_its_step_saying_so(
     monkeypatch.setattr(app._Relay, "_relay", failing)
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
         with pytest.raises(httpx.HTTPError):  # the answer had begun: the connection is dropped
-            httpx.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER, timeout=10)
+            local_http.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER, timeout=10)
         (trace,) = px.traces()
         manifest = load(trace / "manifest.json")
     assert manifest["status"] == "interrupted"
@@ -158,7 +159,9 @@ def test_the_upstream_gets_the_clients_headers_as_they_were(tmp_path: Path) -> N
 
 def test_a_body_that_is_not_json_is_forwarded_and_said(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
-        answer = httpx.post(px.url + "/v1/chat/completions", content=b"{not json", headers=BEARER)
+        answer = local_http.post(
+            px.url + "/v1/chat/completions", content=b"{not json", headers=BEARER
+        )
         assert server.received[-1].body == b"{not json"  # forwarded as it came
     assert answer.status_code == 400  # the provider's own answer to it
     assert "its body is not JSON" in px.printed and "forwarded, not recorded" in px.printed
@@ -167,7 +170,7 @@ def test_a_body_that_is_not_json_is_forwarded_and_said(tmp_path: Path) -> None:
 
 def test_paths_it_does_not_know_are_forwarded_not_recorded(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
-        answer = httpx.get(px.url + "/v1/models?limit=2", headers=BEARER)
+        answer = local_http.get(px.url + "/v1/models?limit=2", headers=BEARER)
         assert server.received[-1].path == "/v1/models?limit=2"
     assert answer.status_code == 404  # the fake's own answer, passed on
     assert "GET /v1/models → 404: forwarded, not recorded (not a model request)" in px.printed
@@ -176,7 +179,7 @@ def test_paths_it_does_not_know_are_forwarded_not_recorded(tmp_path: Path) -> No
 
 def test_a_body_above_the_limit_is_forwarded_not_recorded(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url, max_record_bytes=100) as px:
-        answer = httpx.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
+        answer = local_http.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
     assert answer.status_code == 200
     assert "above the limit of 100" in px.printed
     assert px.traces() == []
@@ -189,7 +192,7 @@ def test_an_answer_above_the_limit_is_forwarded_whole_not_held_nor_recorded(
     # --max-record-mb said; now it passes through and the step says why it was not kept
     with FakeProvider() as server, proxy(tmp_path / "px", server.url, max_record_bytes=2000) as px:
         server.fragment_size = 1  # a stream of ~4,800 bytes for a request of ~650
-        answer = httpx.post(
+        answer = local_http.post(
             px.url + "/v1/chat/completions", json={**ASK, "stream": True}, headers=BEARER
         )
     assert answer.status_code == 200 and len(answer.content) > 2000  # the client got it all
@@ -205,7 +208,7 @@ def test_a_trace_that_cannot_be_written_is_one_clean_line(tmp_path: Path) -> Non
     # hostile pass: the line read "POST : forwarded, not recorded (...)"
     (tmp_path / "afile").write_text("")
     with FakeProvider() as server, proxy(tmp_path / "afile" / "px", server.url) as px:
-        answer = httpx.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
+        answer = local_http.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
     assert answer.status_code == 200
     assert "POST: forwarded, not recorded (the trace cannot be written" in px.printed
     assert "POST :" not in px.printed
@@ -214,7 +217,7 @@ def test_a_trace_that_cannot_be_written_is_one_clean_line(tmp_path: Path) -> Non
 def _deepseek_history_without_reasoning(server: FakeProvider) -> dict[str, Any]:
     """A DeepSeek thinking-mode step 2 whose assistant turn lost its reasoning_content."""
     ask = {**ASK, "model": "deepseek-flash"}
-    first = httpx.post(server.url + "/chat/completions", json=ask, headers=BEARER).json()
+    first = local_http.post(server.url + "/chat/completions", json=ask, headers=BEARER).json()
     turn = dict(first["choices"][0]["message"])
     assert turn.pop("reasoning_content")
     results = [
@@ -228,7 +231,7 @@ def test_fc_check_warns_before_forwarding(tmp_path: Path) -> None:
     with FakeProvider() as server:
         step2 = _deepseek_history_without_reasoning(server)
         with proxy(tmp_path / "px", "deepseek", base_url=server.url) as px:
-            answer = httpx.post(px.url + "/chat/completions", json=step2, headers=BEARER)
+            answer = local_http.post(px.url + "/chat/completions", json=step2, headers=BEARER)
     assert answer.status_code == 400  # forwarded: DeepSeek (the fake) refuses it
     assert "reasoning_content" in answer.json()["error"]["message"]
     assert "fc check: FC112 error" in px.printed
@@ -245,7 +248,7 @@ def test_strict_check_answers_400_in_the_providers_shape_and_forwards_nothing(
         step2 = _deepseek_history_without_reasoning(server)
         sent = len(server.received)
         with proxy(tmp_path / "px", "deepseek", base_url=server.url, strict_check=True) as px:
-            answer = httpx.post(px.url + "/chat/completions", json=step2, headers=BEARER)
+            answer = local_http.post(px.url + "/chat/completions", json=step2, headers=BEARER)
         assert len(server.received) == sent
     assert answer.status_code == 400
     error = answer.json()["error"]
@@ -257,7 +260,7 @@ def test_strict_check_answers_400_in_the_providers_shape_and_forwards_nothing(
 
 def test_stopping_closes_open_traces_as_interrupted(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
-        answer = httpx.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
+        answer = local_http.post(px.url + "/v1/chat/completions", json=ASK, headers=BEARER)
         assert answer.json()["choices"][0]["finish_reason"] == "tool_calls"
         (trace,) = px.traces()
         assert load(trace / "manifest.json")["status"] == "running"  # waiting for step 2
@@ -314,7 +317,7 @@ def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path)
         process, banner = _fc_proxy(tmp_path, server.url, "--host", "0.0.0.0")
         try:
             port = int(banner.split("http://0.0.0.0:", 1)[1].split()[0])
-            answer = httpx.post(
+            answer = local_http.post(
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
             assert answer.status_code == 200
@@ -350,7 +353,7 @@ def test_a_proxy_killed_outright_still_leaves_its_traces_closed(tmp_path: Path) 
         process, banner = _fc_proxy(tmp_path, server.url)
         try:
             port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
-            answer = httpx.post(
+            answer = local_http.post(
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
             assert answer.status_code == 200
@@ -406,7 +409,7 @@ def test_a_journal_that_died_is_said_once_and_requests_still_go_through(tmp_path
             journal = _journal_of(process)
             os.kill(journal, signal.SIGKILL)
             for _ in range(2):
-                answer = httpx.post(
+                answer = local_http.post(
                     f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
                 )
                 assert answer.json()["choices"][0]["finish_reason"] == "tool_calls"
@@ -432,7 +435,7 @@ def test_ctrl_c_again_while_the_journal_catches_up_stops_at_once(tmp_path: Path)
         try:
             port = int(banner.split("http://127.0.0.1:", 1)[1].split()[0])
             journal = _journal_of(process)
-            answer = httpx.post(
+            answer = local_http.post(
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
             assert answer.status_code == 200
@@ -495,7 +498,7 @@ def test_stopping_before_the_upstream_answered_ends_that_step_as_interrupted(
         server.script = [{"delay": 3}]
         with proxy(tmp_path / "px", server.url, grace=0.1) as px:
             asking = threading.Thread(
-                target=lambda: httpx.post(
+                target=lambda: local_http.post(
                     px.url + "/v1/chat/completions", json=ASK, headers=BEARER, timeout=10
                 ),
                 daemon=True,

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support import local_http
 from tests.support.proxy_harness import proxy
 
 pytestmark = pytest.mark.server
@@ -65,7 +66,7 @@ def test_the_timeout_is_a_total_a_trickle_does_not_outrun(tmp_path: Path, header
     with trickling(headers_too) as url, proxy(tmp_path / "out", to=url, timeout=0.3) as running:
         started = time.monotonic()
         with contextlib.suppress(httpx.HTTPError):
-            reply = httpx.post(running.url + "/v1/chat/completions", json=CHAT, timeout=30)
+            reply = local_http.post(running.url + "/v1/chat/completions", json=CHAT, timeout=30)
             if headers_too:
                 assert reply.status_code == 502
                 assert "in time" in reply.text

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from fccli.proxy.upstreams import Upstreams
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.proxy_harness import proxy
 
@@ -66,7 +67,7 @@ def test_a_proxy_named_by_the_environment_is_used(monkeypatch: pytest.MonkeyPatc
 def test_requests_one_after_another_go_through_one_client(tmp_path: Path) -> None:
     with FakeProvider() as server, proxy(tmp_path / "px", server.url) as px:
         for _ in range(3):
-            answer = httpx.post(
+            answer = local_http.post(
                 px.url + "/v1/chat/completions",
                 json=ASK,
                 headers={"Authorization": f"Bearer {DEFAULT_KEY}"},

@@ -18,6 +18,7 @@ from fccli.serve.app import make_app
 from fccli.serve.launch import InThread, bind
 from fccli.serve.recordings import load_recordings
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import run_in_process
 from tests.support.proxy_agents import Received, anthropic_agent, openai_agent
@@ -208,7 +209,7 @@ def test_several_traces_of_two_formats_answer_both_agents(traces: Path, serve) -
 
 
 def post(url: str, body: bytes | str) -> httpx.Response:
-    return httpx.post(url, content=body, timeout=10)
+    return local_http.post(url, content=body, timeout=10)
 
 
 def test_requests_no_provider_would_answer_get_its_error_shape(traces: Path, serve) -> None:
@@ -221,7 +222,7 @@ def test_requests_no_provider_would_answer_get_its_error_shape(traces: Path, ser
     assert post(chat, b"[1, 2]").json()["error"]["message"] == (
         "fc serve: the request body is not a JSON object"
     )
-    models = httpx.get(served.url + "/v1/models", timeout=10)
+    models = local_http.get(served.url + "/v1/models", timeout=10)
     assert models.status_code == 404
     assert models.json()["error"]["message"] == (
         "fc serve: no GET /v1/models here: it answers POST /v1/chat/completions"
@@ -263,7 +264,7 @@ def test_requests_no_provider_would_answer_get_its_error_shape(traces: Path, ser
     assert answer.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert answer.content == (traces / "openai-stream" / "1-response.openai.sse").read_bytes()
     # Control characters in the path reach the terminal escaped.
-    httpx.get(served.url + "/v1/%1b[2J", timeout=10)
+    local_http.get(served.url + "/v1/%1b[2J", timeout=10)
     assert served.lines[-1].startswith("GET /v1/\\x1b[2J: HTTP 404")
 
 

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from fccli.serve.app import Player, make_app
@@ -24,6 +23,7 @@ from fccli.serve.guard import Guard
 from fccli.serve.launch import InThread, bind
 from fccli.serve.recordings import load_recordings
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import run_in_process
 from tests.support.trap import raw_request
@@ -115,7 +115,7 @@ def test_a_link_inside_the_trace_is_played(recorded, serve, tmp_path: Path) -> N
     response.unlink()
     response.symlink_to("kept.json")
     url, _ = serve(trace)
-    got = httpx.post(
+    got = local_http.post(
         url + "/v1/chat/completions", content=(trace / "2-request.openai.json").read_bytes()
     )
     assert got.status_code == 200
@@ -150,7 +150,7 @@ def test_a_large_response_file_is_streamed_in_bounded_memory(recorded, serve, tm
     try:
         got = 0
         request = (trace / "1-request.openai.json").read_bytes()
-        with httpx.stream("POST", url + "/v1/chat/completions", content=request) as answer:
+        with local_http.stream("POST", url + "/v1/chat/completions", content=request) as answer:
             assert answer.status_code == 200
             for piece in answer.iter_raw():
                 got += len(piece)
@@ -260,7 +260,7 @@ def test_a_heavy_request_does_not_hold_up_another_client(
     ended: dict[str, float] = {}
 
     def ask_heavy() -> None:
-        httpx.post(url + "/v1/chat/completions", content=heavy, timeout=120)
+        local_http.post(url + "/v1/chat/completions", content=heavy, timeout=120)
         ended["heavy"] = time.monotonic()
 
     thread = threading.Thread(target=ask_heavy)
@@ -268,7 +268,7 @@ def test_a_heavy_request_does_not_hold_up_another_client(
     assert reading.wait(10)  # the heavy one is being read
     started = time.monotonic()
     light = (recorded["ok"] / "1-request.openai.json").read_bytes()
-    answer = httpx.post(url + "/v1/chat/completions", content=light, timeout=120)
+    answer = local_http.post(url + "/v1/chat/completions", content=light, timeout=120)
     ended["light"] = time.monotonic()
     answered.set()
     thread.join()
@@ -280,6 +280,6 @@ def test_a_heavy_request_does_not_hold_up_another_client(
 def test_a_history_far_longer_than_any_recorded_is_refused_unmatched(recorded, serve) -> None:
     url, _ = serve(recorded["ok"])
     many = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x"}] * 5000})
-    answer = httpx.post(url + "/v1/chat/completions", content=many, timeout=60)
+    answer = local_http.post(url + "/v1/chat/completions", content=many, timeout=60)
     assert answer.status_code == 400
     assert "5,000 messages, far more than any recorded step" in answer.json()["error"]["message"]

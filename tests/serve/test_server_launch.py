@@ -14,6 +14,7 @@ from fccli.serve import launch
 from fccli.serve.launch import Bound, InThread, bind, exposure_warning
 from fccli.wire.base import Route
 from fccli.wire.registry import FORMATS, formats_at, route_at
+from tests.support import local_http
 
 
 def test_a_port_in_use_is_one_line_and_exit_2() -> None:
@@ -56,9 +57,9 @@ async def _hello(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
 
 def test_an_app_runs_in_a_thread_and_stops() -> None:
     with InThread(_hello, bind("127.0.0.1", 0)) as server:
-        assert httpx.get(server.url + "/x/y").text == "/x/y"
+        assert local_http.get(server.url + "/x/y").text == "/x/y"
     with pytest.raises(httpx.ConnectError):
-        httpx.get(server.url + "/x")
+        local_http.get(server.url + "/x")
 
 
 @pytest.mark.parametrize("plain", [True, False], ids=["h11", "auto"])

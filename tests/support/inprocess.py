@@ -119,8 +119,7 @@ class _isolated:
         self.saved_streams = (sys.stdin, sys.stdout, sys.stderr)
         self.saved_signals = {s: signal.getsignal(s) for s in _SIGNALS}
         self.saved_hooks = (sys.excepthook, sys.unraisablehook)
-        os.environ.clear()
-        os.environ.update(self.env)
+        _set_environ(self.env)
         os.chdir(self.cwd)
         sys.argv = ["fc", *self.args]
         sys.stdin, sys.stdout, sys.stderr = self.streams
@@ -134,9 +133,18 @@ class _isolated:
             if handler is not None:
                 signal.signal(sig, handler)
         os.chdir(self.saved_cwd)
-        os.environ.clear()
-        os.environ.update(self.saved_env)
+        _set_environ(self.saved_env)
         _forget_foreign_modules(self.saved_modules)
+
+
+def _set_environ(env: dict[str, str]) -> None:
+    """Make `os.environ` exactly `env`, touching only what differs (`clear()` unsets each
+    variable one by one, looking the mapping up afresh each time)."""
+    for name in [name for name in os.environ if name not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 _PREFIXES = {sys.prefix, sys.base_prefix, sys.exec_prefix}

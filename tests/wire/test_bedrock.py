@@ -37,6 +37,7 @@ from fccli.serve.launch import InThread, bind
 from fccli.serve.recordings import load_recordings
 from fccli.wire.registry import FORMATS
 from tests.conftest import REPO, clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import run_in_process
 from tests.support.proxy_harness import proxy
@@ -577,7 +578,6 @@ def test_a_key_the_stream_echoes_is_masked_by_fc_proxy_and_fc_send_and_the_frame
 ) -> None:
     """Cut across frames: what fc proxy records and what fc send saves are masked frame by frame
     (their checksums hold); the proxy's client gets the bytes the server sent."""
-    import httpx
 
     def frames_of(raw: bytes) -> list[Any]:
         theirs = EventStreamBuffer()
@@ -589,7 +589,7 @@ def test_a_key_the_stream_echoes_is_masked_by_fc_proxy_and_fc_send_and_the_frame
     body = (trace / "1-request.bedrock.json").read_bytes()
     try:
         with proxy(tmp_path / "px", "bedrock", base_url=server.url) as px:
-            got = httpx.post(
+            got = local_http.post(
                 f"{px.url}/model/{MODEL}/converse-stream",
                 content=body,
                 headers={"authorization": f"Bearer {DEFAULT_KEY}"},

@@ -22,6 +22,7 @@ from fccli.core.models import (
 from fccli.wire.gemini import codec
 from fccli.wire.registry import FORMATS
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import DEFAULT_KEY, FakeProvider
 from tests.support.inprocess import run_in_process
 
@@ -161,8 +162,6 @@ def test_a_wrong_key_is_gemini_s_own_sentence_and_not_shown(
 @pytest.mark.server
 def test_the_fake_refuses_a_dropped_signature_and_a_missing_result() -> None:
     with FakeProvider() as fp:
-        import httpx
-
         url = f"{fp.url}/v1beta/models/gemini-3-pro-preview:generateContent"
         headers = {"x-goog-api-key": DEFAULT_KEY}
         call = {"functionCall": {"id": "a1", "name": "get_weather", "args": {"city": "北京"}}}
@@ -176,11 +175,11 @@ def test_the_fake_refuses_a_dropped_signature_and_a_missing_result() -> None:
                 {"role": "user", "parts": [result]},
             ]
         }
-        said = httpx.post(url, json=body, headers=headers).json()["error"]["message"]
+        said = local_http.post(url, json=body, headers=headers).json()["error"]["message"]
         assert said.startswith("Function call is missing a thought_signature")
         assert "position 2" in said
         body["contents"][2]["parts"] = []
-        said = httpx.post(url, json=body, headers=headers).json()["error"]["message"]
+        said = local_http.post(url, json=body, headers=headers).json()["error"]["message"]
         assert "number of function response parts" in said
 
 

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from fccli.core.errors import ProtocolError, ProviderError, StreamCut
@@ -25,6 +24,7 @@ from fccli.core.models import (
 )
 from fccli.wire.registry import get_format
 from tests.conftest import clean_env
+from tests.support import local_http
 from tests.support.fake_provider import FakeProvider
 from tests.support.inprocess import run_in_process
 
@@ -441,7 +441,7 @@ def test_the_ollama_client_through_fc_proxy_and_against_fc_serve(
     try:
         again = _ollama_agent(served.url, stream)
         body = (recorded[0] / "1-request.ollama-native.json").read_bytes()
-        played = httpx.post(served.url + "/api/chat", content=body)
+        played = local_http.post(served.url + "/api/chat", content=body)
     finally:
         served.server.stop()
     assert again == messages
