@@ -299,6 +299,18 @@ def _held(pid: int) -> tuple[list[str], str, bytes]:
     return arguments, (proc / "maps").read_text(), (proc / "environ").read_bytes()
 
 
+def _recorded(out: Path, most: float = 60.0) -> None:
+    """Wait until the journal has written the one trace's first step (it records beside the
+    forwarding: a moment after the answer, longer on a busy machine)."""
+    deadline = time.monotonic() + most
+    while time.monotonic() < deadline:
+        manifests = list(out.glob("*/manifest.json"))
+        if manifests and json.loads(manifests[0].read_text("utf-8")).get("steps"):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"no step recorded under {out} in {most:.0f} s")
+
+
 def _ctrl_c(process: subprocess.Popen[str]) -> tuple[str, str]:
     """Ctrl-C as the terminal sends it (to the process group); what fc proxy printed after its
     banner, on stdout and stderr."""
@@ -321,6 +333,7 @@ def test_ctrl_c_ends_the_process_with_130_and_interrupted_traces(tmp_path: Path)
                 f"http://127.0.0.1:{port}/v1/chat/completions", json=ASK, headers=BEARER
             )
             assert answer.status_code == 200
+            _recorded(tmp_path / "px")  # the journal has loaded what recording needs
             proxys, journals = _held(process.pid), _held(_journal_of(process))
             out, err = _ctrl_c(process)
         finally:
