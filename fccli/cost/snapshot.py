@@ -2,7 +2,7 @@
 DeepSeek's models are priced by, copied from the installed version, and used only while that
 version is the one installed.
 
-Importing genai-prices costs `fc run` a good part of its start-up, and fc proxy's journal ~10 MB
+Importing genai-prices costs `fc run` a good part of its start-up, and fc proxy's journal memory
 (docs/performance.md): its whole table, and an HTTP client for its price updates. The demo runs
 offline, and the models here have flat per-token prices, some by the hour of the day; priced here as
 genai-prices prices them (the same Decimal operations, so the same amounts, written the same

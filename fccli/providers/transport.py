@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
-from urllib.request import getproxies
 
 import httpx
 
 from fccli import __version__
 from fccli.core.body import Body, FileBody
 from fccli.core.errors import ProviderError, UsageError
+from fccli.core.proxies import environment_names_a_proxy
 from fccli.core.secrets import Secrets
 from fccli.i18n import Msg
 
@@ -500,14 +500,11 @@ def as_provider_error(
 def needs_tls(url: str) -> bool:
     """Say whether posting to `url` may take TLS: not for http://, unless a proxy set in the
     environment stands between (it may be reached over https)."""
-    if urlsplit(url).scheme.lower() != "http":
-        return True
-    found = getproxies()
-    return any(found.get(scheme) for scheme in ("http", "https", "all"))
+    return urlsplit(url).scheme.lower() != "http" or environment_names_a_proxy()
 
 
 def _client(settings: TransportSettings) -> httpx.Client:
-    # No TLS to make: a context that trusts no one, not the CA bundle's (~30 ms of CPU to load).
+    # No TLS to make: a context that trusts no one, not the CA bundle's (docs/performance.md).
     verify = True if settings.tls else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     try:
         return httpx.Client(

@@ -149,9 +149,8 @@ class Conversations:
         self.open: dict[Conversation, None] = {}
         """In the order they began (a dict as an ordered set)."""
         self._waiting: dict[bytes, Conversation | list[Conversation]] = {}
-        """By their history's digest: those whose answer came, waiting for the next step (one
-        as itself, not in a list: thousands of open conversations, one list each, cost ~0.6 MB
-        per 5,000)."""
+        """By their history's digest: those whose answer came, waiting for the next step; one
+        alone under its digest as itself, not in a list (thousands may wait at once)."""
         self._flying: dict[bytes, Conversation | list[Conversation]] = {}
         """By their last request's digest: those whose answer is in flight."""
         self.waiting: dict[Conversation, None] = {}

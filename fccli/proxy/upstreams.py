@@ -18,9 +18,10 @@ reach a provider), each is a client, which routes as httpx does (`NO_PROXY` incl
 from __future__ import annotations
 
 from typing import Any, Protocol
-from urllib.request import getproxies
 
 import httpx
+
+from fccli.core.proxies import environment_names_a_proxy
 
 
 class Upstream(Protocol):
@@ -44,11 +45,6 @@ class _ThroughClient:
         await self.client.aclose()
 
 
-def _environment_names_a_proxy() -> bool:
-    found = getproxies()
-    return any(found.get(scheme) for scheme in ("http", "https", "all"))
-
-
 class Upstreams:
     """Lend each request a connection of its own to the upstream, made as needed, kept for reuse."""
 
@@ -70,7 +66,7 @@ class Upstreams:
         timeout = httpx.Timeout(self._timeout_seconds, connect=30.0)
         if not self._all:
             self.timeout = timeout.as_dict()
-            self._through_clients = _environment_names_a_proxy()
+            self._through_clients = environment_names_a_proxy()
             self._verify = self._context()
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
         made: Upstream

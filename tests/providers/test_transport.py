@@ -371,8 +371,8 @@ def test_an_http_provider_gets_no_ca_bundle_and_a_tls_one_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """http:// never makes TLS, unless a proxy set in the environment stands between: the
-    client skips the CA bundle (~30 ms of CPU), and a context that trusts no one would refuse
-    any TLS all the same."""
+    client skips the CA bundle (CPU at every client made), and a context that trusts no one
+    would refuse any TLS all the same."""
     import ssl
 
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):

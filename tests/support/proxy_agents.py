@@ -50,7 +50,7 @@ def tee_client(received: Received, http: Any = httpx) -> Any:
             response.stream = Tee(response.stream, len(received.bodies) - 1)
             return response
 
-    # verify=False: the agents talk plain HTTP to 127.0.0.1; no CA bundle to load (~30 ms)
+    # verify=False: the agents talk plain HTTP to 127.0.0.1; no CA bundle to load
     return http.Client(transport=TeeTransport(verify=False), timeout=30)
 
 
