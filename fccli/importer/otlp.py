@@ -63,9 +63,17 @@ def spans_of_json(docs: list[Any], *, hex_ids: bool = True) -> list[Span]:
     return out
 
 
+RESOURCE_SPANS_TAG = b"\x0a"
+"""How an OTLP protobuf message begins: its field 1 (`resource_spans`), length-delimited;
+encoders write fields in their numbers' order, and the request has no other."""
+NOT_OTLP = Msg("neither JSON nor an OTLP protobuf message (ExportTraceServiceRequest)")
+
+
 def spans_of_protobuf(data: bytes, source: str) -> list[Span]:
     """Read the spans of a protobuf export request (`ExportTraceServiceRequest`, or `TracesData`:
     the same fields)."""
+    if not data.startswith(RESOURCE_SPANS_TAG):  # no need of the extra to say so
+        raise InputFileError(source, NOT_OTLP)
     require_otel(Msg("reading an OTLP protobuf file"))
     from google.protobuf.json_format import MessageToDict
     from google.protobuf.message import DecodeError
@@ -75,9 +83,7 @@ def spans_of_protobuf(data: bytes, source: str) -> list[Span]:
     try:
         message.ParseFromString(data)
     except (DecodeError, RuntimeError, ValueError):
-        raise InputFileError(
-            source, Msg("neither JSON nor an OTLP protobuf message (ExportTraceServiceRequest)")
-        ) from None
+        raise InputFileError(source, NOT_OTLP) from None
     return spans_of_json([MessageToDict(message)], hex_ids=False)
 
 

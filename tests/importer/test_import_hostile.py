@@ -154,6 +154,19 @@ def test_a_protobuf_file_without_the_extra_says_the_install_line(
     assert "读 OTLP protobuf 文件 需要 otel 扩展" in zh.stderr
 
 
+def test_a_file_that_is_neither_json_nor_protobuf_is_said_so_without_the_extra(
+    fc, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "opentelemetry.proto.collector.trace.v1", None)
+    (tmp_path / "notes.txt").write_bytes(b"garbage\x1b[31m, not spans\n")
+    ran = fc("import", "notes.txt", "-o", "t")
+    assert ran.returncode == 2
+    assert ran.stderr.splitlines() == [
+        "fc: error: notes.txt: neither JSON nor an OTLP protobuf message (ExportTraceServiceRequest)"
+    ]
+    assert not (tmp_path / "t").exists()
+
+
 def test_messages_that_are_not_json_are_said_once_per_trace(fc, tmp_path: Path) -> None:
     """A message attribute that cannot be parsed is read without (or as text), and said: the
     first span and attribute named, the others counted, in one note."""
